@@ -1,0 +1,63 @@
+// core/cluster.h: the port every backend implements.
+//
+// Backends: simulator::FakeCluster (in-process), real::ApiCluster (HTTPS to a
+// Kubernetes API server), core::SnapshotCluster (read-only kubectl dumps). The
+// analyses and the runners see only this interface; tests mock it with
+// GoogleMock.
+//
+// Errors: writes the API would refuse throw core::InputError (exit 2); a
+// backend that cannot do what was asked (connection, auth, a missing node, a
+// read-only snapshot, a cluster that does not settle) throws
+// core::ClusterError (exit 3). A failed call leaves the cluster as it was.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/codec.h"
+#include "core/model.h"
+
+namespace gpuops::core {
+
+class Cluster {
+ public:
+  virtual ~Cluster() = default;
+
+  // Every node, and the DaemonSets and pods of namespace `ns`, as they are now.
+  virtual ClusterState state(const std::string& ns) = 0;
+
+  // Creates or updates each object (Namespace, Node, DaemonSet) in order. All
+  // objects are validated before the first write, so a bad one applies none.
+  virtual void apply(const std::vector<Object>& objects) = 0;
+
+  // Creates namespace `name` if it does not exist.
+  virtual void create_namespace(const std::string& name) = 0;
+
+  // Sets label `key` on node `node` to `value`, or removes it when nullopt.
+  // Other labels are untouched. Throws ClusterError if the node is missing,
+  // InputError if key or value is not a valid label key/value.
+  virtual void set_node_label(const std::string& node, const std::string& key,
+                              const std::optional<std::string>& value) = 0;
+
+  // Adds (or, without REQUIRES on its absence, replaces the spec of) a node.
+  virtual void add_node(const Node& node) = 0;
+  // Deletes a node. Its pods are garbage-collected as upstream does.
+  virtual void delete_node(const std::string& node) = 0;
+
+  // Node spec and condition changes. Throw ClusterError if the node is missing.
+  virtual void set_node_taints(const std::string& node, const std::vector<Taint>& taints) = 0;
+  virtual void set_node_unschedulable(const std::string& node, bool unschedulable) = 0;
+  // Sets the Ready condition to "True", "False" or "Unknown".
+  virtual void set_node_ready(const std::string& node, const std::string& status) = 0;
+
+  // Deletes one pod (graceful, as `kubectl delete pod`).
+  virtual void delete_pod(const std::string& ns, const std::string& name) = 0;
+
+  // Waits until the controllers have converged (the simulator: runs them until
+  // none has work; a real cluster: polls or watches with a deadline). Throws
+  // ClusterError when the cluster does not converge.
+  virtual void settle() = 0;
+};
+
+}  // namespace gpuops::core

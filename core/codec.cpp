@@ -1,0 +1,1256 @@
+#include "core/codec.h"
+
+#include <boost/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace gpuops::core {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kSep = '\x1f';
+
+std::string join_path(const std::vector<std::string>& segs) {
+  std::string s;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    if (i) s += kSep;
+    s += segs[i];
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------- YAML -> JSON
+
+// Plain-scalar resolution of YAML 1.1 as go-yaml v2 does it (resolve.go), which
+// is what kubectl's sigs.k8s.io/yaml feeds to the API.
+json::value resolve_plain(const std::string& s) {
+  static const std::vector<std::string> kTrue = {"y", "Y", "yes", "Yes", "YES", "true", "True",
+                                                 "TRUE", "on", "On", "ON"};
+  static const std::vector<std::string> kFalse = {"n", "N", "no", "No", "NO", "false", "False",
+                                                  "FALSE", "off", "Off", "OFF"};
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (std::find(kTrue.begin(), kTrue.end(), s) != kTrue.end()) return true;
+  if (std::find(kFalse.begin(), kFalse.end(), s) != kFalse.end()) return false;
+  static const std::regex kInt(R"([-+]?(0|[1-9][0-9_]*))");
+  static const std::regex kHex(R"([-+]?0x[0-9a-fA-F_]+)");
+  static const std::regex kOct(R"([-+]?0[0-7_]+)");
+  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
+  std::string t = s;
+  t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+  try {
+    if (std::regex_match(s, kInt)) return json::value(std::stoll(t));
+    if (std::regex_match(s, kHex)) return json::value(std::stoll(t, nullptr, 16));
+    if (std::regex_match(s, kOct)) return json::value(std::stoll(t, nullptr, 8));
+    if (std::regex_match(s, kFloat)) return json::value(std::stod(t));
+  } catch (const std::out_of_range&) {
+    return json::value(std::stod(t));
+  }
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "-.inf" || s == ".nan" ||
+      s == ".NaN" || s == ".NAN") {
+    return json::value(s);  // JSON has no infinities; the API would refuse them anyway
+  }
+  return json::value(s);
+}
+
+json::value yaml_to_json(const YAML::Node& n, std::vector<std::string>& path, Document& doc) {
+  doc.lines[join_path(path)] = n.Mark().line + 1;
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return nullptr;
+    case YAML::NodeType::Scalar: {
+      const std::string& tag = n.Tag();
+      if (tag == "?") return resolve_plain(n.Scalar());
+      if (tag == "!" || tag == "tag:yaml.org,2002:str") return json::value(n.Scalar());
+      return resolve_plain(n.Scalar());
+    }
+    case YAML::NodeType::Sequence: {
+      json::array a;
+      for (size_t i = 0; i < n.size(); ++i) {
+        path.push_back(std::to_string(i));
+        a.push_back(yaml_to_json(n[i], path, doc));
+        path.pop_back();
+      }
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json::object o;
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+        path.push_back(key);
+        o[key] = yaml_to_json(it->second, path, doc);
+        path.pop_back();
+      }
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+int count_lines(const std::string& text, size_t upto) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min(upto, text.size()), '\n'));
+}
+
+void expand_lists(Document doc, std::vector<Document>& out) {
+  if (doc.value.is_object()) {
+    const auto& o = doc.value.as_object();
+    auto kind = o.if_contains("kind");
+    auto items = o.if_contains("items");
+    if (kind && kind->is_string() && kind->as_string().ends_with("List") && items && items->is_array()) {
+      const auto& arr = items->as_array();
+      for (size_t i = 0; i < arr.size(); ++i) {
+        Document d;
+        d.value = arr[i];
+        d.file = doc.file;
+        std::string prefix = std::string("items") + kSep + std::to_string(i);
+        for (const auto& [k, line] : doc.lines) {
+          if (k == prefix) d.line = line;
+          if (k.starts_with(prefix + kSep)) d.lines[k.substr(prefix.size() + 1)] = line;
+        }
+        if (d.line) d.lines[""] = d.line;
+        expand_lists(std::move(d), out);
+      }
+      return;
+    }
+  }
+  out.push_back(std::move(doc));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot read file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ---------------------------------------------------------------- decoding
+
+// Where a value sits: segments for line lookup, the field.Path rendering for
+// messages, and the Go json path for decode errors.
+struct Path {
+  std::vector<std::string> segs;
+  std::string field;  // spec.template.spec.nodeSelector[key]
+  std::string go;     // spec.template.spec.nodeSelector
+
+  Path child(const std::string& key) const {
+    Path p = *this;
+    p.segs.push_back(key);
+    p.field += (p.field.empty() ? "" : ".") + key;
+    p.go += (p.go.empty() ? "" : ".") + key;
+    return p;
+  }
+  Path map_key(const std::string& key) const {
+    Path p = *this;
+    p.segs.push_back(key);
+    p.field += "[" + key + "]";
+    return p;
+  }
+  Path index(size_t i) const {
+    Path p = *this;
+    p.segs.push_back(std::to_string(i));
+    p.field += "[" + std::to_string(i) + "]";
+    return p;
+  }
+};
+
+const char* json_kind(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::bool_: return "bool";
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: return "number";
+    case json::kind::string: return "string";
+    case json::kind::array: return "array";
+    case json::kind::object: return "object";
+    case json::kind::null: return "null";
+  }
+  return "value";
+}
+
+class Decoder {
+ public:
+  Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
+      : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
+
+  // 400 BadRequest, as the API server's strict JSON decoder says it.
+  [[noreturn]] void type_error(const Path& p, const json::value& v, const std::string& go_struct,
+                               const std::string& go_type) const {
+    InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                     ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
+                     "." + p.go + " of type " + go_type);
+    e.http_status = 400;
+    throw e;
+  }
+
+  // 422 Invalid, as field validation says it.
+  [[noreturn]] void invalid(const Path& p, const std::string& detail) const {
+    InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+                 group_kind_ + " \"" + name_ + "\" is invalid: " + p.field + ": " + detail);
+    e.http_status = 422;
+    throw e;
+  }
+
+  void set_name(const std::string& n) { name_ = n; }
+
+  const json::object* object(const json::value* v, const Path& p, const std::string& st,
+                             const std::string& type) const {
+    if (!v || v->is_null()) return nullptr;
+    if (!v->is_object()) type_error(p, *v, st, type);
+    return &v->as_object();
+  }
+  const json::array* array(const json::value* v, const Path& p, const std::string& st,
+                           const std::string& type) const {
+    if (!v || v->is_null()) return nullptr;
+    if (!v->is_array()) type_error(p, *v, st, type);
+    return &v->as_array();
+  }
+  std::string string(const json::value* v, const Path& p, const std::string& st) const {
+    if (!v || v->is_null()) return "";
+    if (!v->is_string()) type_error(p, *v, st, "string");
+    return std::string(v->as_string());
+  }
+  bool boolean(const json::value* v, const Path& p, const std::string& st) const {
+    if (!v || v->is_null()) return false;
+    if (!v->is_bool()) type_error(p, *v, st, "bool");
+    return v->as_bool();
+  }
+  std::optional<int64_t> integer(const json::value* v, const Path& p, const std::string& st,
+                                 const std::string& type) const {
+    if (!v || v->is_null()) return std::nullopt;
+    if (v->is_int64()) return v->as_int64();
+    if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+    if (v->is_double() && v->as_double() == static_cast<double>(static_cast<int64_t>(v->as_double())))
+      return static_cast<int64_t>(v->as_double());
+    type_error(p, *v, st, type);
+  }
+  Labels string_map(const json::value* v, const Path& p, const std::string& st) const {
+    Labels out;
+    const json::object* o = object(v, p, st, "map[string]string");
+    if (!o) return out;
+    for (const auto& kv : *o) {
+      std::string key(kv.key());
+      Path kp = p.map_key(key);
+      if (kv.value().is_null()) {
+        out[key] = "";
+        continue;
+      }
+      if (!kv.value().is_string()) {
+        Path gp = p;  // Go names the map field, not the key
+        gp.segs = kp.segs;
+        gp.field = kp.field;
+        type_error(gp, kv.value(), st, "string");
+      }
+      out[key] = std::string(kv.value().as_string());
+    }
+    return out;
+  }
+  std::optional<Time> time(const json::value* v, const Path& p, const std::string& st) const {
+    std::string s = string(v, p, st);
+    if (s.empty()) return std::nullopt;
+    try {
+      return parse_time(s);
+    } catch (const std::invalid_argument&) {
+      InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+                   kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                       ": parsing time \"" + s + "\" as RFC3339");
+      e.http_status = 400;
+      throw e;
+    }
+  }
+  Quantity quantity(const json::value* v, const Path& p, const std::string& st) const {
+    std::string s;
+    if (v && (v->is_int64() || v->is_uint64() || v->is_double())) {
+      s = json::serialize(*v);  // a number is a valid quantity in JSON
+    } else {
+      s = string(v, p, st);
+    }
+    try {
+      return Quantity::parse(s);
+    } catch (const QuantityError&) {
+      InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+                   kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                       ": quantities must match the regular expression "
+                       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+      e.http_status = 400;
+      throw e;
+    }
+  }
+
+  // Unknown fields: the API's strict field validation (kubectl's default
+  // --validate=strict) refuses them with `strict decoding error: unknown field`.
+  void known_fields(const json::object& o, const Path& p, std::initializer_list<const char*> keys) const {
+    for (const auto& kv : o) {
+      bool ok = false;
+      for (const char* k : keys) ok = ok || kv.key() == k;
+      if (!ok) {
+        Path kp = p.child(std::string(kv.key()));
+        InputError e(doc_.file, doc_.line_of(kp.segs), kp.field,
+                     "strict decoding error: unknown field \"" + kp.field + "\"");
+        e.http_status = 400;
+        throw e;
+      }
+    }
+  }
+
+  const Document& doc() const { return doc_; }
+
+ private:
+  const Document& doc_;
+  std::string kind_, version_, group_kind_, name_;
+};
+
+const json::value* get(const json::object* o, const char* key) {
+  return o ? o->if_contains(key) : nullptr;
+}
+
+ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_path) {
+  ObjectMeta m;
+  Path p = root_path.child("metadata");
+  const json::object* o = d.object(get(&root, "metadata"), p, "ObjectMeta", "v1.ObjectMeta");
+  if (!o) return m;
+  m.name = d.string(get(o, "name"), p.child("name"), "ObjectMeta");
+  d.set_name(m.name);
+  m.namespace_ = d.string(get(o, "namespace"), p.child("namespace"), "ObjectMeta");
+  m.uid = d.string(get(o, "uid"), p.child("uid"), "ObjectMeta");
+  m.resource_version = d.string(get(o, "resourceVersion"), p.child("resourceVersion"), "ObjectMeta");
+  m.generation = d.integer(get(o, "generation"), p.child("generation"), "ObjectMeta", "int64").value_or(0);
+  m.creation_timestamp = d.time(get(o, "creationTimestamp"), p.child("creationTimestamp"), "ObjectMeta");
+  m.deletion_timestamp = d.time(get(o, "deletionTimestamp"), p.child("deletionTimestamp"), "ObjectMeta");
+  m.deletion_grace_period_seconds = d.integer(get(o, "deletionGracePeriodSeconds"),
+                                              p.child("deletionGracePeriodSeconds"), "ObjectMeta", "int64");
+  m.labels = d.string_map(get(o, "labels"), p.child("labels"), "ObjectMeta");
+  m.annotations = d.string_map(get(o, "annotations"), p.child("annotations"), "ObjectMeta");
+  Path orp = p.child("ownerReferences");
+  if (const json::array* refs = d.array(get(o, "ownerReferences"), orp, "ObjectMeta", "[]v1.OwnerReference")) {
+    for (size_t i = 0; i < refs->size(); ++i) {
+      Path rp = orp.index(i);
+      const json::object* r = d.object(&(*refs)[i], rp, "ObjectMeta", "v1.OwnerReference");
+      if (!r) continue;
+      OwnerReference ref;
+      ref.api_version = d.string(get(r, "apiVersion"), rp.child("apiVersion"), "OwnerReference");
+      ref.kind = d.string(get(r, "kind"), rp.child("kind"), "OwnerReference");
+      ref.name = d.string(get(r, "name"), rp.child("name"), "OwnerReference");
+      ref.uid = d.string(get(r, "uid"), rp.child("uid"), "OwnerReference");
+      ref.controller = d.boolean(get(r, "controller"), rp.child("controller"), "OwnerReference");
+      m.owner_references.push_back(ref);
+    }
+  }
+  return m;
+}
+
+void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p) {
+  for (const auto& [k, v] : labels) {
+    std::string e = validate_label_key(k);
+    if (!e.empty()) d.invalid(p, "Invalid value: \"" + k + "\": " + e);
+    e = validate_label_value(v);
+    if (!e.empty()) d.invalid(p.map_key(k), "Invalid value: \"" + v + "\": " + e);
+  }
+}
+
+std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p,
+                                             const std::string& st, const std::string& type) {
+  std::vector<Requirement> out;
+  const json::array* a = d.array(v, p, st, type);
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path rp = p.index(i);
+    const json::object* r = d.object(&(*a)[i], rp, st, type);
+    if (!r) continue;
+    Requirement req;
+    req.key = d.string(get(r, "key"), rp.child("key"), st);
+    req.op = d.string(get(r, "operator"), rp.child("operator"), st);
+    Path vp = rp.child("values");
+    if (const json::array* vals = d.array(get(r, "values"), vp, st, "[]string")) {
+      for (size_t j = 0; j < vals->size(); ++j) req.values.push_back(d.string(&(*vals)[j], vp.index(j), st));
+    }
+    out.push_back(std::move(req));
+  }
+  return out;
+}
+
+std::vector<Taint> decode_taints(Decoder& d, const json::value* v, const Path& p) {
+  std::vector<Taint> out;
+  const json::array* a = d.array(v, p, "NodeSpec", "[]v1.Taint");
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path tp = p.index(i);
+    const json::object* t = d.object(&(*a)[i], tp, "NodeSpec", "v1.Taint");
+    if (!t) continue;
+    Taint taint;
+    taint.key = d.string(get(t, "key"), tp.child("key"), "Taint");
+    taint.value = d.string(get(t, "value"), tp.child("value"), "Taint");
+    taint.effect = d.string(get(t, "effect"), tp.child("effect"), "Taint");
+    taint.time_added = d.time(get(t, "timeAdded"), tp.child("timeAdded"), "Taint");
+    out.push_back(std::move(taint));
+  }
+  return out;
+}
+
+std::map<std::string, Quantity> decode_resource_list(Decoder& d, const json::value* v, const Path& p,
+                                                     const std::string& st) {
+  std::map<std::string, Quantity> out;
+  const json::object* o = d.object(v, p, st, "v1.ResourceList");
+  if (!o) return out;
+  for (const auto& kv : *o) {
+    std::string k(kv.key());
+    out[k] = d.quantity(&kv.value(), p.map_key(k), st);
+  }
+  return out;
+}
+
+std::vector<Container> decode_containers(Decoder& d, const json::value* v, const Path& p) {
+  std::vector<Container> out;
+  const json::array* a = d.array(v, p, "PodSpec", "[]v1.Container");
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path cp = p.index(i);
+    const json::object* c = d.object(&(*a)[i], cp, "PodSpec", "v1.Container");
+    if (!c) continue;
+    Container ct;
+    ct.name = d.string(get(c, "name"), cp.child("name"), "Container");
+    ct.image = d.string(get(c, "image"), cp.child("image"), "Container");
+    Path rp = cp.child("resources");
+    if (const json::object* r = d.object(get(c, "resources"), rp, "Container", "v1.ResourceRequirements")) {
+      ct.requests = decode_resource_list(d, get(r, "requests"), rp.child("requests"), "ResourceRequirements");
+      decode_resource_list(d, get(r, "limits"), rp.child("limits"), "ResourceRequirements");
+    }
+    out.push_back(std::move(ct));
+  }
+  return out;
+}
+
+PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool strict) {
+  PodSpec s;
+  if (!o) return s;
+  if (strict) {
+    d.known_fields(*o, p,
+                   {"activeDeadlineSeconds", "affinity", "automountServiceAccountToken", "containers",
+                    "dnsConfig", "dnsPolicy", "enableServiceLinks", "ephemeralContainers", "hostAliases",
+                    "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname", "hostnameOverride",
+                    "imagePullSecrets", "initContainers", "nodeName", "nodeSelector", "os", "overhead",
+                    "preemptionPolicy", "priority", "priorityClassName", "readinessGates", "resourceClaims",
+                    "resources", "restartPolicy", "runtimeClassName", "schedulerName", "schedulingGates",
+                    "securityContext", "serviceAccount", "serviceAccountName", "setHostnameAsFQDN",
+                    "shareProcessNamespace", "subdomain", "terminationGracePeriodSeconds", "tolerations",
+                    "topologySpreadConstraints", "volumes"});
+  }
+  s.node_name = d.string(get(o, "nodeName"), p.child("nodeName"), "PodSpec");
+  s.node_selector = d.string_map(get(o, "nodeSelector"), p.child("nodeSelector"), "PodSpec");
+  s.host_network = d.boolean(get(o, "hostNetwork"), p.child("hostNetwork"), "PodSpec");
+  s.termination_grace_period_seconds = d.integer(get(o, "terminationGracePeriodSeconds"),
+                                                 p.child("terminationGracePeriodSeconds"), "PodSpec", "int64");
+  Path ap = p.child("affinity");
+  if (const json::object* aff = d.object(get(o, "affinity"), ap, "PodSpec", "v1.Affinity")) {
+    Path nap = ap.child("nodeAffinity");
+    if (const json::object* na = d.object(get(aff, "nodeAffinity"), nap, "Affinity", "v1.NodeAffinity")) {
+      Path rp = nap.child("requiredDuringSchedulingIgnoredDuringExecution");
+      if (const json::object* req =
+              d.object(get(na, "requiredDuringSchedulingIgnoredDuringExecution"), rp, "NodeAffinity",
+                       "v1.NodeSelector")) {
+        std::vector<NodeSelectorTerm> terms;
+        Path tp = rp.child("nodeSelectorTerms");
+        if (const json::array* ta = d.array(get(req, "nodeSelectorTerms"), tp, "NodeSelector",
+                                            "[]v1.NodeSelectorTerm")) {
+          for (size_t i = 0; i < ta->size(); ++i) {
+            Path ip = tp.index(i);
+            const json::object* t = d.object(&(*ta)[i], ip, "NodeSelector", "v1.NodeSelectorTerm");
+            NodeSelectorTerm term;
+            if (t) {
+              term.match_expressions = decode_requirements(d, get(t, "matchExpressions"),
+                                                           ip.child("matchExpressions"), "NodeSelectorTerm",
+                                                           "[]v1.NodeSelectorRequirement");
+              term.match_fields = decode_requirements(d, get(t, "matchFields"), ip.child("matchFields"),
+                                                      "NodeSelectorTerm", "[]v1.NodeSelectorRequirement");
+            }
+            terms.push_back(std::move(term));
+          }
+        }
+        s.required_node_affinity = std::move(terms);
+      }
+    }
+  }
+  Path tolp = p.child("tolerations");
+  if (const json::array* ta = d.array(get(o, "tolerations"), tolp, "PodSpec", "[]v1.Toleration")) {
+    for (size_t i = 0; i < ta->size(); ++i) {
+      Path ip = tolp.index(i);
+      const json::object* t = d.object(&(*ta)[i], ip, "PodSpec", "v1.Toleration");
+      if (!t) continue;
+      Toleration tol;
+      tol.key = d.string(get(t, "key"), ip.child("key"), "Toleration");
+      tol.op = d.string(get(t, "operator"), ip.child("operator"), "Toleration");
+      tol.value = d.string(get(t, "value"), ip.child("value"), "Toleration");
+      tol.effect = d.string(get(t, "effect"), ip.child("effect"), "Toleration");
+      tol.toleration_seconds =
+          d.integer(get(t, "tolerationSeconds"), ip.child("tolerationSeconds"), "Toleration", "int64");
+      s.tolerations.push_back(std::move(tol));
+    }
+  }
+  s.init_containers = decode_containers(d, get(o, "initContainers"), p.child("initContainers"));
+  s.containers = decode_containers(d, get(o, "containers"), p.child("containers"));
+  return s;
+}
+
+// Validation of a pod spec as ValidatePodSpec does for the fields gpuops reads
+// (pkg/apis/core/validation): nodeSelector labels, affinity operators,
+// tolerations, at least one container.
+void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
+  Path nsp = p.child("nodeSelector");
+  for (const auto& [k, v] : s.node_selector) {
+    std::string e = validate_label_key(k);
+    if (!e.empty()) d.invalid(nsp, "Invalid value: \"" + k + "\": " + e);
+    e = validate_label_value(v);
+    if (!e.empty()) d.invalid(nsp.map_key(k), "Invalid value: \"" + v + "\": " + e);
+  }
+  if (s.required_node_affinity) {
+    Path tp = p.child("affinity").child("nodeAffinity").child("requiredDuringSchedulingIgnoredDuringExecution")
+                  .child("nodeSelectorTerms");
+    if (s.required_node_affinity->empty()) d.invalid(tp, "Required value: must have at least one node selector term");
+    for (size_t i = 0; i < s.required_node_affinity->size(); ++i) {
+      const auto& term = (*s.required_node_affinity)[i];
+      for (size_t j = 0; j < term.match_expressions.size(); ++j) {
+        const auto& r = term.match_expressions[j];
+        Path rp = tp.index(i).child("matchExpressions").index(j);
+        if (r.op == "In" || r.op == "NotIn") {
+          if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+        } else if (r.op == "Exists" || r.op == "DoesNotExist") {
+          if (!r.values.empty()) d.invalid(rp.child("values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+        } else if (r.op == "Gt" || r.op == "Lt") {
+          if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+        } else {
+          d.invalid(rp.child("operator"), "Invalid value: \"" + r.op + "\": not a valid selector operator");
+        }
+      }
+      for (size_t j = 0; j < term.match_fields.size(); ++j) {
+        const auto& r = term.match_fields[j];
+        Path rp = tp.index(i).child("matchFields").index(j);
+        if (r.key != "metadata.name") d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
+        if (r.op != "In" && r.op != "NotIn") d.invalid(rp.child("operator"), "Invalid value: \"" + r.op + "\": not a valid selector operator");
+        if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+      }
+    }
+  }
+  for (size_t i = 0; i < s.tolerations.size(); ++i) {
+    const auto& t = s.tolerations[i];
+    Path tp = p.child("tolerations").index(i);
+    if (!t.op.empty() && t.op != "Equal" && t.op != "Exists")
+      d.invalid(tp.child("operator"), "Unsupported value: \"" + t.op + "\": supported values: \"Equal\", \"Exists\"");
+    if (t.op == "Exists" && !t.value.empty())
+      d.invalid(tp.child("operator"), "Invalid value: \"" + t.value + "\": value must be empty when `operator` is 'Exists'");
+    if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
+      d.invalid(tp.child("effect"), "Unsupported value: \"" + t.effect + "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  }
+  if (s.containers.empty()) d.invalid(p.child("containers"), "Required value");
+  for (size_t i = 0; i < s.containers.size(); ++i) {
+    if (s.containers[i].name.empty()) d.invalid(p.child("containers").index(i).child("name"), "Required value");
+    if (s.containers[i].image.empty()) d.invalid(p.child("containers").index(i).child("image"), "Required value");
+  }
+}
+
+// apiVersion/kind check: what the API serves for each kind gpuops handles.
+struct KindInfo {
+  std::string api_version, kind;
+};
+
+KindInfo kind_of(const Document& doc) {
+  if (!doc.value.is_object()) throw InputError(doc.file, doc.line, "", "a Kubernetes object must be a map, not " + std::string(json_kind(doc.value)));
+  const auto& o = doc.value.as_object();
+  KindInfo k;
+  auto av = o.if_contains("apiVersion");
+  auto kd = o.if_contains("kind");
+  if (!kd || !kd->is_string() || kd->as_string().empty())
+    throw InputError(doc.file, doc.line_of({"kind"}), "kind", "Object 'Kind' is missing");
+  if (!av || !av->is_string() || av->as_string().empty())
+    throw InputError(doc.file, doc.line_of({"apiVersion"}), "apiVersion", "Object 'apiVersion' is missing");
+  k.api_version = std::string(av->as_string());
+  k.kind = std::string(kd->as_string());
+  return k;
+}
+
+[[noreturn]] void no_match(const Document& doc, const KindInfo& k) {
+  std::string hint;
+  if (k.kind == "DaemonSet" && (k.api_version == "extensions/v1beta1" || k.api_version == "apps/v1beta1" ||
+                                k.api_version == "apps/v1beta2"))
+    hint = " (" + k.api_version + " DaemonSets were removed in Kubernetes 1.16; use apps/v1)";
+  InputError e(doc.file, doc.line_of({"apiVersion"}), "apiVersion",
+               "no matches for kind \"" + k.kind + "\" in version \"" + k.api_version + "\"" + hint);
+  e.http_status = 404;
+  throw e;
+}
+
+// ---------------------------------------------------------------- encoding
+
+void put_time(json::object& o, const char* key, const std::optional<Time>& t) {
+  if (t) o[key] = format_time(*t); else o.erase(key);
+}
+
+json::object labels_json(const Labels& l) {
+  json::object o;
+  for (const auto& [k, v] : l) o[k] = v;
+  return o;
+}
+
+void put_labels(json::object& o, const char* key, const Labels& l) {
+  if (l.empty()) o.erase(key); else o[key] = labels_json(l);
+}
+
+json::object& sub(json::object& o, const char* key) {
+  json::value& v = o[key];
+  if (!v.is_object()) v = json::object();
+  return v.as_object();
+}
+
+void encode_meta(const ObjectMeta& m, json::object& root) {
+  json::object& o = sub(root, "metadata");
+  o["name"] = m.name;
+  if (!m.namespace_.empty()) o["namespace"] = m.namespace_; else o.erase("namespace");
+  if (!m.uid.empty()) o["uid"] = m.uid;
+  if (!m.resource_version.empty()) o["resourceVersion"] = m.resource_version;
+  if (m.generation > 0) o["generation"] = m.generation;
+  put_time(o, "creationTimestamp", m.creation_timestamp);
+  put_time(o, "deletionTimestamp", m.deletion_timestamp);
+  if (m.deletion_grace_period_seconds) o["deletionGracePeriodSeconds"] = *m.deletion_grace_period_seconds;
+  else o.erase("deletionGracePeriodSeconds");
+  put_labels(o, "labels", m.labels);
+  put_labels(o, "annotations", m.annotations);
+  if (m.owner_references.empty()) {
+    o.erase("ownerReferences");
+  } else {
+    json::array refs;
+    for (const auto& r : m.owner_references) {
+      json::object ro{{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name}, {"uid", r.uid}};
+      if (r.controller) {
+        ro["controller"] = true;
+        ro["blockOwnerDeletion"] = true;
+      }
+      refs.push_back(std::move(ro));
+    }
+    o["ownerReferences"] = std::move(refs);
+  }
+}
+
+json::array requirements_json(const std::vector<Requirement>& rs) {
+  json::array a;
+  for (const auto& r : rs) {
+    json::object o{{"key", r.key}, {"operator", r.op}};
+    if (!r.values.empty()) {
+      json::array vs;
+      for (const auto& v : r.values) vs.push_back(json::value(v));
+      o["values"] = std::move(vs);
+    }
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+json::object resource_list_json(const std::map<std::string, Quantity>& rl) {
+  json::object o;
+  for (const auto& [k, q] : rl) o[k] = q.to_string();
+  return o;
+}
+
+void encode_containers(const std::vector<Container>& cs, json::object& spec, const char* key) {
+  if (cs.empty()) {
+    spec.erase(key);
+    return;
+  }
+  json::value& v = spec[key];
+  if (!v.is_array() || v.as_array().size() != cs.size()) v = json::array(cs.size(), json::object());
+  json::array& a = v.as_array();
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (!a[i].is_object()) a[i] = json::object();
+    json::object& c = a[i].as_object();
+    c["name"] = cs[i].name;
+    c["image"] = cs[i].image;
+    if (!cs[i].requests.empty()) sub(sub(c, "resources"), "requests") = resource_list_json(cs[i].requests);
+  }
+}
+
+void encode_pod_spec(const PodSpec& s, json::object& o) {
+  if (!s.node_name.empty()) o["nodeName"] = s.node_name; else o.erase("nodeName");
+  put_labels(o, "nodeSelector", s.node_selector);
+  if (s.host_network) o["hostNetwork"] = true;
+  if (s.termination_grace_period_seconds) o["terminationGracePeriodSeconds"] = *s.termination_grace_period_seconds;
+  if (s.required_node_affinity) {
+    json::array terms;
+    for (const auto& t : *s.required_node_affinity) {
+      json::object to;
+      if (!t.match_expressions.empty()) to["matchExpressions"] = requirements_json(t.match_expressions);
+      if (!t.match_fields.empty()) to["matchFields"] = requirements_json(t.match_fields);
+      terms.push_back(std::move(to));
+    }
+    sub(sub(sub(o, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")["nodeSelectorTerms"] =
+        std::move(terms);
+  } else if (auto* aff = o.if_contains("affinity"); aff && aff->is_object()) {
+    if (auto* na = aff->as_object().if_contains("nodeAffinity"); na && na->is_object()) {
+      na->as_object().erase("requiredDuringSchedulingIgnoredDuringExecution");
+    }
+  }
+  if (s.tolerations.empty()) {
+    o.erase("tolerations");
+  } else {
+    json::array a;
+    for (const auto& t : s.tolerations) {
+      json::object to;
+      if (!t.key.empty()) to["key"] = t.key;
+      if (!t.op.empty()) to["operator"] = t.op;
+      if (!t.value.empty()) to["value"] = t.value;
+      if (!t.effect.empty()) to["effect"] = t.effect;
+      if (t.toleration_seconds) to["tolerationSeconds"] = *t.toleration_seconds;
+      a.push_back(std::move(to));
+    }
+    o["tolerations"] = std::move(a);
+  }
+  encode_containers(s.init_containers, o, "initContainers");
+  encode_containers(s.containers, o, "containers");
+}
+
+json::object condition_json(const std::string& type, const std::string& status, const std::string& reason,
+                            const std::string& message) {
+  json::object c{{"type", type}, {"status", status}};
+  if (!reason.empty()) c["reason"] = reason;
+  if (!message.empty()) c["message"] = message;
+  return c;
+}
+
+json::array container_statuses_json(const std::vector<ContainerStatus>& cs) {
+  json::array a;
+  for (const auto& c : cs) {
+    json::object o{{"name", c.name}, {"ready", c.ready}, {"restartCount", c.restart_count}};
+    json::object st;
+    if (!c.state.empty()) {
+      json::object inner;
+      if (!c.reason.empty()) inner["reason"] = c.reason;
+      if (!c.message.empty()) inner["message"] = c.message;
+      if (c.exit_code) inner["exitCode"] = *c.exit_code;
+      st[c.state] = std::move(inner);
+    }
+    o["state"] = std::move(st);
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public
+
+int Document::line_of(const std::vector<std::string>& path) const {
+  if (lines.empty()) return line;
+  std::vector<std::string> p = path;
+  while (true) {
+    auto it = lines.find(join_path(p));
+    if (it != lines.end()) return it->second;
+    if (p.empty()) break;
+    p.pop_back();
+  }
+  return line;
+}
+
+std::vector<Document> read_documents(const std::string& text, const std::string& file) {
+  std::vector<Document> out;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return out;
+  bool is_json = file.ends_with(".json") || ((text[first] == '{' || text[first] == '[') && !file.ends_with(".yaml") && !file.ends_with(".yml"));
+  if (is_json) {
+    json::stream_parser p;
+    boost::system::error_code ec;
+    size_t n = p.write_some(text.data(), text.size(), ec);
+    if (!ec) p.finish(ec);
+    if (ec) throw InputError(file, count_lines(text, n), "", "invalid JSON: " + ec.message());
+    Document d;
+    d.value = p.release();
+    d.file = file;
+    expand_lists(std::move(d), out);
+    return out;
+  }
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    int line = e.mark.line + 1;
+    std::string msg = "invalid YAML: " + e.msg;
+    // Say it plainly when a tab sits in the indentation: YAML forbids it.
+    std::istringstream ls(text);
+    std::string l;
+    for (int i = 1; std::getline(ls, l); ++i) {
+      size_t ws = l.find_first_not_of(" \t");
+      if (l.substr(0, ws == std::string::npos ? l.size() : ws).find('\t') != std::string::npos &&
+          i <= line && i >= line - 2) {
+        line = i;
+        msg = "invalid YAML: found a tab character in indentation (YAML allows spaces only)";
+        break;
+      }
+    }
+    throw InputError(file, line, "", msg);
+  }
+  for (const auto& n : docs) {
+    if (n.IsNull()) continue;
+    Document d;
+    d.file = file;
+    d.line = n.Mark().line + 1;
+    std::vector<std::string> path;
+    d.value = yaml_to_json(n, path, d);
+    expand_lists(std::move(d), out);
+  }
+  return out;
+}
+
+std::vector<Document> read_paths(const std::vector<std::string>& paths) {
+  std::vector<Document> out;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(path)) {
+        auto ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path().string());
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        auto docs = read_documents(read_file(f), f);
+        std::move(docs.begin(), docs.end(), std::back_inserter(out));
+      }
+    } else if (fs::exists(path, ec)) {
+      auto docs = read_documents(read_file(path), path);
+      std::move(docs.begin(), docs.end(), std::back_inserter(out));
+    } else {
+      throw InputError(path, 0, "", "no such file or directory");
+    }
+  }
+  return out;
+}
+
+Namespace decode_namespace(const Document& doc) {
+  Decoder d(doc, "Namespace", "v1", "Namespace");
+  Namespace ns;
+  ns.metadata = decode_meta(d, doc.value.as_object(), Path{});
+  if (ns.metadata.name.empty()) d.invalid(Path{}.child("metadata").child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, ns.metadata.labels, Path{}.child("metadata").child("labels"));
+  ns.raw = doc.value.as_object();
+  return ns;
+}
+
+Node decode_node(const Document& doc) {
+  Decoder d(doc, "Node", "v1", "Node");
+  const json::object& root = doc.value.as_object();
+  Node n;
+  n.metadata = decode_meta(d, root, Path{});
+  if (n.metadata.name.empty()) d.invalid(Path{}.child("metadata").child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, n.metadata.labels, Path{}.child("metadata").child("labels"));
+  Path sp = Path{}.child("spec");
+  if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
+    n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
+    n.taints = decode_taints(d, get(spec, "taints"), sp.child("taints"));
+  }
+  Path stp = Path{}.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "Node", "v1.NodeStatus")) {
+    n.allocatable = decode_resource_list(d, get(st, "allocatable"), stp.child("allocatable"), "NodeStatus");
+    Path cp = stp.child("conditions");
+    if (const json::array* cs = d.array(get(st, "conditions"), cp, "NodeStatus", "[]v1.NodeCondition")) {
+      for (size_t i = 0; i < cs->size(); ++i) {
+        const json::object* c = d.object(&(*cs)[i], cp.index(i), "NodeStatus", "v1.NodeCondition");
+        if (!c) continue;
+        NodeCondition nc;
+        nc.type = d.string(get(c, "type"), cp.index(i).child("type"), "NodeCondition");
+        nc.status = d.string(get(c, "status"), cp.index(i).child("status"), "NodeCondition");
+        nc.reason = d.string(get(c, "reason"), cp.index(i).child("reason"), "NodeCondition");
+        nc.message = d.string(get(c, "message"), cp.index(i).child("message"), "NodeCondition");
+        n.conditions.push_back(std::move(nc));
+      }
+    }
+  }
+  n.raw = root;
+  return n;
+}
+
+Pod decode_pod(const Document& doc) {
+  Decoder d(doc, "Pod", "v1", "Pod");
+  const json::object& root = doc.value.as_object();
+  Pod pod;
+  pod.metadata = decode_meta(d, root, Path{});
+  Path sp = Path{}.child("spec");
+  pod.spec = decode_pod_spec(d, d.object(get(&root, "spec"), sp, "Pod", "v1.PodSpec"), sp, false);
+  Path stp = Path{}.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "Pod", "v1.PodStatus")) {
+    pod.status.phase = d.string(get(st, "phase"), stp.child("phase"), "PodStatus");
+    pod.status.reason = d.string(get(st, "reason"), stp.child("reason"), "PodStatus");
+    pod.status.message = d.string(get(st, "message"), stp.child("message"), "PodStatus");
+    pod.status.start_time = d.time(get(st, "startTime"), stp.child("startTime"), "PodStatus");
+    Path cp = stp.child("conditions");
+    if (const json::array* cs = d.array(get(st, "conditions"), cp, "PodStatus", "[]v1.PodCondition")) {
+      for (size_t i = 0; i < cs->size(); ++i) {
+        const json::object* c = d.object(&(*cs)[i], cp.index(i), "PodStatus", "v1.PodCondition");
+        if (!c) continue;
+        PodCondition pc;
+        pc.type = d.string(get(c, "type"), cp.index(i).child("type"), "PodCondition");
+        pc.status = d.string(get(c, "status"), cp.index(i).child("status"), "PodCondition");
+        pc.reason = d.string(get(c, "reason"), cp.index(i).child("reason"), "PodCondition");
+        pc.message = d.string(get(c, "message"), cp.index(i).child("message"), "PodCondition");
+        pc.last_transition_time = d.time(get(c, "lastTransitionTime"), cp.index(i).child("lastTransitionTime"), "PodCondition");
+        pod.status.conditions.push_back(std::move(pc));
+      }
+    }
+    auto read_statuses = [&](const char* key, std::vector<ContainerStatus>& out) {
+      Path p = stp.child(key);
+      const json::array* a = d.array(get(st, key), p, "PodStatus", "[]v1.ContainerStatus");
+      if (!a) return;
+      for (size_t i = 0; i < a->size(); ++i) {
+        const json::object* c = d.object(&(*a)[i], p.index(i), "PodStatus", "v1.ContainerStatus");
+        if (!c) continue;
+        ContainerStatus cs;
+        cs.name = d.string(get(c, "name"), p.index(i).child("name"), "ContainerStatus");
+        cs.ready = d.boolean(get(c, "ready"), p.index(i).child("ready"), "ContainerStatus");
+        cs.restart_count = static_cast<int32_t>(
+            d.integer(get(c, "restartCount"), p.index(i).child("restartCount"), "ContainerStatus", "int32").value_or(0));
+        Path stp2 = p.index(i).child("state");
+        if (const json::object* state = d.object(get(c, "state"), stp2, "ContainerStatus", "v1.ContainerState")) {
+          for (const char* k : {"waiting", "running", "terminated"}) {
+            if (const json::object* s = d.object(get(state, k), stp2.child(k), "ContainerState", "v1.ContainerState")) {
+              cs.state = k;
+              cs.reason = d.string(get(s, "reason"), stp2.child(k).child("reason"), "ContainerState");
+              cs.message = d.string(get(s, "message"), stp2.child(k).child("message"), "ContainerState");
+              if (auto ec = d.integer(get(s, "exitCode"), stp2.child(k).child("exitCode"), "ContainerState", "int32"))
+                cs.exit_code = static_cast<int32_t>(*ec);
+            }
+          }
+        }
+        out.push_back(std::move(cs));
+      }
+    };
+    read_statuses("initContainerStatuses", pod.status.init_container_statuses);
+    read_statuses("containerStatuses", pod.status.container_statuses);
+  }
+  pod.raw = root;
+  return pod;
+}
+
+DaemonSet decode_daemonset(const Document& doc) {
+  Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
+  const json::object& root = doc.value.as_object();
+  DaemonSet ds;
+  ds.metadata = decode_meta(d, root, Path{});
+  Path mp = Path{}.child("metadata");
+  if (ds.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
+  Path sp = Path{}.child("spec");
+  const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
+  if (!spec) d.invalid(sp.child("selector"), "Required value");
+  d.known_fields(*spec, sp, {"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"});
+  Path selp = sp.child("selector");
+  if (const json::object* sel = d.object(get(spec, "selector"), selp, "DaemonSetSpec", "v1.LabelSelector")) {
+    ds.selector.match_labels = d.string_map(get(sel, "matchLabels"), selp.child("matchLabels"), "LabelSelector");
+    ds.selector.match_expressions = decode_requirements(d, get(sel, "matchExpressions"), selp.child("matchExpressions"),
+                                                        "LabelSelector", "[]v1.LabelSelectorRequirement");
+  }
+  ds.min_ready_seconds = static_cast<int32_t>(
+      d.integer(get(spec, "minReadySeconds"), sp.child("minReadySeconds"), "DaemonSetSpec", "int32").value_or(0));
+  Path usp = sp.child("updateStrategy");
+  if (const json::object* us = d.object(get(spec, "updateStrategy"), usp, "DaemonSetSpec", "v1.DaemonSetUpdateStrategy")) {
+    std::string t = d.string(get(us, "type"), usp.child("type"), "DaemonSetUpdateStrategy");
+    if (!t.empty()) ds.update_strategy = t;
+    if (ds.update_strategy != "RollingUpdate" && ds.update_strategy != "OnDelete")
+      d.invalid(usp.child("type"), "Unsupported value: \"" + t + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
+    Path rup = usp.child("rollingUpdate");
+    if (const json::object* ru = d.object(get(us, "rollingUpdate"), rup, "DaemonSetUpdateStrategy", "v1.RollingUpdateDaemonSet")) {
+      if (auto* ms = get(ru, "maxSurge"); ms && ms->is_int64()) ds.max_surge = static_cast<int32_t>(ms->as_int64());
+    }
+  }
+  Path tp = sp.child("template");
+  const json::object* tmpl = d.object(get(spec, "template"), tp, "DaemonSetSpec", "v1.PodTemplateSpec");
+  if (!tmpl) d.invalid(tp.child("spec").child("containers"), "Required value");
+  Path tmp = tp.child("metadata");
+  if (const json::object* tm = d.object(get(tmpl, "metadata"), tmp, "PodTemplateSpec", "v1.ObjectMeta")) {
+    ds.template_.labels = d.string_map(get(tm, "labels"), tmp.child("labels"), "ObjectMeta");
+    ds.template_.annotations = d.string_map(get(tm, "annotations"), tmp.child("annotations"), "ObjectMeta");
+  }
+  Path tsp = tp.child("spec");
+  ds.template_.spec = decode_pod_spec(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp, true);
+
+  // ValidateDaemonSetSpec (pkg/apis/apps/validation): a non-empty selector
+  // that matches the template's labels.
+  if (ds.selector.empty()) d.invalid(selp, "Invalid value: \"null\": empty selector is invalid for daemonset");
+  validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
+  bool matches = true;
+  for (const auto& [k, v] : ds.selector.match_labels) {
+    auto it = ds.template_.labels.find(k);
+    if (it == ds.template_.labels.end() || it->second != v) matches = false;
+  }
+  for (const auto& r : ds.selector.match_expressions) {
+    auto it = ds.template_.labels.find(r.key);
+    bool has = it != ds.template_.labels.end();
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if ((r.op == "In" && !in) || (r.op == "NotIn" && in) || (r.op == "Exists" && !has) || (r.op == "DoesNotExist" && has))
+      matches = false;
+  }
+  if (!matches) {
+    std::string rendered = "map[string]string{";
+    bool first = true;
+    for (const auto& [k, v] : ds.template_.labels) {
+      rendered += (first ? "" : ", ") + ("\"" + k + "\":\"" + v + "\"");
+      first = false;
+    }
+    rendered += "}";
+    d.invalid(tmp.child("labels"), "Invalid value: " + rendered + ": `selector` does not match template `labels`");
+  }
+  validate_pod_spec(d, ds.template_.spec, tsp);
+
+  Path stp = Path{}.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "DaemonSet", "v1.DaemonSetStatus")) {
+    auto i32 = [&](const char* k) {
+      return static_cast<int32_t>(d.integer(get(st, k), stp.child(k), "DaemonSetStatus", "int32").value_or(0));
+    };
+    ds.status.current_number_scheduled = i32("currentNumberScheduled");
+    ds.status.number_misscheduled = i32("numberMisscheduled");
+    ds.status.desired_number_scheduled = i32("desiredNumberScheduled");
+    ds.status.number_ready = i32("numberReady");
+    ds.status.updated_number_scheduled = i32("updatedNumberScheduled");
+    ds.status.number_available = i32("numberAvailable");
+    ds.status.number_unavailable = i32("numberUnavailable");
+    ds.status.observed_generation =
+        d.integer(get(st, "observedGeneration"), stp.child("observedGeneration"), "DaemonSetStatus", "int64").value_or(0);
+  }
+  ds.raw = root;
+  return ds;
+}
+
+Object decode_object(const Document& doc) {
+  KindInfo k = kind_of(doc);
+  if (k.kind == "DaemonSet") {
+    if (k.api_version != "apps/v1") no_match(doc, k);
+    return decode_daemonset(doc);
+  }
+  if (k.kind == "Node" || k.kind == "Pod" || k.kind == "Namespace") {
+    if (k.api_version != "v1") no_match(doc, k);
+    if (k.kind == "Node") return decode_node(doc);
+    if (k.kind == "Pod") return decode_pod(doc);
+    return decode_namespace(doc);
+  }
+  InputError e(doc.file, doc.line_of({"kind"}), "kind",
+               "kind \"" + k.kind + "\" (" + k.api_version +
+                   ") is not handled by gpuops; expected Namespace, Node, DaemonSet or Pod");
+  throw e;
+}
+
+std::vector<Object> load_manifests(const std::vector<std::string>& paths) {
+  std::vector<Object> out;
+  for (const auto& doc : read_paths(paths)) out.push_back(decode_object(doc));
+  return out;
+}
+
+json::object encode(const Namespace& ns) {
+  json::object o = ns.raw;
+  o["apiVersion"] = "v1";
+  o["kind"] = "Namespace";
+  encode_meta(ns.metadata, o);
+  return o;
+}
+
+json::object encode(const Node& n) {
+  json::object o = n.raw;
+  o["apiVersion"] = "v1";
+  o["kind"] = "Node";
+  encode_meta(n.metadata, o);
+  json::object& spec = sub(o, "spec");
+  if (n.unschedulable) spec["unschedulable"] = true; else spec.erase("unschedulable");
+  if (n.taints.empty()) {
+    spec.erase("taints");
+  } else {
+    json::array a;
+    for (const auto& t : n.taints) {
+      json::object to{{"key", t.key}, {"effect", t.effect}};
+      if (!t.value.empty()) to["value"] = t.value;
+      if (t.time_added) to["timeAdded"] = format_time(*t.time_added);
+      a.push_back(std::move(to));
+    }
+    spec["taints"] = std::move(a);
+  }
+  json::object& st = sub(o, "status");
+  if (!n.allocatable.empty()) {
+    st["allocatable"] = resource_list_json(n.allocatable);
+    if (!st.contains("capacity")) st["capacity"] = resource_list_json(n.allocatable);
+  }
+  if (!n.conditions.empty()) {
+    // Keep fields the raw conditions carry (heartbeat times) for unchanged types.
+    json::array a;
+    const json::array* old = nullptr;
+    if (auto* v = st.if_contains("conditions"); v && v->is_array()) old = &v->as_array();
+    for (const auto& c : n.conditions) {
+      json::object co = condition_json(c.type, c.status, c.reason, c.message);
+      if (old) {
+        for (const auto& ov : *old) {
+          if (ov.is_object() && ov.as_object().if_contains("type") && ov.as_object().at("type") == json::value(c.type) &&
+              ov.as_object().if_contains("status") && ov.as_object().at("status") == json::value(c.status)) {
+            json::object merged = ov.as_object();
+            for (auto& kv : co) merged[kv.key()] = kv.value();
+            co = std::move(merged);
+          }
+        }
+      }
+      a.push_back(std::move(co));
+    }
+    st["conditions"] = std::move(a);
+  }
+  return o;
+}
+
+json::object encode(const DaemonSet& ds) {
+  json::object o = ds.raw;
+  o["apiVersion"] = "apps/v1";
+  o["kind"] = "DaemonSet";
+  encode_meta(ds.metadata, o);
+  json::object& spec = sub(o, "spec");
+  json::object sel;
+  if (!ds.selector.match_labels.empty()) sel["matchLabels"] = labels_json(ds.selector.match_labels);
+  if (!ds.selector.match_expressions.empty()) sel["matchExpressions"] = requirements_json(ds.selector.match_expressions);
+  spec["selector"] = std::move(sel);
+  json::object& tmpl = sub(spec, "template");
+  json::object& tm = sub(tmpl, "metadata");
+  put_labels(tm, "labels", ds.template_.labels);
+  put_labels(tm, "annotations", ds.template_.annotations);
+  encode_pod_spec(ds.template_.spec, sub(tmpl, "spec"));
+  if (!spec.contains("updateStrategy")) {
+    json::object us{{"type", ds.update_strategy}};
+    if (ds.update_strategy == "RollingUpdate") us["rollingUpdate"] = json::object{{"maxUnavailable", 1}, {"maxSurge", ds.max_surge}};
+    spec["updateStrategy"] = std::move(us);
+  }
+  if (ds.min_ready_seconds) spec["minReadySeconds"] = ds.min_ready_seconds;
+  // Status as k8s.io/api apps/v1 serializes it: four counters always, the
+  // rest omitempty.
+  const auto& s = ds.status;
+  json::object st{{"currentNumberScheduled", s.current_number_scheduled},
+                  {"numberMisscheduled", s.number_misscheduled},
+                  {"desiredNumberScheduled", s.desired_number_scheduled},
+                  {"numberReady", s.number_ready}};
+  if (s.observed_generation) st["observedGeneration"] = s.observed_generation;
+  if (s.updated_number_scheduled) st["updatedNumberScheduled"] = s.updated_number_scheduled;
+  if (s.number_available) st["numberAvailable"] = s.number_available;
+  if (s.number_unavailable) st["numberUnavailable"] = s.number_unavailable;
+  o["status"] = std::move(st);
+  return o;
+}
+
+json::object encode(const Pod& p) {
+  json::object o = p.raw;
+  o["apiVersion"] = "v1";
+  o["kind"] = "Pod";
+  encode_meta(p.metadata, o);
+  encode_pod_spec(p.spec, sub(o, "spec"));
+  json::object& st = sub(o, "status");
+  if (!p.status.phase.empty()) st["phase"] = p.status.phase;
+  if (!p.status.reason.empty()) st["reason"] = p.status.reason; else st.erase("reason");
+  if (!p.status.message.empty()) st["message"] = p.status.message; else st.erase("message");
+  put_time(st, "startTime", p.status.start_time);
+  if (!p.status.conditions.empty()) {
+    json::array a;
+    for (const auto& c : p.status.conditions) {
+      json::object co = condition_json(c.type, c.status, c.reason, c.message);
+      if (c.last_transition_time) co["lastTransitionTime"] = format_time(*c.last_transition_time);
+      a.push_back(std::move(co));
+    }
+    st["conditions"] = std::move(a);
+  }
+  if (!p.status.init_container_statuses.empty())
+    st["initContainerStatuses"] = container_statuses_json(p.status.init_container_statuses);
+  if (!p.status.container_statuses.empty())
+    st["containerStatuses"] = container_statuses_json(p.status.container_statuses);
+  return o;
+}
+
+json::object encode(const Object& obj) {
+  return std::visit([](const auto& x) { return encode(x); }, obj);
+}
+
+std::string describe(const Object& obj) {
+  return std::visit(
+      [](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        std::string kind = std::is_same_v<T, Namespace> ? "Namespace"
+                           : std::is_same_v<T, Node>    ? "Node"
+                           : std::is_same_v<T, Pod>     ? "Pod"
+                                                        : "DaemonSet";
+        std::string ns = x.metadata.namespace_.empty() ? "" : x.metadata.namespace_ + "/";
+        return kind + " " + ns + x.metadata.name;
+      },
+      obj);
+}
+
+std::string format_time(Time t) {
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+  std::time_t tt = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Time parse_time(const std::string& text) {
+  static const std::regex re(R"((\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) throw std::invalid_argument("not an RFC 3339 time: " + text);
+  std::tm tm{};
+  tm.tm_year = std::stoi(m[1]) - 1900;
+  tm.tm_mon = std::stoi(m[2]) - 1;
+  tm.tm_mday = std::stoi(m[3]);
+  tm.tm_hour = std::stoi(m[4]);
+  tm.tm_min = std::stoi(m[5]);
+  tm.tm_sec = std::stoi(m[6]);
+  long long secs = timegm(&tm);
+  long long ms = 0;
+  if (m[7].matched) {
+    std::string frac = m[7].str().substr(1) + "000";
+    ms = std::stoll(frac.substr(0, 3));
+  }
+  std::string tz = m[8];
+  if (tz != "Z" && tz != "z") {
+    int sign = tz[0] == '-' ? -1 : 1;
+    secs -= sign * (std::stoi(tz.substr(1, 2)) * 3600 + std::stoi(tz.substr(4, 2)) * 60);
+  }
+  return Time(std::chrono::milliseconds(secs * 1000 + ms));
+}
+
+// IsQualifiedName (apimachinery/pkg/util/validation): optional DNS-1123
+// subdomain prefix of at most 253 characters and '/', then a name of at most
+// 63 characters.
+std::string validate_label_key(const std::string& key) {
+  static const std::regex name(R"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])");
+  static const std::regex prefix(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
+  std::string n = key, p;
+  auto slash = key.find('/');
+  if (slash != std::string::npos) {
+    p = key.substr(0, slash);
+    n = key.substr(slash + 1);
+    if (p.empty() || p.size() > 253 || !std::regex_match(p, prefix))
+      return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+             "'.', and must start and end with an alphanumeric character";
+  }
+  if (n.empty() || n.size() > 63 || !std::regex_match(n, name))
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+           "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+           "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  return "";
+}
+
+// IsValidLabelValue (apimachinery/pkg/util/validation).
+std::string validate_label_value(const std::string& value) {
+  static const std::regex re(R"((([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?)");
+  if (value.size() > 63) return "must be no more than 63 characters";
+  if (!std::regex_match(value, re))
+    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+           "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+           "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+  return "";
+}
+
+}  // namespace gpuops::core

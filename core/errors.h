@@ -1,0 +1,57 @@
+// core/errors.h: typed errors and the exit codes the CLI maps them to.
+//
+// Exit codes (DESIGN.md): 0 ok, 1 a finding, 2 usage or input error, 3 cluster
+// or connection error.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpuops::core {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFinding = 1,
+  kExitInput = 2,
+  kExitCluster = 3,
+};
+
+// Bad input: a file that does not parse, a manifest the API server would
+// refuse, a malformed scenario. Names the file, the 1-based line (0 when not
+// known, e.g. inside a JSON dump) and the field path in Kubernetes' field.Path
+// notation ("spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.driver]").
+// what() is "<file>:<line>: <field>: <message>" with absent parts left out.
+// The CLI exits 2.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, int line, std::string field, std::string message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& field() const { return field_; }
+  const std::string& message() const { return message_; }
+  // The HTTP status the API server would answer with (400 for a decoding
+  // error, 404 for an unserved kind, 422 for a validation error), 0 if not an
+  // API-level refusal (e.g. YAML syntax).
+  int http_status = 0;
+
+ private:
+  std::string file_;
+  int line_;
+  std::string field_;
+  std::string message_;
+};
+
+// A backend could not do what was asked: connection, TLS, auth, a refused
+// request, a cluster that did not settle in time, an object that is missing.
+// The CLI exits 3.
+class ClusterError : public std::runtime_error {
+ public:
+  explicit ClusterError(const std::string& what, int http_status = 0)
+      : std::runtime_error(what), http_status_(http_status) {}
+  int http_status() const { return http_status_; }
+
+ private:
+  int http_status_;
+};
+
+}  // namespace gpuops::core

@@ -1,0 +1,241 @@
+// core/model.h: typed views of the Kubernetes objects placement needs.
+//
+// Each object keeps the API's shape: `raw` holds the whole object as it was
+// read (every field, including those gpuops does not model), and the typed
+// members hold the fields placement, the audit and the simulator need. When an
+// object is written back (core/codec.h encode_*), the typed members are laid
+// over `raw`, so a manifest that round-trips comes out with every field it went
+// in with. Objects the simulator makes itself start with an empty `raw`.
+//
+// Units: times are milliseconds since the Unix epoch on the caller's clock (the
+// simulator's virtual clock, or the API server's timestamps); nothing here reads
+// the wall clock. Resource amounts are core::Quantity (exact).
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/quantity.h"
+
+namespace gpuops::core {
+
+using Duration = std::chrono::milliseconds;
+using Time = std::chrono::sys_time<std::chrono::milliseconds>;
+
+using Labels = std::map<std::string, std::string>;
+
+struct OwnerReference {
+  std::string api_version;  // "apps/v1"
+  std::string kind;         // "DaemonSet"
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::optional<Time> creation_timestamp;
+  std::optional<Time> deletion_timestamp;
+  std::optional<int64_t> deletion_grace_period_seconds;
+  Labels labels;
+  Labels annotations;
+  std::vector<OwnerReference> owner_references;
+
+  // The owner reference with controller=true, or nullptr.
+  const OwnerReference* controller_ref() const;
+};
+
+// ---- selectors (apimachinery labels / core v1 NodeSelector) ----
+
+// One requirement of a NodeSelectorTerm or LabelSelector. Operators as in
+// k8s.io/api core/v1 NodeSelectorOperator and metav1.LabelSelectorOperator:
+// "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt".
+struct Requirement {
+  std::string key;
+  std::string op;
+  std::vector<std::string> values;
+};
+
+// metav1.LabelSelector.
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<Requirement> match_expressions;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+};
+
+// core/v1 NodeSelectorTerm: expressions on labels, fields on metadata.name.
+struct NodeSelectorTerm {
+  std::vector<Requirement> match_expressions;
+  std::vector<Requirement> match_fields;
+};
+
+// ---- taints and tolerations (core/v1) ----
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // "NoSchedule", "PreferNoSchedule", "NoExecute"
+  std::optional<Time> time_added;
+  bool operator==(const Taint& o) const {
+    return key == o.key && value == o.value && effect == o.effect;
+  }
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;      // "", "Equal", "Exists"
+  std::string value;
+  std::string effect;  // "" means every effect
+  std::optional<int64_t> toleration_seconds;
+  bool operator==(const Toleration& o) const {
+    return key == o.key && op == o.op && value == o.value && effect == o.effect &&
+           toleration_seconds == o.toleration_seconds;
+  }
+};
+
+// ---- Node ----
+
+struct NodeCondition {
+  std::string type;    // "Ready", "MemoryPressure", ...
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+};
+
+struct Node {
+  ObjectMeta metadata;
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::map<std::string, Quantity> allocatable;  // "cpu", "memory", "pods", ...
+  std::vector<NodeCondition> conditions;
+  boost::json::object raw;
+
+  // Status of the Ready condition: "True", "False", "Unknown", or "" if absent.
+  std::string ready_status() const;
+};
+
+// ---- Pod template and Pod ----
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::map<std::string, Quantity> requests;  // resources.requests
+};
+
+struct PodSpec {
+  std::string node_name;  // spec.nodeName, empty while unbound
+  Labels node_selector;
+  // requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms. nullopt
+  // when the pod has no required node affinity at all (which matches every
+  // node), an empty vector when it has one with no terms (matches none).
+  std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  bool host_network = false;
+  std::optional<int64_t> termination_grace_period_seconds;
+};
+
+struct ContainerStatus {
+  std::string name;
+  bool ready = false;
+  int32_t restart_count = 0;
+  // Exactly one of these describes the state: "waiting", "running", "terminated".
+  std::string state;
+  std::string reason;  // waiting/terminated reason, e.g. "CrashLoopBackOff"
+  std::string message;
+  std::optional<int32_t> exit_code;
+};
+
+struct PodCondition {
+  std::string type;  // "PodScheduled", "Initialized", "ContainersReady", "Ready"
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_transition_time;
+};
+
+struct PodStatus {
+  std::string phase;  // "Pending", "Running", "Succeeded", "Failed", "Unknown"
+  std::string reason;
+  std::string message;
+  std::vector<PodCondition> conditions;
+  std::vector<ContainerStatus> init_container_statuses;
+  std::vector<ContainerStatus> container_statuses;
+  std::optional<Time> start_time;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+  boost::json::object raw;
+
+  // The node this pod is on, as upstream's getNodesToDaemonPods sees it:
+  // spec.nodeName if set, else the single value of a required node affinity
+  // term `matchFields metadata.name In [node]` (util.GetTargetNodeName,
+  // pkg/controller/daemon/util). Empty when neither is present.
+  std::string target_node() const;
+  // Condition of the given type, or nullptr.
+  const PodCondition* condition(const std::string& type) const;
+  // Ready condition is True (podutil.IsPodReady).
+  bool is_ready() const;
+};
+
+// ---- DaemonSet ----
+
+struct PodTemplate {
+  Labels labels;
+  Labels annotations;
+  PodSpec spec;
+};
+
+struct DaemonSetStatus {
+  int32_t current_number_scheduled = 0;
+  int32_t number_misscheduled = 0;
+  int32_t desired_number_scheduled = 0;
+  int32_t number_ready = 0;
+  int64_t observed_generation = 0;
+  int32_t updated_number_scheduled = 0;
+  int32_t number_available = 0;
+  int32_t number_unavailable = 0;
+  bool operator==(const DaemonSetStatus&) const = default;
+};
+
+struct DaemonSet {
+  ObjectMeta metadata;
+  LabelSelector selector;
+  PodTemplate template_;
+  std::string update_strategy = "RollingUpdate";  // or "OnDelete"
+  int32_t max_surge = 0;                          // absolute; 0 unless set
+  int32_t min_ready_seconds = 0;
+  DaemonSetStatus status;
+  boost::json::object raw;
+};
+
+struct Namespace {
+  ObjectMeta metadata;
+  boost::json::object raw;
+};
+
+// What the analyses read: every node of the cluster, and the DaemonSets and
+// pods of one namespace. Snapshots, the simulator and the real backend all
+// produce this shape.
+struct ClusterState {
+  std::string namespace_;
+  std::vector<Node> nodes;
+  std::vector<DaemonSet> daemonsets;
+  std::vector<Pod> pods;
+};
+
+}  // namespace gpuops::core

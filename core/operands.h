@@ -1,0 +1,67 @@
+// core/operands.h: the operand catalog, one data file.
+//
+// Built-in catalogs (data/operands/*.yaml, compiled into the binary):
+//   "lab"          the reference lab's five operands (the default)
+//   "gpu-operator" the GPU Operator's full set (reference/gpu-operator.md §1)
+// A user can pass their own file with the same shape:
+//
+//   operands:
+//     - name: container-toolkit                  # operand name (roster, audit)
+//       label: nvidia.com/gpu.deploy.container-toolkit
+//       daemonset: nvidia-container-toolkit-daemonset
+//       app: nvidia-container-toolkit-daemonset # pod `app` label
+//       column: toolkit                          # matrix column
+//       image: nvcr.io/nvidia/k8s/container-toolkit:v1.16.2   # optional
+//       memory: 128Mi                            # optional request
+//       manifest: toolkit-ds.yaml                # optional lab file name
+//       container: toolkit                       # optional container name
+//       workload_configs: [container]            # optional
+//       gates: [driver-validation]               # optional init containers
+//       needs: [driver]                          # optional ordering (diagnose)
+//
+// Order in the file is roster order, which is the audit's operand order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace gpuops::core {
+
+struct Operand {
+  std::string name;
+  std::string label;
+  std::string daemonset;
+  std::string app;
+  std::string column;
+  std::string image;
+  std::string memory;
+  std::string manifest;   // lab file name under k8s/ (e.g. toolkit-ds.yaml)
+  std::string container;  // container name in the rendered DaemonSet
+  std::vector<std::string> workload_configs;
+  std::vector<std::string> gates;
+  std::vector<std::string> needs;
+};
+
+struct Catalog {
+  std::vector<Operand> operands;
+
+  // nullptr if absent.
+  const Operand* by_name(const std::string& name) const;
+  const Operand* by_daemonset(const std::string& ds_name) const;
+  const Operand* by_label(const std::string& label_key) const;
+};
+
+// Parses a catalog from YAML text. Throws InputError naming `file`, the line
+// and the field (a missing `name`/`label`/`daemonset`, a duplicate name).
+Catalog parse_catalog(const std::string& text, const std::string& file);
+
+// "lab", "gpu-operator", or a path to a file. Throws InputError for an unknown
+// name or an unreadable/invalid file.
+Catalog load_catalog(const std::string& name_or_path);
+
+// The built-in catalog text for "lab" or "gpu-operator" (empty if unknown).
+std::string builtin_catalog_text(const std::string& name);
+
+}  // namespace gpuops::core

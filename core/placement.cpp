@@ -1,0 +1,204 @@
+#include "core/placement.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace gpuops::core {
+
+namespace {
+
+std::optional<long long> parse_int64(const std::string& s) {
+  long long v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+Toleration exists(const char* key, const char* effect) {
+  Toleration t;
+  t.key = key;
+  t.op = "Exists";
+  t.effect = effect;
+  return t;
+}
+
+std::string describe_requirement(const Requirement& r) {
+  std::string vals;
+  for (size_t i = 0; i < r.values.size(); ++i) vals += (i ? "," : "") + r.values[i];
+  return r.key + " " + r.op + (vals.empty() ? "" : " [" + vals + "]");
+}
+
+}  // namespace
+
+std::string format_taint(const Taint& t) {
+  return t.key + (t.value.empty() ? "" : "=" + t.value) + ":" + t.effect;
+}
+
+// k8s.io/api core/v1 toleration.go ToleratesTaint.
+bool tolerates(const Toleration& t, const Taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect) return false;
+  if (!t.key.empty() && t.key != taint.key) return false;
+  if (t.op.empty() || t.op == "Equal") return t.value == taint.value;
+  if (t.op == "Exists") return true;
+  return false;
+}
+
+// component-helpers scheduling/corev1/helpers.go FindMatchingUntoleratedTaint.
+std::optional<Taint> untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations,
+                                       const std::vector<std::string>& effects) {
+  for (const auto& taint : taints) {
+    if (std::find(effects.begin(), effects.end(), taint.effect) == effects.end()) continue;
+    bool ok = std::any_of(tolerations.begin(), tolerations.end(),
+                          [&](const Toleration& t) { return tolerates(t, taint); });
+    if (!ok) return taint;
+  }
+  return std::nullopt;
+}
+
+// AddOrUpdateDaemonPodTolerations, pkg/controller/daemon/util/daemonset_util.go.
+std::vector<Toleration> daemon_tolerations(bool host_network) {
+  std::vector<Toleration> out = {
+      exists("node.kubernetes.io/not-ready", "NoExecute"),
+      exists("node.kubernetes.io/unreachable", "NoExecute"),
+      exists("node.kubernetes.io/disk-pressure", "NoSchedule"),
+      exists("node.kubernetes.io/memory-pressure", "NoSchedule"),
+      exists("node.kubernetes.io/pid-pressure", "NoSchedule"),
+      exists("node.kubernetes.io/unschedulable", "NoSchedule"),
+  };
+  if (host_network) out.push_back(exists("node.kubernetes.io/network-unavailable", "NoSchedule"));
+  return out;
+}
+
+// AddOrUpdateTolerationInPodSpec (pkg/apis/core/v1/helper): a toleration that
+// matches an existing one on key, effect, operator and value replaces it.
+std::vector<Toleration> with_daemon_tolerations(const std::vector<Toleration>& user, bool host_network) {
+  std::vector<Toleration> out = user;
+  for (const auto& t : daemon_tolerations(host_network)) {
+    bool replaced = false;
+    for (auto& u : out) {
+      std::string uop = u.op.empty() ? "Equal" : u.op;
+      if (u.key == t.key && u.effect == t.effect && uop == t.op && u.value == t.value) {
+        u = t;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(t);
+  }
+  return out;
+}
+
+// apimachinery pkg/labels selector.go Requirement.Matches, with NewRequirement's
+// parse rules (an invalid requirement makes its term match nothing).
+bool requirement_matches(const Requirement& r, const Labels& labels) {
+  auto it = labels.find(r.key);
+  bool has = it != labels.end();
+  if (r.op == "In" || r.op == "NotIn") {
+    if (r.values.empty()) return false;
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    return r.op == "In" ? in : !in;
+  }
+  if (r.op == "Exists") return r.values.empty() && has;
+  if (r.op == "DoesNotExist") return r.values.empty() && !has;
+  if (r.op == "Gt" || r.op == "Lt") {
+    if (r.values.size() != 1) return false;
+    auto want = parse_int64(r.values[0]);
+    if (!want || !has) return false;
+    auto got = parse_int64(it->second);
+    if (!got) return false;
+    return r.op == "Gt" ? *got > *want : *got < *want;
+  }
+  return false;
+}
+
+bool selector_matches(const LabelSelector& s, const Labels& labels) {
+  for (const auto& [k, v] : s.match_labels) {
+    auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) return false;
+  }
+  for (const auto& r : s.match_expressions)
+    if (!requirement_matches(r, labels)) return false;
+  return true;
+}
+
+namespace {
+
+// nodeSelectorRequirementsAsFieldSelector: metadata.name, In/NotIn, exactly
+// one value.
+bool field_matches(const Requirement& r, const std::string& node_name) {
+  if (r.key != "metadata.name" || r.values.size() != 1) return false;
+  if (r.op == "In") return node_name == r.values[0];
+  if (r.op == "NotIn") return node_name != r.values[0];
+  return false;
+}
+
+// nodeaffinity.NewLazyErrorNodeSelector + Match: terms ORed, requirements in a
+// term ANDed; a term with neither expressions nor fields matches nothing.
+bool terms_match(const std::vector<NodeSelectorTerm>& terms, const Node& node) {
+  for (const auto& t : terms) {
+    if (t.match_expressions.empty() && t.match_fields.empty()) continue;
+    bool ok = true;
+    for (const auto& r : t.match_expressions) ok = ok && requirement_matches(r, node.metadata.labels);
+    for (const auto& r : t.match_fields) ok = ok && field_matches(r, node.metadata.name);
+    if (ok) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): nodeSelector first,
+// then the required affinity terms.
+bool node_affinity_matches(const PodSpec& spec, const Node& node) {
+  for (const auto& [k, v] : spec.node_selector) {
+    auto it = node.metadata.labels.find(k);
+    if (it == node.metadata.labels.end() || it->second != v) return false;
+  }
+  if (spec.required_node_affinity && !terms_match(*spec.required_node_affinity, node)) return false;
+  return true;
+}
+
+// Mirrors NodeShouldRunDaemonPod, pkg/controller/daemon/daemon_controller.go.
+Placement should_run(const DaemonSet& ds, const Node& node) {
+  Placement p;
+  const PodSpec& spec = ds.template_.spec;
+  if (!spec.node_name.empty() && spec.node_name != node.metadata.name) {
+    p.selector_mismatch = true;
+    p.reasons.push_back("template spec.nodeName is " + spec.node_name);
+    return p;
+  }
+  for (const auto& [k, v] : spec.node_selector) {
+    auto it = node.metadata.labels.find(k);
+    if (it == node.metadata.labels.end()) {
+      p.reasons.push_back("nodeSelector " + k + "=" + v + ": node has no label " + k);
+    } else if (it->second != v) {
+      p.reasons.push_back("nodeSelector " + k + "=" + v + ": node has \"" + it->second + "\"");
+    }
+  }
+  if (spec.required_node_affinity && !terms_match(*spec.required_node_affinity, node)) {
+    std::string terms;
+    for (const auto& t : *spec.required_node_affinity) {
+      std::string one;
+      for (const auto& r : t.match_expressions) one += (one.empty() ? "" : " AND ") + describe_requirement(r);
+      for (const auto& r : t.match_fields) one += (one.empty() ? "" : " AND ") + describe_requirement(r);
+      terms += (terms.empty() ? "" : " OR ") + ("(" + one + ")");
+    }
+    p.reasons.push_back("required node affinity not matched: " + terms);
+  }
+  if (!p.reasons.empty()) {
+    p.selector_mismatch = true;
+    return p;
+  }
+  std::vector<Toleration> tols = with_daemon_tolerations(spec.tolerations, spec.host_network);
+  if (auto t = untolerated_taint(node.taints, tols, {"NoSchedule", "NoExecute"})) {
+    p.untolerated_taint = *t;
+    p.reasons.push_back("untolerated taint " + format_taint(*t));
+    p.should_continue_running = !untolerated_taint(node.taints, tols, {"NoExecute"}).has_value();
+    return p;
+  }
+  p.should_run = true;
+  p.should_continue_running = true;
+  return p;
+}
+
+}  // namespace gpuops::core

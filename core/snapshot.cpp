@@ -1,0 +1,62 @@
+#include "core/snapshot.h"
+
+#include <set>
+
+namespace gpuops::core {
+
+namespace {
+[[noreturn]] void read_only() { throw ClusterError("a snapshot is read-only: this command needs a live cluster"); }
+}  // namespace
+
+SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
+  for (const auto& doc : read_paths(paths)) {
+    if (!doc.value.is_object()) continue;
+    const auto& o = doc.value.as_object();
+    auto kind = o.if_contains("kind");
+    if (!kind || !kind->is_string()) continue;
+    auto k = kind->as_string();
+    if (k == "Node") nodes_.push_back(decode_node(doc));
+    else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(doc));
+    else if (k == "Pod") pods_.push_back(decode_pod(doc));
+  }
+}
+
+SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {
+  for (auto& obj : objects) {
+    if (auto* n = std::get_if<Node>(&obj)) nodes_.push_back(std::move(*n));
+    else if (auto* d = std::get_if<DaemonSet>(&obj)) daemonsets_.push_back(std::move(*d));
+    else if (auto* p = std::get_if<Pod>(&obj)) pods_.push_back(std::move(*p));
+  }
+}
+
+ClusterState SnapshotCluster::state(const std::string& ns) {
+  ClusterState s;
+  s.namespace_ = ns;
+  s.nodes = nodes_;
+  for (const auto& d : daemonsets_)
+    if (d.metadata.namespace_ == ns) s.daemonsets.push_back(d);
+  for (const auto& p : pods_)
+    if (p.metadata.namespace_ == ns) s.pods.push_back(p);
+  return s;
+}
+
+std::vector<std::string> SnapshotCluster::namespaces() const {
+  std::set<std::string> out;
+  for (const auto& d : daemonsets_) out.insert(d.metadata.namespace_);
+  for (const auto& p : pods_) out.insert(p.metadata.namespace_);
+  return {out.begin(), out.end()};
+}
+
+void SnapshotCluster::apply(const std::vector<Object>&) { read_only(); }
+void SnapshotCluster::create_namespace(const std::string&) { read_only(); }
+void SnapshotCluster::set_node_label(const std::string&, const std::string&, const std::optional<std::string>&) {
+  read_only();
+}
+void SnapshotCluster::add_node(const Node&) { read_only(); }
+void SnapshotCluster::delete_node(const std::string&) { read_only(); }
+void SnapshotCluster::set_node_taints(const std::string&, const std::vector<Taint>&) { read_only(); }
+void SnapshotCluster::set_node_unschedulable(const std::string&, bool) { read_only(); }
+void SnapshotCluster::set_node_ready(const std::string&, const std::string&) { read_only(); }
+void SnapshotCluster::delete_pod(const std::string&, const std::string&) { read_only(); }
+
+}  // namespace gpuops::core

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds gpuops into build/ (or build-asan/ with --sanitize). Runs setup first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+dir=build
+extra=()
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-asan
+  extra=(-DGPUOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+fi
+cmake -S . -B "$dir" -G Ninja "${extra[@]}" >/dev/null
+ninja -C "$dir" -j "$(nproc)"

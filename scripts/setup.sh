@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what gpuops needs to build and test, from Debian packages only.
+# Idempotent: installs nothing when everything is already there.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libboost1.81-dev libboost-json1.81-dev
+  libyaml-cpp-dev libcxxopts-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libssl-dev openssl
+  jq
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# kubectl for the lab's scripts and the conformance tests: Debian's
+# kubernetes-client, unless the machine already has a kubectl.
+if ! command -v kubectl >/dev/null 2>&1; then
+  missing+=(kubernetes-client)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
