@@ -1,1 +1,90 @@
 #include "cli/app.h"
+
+#include <cxxopts.hpp>
+
+#include <functional>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/errors.h"
+
+namespace gpuops::cli {
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  std::function<int(const Args&, std::ostream&, std::ostream&)> fn;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"roster", "print <operand>=<deploy label key> for each operand (LAB.md step 1)", cmd_roster},
+      {"audit", "for every node, say which operands labelled \"true\" are not Running there (step 6)", cmd_audit},
+      {"order-check", "NODE: device-plugin-without-toolkit or ok (step 7)", cmd_order_check},
+      {"matrix", "node x operand table of Running pods, then TOTAL_PODS= (step 8)", cmd_matrix},
+      {"lint", "FILE...: check manifests as the API server would, before anything is applied", cmd_lint},
+  };
+  return table;
+}
+
+void usage(std::ostream& os) {
+  os << "gpuops: label-driven placement of GPU Operator operands, made visible and checkable.\n\n"
+        "Usage: gpuops <command> [options]\n\nCommands:\n";
+  for (const auto& c : commands()) os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  os << "\nRun 'gpuops <command> --help' for a command's options.\n"
+        "Exit codes: 0 fine, 1 a finding, 2 bad usage or input, 3 cluster or connection error.\n";
+}
+
+}  // namespace
+
+cxxopts::ParseResult parse(cxxopts::Options& opts, const Args& args) {
+  std::vector<std::string> storage;
+  storage.push_back(opts.program());
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  return opts.parse(static_cast<int>(argv.size()), argv.data());
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    usage(err);
+    return core::kExitInput;
+  }
+  const std::string& name = args[0];
+  if (name == "help" || name == "--help" || name == "-h") {
+    usage(out);
+    return core::kExitOk;
+  }
+  for (const auto& c : commands()) {
+    if (name != c.name) continue;
+    Args rest(args.begin() + 1, args.end());
+    try {
+      return c.fn(rest, out, err);
+    } catch (const core::InputError& e) {
+      err << "gpuops: error: " << e.what() << "\n";
+      return core::kExitInput;
+    } catch (const UsageError& e) {
+      err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
+      return core::kExitInput;
+    } catch (const cxxopts::exceptions::exception& e) {
+      err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
+      return core::kExitInput;
+    } catch (const core::ClusterError& e) {
+      err << "gpuops: error: " << e.what() << "\n";
+      return core::kExitCluster;
+    } catch (const std::exception& e) {
+      err << "gpuops: error: " << e.what() << "\n";
+      return core::kExitCluster;
+    }
+  }
+  err << "gpuops: unknown command \"" << name << "\"\n\n";
+  usage(err);
+  return core::kExitInput;
+}
+
+}  // namespace gpuops::cli

@@ -1,0 +1,42 @@
+#include "cli/common.h"
+
+#include "core/snapshot.h"
+
+namespace gpuops::cli {
+
+void add_cluster_options(cxxopts::Options& opts) {
+  opts.add_options("cluster")
+      ("snapshot", "read the cluster from kubectl dumps (`kubectl get nodes,daemonsets,pods -A -o json|yaml`): "
+                   "files or folders; repeat or separate with commas",
+       cxxopts::value<std::vector<std::string>>())
+      ("kubeconfig", "path to the kubeconfig of a live cluster", cxxopts::value<std::string>())
+      ("context", "kubeconfig context to use", cxxopts::value<std::string>())
+      ("n,namespace", "namespace of the operand DaemonSets", cxxopts::value<std::string>()->default_value("gpu-operator"))
+      ("operands", "operand catalog: lab, gpu-operator, or a catalog file",
+       cxxopts::value<std::string>()->default_value("lab"))
+      ("o,output", "output format: text or json", cxxopts::value<std::string>()->default_value("text"))
+      ("h,help", "show this help");
+}
+
+ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
+  ClusterOptions o;
+  if (r.count("snapshot")) o.snapshots = r["snapshot"].as<std::vector<std::string>>();
+  if (r.count("kubeconfig")) o.kubeconfig = r["kubeconfig"].as<std::string>();
+  if (r.count("context")) o.context = r["context"].as<std::string>();
+  o.namespace_ = r["namespace"].as<std::string>();
+  o.namespace_given = r.count("namespace") > 0;
+  o.operands = r["operands"].as<std::string>();
+  o.output = r["output"].as<std::string>();
+  if (o.output != "text" && o.output != "json")
+    throw UsageError("--output must be text or json, not \"" + o.output + "\"");
+  if (!o.snapshots.empty() && (!o.kubeconfig.empty() || !o.context.empty()))
+    throw UsageError("--snapshot reads a dump; it cannot be combined with --kubeconfig or --context");
+  return o;
+}
+
+std::unique_ptr<core::Cluster> open_cluster(const ClusterOptions& o) {
+  if (!o.snapshots.empty()) return std::make_unique<core::SnapshotCluster>(o.snapshots);
+  throw UsageError("no cluster to read: give --snapshot FILE (a kubectl dump)");
+}
+
+}  // namespace gpuops::cli

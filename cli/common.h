@@ -1,0 +1,48 @@
+// cli/common.h: what every subcommand shares: cluster options, opening a
+// backend, the operand catalog, output format.
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cluster.h"
+#include "core/operands.h"
+
+namespace gpuops::cli {
+
+// Options every cluster-reading command takes:
+//   --snapshot FILE (repeatable, or comma-separated): read kubectl dumps
+//   --kubeconfig FILE, --context NAME: a live cluster
+//   -n/--namespace NS (default gpu-operator), --operands lab|gpu-operator|FILE,
+//   -o/--output text|json
+void add_cluster_options(cxxopts::Options& opts);
+
+struct ClusterOptions {
+  std::vector<std::string> snapshots;
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_ = "gpu-operator";
+  bool namespace_given = false;
+  std::string operands = "lab";
+  std::string output = "text";
+};
+
+// Reads the options added by add_cluster_options. Throws core::InputError for
+// an unknown -o value.
+ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
+
+// Opens the backend the options name: SnapshotCluster for --snapshot, the real
+// API otherwise. Throws InputError/ClusterError.
+std::unique_ptr<core::Cluster> open_cluster(const ClusterOptions& o);
+
+// A usage error: the CLI prints it with a hint and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace gpuops::cli
