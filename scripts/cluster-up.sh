@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Starts a real Kubernetes control plane on loopback for the end-to-end tests
+# (test infrastructure, not product): etcd, kube-apiserver, kube-controller-
+# manager, kube-scheduler and KWOK (the fake kubelet for every node), built by
+# scripts/cluster-build.sh.
+#
+#   scripts/cluster-up.sh DIR
+#
+# DIR receives everything: pki/ (openssl-generated CA, serving and client
+# certificates, service-account keys), etcd data, one log per process
+# (*.log), one PID file per process (pids/*.pid), and
+#   DIR/kubeconfig   admin kubeconfig for the tests (context "gpuops": client
+#                    certificate in group system:masters; context
+#                    "gpuops-token": the same user by bearer token)
+#   DIR/token        that bearer token
+#   DIR/env          shell assignments: KUBECONFIG, GPUOPS_CLUSTER_BIN,
+#                    GPUOPS_APISERVER (https://127.0.0.1:PORT)
+# Returns when the API is healthy, the controllers and the scheduler answer
+# their health checks and KWOK is running. On failure it stops what it started
+# and exits non-zero. Stop with scripts/cluster-down.sh DIR.
+#
+# Environment: GPUOPS_CACHE (see cluster-build.sh), GPUOPS_CLUSTER_BIN (use
+# these binaries instead of building), GPUOPS_CLUSTER_PORT_BASE (first of 6
+# consecutive loopback ports; default: a free block is chosen).
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
+log() { echo "cluster-up: $*" >&2; }
+
+if [ -d "$dir/pids" ] && ls "$dir"/pids/*.pid >/dev/null 2>&1; then
+  for f in "$dir"/pids/*.pid; do
+    if kill -0 "$(cat "$f")" 2>/dev/null; then
+      echo "cluster-up: $dir already has a running cluster ($(basename "$f" .pid) pid $(cat "$f")); run scripts/cluster-down.sh $dir first" >&2
+      exit 1
+    fi
+  done
+fi
+
+bin=${GPUOPS_CLUSTER_BIN:-$("$repo/scripts/cluster-build.sh" | tail -n1)}
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok; do
+  [ -x "$bin/$b" ] || { echo "cluster-up: $bin/$b missing (run scripts/cluster-build.sh)" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "cluster-up: openssl not found" >&2; exit 1; }
+
+# --- ports: 6 consecutive free loopback ports -------------------------------
+port_in_use() { ss -Htln "sport = :$1" | grep -q .; }
+if [ -n "${GPUOPS_CLUSTER_PORT_BASE:-}" ]; then
+  base=$GPUOPS_CLUSTER_PORT_BASE
+else
+  base=""
+  for _ in $(seq 1 50); do
+    cand=$(( 20000 + (RANDOM % 2000) * 10 ))
+    free=1
+    for i in 0 1 2 3 4 5; do port_in_use $((cand + i)) && free=0; done
+    [ "$free" = 1 ] && { base=$cand; break; }
+  done
+  [ -n "$base" ] || { echo "cluster-up: no free block of loopback ports found" >&2; exit 1; }
+fi
+etcd_port=$base; etcd_peer_port=$((base + 1)); api_port=$((base + 2))
+kcm_port=$((base + 3)); sched_port=$((base + 4)); kwok_port=$((base + 5))
+api="https://127.0.0.1:$api_port"
+
+rm -rf "$dir/pids" "$dir/etcd" "$dir/pki" "$dir"/*.kubeconfig "$dir/kubeconfig"
+mkdir -p "$dir/pids" "$dir/pki" "$dir/etcd"
+chmod 700 "$dir/pki" "$dir/etcd"
+
+# --- certificates (openssl CLI) ---------------------------------------------
+pki=$dir/pki
+log "generating certificates in $pki"
+ossl() { openssl "$@" >/dev/null 2>&1 || { echo "cluster-up: openssl $1 failed" >&2; openssl "$@"; exit 1; }; }
+ossl req -x509 -newkey rsa:2048 -nodes -sha256 -days 30 \
+  -keyout "$pki/ca.key" -out "$pki/ca.crt" -subj "/CN=gpuops-test-ca"
+# sign NAME SUBJECT [SAN] [serverAuth|clientAuth]
+sign() {
+  local name=$1 subj=$2 san=${3:-} usage=$4 ext="$pki/$1.ext"
+  ossl req -newkey rsa:2048 -nodes -sha256 -keyout "$pki/$name.key" -out "$pki/$name.csr" -subj "$subj"
+  {
+    echo "basicConstraints=critical,CA:FALSE"
+    echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    echo "extendedKeyUsage=$usage"
+    [ -n "$san" ] && echo "subjectAltName=$san"
+  } > "$ext"
+  ossl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 30 -sha256 -extfile "$ext" -out "$pki/$name.crt"
+  rm -f "$pki/$name.csr" "$ext"
+}
+sign apiserver "/CN=kube-apiserver" \
+  "IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:10.96.0.1" \
+  serverAuth
+sign admin "/O=system:masters/CN=gpuops-admin" "" clientAuth
+sign kube-controller-manager "/CN=system:kube-controller-manager" "" clientAuth
+sign kube-scheduler "/CN=system:kube-scheduler" "" clientAuth
+sign kwok "/O=system:masters/CN=kwok-controller" "" clientAuth
+ossl genrsa -out "$pki/sa.key" 2048
+ossl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
+token=$(openssl rand -hex 32)
+echo "$token" > "$dir/token"
+chmod 600 "$dir/token"
+echo "$token,gpuops-admin-token,gpuops-admin-token,system:masters" > "$pki/tokens.csv"
+
+# --- kubeconfigs (written by the kubectl built here) -------------------------
+kc() { "$bin/kubectl" --kubeconfig "$1" config "${@:2}" >/dev/null; }
+mkkubeconfig() { # FILE USER
+  local f=$1 user=$2
+  kc "$f" set-cluster gpuops --server="$api" --certificate-authority="$pki/ca.crt" --embed-certs=true
+  kc "$f" set-credentials "$user" --client-certificate="$pki/$user.crt" --client-key="$pki/$user.key" --embed-certs=true
+  kc "$f" set-context gpuops --cluster=gpuops --user="$user"
+  kc "$f" use-context gpuops
+}
+mkkubeconfig "$dir/kubeconfig" admin
+kc "$dir/kubeconfig" set-credentials admin-token --token="$token"
+kc "$dir/kubeconfig" set-context gpuops-token --cluster=gpuops --user=admin-token
+for c in kube-controller-manager kube-scheduler kwok; do mkkubeconfig "$dir/$c.kubeconfig" "$c"; done
+chmod 600 "$dir"/*kubeconfig
+
+# --- processes ----------------------------------------------------------------
+started=()
+cleanup_on_error() {
+  local rc=$?
+  [ $rc -eq 0 ] && return
+  log "failed (exit $rc); stopping what was started; logs in $dir/*.log"
+  "$repo/scripts/cluster-down.sh" "$dir" >&2 || true
+  exit $rc
+}
+trap cleanup_on_error EXIT
+
+start() { # NAME ARGS...
+  local name=$1; shift
+  log "starting $name"
+  # An asynchronous command of a non-interactive shell ignores SIGINT, and $!
+  # is the component's own PID (no wrapper process in between).
+  "$bin/$name" "$@" > "$dir/$name.log" 2>&1 < /dev/null &
+  echo $! > "$dir/pids/$name.pid"
+  started+=("$name")
+}
+# wait_for NAME SECONDS CMD...: polls CMD until it succeeds, or fails when the
+# process died or the time is up.
+wait_for() {
+  local name=$1 secs=$2; shift 2
+  local end=$(( $(date +%s) + secs ))
+  until "$@" >/dev/null 2>&1; do
+    if ! kill -0 "$(cat "$dir/pids/$name.pid")" 2>/dev/null; then
+      echo "cluster-up: $name exited; last lines of $dir/$name.log:" >&2
+      tail -n 20 "$dir/$name.log" >&2
+      return 1
+    fi
+    if [ "$(date +%s)" -ge "$end" ]; then
+      echo "cluster-up: $name not healthy after ${secs}s; last lines of $dir/$name.log:" >&2
+      tail -n 20 "$dir/$name.log" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+  log "$name healthy"
+}
+curl_ok() { curl -fsS --max-time 2 "$@"; }
+
+start etcd --name gpuops --data-dir "$dir/etcd" \
+  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster "gpuops=http://127.0.0.1:$etcd_peer_port" \
+  --log-level warn
+wait_for etcd 30 curl_ok "http://127.0.0.1:$etcd_port/health"
+
+start kube-apiserver \
+  --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+  --endpoint-reconciler-type none \
+  --cert-dir "$dir/apiserver-certs" \
+  --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+  --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
+  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+  --service-account-issuer "https://kubernetes.default.svc.cluster.local" \
+  --service-cluster-ip-range 10.96.0.0/16 \
+  --authorization-mode Node,RBAC \
+  --profiling=false
+wait_for kube-apiserver 90 curl_ok --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" "$api/readyz"
+
+common=(--bind-address 127.0.0.1 --leader-elect=false --profiling=false)
+start kube-controller-manager "${common[@]}" --secure-port "$kcm_port" \
+  --kubeconfig "$dir/kube-controller-manager.kubeconfig" \
+  --authentication-kubeconfig "$dir/kube-controller-manager.kubeconfig" \
+  --authorization-kubeconfig "$dir/kube-controller-manager.kubeconfig" \
+  --controllers '*' \
+  --use-service-account-credentials=true \
+  --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+  --cluster-name gpuops
+start kube-scheduler "${common[@]}" --secure-port "$sched_port" \
+  --kubeconfig "$dir/kube-scheduler.kubeconfig" \
+  --authentication-kubeconfig "$dir/kube-scheduler.kubeconfig" \
+  --authorization-kubeconfig "$dir/kube-scheduler.kubeconfig"
+stages=()
+for s in "$repo"/tests/cluster/stages/*.yaml; do stages+=(--config "$s"); done
+start kwok --kubeconfig "$dir/kwok.kubeconfig" "${stages[@]}" \
+  --manage-all-nodes=true \
+  --node-ip 127.0.0.1 --cidr 10.244.0.0/16 \
+  --server-address "127.0.0.1:$kwok_port"
+# /healthz of the controller-manager and scheduler is open to anyone
+# (--authorization-always-allow-paths default).
+wait_for kube-controller-manager 60 curl_ok -k "https://127.0.0.1:$kcm_port/healthz"
+wait_for kube-scheduler 60 curl_ok -k "https://127.0.0.1:$sched_port/healthz"
+wait_for kwok 60 curl_ok "http://127.0.0.1:$kwok_port/healthz"
+
+# The namespace controller and service-account controller are running when
+# "default" has its ServiceAccount (pods are rejected before that).
+k() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
+wait_for kube-controller-manager 60 k -n default get serviceaccount default
+
+cat > "$dir/env" <<EOF
+KUBECONFIG=$dir/kubeconfig
+GPUOPS_CLUSTER_BIN=$bin
+GPUOPS_APISERVER=$api
+EOF
+trap - EXIT
+log "up: $api (kubeconfig $dir/kubeconfig; pids in $dir/pids; stop with scripts/cluster-down.sh $dir)"
