@@ -1,0 +1,1024 @@
+#include "core/diagnose.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "core/analysis.h"
+#include "core/errors.h"
+
+namespace gpuops::core {
+
+namespace {
+
+const char* const kNfdGpuLabels[] = {
+    "feature.node.kubernetes.io/pci-10de.present",
+    "feature.node.kubernetes.io/pci-0302_10de.present",
+    "feature.node.kubernetes.io/pci-0300_10de.present",
+};
+const char* const kDeployPrefix = "nvidia.com/gpu.deploy.";
+const char* const kDriverLabel = "nvidia.com/gpu.deploy.driver";
+const char* const kMigManagerLabel = "nvidia.com/gpu.deploy.mig-manager";
+const char* const kValidatorLabel = "nvidia.com/gpu.deploy.operator-validator";
+const char* const kOperandsLabel = "nvidia.com/gpu.deploy.operands";
+const char* const kWorkloadConfigLabel = "nvidia.com/gpu.workload.config";
+const char* const kGpuPresentLabel = "nvidia.com/gpu.present";
+const char* const kDriverComponentKey = "app.kubernetes.io/component";
+const char* const kDriverComponent = "nvidia-driver";
+const char* const kAbsent = "(absent)";
+
+std::optional<std::string> label(const Node& n, const std::string& key) {
+  auto it = n.metadata.labels.find(key);
+  if (it == n.metadata.labels.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string shown(const std::optional<std::string>& v) { return v ? *v : kAbsent; }
+
+// kubectl's form of a label for a reason line: key="value" or key (absent).
+std::string label_phrase(const std::string& key, const std::optional<std::string>& v) {
+  return v ? key + "=\"" + *v + "\"" : key + " (absent)";
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+const DaemonSet* find_ds(const ClusterState& state, const std::string& name) {
+  for (const auto& ds : state.daemonsets)
+    if (ds.metadata.name == name) return &ds;
+  return nullptr;
+}
+
+const Node* find_node(const ClusterState& state, const std::string& name) {
+  for (const auto& n : state.nodes)
+    if (n.metadata.name == name) return &n;
+  return nullptr;
+}
+
+// The ownership half of the present rule (core/analysis.h): controlled by a
+// DaemonSet of the operand's name, and by its uid when the DaemonSet is known.
+bool owned_by(const Pod& pod, const Operand& op, const DaemonSet* ds) {
+  const OwnerReference* ref = pod.metadata.controller_ref();
+  if (!ref || ref->kind != "DaemonSet" || ref->name != op.daemonset) return false;
+  if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ds->metadata.uid != ref->uid) return false;
+  return true;
+}
+
+bool terminal(const Pod& p) { return p.status.phase == "Failed" || p.status.phase == "Succeeded"; }
+
+// Mirrors podByCreationTimestampAndPhase (pkg/controller/daemon): bound pods
+// first, then older creationTimestamp, then name.
+bool pod_order(const Pod* a, const Pod* b) {
+  bool ab = !a->spec.node_name.empty(), bb = !b->spec.node_name.empty();
+  if (ab != bb) return ab;
+  auto at = a->metadata.creation_timestamp, bt = b->metadata.creation_timestamp;
+  if (at != bt) {
+    if (!at) return false;
+    if (!bt) return true;
+    return *at < *bt;
+  }
+  return a->metadata.name < b->metadata.name;
+}
+
+// Pods of `op`'s DaemonSet mapped to `node` (getNodesToDaemonPods: bound or
+// pinned through the injected affinity), in pod_order.
+std::vector<const Pod*> pair_pods(const ClusterState& state, const Operand& op, const DaemonSet* ds,
+                                  const std::string& node) {
+  std::vector<const Pod*> out;
+  for (const auto& p : state.pods)
+    if (owned_by(p, op, ds) && p.target_node() == node) out.push_back(&p);
+  std::sort(out.begin(), out.end(), pod_order);
+  return out;
+}
+
+const Operand* driver_operand(const Catalog& c) { return c.by_label(kDriverLabel); }
+
+// A driver pod (R7): controlled by the catalog's driver DaemonSet, or carrying
+// app.kubernetes.io/component=nvidia-driver (precompiled, DTK and NVIDIADriver
+// DaemonSets have other names).
+bool is_driver_pod(const ClusterState& state, const Catalog& catalog, const Pod& p) {
+  auto it = p.metadata.labels.find(kDriverComponentKey);
+  if (it != p.metadata.labels.end() && it->second == kDriverComponent) return true;
+  const Operand* d = driver_operand(catalog);
+  return d && owned_by(p, *d, find_ds(state, d->daemonset));
+}
+
+std::vector<const Pod*> driver_pods(const ClusterState& state, const Catalog& catalog, const std::string& node) {
+  std::vector<const Pod*> out;
+  for (const auto& p : state.pods)
+    if (p.target_node() == node && is_driver_pod(state, catalog, p)) out.push_back(&p);
+  std::sort(out.begin(), out.end(), pod_order);
+  return out;
+}
+
+bool image_pull_reason(const std::string& r) {
+  return r == "ErrImagePull" || r == "ImagePullBackOff" || r == "InvalidImageName" || r == "ErrImageNeverPull";
+}
+
+// The first waiting image-pull reason of any init or regular container.
+std::string image_pull_failure(const Pod& p) {
+  for (const auto* list : {&p.status.init_container_statuses, &p.status.container_statuses})
+    for (const auto& c : *list)
+      if (c.state == "waiting" && image_pull_reason(c.reason)) return c.name + ": " + c.reason;
+  return "";
+}
+
+// The first init container that has not finished with exit code 0.
+const ContainerStatus* unfinished_init(const Pod& p) {
+  for (const auto& c : p.status.init_container_statuses) {
+    if (c.state == "terminated" && c.exit_code.value_or(-1) == 0) continue;
+    return &c;
+  }
+  return nullptr;
+}
+
+std::string ready_count(const Pod& p) {
+  int ready = 0;
+  for (const auto& c : p.status.container_statuses)
+    if (c.ready) ++ready;
+  size_t total = std::max(p.spec.containers.size(), p.status.container_statuses.size());
+  return std::to_string(ready) + "/" + std::to_string(total);
+}
+
+int restarts(const Pod& p) {
+  int r = 0;
+  for (const auto& c : p.status.container_statuses) r += c.restart_count;
+  return r;
+}
+
+// What each validation gate (init container of the GPU Operator's operands)
+// waits for: reference/gpu-operator.md §3.
+std::string gate_meaning(const std::string& gate) {
+  if (gate == "toolkit-validation")
+    return "waits for /run/nvidia/validations/toolkit-ready, which only the operator-validator's "
+           "toolkit-validation writes";
+  if (gate == "driver-validation")
+    return "waits for a usable driver (driver-ready: the driver pod's startup probe passed, or a host "
+           "driver answers nvidia-smi)";
+  if (gate == "cuda-validation") return "runs the nvidia-cuda-validator pod and waits for cuda-ready";
+  if (gate == "plugin-validation")
+    return "waits for nvidia.com/gpu in the node's capacity, which the device plugin advertises";
+  if (gate == "k8s-driver-manager")
+    return "k8s-driver-manager: pauses the GPU operands and unloads the old driver before the driver starts";
+  if (gate == "config-manager-init") return "device plugin config manager: reads nvidia.com/device-plugin.config";
+  if (gate == "mps-control-daemon-mounts") return "prepares the MPS control daemon's mounts";
+  if (gate == "vgpu-manager-validation") return "waits for vgpu-manager-ready or host-vgpu-manager-ready";
+  if (gate == "vfio-pci-validation") return "waits for vfio-pci-ready (GPUs bound to vfio-pci)";
+  if (gate == "vgpu-devices-validation") return "waits for vgpu-devices-ready";
+  if (gate == "cc-manager-validation") return "waits for cc-manager-ready";
+  if (gate == "nvidia-fs-validation") return "waits for nvidia-fs-ready (GPUDirect Storage)";
+  if (gate == "gdrcopy-validation") return "waits for gdrcopy-ready";
+  return "";
+}
+
+void pod_evidence(Finding& f, const Pod& p) {
+  f.evidence.emplace_back("pod", p.metadata.name);
+  f.evidence.emplace_back("phase", p.status.phase);
+  f.evidence.emplace_back("status", pod_status_column(p));
+  f.evidence.emplace_back("ready", ready_count(p));
+  f.evidence.emplace_back("restarts", std::to_string(restarts(p)));
+}
+
+Finding make(std::string name, Severity sev, const std::string& node, const std::string& operand,
+             std::string reason) {
+  Finding f;
+  f.name = std::move(name);
+  f.severity = sev;
+  f.node = node;
+  f.operand = operand;
+  f.reason = std::move(reason);
+  return f;
+}
+
+// Everything diagnose() says about one node, grouped so explain() can pick.
+struct NodeDiagnosis {
+  std::vector<Finding> node_level;
+  std::vector<std::vector<Finding>> per_operand;  // catalog order: state, foreign pods
+  std::vector<Finding> consistency;
+};
+
+class Diagnoser {
+ public:
+  Diagnoser(const ClusterState& state, const Catalog& catalog, const Node& node)
+      : state_(state), catalog_(catalog), node_(node), name_(node.metadata.name) {
+    gpu_ = is_gpu_node(node);
+    operands_off_ = label(node, kOperandsLabel) == std::optional<std::string>("false");
+    if (gpu_) {
+      auto exp = expected_deploy_labels(node, catalog);
+      expected_.insert(exp.begin(), exp.end());
+    }
+  }
+
+  NodeDiagnosis run() {
+    NodeDiagnosis d;
+    node_findings(d.node_level);
+    for (const auto& op : catalog_.operands) {
+      std::vector<Finding> fs;
+      fs.push_back(state_finding(op));
+      foreign_pods(op, fs);
+      d.per_operand.push_back(std::move(fs));
+    }
+    needs(d.consistency);
+    multiple_drivers(d.consistency);
+    return d;
+  }
+
+ private:
+  // ---- node level ----
+  void node_findings(std::vector<Finding>& out) {
+    const auto& labels = node_.metadata.labels;
+    if (!gpu_) {
+      auto odd = unrecognised_nvidia_pci_labels(node_);
+      if (!odd.empty()) {
+        Finding f = make("nfd-label-unrecognised", Severity::kError, name_, "",
+                         "NVIDIA PCI labels in a form the operator does not recognise (only pci-10de, "
+                         "pci-0302_10de, pci-0300_10de .present count): it sets gpu.present=false and "
+                         "removes every deploy label (#1469)");
+        for (const auto& k : odd) f.evidence.emplace_back("label " + k, labels.at(k));
+        out.push_back(std::move(f));
+      } else if (label(node_, kGpuPresentLabel) == std::optional<std::string>("true")) {
+        Finding f = make("gpu-present-without-nfd", Severity::kError, name_, "",
+                         "nvidia.com/gpu.present=true but no NFD NVIDIA PCI label: the operator sets "
+                         "gpu.present=false and removes every deploy label; is the NFD worker running "
+                         "here (its tolerations)? (#423)");
+        f.evidence.emplace_back("label " + std::string(kGpuPresentLabel), "true");
+        out.push_back(std::move(f));
+      } else {
+        out.push_back(make("not-a-gpu-node", Severity::kInfo, name_, "",
+                           "no NFD NVIDIA PCI label (pci-10de.present): the operator treats it as a "
+                           "non-GPU node and gives it no deploy labels"));
+      }
+      std::vector<std::string> set_true;
+      for (const auto& [k, v] : labels)
+        if (starts_with(k, kDeployPrefix) && k != kOperandsLabel && v == "true") set_true.push_back(k);
+      if (!set_true.empty()) {
+        Finding f = make("deploy-labels-on-non-gpu-node", Severity::kWarning, name_, "",
+                         "deploy labels set to \"true\" on a node the operator does not count as a GPU "
+                         "node: it removes them on its next pass over this node (R1)");
+        for (const auto& k : set_true) f.evidence.emplace_back("label " + k, "true");
+        out.push_back(std::move(f));
+      }
+    } else {
+      auto wc = label(node_, kWorkloadConfigLabel);
+      if (wc && *wc != "container" && *wc != "vm-passthrough" && *wc != "vm-vgpu") {
+        Finding f = make("workload-config-invalid", Severity::kWarning, name_, "",
+                         "nvidia.com/gpu.workload.config=\"" + *wc +
+                             "\" is not container, vm-passthrough or vm-vgpu: the operator logs it and "
+                             "uses sandboxWorkloads.defaultWorkload (container unless set)");
+        f.evidence.emplace_back("label " + std::string(kWorkloadConfigLabel), *wc);
+        out.push_back(std::move(f));
+      }
+      if (!operands_off_) {
+        std::vector<std::string> missing;
+        for (const auto& k : expected_deploy_labels(node_, catalog_))
+          if (!labels.count(k)) missing.push_back(k);
+        if (!missing.empty()) {
+          std::string list;
+          for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k.substr(std::string(kDeployPrefix).size());
+          Finding f = make("missing-deploy-labels", Severity::kError, name_, "",
+                           "GPU node (workload config " + workload_config(node_) + ") lacks deploy labels " +
+                               list +
+                               ": their DaemonSets never select it, so no pod comes; the operator re-adds a "
+                               "missing key only when a node reconcile runs (#470)");
+          f.evidence.emplace_back("workload config", workload_config(node_));
+          for (const auto& k : missing) f.evidence.emplace_back("label " + k, kAbsent);
+          out.push_back(std::move(f));
+        }
+      }
+    }
+    if (operands_off_) {
+      Finding f = make("operands-disabled", Severity::kInfo, name_, "",
+                       "nvidia.com/gpu.deploy.operands=false: the operator removes every deploy label, "
+                       "driver included, so no operand runs here (R8, #661)");
+      f.evidence.emplace_back("label " + std::string(kOperandsLabel), "false");
+      out.push_back(std::move(f));
+    }
+    std::string ready = node_.ready_status();
+    if (ready == "False" || ready == "Unknown") {
+      bool unknown = ready == "Unknown";
+      Finding f = make(unknown ? "node-unreachable" : "node-not-ready", Severity::kError, name_, "",
+                       unknown ? "node Ready=Unknown (kubelet stopped reporting): it leaves every "
+                                 "DaemonSet's desired set; existing daemon pods stay (misscheduled)"
+                               : "node Ready=False: it leaves every DaemonSet's desired set; existing "
+                                 "daemon pods stay (misscheduled)");
+      for (const auto& c : node_.conditions)
+        if (c.type == "Ready") {
+          f.evidence.emplace_back("condition Ready", c.status);
+          if (!c.reason.empty()) f.evidence.emplace_back("reason", c.reason);
+          if (!c.message.empty()) f.evidence.emplace_back("message", c.message);
+        }
+      out.push_back(std::move(f));
+    }
+    if (node_.unschedulable) {
+      out.push_back(make("node-cordoned", Severity::kInfo, name_, "",
+                         "node is cordoned (spec.unschedulable): DaemonSet pods tolerate "
+                         "node.kubernetes.io/unschedulable and still go there"));
+    }
+  }
+
+  // ---- one finding per operand ----
+  Finding state_finding(const Operand& op) {
+    auto value = label(node_, op.label);
+    const DaemonSet* ds = find_ds(state_, op.daemonset);
+    auto pods = pair_pods(state_, op, ds, name_);
+    LabelClass cls = classify_label(value);
+    if (cls != LabelClass::kTrue) {
+      Finding f = label_finding(op, value, cls);
+      for (const Pod* p : pods) pod_evidence(f, *p);
+      return f;
+    }
+    if (!ds) {
+      Finding f = make("no-daemonset", Severity::kInfo, name_, op.name,
+                       "deploy label is \"true\" but there is no DaemonSet " + op.daemonset + " in namespace " +
+                           state_.namespace_ +
+                           ": the operand is disabled in the ClusterPolicy (or not deployed); the label alone "
+                           "does nothing (R4)");
+      f.evidence.emplace_back("label " + op.label, "true");
+      f.evidence.emplace_back("daemonset", op.daemonset + " (absent)");
+      for (const Pod* p : pods) pod_evidence(f, *p);
+      return f;
+    }
+    Placement pl = should_run(*ds, node_);
+    std::vector<const Pod*> live;
+    for (const Pod* p : pods)
+      if (!p->metadata.deletion_timestamp) live.push_back(p);
+    if (pods.empty()) return no_pod_finding(op, *ds, pl);
+    if (live.empty()) {
+      Finding f = make("terminating", Severity::kWarning, name_, op.name,
+                       "the only pod is terminating; with the label still \"true\" the DaemonSet creates a "
+                       "replacement once it is gone");
+      for (const Pod* p : pods) pod_evidence(f, *p);
+      return f;
+    }
+    if (!pl.should_run) {
+      Finding f = make("misscheduled", Severity::kWarning, name_, op.name,
+                       std::string("a pod is on the node but the DaemonSet no longer wants it here (") +
+                           join(pl.reasons) + "): " +
+                           (pl.should_continue_running ? "it may stay, no new one would be created"
+                                                       : "the DaemonSet controller deletes it"));
+      placement_evidence(f, *ds, pl);
+      pod_evidence(f, *live.front());
+      return f;
+    }
+    if (operand_present(state_, op, name_)) {
+      const Pod* p = nullptr;
+      for (const Pod* q : present_pods(state_, op))
+        if (q->spec.node_name == name_) {
+          p = q;
+          break;
+        }
+      std::string pull = image_pull_failure(*p);
+      Finding f;
+      if (p->is_ready())
+        f = make("running", Severity::kInfo, name_, op.name, "pod is Running and Ready");
+      else if (!pull.empty())
+        f = make("image-pull-failed", Severity::kError, name_, op.name,
+                 "pod is Running but cannot pull an image (" + pull + ")");
+      else
+        f = make("running-not-ready", Severity::kError, name_, op.name,
+                 "pod is Running but not Ready (" + pod_status_column(*p) + ")");
+      pod_evidence(f, *p);
+      return f;
+    }
+    return pod_state_finding(op, *live.front());
+  }
+
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
+  }
+
+  void placement_evidence(Finding& f, const DaemonSet& ds, const Placement& pl) {
+    f.evidence.emplace_back("daemonset", ds.metadata.name);
+    f.evidence.emplace_back("shouldRun", pl.should_run ? "true" : "false");
+    f.evidence.emplace_back("shouldContinueRunning", pl.should_continue_running ? "true" : "false");
+    for (const auto& r : pl.reasons) f.evidence.emplace_back("placement", r);
+  }
+
+  Finding no_pod_finding(const Operand& op, const DaemonSet& ds, const Placement& pl) {
+    if (pl.should_run) {
+      Finding f = make("no-pod", Severity::kWarning, name_, op.name,
+                       "the DaemonSet wants this node but has no pod on it (the controller has not synced "
+                       "yet, or the pod was just removed)");
+      placement_evidence(f, ds, pl);
+      f.evidence.emplace_back("desiredNumberScheduled", std::to_string(ds.status.desired_number_scheduled));
+      f.evidence.emplace_back("currentNumberScheduled", std::to_string(ds.status.current_number_scheduled));
+      return f;
+    }
+    if (pl.untolerated_taint) {
+      const Taint& t = *pl.untolerated_taint;
+      std::string ts = format_taint(t);
+      Finding f;
+      if (t.key == "node.kubernetes.io/not-ready" || t.key == "node.kubernetes.io/unreachable") {
+        bool unreach = t.key == "node.kubernetes.io/unreachable";
+        f = make(unreach ? "node-unreachable" : "node-not-ready", Severity::kError, name_, op.name,
+                 "node is " + std::string(unreach ? "unreachable" : "not ready") + " (taint " + ts +
+                     "): daemon pods tolerate it only for NoExecute, so the DaemonSet does not place a "
+                     "new pod here");
+      } else {
+        f = make("untolerated-taint", Severity::kError, name_, op.name,
+                 "taint " + ts + " is not tolerated by DaemonSet " + ds.metadata.name +
+                     ": the controller does not want this node (set daemonsets.tolerations in the "
+                     "ClusterPolicy, keeping nvidia.com/gpu; R6, #390)");
+      }
+      f.evidence.emplace_back("taint", ts);
+      placement_evidence(f, ds, pl);
+      return f;
+    }
+    // Selector mismatch with the deploy label "true": another key of the
+    // template's nodeSelector or its required node affinity.
+    std::vector<std::string> mismatched;
+    bool only_capability = true;
+    for (const auto& [k, v] : ds.template_.spec.node_selector) {
+      if (label(node_, k) == std::optional<std::string>(v)) continue;
+      mismatched.push_back(k);
+      if (!ends_with(k, ".capable")) only_capability = false;
+    }
+    if (ds.template_.spec.required_node_affinity && !node_affinity_matches(ds.template_.spec, node_) &&
+        mismatched.empty())
+      only_capability = false;
+    Finding f;
+    if (!mismatched.empty() && only_capability) {
+      f = make("not-capable", Severity::kInfo, name_, op.name,
+               "the DaemonSet also requires " + mismatched.front() +
+                   "=\"true\", which GFD sets only on capable GPUs: not expected here");
+    } else {
+      f = make("selector-mismatch", Severity::kWarning, name_, op.name,
+               "the deploy label is \"true\" but the DaemonSet's selector does not match the node: " +
+                   join(pl.reasons));
+    }
+    for (const auto& k : mismatched) f.evidence.emplace_back("label " + k, shown(label(node_, k)));
+    placement_evidence(f, ds, pl);
+    return f;
+  }
+
+  Finding pod_state_finding(const Operand& op, const Pod& p) {
+    std::string status = pod_status_column(p);
+    Finding f;
+    if (terminal(p)) {
+      f = make("pod-terminal", Severity::kError, name_, op.name,
+               "pod is " + p.status.phase + " (" + status +
+                   "); the DaemonSet controller deletes it and creates another, with backoff");
+      pod_evidence(f, p);
+      return f;
+    }
+    if (p.spec.node_name.empty()) {
+      const PodCondition* c = p.condition("PodScheduled");
+      if (c && c->status == "False" && c->reason == "Unschedulable") {
+        f = make("pending-unschedulable", Severity::kError, name_, op.name,
+                 "pod is Pending: the scheduler cannot place it on the node it is pinned to (" +
+                     first_sentence(c->message) +
+                     "); desiredNumberScheduled still counts the node, resources are not part of it");
+        pod_evidence(f, p);
+        f.evidence.emplace_back("scheduler", c->message);
+        return f;
+      }
+      f = make("pending", Severity::kWarning, name_, op.name, "pod is Pending, not yet bound to the node");
+      pod_evidence(f, p);
+      return f;
+    }
+    std::string pull = image_pull_failure(p);
+    if (!pull.empty()) {
+      f = make("image-pull-failed", Severity::kError, name_, op.name,
+               "pod cannot start: image pull failed (" + pull + ")");
+      pod_evidence(f, p);
+      for (const auto* list : {&p.status.init_container_statuses, &p.status.container_statuses})
+        for (const auto& c : *list)
+          if (c.state == "waiting" && image_pull_reason(c.reason) && !c.message.empty())
+            f.evidence.emplace_back("message", c.message);
+      return f;
+    }
+    const PodCondition* init = p.condition("Initialized");
+    const ContainerStatus* gate = unfinished_init(p);
+    if (p.status.phase == "Pending" && gate && !(init && init->status == "True")) {
+      std::string meaning = gate_meaning(gate->name);
+      std::string reason = "pod is stuck in Init (" + status + "), waiting on gate " + gate->name;
+      if (!meaning.empty()) reason += ": " + meaning;
+      auto validator = label(node_, kValidatorLabel);
+      bool toolkit_gate = gate->name == "toolkit-validation";
+      if (toolkit_gate && validator != std::optional<std::string>("true"))
+        reason += "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
+                  "written (R5)";
+      f = make("stuck-in-init", Severity::kError, name_, op.name, reason);
+      pod_evidence(f, p);
+      f.evidence.emplace_back("gate", gate->name);
+      if (!gate->reason.empty()) f.evidence.emplace_back("gate state", gate->state + " " + gate->reason);
+      if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorLabel), shown(validator));
+      if (gate->name == "driver-validation") {
+        f.evidence.emplace_back("label " + std::string(kDriverLabel), shown(label(node_, kDriverLabel)));
+        for (const Pod* d : driver_pods(state_, catalog_, name_))
+          f.evidence.emplace_back("driver pod", d->metadata.name + " " + pod_status_column(*d));
+      }
+      return f;
+    }
+    // Bound, initialized (or without init containers), not Running.
+    std::string waiting;
+    for (const auto& c : p.status.container_statuses)
+      if (c.state == "waiting" && c.reason != "ContainerCreating" && c.reason != "PodInitializing" &&
+          !c.reason.empty())
+        waiting = c.name + ": " + c.reason + (c.message.empty() ? "" : " (" + c.message + ")");
+    if (!waiting.empty()) {
+      f = make("container-error", Severity::kError, name_, op.name,
+               "pod cannot start its containers (" + waiting + ")");
+    } else if (p.status.phase == "Pending") {
+      f = make("pending", Severity::kWarning, name_, op.name, "pod is bound and starting (" + status + ")");
+    } else {
+      f = make("pod-unknown", Severity::kWarning, name_, op.name, "pod is in phase " + p.status.phase);
+    }
+    pod_evidence(f, p);
+    return f;
+  }
+
+  static std::string first_sentence(const std::string& msg) {
+    auto dot = msg.find(". ");
+    std::string s = dot == std::string::npos ? msg : msg.substr(0, dot);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+
+  Finding label_finding(const Operand& op, const std::optional<std::string>& value, LabelClass cls) {
+    const std::string key = op.label;
+    bool expected = gpu_ && expected_.count(key) && !operands_off_;
+    std::string phrase = label_phrase(key, value);
+    Finding f;
+    auto base = [&](std::string name, Severity sev, std::string reason) {
+      f = make(std::move(name), sev, name_, op.name, std::move(reason));
+      f.evidence.emplace_back("label " + key, shown(value));
+    };
+    if (operands_off_) {
+      base("operands-disabled", Severity::kInfo,
+           phrase + ": nvidia.com/gpu.deploy.operands=false removes every deploy label, so the operand "
+                    "is absent by design (R8)");
+      return f;
+    }
+    bool driver = key == kDriverLabel;
+    if (cls == LabelClass::kPreInstalled && !driver) cls = LabelClass::kOther;
+    switch (cls) {
+      case LabelClass::kAbsent:
+        if (expected)
+          base("label-absent", Severity::kError,
+               phrase + ": a GPU node of workload config " + workload_config(node_) +
+                   " should carry it; the DaemonSet's nodeSelector never matches, so no pod comes (#470)");
+        else if (!gpu_)
+          base("label-absent", Severity::kInfo, phrase + ": not a GPU node, the operator gives it no deploy labels");
+        else
+          base("label-absent", Severity::kInfo,
+               phrase + ": not set by the operator for workload config " + workload_config(node_) +
+                   (key == kMigManagerLabel ? " on a node without a MIG-capable GPU" : ""));
+        break;
+      case LabelClass::kFalse:
+        base("label-false", Severity::kInfo,
+             driver ? phrase + ": the containerized driver is opted out; the node is expected to run a host "
+                               "driver, and the operator respects the false (#375)"
+                    : phrase + ": user opt-out, respected by the operator; the operand stays off this node");
+        break;
+      case LabelClass::kPreInstalled:
+        base("label-pre-installed", Severity::kInfo,
+             phrase + ": k8s-driver-manager found a host driver (chroot /host nvidia-smi) and removed the "
+                      "driver pod; the other operands use the host driver (#2150; a false positive stalls "
+                      "them in Init, #398)");
+        break;
+      case LabelClass::kPausedForDriverUpgrade: f = paused_driver(op, value); break;
+      case LabelClass::kPausedForMigChange: {
+        auto st = label(node_, "nvidia.com/mig.config.state");
+        bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+        base("label-paused-for-mig-change", stuck ? Severity::kError : Severity::kWarning,
+             phrase + ": mig-manager paused the operand for a MIG reconfiguration; " +
+                 (stuck ? "stuck: nvidia.com/mig.config.state is " + *st +
+                              ", yet the label was not restored to \"true\""
+                        : std::string("in progress while nvidia.com/mig.config.state is pending or "
+                                      "rebooting (stuck if it stays)")));
+        f.evidence.emplace_back("label nvidia.com/mig.config.state", shown(st));
+        f.evidence.emplace_back("label nvidia.com/mig.config", shown(label(node_, "nvidia.com/mig.config")));
+        break;
+      }
+      case LabelClass::kPausedForVgpuChange: {
+        auto st = label(node_, "nvidia.com/vgpu.config.state");
+        bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+        base("label-paused-for-vgpu-change", stuck ? Severity::kError : Severity::kWarning,
+             phrase + ": vgpu-device-manager paused the operand to apply nvidia.com/vgpu.config; " +
+                 (stuck ? "stuck: nvidia.com/vgpu.config.state is " + *st +
+                              ", yet the label was not restored to \"true\""
+                        : std::string("in progress until nvidia.com/vgpu.config.state is success (stuck if "
+                                      "it stays; #2272)")));
+        f.evidence.emplace_back("label nvidia.com/vgpu.config.state", shown(st));
+        break;
+      }
+      case LabelClass::kEmpty:
+        base("label-empty-value", expected ? Severity::kError : Severity::kWarning,
+             phrase + ": a stale pause marker (k8s-driver-manager stamps \"\" when pausing an operand that "
+                      "never ran); \"\" is not \"true\", so the operand is off on this node, and operator "
+                      "releases up to v26.3 never repair it (v26.7 re-sets \"true\"); set it to \"true\" or "
+                      "delete it (#491)");
+        break;
+      case LabelClass::kOther:
+        base("label-value-unrecognised", expected ? Severity::kError : Severity::kWarning,
+             phrase + ": not a value the operator or its helpers write; only \"true\" matches the "
+                      "DaemonSet's nodeSelector, so the operand is off on this node");
+        break;
+      case LabelClass::kTrue: break;
+    }
+    return f;
+  }
+
+  Finding paused_driver(const Operand& op, const std::optional<std::string>& value) {
+    const std::string& v = *value;
+    const std::string suffix = "_paused-for-driver-upgrade";
+    std::string restore = v == "paused-for-driver-upgrade" ? "true" : v.substr(0, v.size() - suffix.size());
+    // In progress while a driver pod on the node is still in its Init phase
+    // (k8s-driver-manager is its init container) or the upgrade controller is
+    // mid-way; stuck otherwise (#316, #416, #367, k8s-driver-manager#118).
+    auto upgrade = label(node_, "nvidia.com/gpu-driver-upgrade-state");
+    bool in_progress = false;
+    std::vector<std::string> driver_states;
+    for (const Pod* d : driver_pods(state_, catalog_, name_)) {
+      std::string st = pod_status_column(*d);
+      driver_states.push_back(d->metadata.name + " " + st);
+      bool init_running = starts_with(st, "Init:") && st.find('/') != std::string::npos;
+      if (init_running && !d->metadata.deletion_timestamp) in_progress = true;
+    }
+    if (upgrade && *upgrade != "upgrade-done" && *upgrade != "upgrade-failed") in_progress = true;
+    std::string stuck_why = driver_states.empty() ? "no driver pod on the node" : "driver pod " + driver_states.front();
+    if (upgrade && *upgrade == "upgrade-failed") stuck_why = "nvidia.com/gpu-driver-upgrade-state=upgrade-failed";
+    Finding f = make("label-paused-for-driver-upgrade", in_progress ? Severity::kWarning : Severity::kError, name_,
+                     op.name,
+                     label_phrase(op.label, value) +
+                         ": k8s-driver-manager paused the operand for a driver (re)install and restores \"" +
+                         restore + "\" at its reschedule step; " +
+                         (in_progress ? std::string("in progress (the driver pod is still initializing)")
+                                      : "stuck: " + stuck_why + ", so the label is never restored"));
+    f.evidence.emplace_back("label " + op.label, v);
+    f.evidence.emplace_back("label nvidia.com/gpu-driver-upgrade-state", shown(upgrade));
+    if (driver_states.empty()) f.evidence.emplace_back("driver pod", "none");
+    for (const auto& d : driver_states) f.evidence.emplace_back("driver pod", d);
+    return f;
+  }
+
+  void foreign_pods(const Operand& op, std::vector<Finding>& out) {
+    const DaemonSet* ds = find_ds(state_, op.daemonset);
+    for (const auto& p : state_.pods) {
+      auto it = p.metadata.labels.find("app");
+      if (it == p.metadata.labels.end() || it->second != op.app || p.target_node() != name_) continue;
+      if (owned_by(p, op, ds)) continue;
+      const OwnerReference* ref = p.metadata.controller_ref();
+      std::string owner = ref ? ref->kind + "/" + ref->name : "no controller";
+      Finding f = make("foreign-pod", Severity::kWarning, name_, op.name,
+                       "pod " + p.metadata.name + " carries app=" + op.app + " but is controlled by " + owner +
+                           ", not DaemonSet " + op.daemonset + ": it does not count as the operand");
+      pod_evidence(f, p);
+      f.evidence.emplace_back("controlled-by", owner);
+      if (ref && !ref->uid.empty()) f.evidence.emplace_back("owner uid", ref->uid);
+      out.push_back(std::move(f));
+    }
+  }
+
+  // ---- consistency between operands of the node ----
+  bool host_driver_marker() const {
+    auto v = label(node_, kDriverLabel);
+    return v == std::optional<std::string>("pre-installed") || (gpu_ && v == std::optional<std::string>("false"));
+  }
+
+  bool driver_pod_running() const {
+    for (const Pod* p : driver_pods(state_, catalog_, name_))
+      if (!p->spec.node_name.empty() && p->status.phase == "Running" && !p->metadata.deletion_timestamp) return true;
+    return false;
+  }
+
+  void needs(std::vector<Finding>& out) {
+    for (const auto& op : catalog_.operands) {
+      if (op.needs.empty() || !operand_present(state_, op, name_)) continue;
+      for (const auto& need : op.needs) {
+        const Operand* m = catalog_.by_name(need);
+        if (!m || operand_present(state_, *m, name_)) continue;
+        bool is_driver = m->label == kDriverLabel;
+        if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
+        std::string reason =
+            is_driver ? op.name + " runs on a node with neither a driver pod nor a host driver marker "
+                                  "(gpu.deploy.driver pre-installed, or false on a GPU node): nothing provides "
+                                  "the driver it configures (#378)"
+                      : op.name + " runs but " + m->name + " does not run on this node: " + op.name +
+                            " needs it (reference §3; the operator gates it on toolkit-validation, a "
+                            "hand-placed pod has no such gate; k8s-device-plugin#509)";
+        Finding f = make(op.name + "-without-" + m->column, Severity::kError, name_, op.name, reason);
+        f.evidence.emplace_back("label " + op.label, shown(label(node_, op.label)));
+        f.evidence.emplace_back("label " + m->label, shown(label(node_, m->label)));
+        const DaemonSet* mds = find_ds(state_, m->daemonset);
+        auto mp = pair_pods(state_, *m, mds, name_);
+        if (mp.empty()) f.evidence.emplace_back(m->name + " pod", "none");
+        for (const Pod* p : mp) f.evidence.emplace_back(m->name + " pod", p->metadata.name + " " + pod_status_column(*p));
+        out.push_back(std::move(f));
+      }
+    }
+  }
+
+  void multiple_drivers(std::vector<Finding>& out) {
+    std::vector<const Pod*> live;
+    for (const Pod* p : driver_pods(state_, catalog_, name_))
+      if (!p->metadata.deletion_timestamp && !terminal(*p)) live.push_back(p);
+    if (live.size() < 2) return;
+    const Operand* d = driver_operand(catalog_);
+    Finding f = make("multiple-driver-pods", Severity::kError, name_, d ? d->name : "",
+                     std::to_string(live.size()) +
+                         " driver pods on one node: the driver's required pod anti-affinity on "
+                         "app.kubernetes.io/component=nvidia-driver lets only one run (two driver DaemonSets, "
+                         "e.g. an old precompiled one and a new one; R7)");
+    for (const Pod* p : live) {
+      const OwnerReference* ref = p->metadata.controller_ref();
+      f.evidence.emplace_back("driver pod", p->metadata.name + " " + pod_status_column(*p) +
+                                                (ref ? " (" + ref->kind + "/" + ref->name + ")" : ""));
+    }
+    out.push_back(std::move(f));
+  }
+
+  const ClusterState& state_;
+  const Catalog& catalog_;
+  const Node& node_;
+  std::string name_;
+  bool gpu_ = false;
+  bool operands_off_ = false;
+  std::set<std::string> expected_;
+};
+
+const Node& require_node(const ClusterState& state, const std::string& name) {
+  const Node* n = find_node(state, name);
+  if (!n) throw ClusterError("nodes \"" + name + "\" not found", 404);
+  return *n;
+}
+
+boost::json::object finding_json(const Finding& f) {
+  boost::json::object o;
+  o["node"] = f.node;
+  o["operand"] = f.operand;
+  o["severity"] = severity_name(f.severity);
+  o["name"] = f.name;
+  o["reason"] = f.reason;
+  boost::json::array ev;
+  for (const auto& [k, v] : f.evidence) {
+    boost::json::object e;
+    e["key"] = k;
+    e["value"] = v;
+    ev.push_back(std::move(e));
+  }
+  o["evidence"] = std::move(ev);
+  return o;
+}
+
+}  // namespace
+
+std::string severity_name(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "info";
+}
+
+LabelClass classify_label(const std::optional<std::string>& value) {
+  if (!value) return LabelClass::kAbsent;
+  const std::string& v = *value;
+  if (v == "true") return LabelClass::kTrue;
+  if (v == "false") return LabelClass::kFalse;
+  if (v.empty()) return LabelClass::kEmpty;
+  if (v == "pre-installed") return LabelClass::kPreInstalled;
+  if (v == "paused-for-driver-upgrade" || ends_with(v, "_paused-for-driver-upgrade"))
+    return LabelClass::kPausedForDriverUpgrade;
+  if (v == "paused-for-mig-change") return LabelClass::kPausedForMigChange;
+  if (v == "paused-for-vgpu-change") return LabelClass::kPausedForVgpuChange;
+  return LabelClass::kOther;
+}
+
+bool is_gpu_node(const Node& node) {
+  for (const char* k : kNfdGpuLabels)
+    if (label(node, k) == std::optional<std::string>("true")) return true;
+  return false;
+}
+
+std::vector<std::string> unrecognised_nvidia_pci_labels(const Node& node) {
+  // NFD's PCI feature labels: feature.node.kubernetes.io/pci-<fields>.present,
+  // with <fields> from deviceLabelFields joined by "_" (class, vendor, device,
+  // subsystem_vendor, subsystem_device). NVIDIA's vendor id is 10de.
+  const std::string prefix = "feature.node.kubernetes.io/pci-";
+  std::vector<std::string> out;
+  for (const auto& [k, v] : node.metadata.labels) {
+    if (!starts_with(k, prefix) || !ends_with(k, ".present")) continue;
+    bool known = false;
+    for (const char* g : kNfdGpuLabels) known = known || k == g;
+    if (known) continue;
+    std::string fields = k.substr(prefix.size(), k.size() - prefix.size() - std::string(".present").size());
+    // Split on '_' and look for the vendor field 10de.
+    size_t start = 0;
+    bool nvidia = false;
+    while (start <= fields.size()) {
+      size_t end = fields.find('_', start);
+      std::string part = fields.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (part == "10de") nvidia = true;
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    if (nvidia) out.push_back(k);
+  }
+  return out;
+}
+
+std::string workload_config(const Node& node) {
+  auto v = label(node, kWorkloadConfigLabel);
+  if (v && (*v == "container" || *v == "vm-passthrough" || *v == "vm-vgpu")) return *v;
+  return "container";
+}
+
+// hasMIGCapableGPU (gpu-operator controllers/state_manager.go).
+static bool mig_capable(const Node& node) {
+  auto host = label(node, "nvidia.com/vgpu.host-driver-version");
+  if (host && !host->empty()) return false;
+  if (auto cap = label(node, "nvidia.com/mig.capable")) return *cap == "true";
+  auto product = label(node, "nvidia.com/gpu.product");
+  if (!product) return false;
+  std::string p = *product;
+  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+  return p.find("h100") != std::string::npos || p.find("a100") != std::string::npos ||
+         p.find("a30") != std::string::npos;
+}
+
+std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog& catalog) {
+  std::string cfg = workload_config(node);
+  std::vector<std::string> out;
+  for (const auto& op : catalog.operands) {
+    if (std::find(op.workload_configs.begin(), op.workload_configs.end(), cfg) == op.workload_configs.end())
+      continue;
+    if (op.label == kMigManagerLabel && !(cfg == "container" && mig_capable(node))) continue;
+    if (std::find(out.begin(), out.end(), op.label) == out.end()) out.push_back(op.label);
+  }
+  return out;
+}
+
+// Mirrors printPod (kubernetes pkg/printers/internalversion/printers.go).
+std::string pod_status_column(const Pod& pod) {
+  std::string reason = pod.status.phase;
+  if (!pod.status.reason.empty()) reason = pod.status.reason;
+  for (const auto& c : pod.status.conditions)
+    if (c.type == "PodScheduled" && c.reason == "SchedulingGated") reason = "SchedulingGated";
+  size_t n_init = pod.spec.init_containers.empty() ? pod.status.init_container_statuses.size()
+                                                   : pod.spec.init_containers.size();
+  bool initializing = false;
+  for (size_t i = 0; i < pod.status.init_container_statuses.size(); ++i) {
+    const auto& c = pod.status.init_container_statuses[i];
+    if (c.state == "terminated" && c.exit_code.value_or(0) == 0) continue;
+    if (c.state == "terminated") {
+      reason = c.reason.empty() ? "Init:ExitCode:" + std::to_string(c.exit_code.value_or(0)) : "Init:" + c.reason;
+    } else if (c.state == "waiting" && !c.reason.empty() && c.reason != "PodInitializing") {
+      reason = "Init:" + c.reason;
+    } else {
+      reason = "Init:" + std::to_string(i) + "/" + std::to_string(n_init);
+    }
+    initializing = true;
+    break;
+  }
+  const PodCondition* init_cond = pod.condition("Initialized");
+  if (!initializing || (init_cond && init_cond->status == "True")) {
+    bool has_running = false;
+    for (size_t i = pod.status.container_statuses.size(); i-- > 0;) {
+      const auto& c = pod.status.container_statuses[i];
+      if (c.state == "waiting" && !c.reason.empty())
+        reason = c.reason;
+      else if (c.state == "terminated" && !c.reason.empty())
+        reason = c.reason;
+      else if (c.state == "terminated")
+        reason = "ExitCode:" + std::to_string(c.exit_code.value_or(0));
+      else if (c.ready && c.state == "running")
+        has_running = true;
+    }
+    if (reason == "Completed" && has_running) reason = pod.is_ready() ? "Running" : "NotReady";
+  }
+  if (pod.metadata.deletion_timestamp && pod.status.reason == "NodeLost")
+    reason = "Unknown";
+  else if (pod.metadata.deletion_timestamp && !terminal(pod))
+    reason = "Terminating";
+  return reason;
+}
+
+static NodeDiagnosis diagnose_node(const ClusterState& state, const Catalog& catalog, const Node& node) {
+  return Diagnoser(state, catalog, node).run();
+}
+
+std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
+                              const std::vector<std::string>& nodes) {
+  std::vector<const Node*> targets;
+  if (nodes.empty()) {
+    for (const auto& n : state.nodes) targets.push_back(&n);
+    std::sort(targets.begin(), targets.end(),
+              [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
+  } else {
+    std::set<std::string> seen;
+    for (const auto& name : nodes)
+      if (seen.insert(name).second) targets.push_back(&require_node(state, name));
+  }
+  std::vector<Finding> out;
+  for (const Node* n : targets) {
+    NodeDiagnosis d = diagnose_node(state, catalog, *n);
+    for (auto& f : d.node_level) out.push_back(std::move(f));
+    for (auto& fs : d.per_operand)
+      for (auto& f : fs) out.push_back(std::move(f));
+    for (auto& f : d.consistency) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Explanation explain(const ClusterState& state, const Catalog& catalog, const std::string& node,
+                    const std::string& operand) {
+  const Node& n = require_node(state, node);
+  const Operand* op = catalog.by_name(operand);
+  if (!op) throw InputError("", 0, "operand", "Not found: \"" + operand + "\" is not an operand of the catalog");
+  Explanation e;
+  e.node = node;
+  e.operand = operand;
+  e.label = op->label;
+  e.label_value = label(n, op->label);
+  e.daemonset = op->daemonset;
+  if (const DaemonSet* ds = find_ds(state, op->daemonset)) {
+    e.daemonset_found = true;
+    e.placement = should_run(*ds, n);
+  }
+  NodeDiagnosis d = diagnose_node(state, catalog, n);
+  for (auto& f : d.node_level) e.findings.push_back(std::move(f));
+  for (size_t i = 0; i < catalog.operands.size(); ++i)
+    if (catalog.operands[i].name == operand)
+      for (auto& f : d.per_operand[i]) e.findings.push_back(std::move(f));
+  for (auto& f : d.consistency)
+    if (f.operand == operand) e.findings.push_back(std::move(f));
+  return e;
+}
+
+std::string render_text(const std::vector<Finding>& findings) {
+  std::string s;
+  for (const auto& f : findings) {
+    s += f.node + " " + (f.operand.empty() ? "-" : f.operand) + " " + severity_name(f.severity) + " " + f.name +
+         ": " + f.reason + "\n";
+    for (const auto& [k, v] : f.evidence) s += "    " + k + ": " + (v.empty() ? "\"\"" : v) + "\n";
+  }
+  return s;
+}
+
+std::string render_text(const Explanation& e) {
+  std::string s = e.node + " " + e.operand + ": daemonset " + e.daemonset + " " +
+                  (e.daemonset_found ? "found" : "absent") + "; label " + e.label + "=" +
+                  (e.label_value ? (e.label_value->empty() ? "\"\"" : *e.label_value) : kAbsent) + "\n";
+  if (!e.placement) {
+    s += "placement: no DaemonSet\n";
+  } else {
+    s += std::string("placement: shouldRun=") + (e.placement->should_run ? "true" : "false") +
+         " shouldContinueRunning=" + (e.placement->should_continue_running ? "true" : "false") + "\n";
+    for (const auto& r : e.placement->reasons) s += "  reason: " + r + "\n";
+  }
+  return s + render_text(e.findings);
+}
+
+boost::json::value to_json(const std::vector<Finding>& findings) {
+  boost::json::array a;
+  for (const auto& f : findings) a.push_back(finding_json(f));
+  return a;
+}
+
+std::string render_json(const std::vector<Finding>& findings) { return boost::json::serialize(to_json(findings)); }
+
+boost::json::value to_json(const Explanation& e) {
+  boost::json::object o;
+  o["node"] = e.node;
+  o["operand"] = e.operand;
+  o["label"] = e.label;
+  if (e.label_value)
+    o["labelValue"] = *e.label_value;
+  else
+    o["labelValue"] = nullptr;
+  o["daemonset"] = e.daemonset;
+  o["daemonsetFound"] = e.daemonset_found;
+  if (e.placement) {
+    boost::json::object p;
+    p["shouldRun"] = e.placement->should_run;
+    p["shouldContinueRunning"] = e.placement->should_continue_running;
+    boost::json::array r;
+    for (const auto& x : e.placement->reasons) r.push_back(boost::json::value(x));
+    p["reasons"] = std::move(r);
+    o["placement"] = std::move(p);
+  } else {
+    o["placement"] = nullptr;
+  }
+  o["findings"] = to_json(e.findings);
+  return o;
+}
+
+std::string render_json(const Explanation& e) { return boost::json::serialize(to_json(e)); }
+
+int exit_code(const std::vector<Finding>& findings) {
+  for (const auto& f : findings)
+    if (f.severity == Severity::kError) return kExitFinding;
+  return kExitOk;
+}
+
+}  // namespace gpuops::core
