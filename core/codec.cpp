@@ -88,6 +88,9 @@ json::value yaml_to_json(const YAML::Node& n, std::vector<std::string>& path, Do
         std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
         path.push_back(key);
         o[key] = yaml_to_json(it->second, path, doc);
+        // A field is where its key is written (for a nested map, the line
+        // above its first entry).
+        doc.lines[join_path(path)] = it->first.Mark().line + 1;
         path.pop_back();
       }
       return o;
