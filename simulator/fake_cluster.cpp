@@ -1,0 +1,1323 @@
+// The simulator's controllers. Each section mirrors one upstream component and
+// says which; see fake_cluster.h for the overview.
+//
+// Work is event driven: the ObjectStore calls Impl's StoreObserver methods on
+// every write, and they only mark work (queues, dirty sets); the controllers
+// run in run_until_idle(), one pass each per round, until no queue has work.
+//
+// Incremental DaemonSet sync. Upstream's syncDaemonSet walks every node for
+// every event that enqueues the DaemonSet (O(nodes) per pod or node event).
+// Here the controller keeps, per (DaemonSet, node) pair, a Slot with the
+// DaemonSet's pods targeting that node and that pair's contribution to the
+// seven status counters. An event marks only the pairs it touches dirty; a
+// sync runs manage/podsShouldBeOnNode for the dirty pairs, recomputes their
+// contributions and adjusts the sums. Since podsShouldBeOnNode and the status
+// loop of updateDaemonSetStatus look at one node at a time, and a node's
+// decision depends only on that node, the DaemonSet and that node's pods, the
+// result is exactly what a full sync would produce. DaemonSet creation and
+// spec changes (a new hash) still sync every node, as upstream does.
+#include "simulator/fake_cluster.h"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/placement.h"
+
+namespace gpuops::simulator {
+
+namespace {
+
+using core::ClusterError;
+using core::Duration;
+using core::Time;
+using namespace std::chrono_literals;
+
+constexpr const char* kRevisionHashLabel = "controller-revision-hash";        // DefaultDaemonSetUniqueLabelKey
+constexpr const char* kTemplateGenerationLabel = "pod-template-generation";   // DaemonSetTemplateGenerationKey
+constexpr const char* kTemplateGenerationAnnotation = "deprecated.daemonset.template.generation";
+
+// kube-controller-manager startDaemonSetController: flowcontrol.NewBackOff(1s, 15min).
+constexpr Duration kFailedPodBackoffInitial = 1s;
+constexpr Duration kFailedPodBackoffMax = 15min;
+// pkg/controller/podgc: gcCheckPeriod and quarantineTime.
+constexpr Duration kPodGCPeriod = 20s;
+constexpr Duration kPodGCQuarantine = 40s;
+// Kubelet image pull back-off starts at 10 s (pkg/kubelet/images).
+constexpr Duration kImagePullBackoff = 10s;
+
+bool terminal(const core::Pod& p) { return p.status.phase == "Failed" || p.status.phase == "Succeeded"; }
+
+// API timestamps (metav1.Time) have second precision.
+Time truncate_seconds(Time t) { return Time(std::chrono::floor<std::chrono::seconds>(t.time_since_epoch())); }
+
+// pkg/controller/controller_utils.go ComputeHash: FNV-32a of the template,
+// rendered with rand.SafeEncodeString. (Upstream hashes the Go struct; this
+// hashes its JSON, so values differ from a real cluster's but have its shape
+// and change exactly when the template changes.)
+std::string compute_hash(const std::string& text) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string dec = std::to_string(h), out;
+  for (char c : dec) out += kAlphabet[static_cast<unsigned char>(c) % (sizeof kAlphabet - 1)];
+  return out;
+}
+
+// One (DaemonSet, node) pair's share of the status counters.
+struct Contribution {
+  int desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+};
+
+struct Counters {
+  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  void add(const Contribution& c, int sign) {
+    desired += sign * c.desired;
+    current += sign * c.current;
+    misscheduled += sign * c.misscheduled;
+    ready += sign * c.ready;
+    available += sign * c.available;
+    updated += sign * c.updated;
+  }
+};
+
+struct Slot {
+  std::vector<std::string> pods;  // keys of the DaemonSet's pods targeting this node
+  Contribution counted;
+  bool should_run = false;  // from the last podsShouldBeOnNode
+  bool dirty = false;
+  bool in_sync = false;
+};
+
+struct DsState {
+  std::string key, ns, name, uid;
+  int64_t generation = 0;
+  std::string template_generation;
+  std::string hash;
+  core::Pod prototype;  // CreatePodTemplate output without the node pinning
+  std::unordered_map<std::string, Slot> slots;
+  std::vector<std::string> dirty_nodes;
+  bool full = true;
+  bool queued = false;
+  Counters sum;
+};
+
+struct Timer {
+  Time at;
+  uint64_t seq;
+  std::string what;
+  std::function<void()> fn;
+};
+struct TimerLater {
+  bool operator()(const Timer& a, const Timer& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
+};
+
+using Amounts = std::map<std::string, __int128>;  // resource name -> nano-units
+
+struct Usage {
+  Amounts requested;
+  int64_t pods = 0;
+};
+
+// A FIFO of keys without duplicates.
+struct KeyQueue {
+  std::deque<std::string> q;
+  std::unordered_set<std::string> in;
+  void push(const std::string& k) {
+    if (in.insert(k).second) q.push_back(k);
+  }
+  bool empty() const { return q.empty(); }
+  std::deque<std::string> take() {
+    std::deque<std::string> out;
+    out.swap(q);
+    in.clear();
+    return out;
+  }
+};
+
+// pkg/api/v1/resource PodRequests (computePodResourceRequest): the sum of the
+// containers' requests, raised to any single init container's request.
+Amounts pod_requests(const core::Pod& pod) {
+  Amounts sum;
+  for (const auto& c : pod.spec.containers)
+    for (const auto& [k, q] : c.requests) sum[k] += q.nanos();
+  for (const auto& c : pod.spec.init_containers)
+    for (const auto& [k, q] : c.requests) sum[k] = std::max(sum[k], q.nanos());
+  return sum;
+}
+
+void set_condition(core::PodStatus& s, const std::string& type, const std::string& status, const std::string& reason,
+                   const std::string& message, Time now) {
+  for (auto& c : s.conditions) {
+    if (c.type != type) continue;
+    if (c.status != status) c.last_transition_time = now;
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+    return;
+  }
+  s.conditions.push_back(core::PodCondition{type, status, reason, message, now});
+}
+
+bool same_container_statuses(const std::vector<core::ContainerStatus>& a, const std::vector<core::ContainerStatus>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto &x = a[i], &y = b[i];
+    if (x.name != y.name || x.ready != y.ready || x.restart_count != y.restart_count || x.state != y.state ||
+        x.reason != y.reason || x.message != y.message || x.exit_code != y.exit_code)
+      return false;
+  }
+  return true;
+}
+
+bool same_status(const core::PodStatus& a, const core::PodStatus& b) {
+  if (a.phase != b.phase || a.reason != b.reason || a.message != b.message || a.start_time != b.start_time) return false;
+  if (a.conditions.size() != b.conditions.size()) return false;
+  for (size_t i = 0; i < a.conditions.size(); ++i) {
+    const auto &x = a.conditions[i], &y = b.conditions[i];
+    if (x.type != y.type || x.status != y.status || x.reason != y.reason || x.message != y.message ||
+        x.last_transition_time != y.last_transition_time)
+      return false;
+  }
+  return same_container_statuses(a.init_container_statuses, b.init_container_statuses) &&
+         same_container_statuses(a.container_statuses, b.container_statuses);
+}
+
+std::string names_of(const std::vector<core::Container>& cs) {
+  std::string s;
+  for (const auto& c : cs) s += (s.empty() ? "" : " ") + c.name;
+  return "[" + s + "]";
+}
+
+core::ContainerStatus container_status(const core::Container& c, bool ready, const std::string& state,
+                                       const std::string& reason = "", const std::string& message = "") {
+  core::ContainerStatus s;
+  s.name = c.name;
+  s.ready = ready;
+  s.state = state;
+  s.reason = reason;
+  s.message = message;
+  return s;
+}
+
+// The node lifecycle controller's taints (nodeConditionToTaintKeyStatusMap,
+// doNoScheduleTaintingPass, doNoExecuteTaintingPass): (key, effect).
+bool lifecycle_owned(const core::Taint& t) {
+  static const std::set<std::pair<std::string, std::string>> kOwned = {
+      {"node.kubernetes.io/not-ready", "NoSchedule"},      {"node.kubernetes.io/not-ready", "NoExecute"},
+      {"node.kubernetes.io/unreachable", "NoSchedule"},    {"node.kubernetes.io/unreachable", "NoExecute"},
+      {"node.kubernetes.io/unschedulable", "NoSchedule"},  {"node.kubernetes.io/memory-pressure", "NoSchedule"},
+      {"node.kubernetes.io/disk-pressure", "NoSchedule"},  {"node.kubernetes.io/pid-pressure", "NoSchedule"},
+      {"node.kubernetes.io/network-unavailable", "NoSchedule"},
+  };
+  return kOwned.count({t.key, t.effect}) > 0;
+}
+
+std::string condition_status(const core::Node& n, const std::string& type) {
+  for (const auto& c : n.conditions)
+    if (c.type == type) return c.status;
+  return "";
+}
+
+}  // namespace
+
+struct FakeCluster::Impl : StoreObserver {
+  Options opt;
+  Time now;
+  ObjectStore store;
+
+  // DaemonSet controller.
+  std::unordered_map<std::string, DsState> ds;  // by "ns/name"
+  std::unordered_map<std::string, std::string> ds_by_uid;
+  std::deque<std::string> ds_queue;
+  struct BackoffEntry {
+    Duration backoff;
+    Time last_update;
+  };
+  std::unordered_map<std::string, BackoffEntry> failed_backoff;  // flowcontrol.Backoff perItemBackoff
+  // Scheduler.
+  KeyQueue sched_queue;
+  std::unordered_map<std::string, std::unordered_set<std::string>> unschedulable;  // target node -> pods
+  std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
+  std::unordered_map<std::string, std::pair<std::string, Amounts>> counted;        // pod -> (node, requests)
+  // Kubelet.
+  KeyQueue kubelet_queue;
+  bool kubelet_writing = false;
+  std::map<int, Fault> faults;
+  int next_fault = 1;
+  // Nodes.
+  std::unordered_map<std::string, std::unordered_set<std::string>> pods_on_node;  // target node -> pods
+  KeyQueue init_queue, lifecycle_queue;
+  std::unordered_map<std::string, std::string> observed_ready;  // node -> Ready status last seen
+  // Garbage collector (owner deleted) and pod GC.
+  KeyQueue orphan_queue;
+  std::set<std::string> missing_nodes;          // nodes gone while pods are bound to them
+  std::map<std::string, Time> quarantine;       // node -> when its quarantine ends
+  bool podgc_scheduled = false;
+  // Timers.
+  std::priority_queue<Timer, std::vector<Timer>, TimerLater> timers;
+  uint64_t timer_seq = 0;
+
+  explicit Impl(Options o)
+      : opt(o),
+        now(o.start),
+        store([this] { return now; }, ObjectStore::Options{o.seed, o.tombstone_capacity}) {
+    store.add_observer(this);
+  }
+
+  void at(Time t, std::string what, std::function<void()> fn) {
+    timers.push(Timer{t, timer_seq++, std::move(what), std::move(fn)});
+  }
+
+  // ------------------------------------------------------------ observers
+
+  DsState* owner_state(const core::Pod& pod) {
+    const core::OwnerReference* ref = pod.metadata.controller_ref();
+    if (!ref || ref->kind != "DaemonSet") return nullptr;
+    auto it = ds_by_uid.find(ref->uid);
+    if (it == ds_by_uid.end()) return nullptr;
+    auto st = ds.find(it->second);
+    return st == ds.end() ? nullptr : &st->second;
+  }
+
+  void enqueue_ds(DsState& st) {
+    if (!st.queued) {
+      st.queued = true;
+      ds_queue.push_back(st.key);
+    }
+  }
+
+  void mark_dirty(DsState& st, const std::string& node) {
+    Slot& slot = st.slots[node];
+    if (slot.in_sync) return;  // the running sync recounts this pair anyway
+    if (!slot.dirty) {
+      slot.dirty = true;
+      st.dirty_nodes.push_back(node);
+    }
+    enqueue_ds(st);
+  }
+
+  void retry_unschedulable(const std::string& node) {
+    for (const std::string& n : {node, std::string()}) {
+      auto it = unschedulable.find(n);
+      if (it == unschedulable.end()) continue;
+      for (const auto& k : it->second) sched_queue.push(k);
+      unschedulable.erase(it);
+    }
+  }
+
+  void on_node(EventType type, const core::Node& node) override {
+    const std::string& name = node.metadata.name;
+    for (auto& [k, st] : ds) mark_dirty(st, name);
+    retry_unschedulable(name);
+    if (type == EventType::kDeleted) {
+      observed_ready.erase(name);
+      auto it = pods_on_node.find(name);
+      if (it != pods_on_node.end()) {
+        for (const auto& pk : it->second) {
+          const core::Pod* p = store.find_pod(pk);
+          if (p && p->spec.node_name == name) {
+            missing_nodes.insert(name);
+            schedule_podgc();
+            break;
+          }
+        }
+      }
+      return;
+    }
+    init_queue.push(name);
+    lifecycle_queue.push(name);
+    auto it = pods_on_node.find(name);
+    if (it != pods_on_node.end())
+      for (const auto& pk : it->second) kubelet_queue.push(pk);
+  }
+
+  void on_daemonset(EventType type, const core::DaemonSet& d) override {
+    std::string key = ObjectStore::key(d.metadata.namespace_, d.metadata.name);
+    if (type == EventType::kDeleted) {
+      auto it = ds.find(key);
+      if (it == ds.end()) return;
+      // Garbage collector, background propagation: the dependents go next.
+      for (auto& [node, slot] : it->second.slots)
+        for (const auto& pk : slot.pods) orphan_queue.push(pk);
+      ds_by_uid.erase(it->second.uid);
+      ds.erase(it);
+      return;
+    }
+    auto [it, added] = ds.try_emplace(key);
+    DsState& st = it->second;
+    std::string tg = d.metadata.annotations.count(kTemplateGenerationAnnotation)
+                         ? d.metadata.annotations.at(kTemplateGenerationAnnotation)
+                         : "";
+    if (added) {
+      st.key = key;
+      st.ns = d.metadata.namespace_;
+      st.name = d.metadata.name;
+      st.uid = d.metadata.uid;
+      ds_by_uid[st.uid] = key;
+    } else if (st.generation == d.metadata.generation && st.template_generation == tg) {
+      return;  // a status write
+    }
+    st.generation = d.metadata.generation;
+    st.template_generation = tg;
+    build_prototype(d, st);
+    st.full = true;
+    enqueue_ds(st);
+  }
+
+  void on_pod(EventType type, const core::Pod& pod) override {
+    std::string key = ObjectStore::key(pod.metadata.namespace_, pod.metadata.name);
+    std::string target = pod.target_node();
+    DsState* st = owner_state(pod);
+    if (type == EventType::kAdded) {
+      pods_on_node[target].insert(key);
+      if (st) st->slots[target].pods.push_back(key);
+    } else if (type == EventType::kDeleted) {
+      auto it = pods_on_node.find(target);
+      if (it != pods_on_node.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) pods_on_node.erase(it);
+      }
+      if (st) {
+        auto& v = st->slots[target].pods;
+        v.erase(std::remove(v.begin(), v.end(), key), v.end());
+      }
+      auto u = unschedulable.find(target);
+      if (u != unschedulable.end()) u->second.erase(key);
+    }
+    if (st) mark_dirty(*st, target);
+    account(type, key, pod);
+    if (type == EventType::kAdded && pod.spec.node_name.empty() && !pod.metadata.deletion_timestamp)
+      sched_queue.push(key);
+    if (type != EventType::kDeleted && !pod.spec.node_name.empty()) {
+      if (!kubelet_writing) kubelet_queue.push(key);
+      if (!store.find_node(pod.spec.node_name)) {
+        missing_nodes.insert(pod.spec.node_name);
+        schedule_podgc();
+      }
+    }
+  }
+
+  // Scheduler cache: bound, non-terminal pods hold their requests on the node.
+  void account(EventType type, const std::string& key, const core::Pod& pod) {
+    bool should = type != EventType::kDeleted && !pod.spec.node_name.empty() && !terminal(pod);
+    auto it = counted.find(key);
+    if (it != counted.end() && !should) {
+      Usage& u = usage[it->second.first];
+      for (const auto& [r, v] : it->second.second) u.requested[r] -= v;
+      u.pods -= 1;
+      std::string node = it->second.first;
+      counted.erase(it);
+      retry_unschedulable(node);  // freed resources: a parked pod may fit now
+    } else if (it == counted.end() && should) {
+      Amounts req = pod_requests(pod);
+      Usage& u = usage[pod.spec.node_name];
+      for (const auto& [r, v] : req) u.requested[r] += v;
+      u.pods += 1;
+      counted.emplace(key, std::make_pair(pod.spec.node_name, std::move(req)));
+    }
+  }
+
+  // ------------------------------------------------------------ DaemonSet controller
+
+  // CreatePodTemplate (pkg/controller/daemon/util): the template, the default
+  // daemon tolerations (AddOrUpdateDaemonPodTolerations), the
+  // controller-revision-hash and pod-template-generation labels, and the
+  // controller ownerReference (syncNodes).
+  void build_prototype(const core::DaemonSet& d, DsState& st) {
+    boost::json::object o = core::encode(d);
+    std::string tmpl;
+    if (auto* spec = o.if_contains("spec"); spec && spec->is_object())
+      if (auto* t = spec->as_object().if_contains("template")) tmpl = boost::json::serialize(*t);
+    st.hash = compute_hash(tmpl);
+    core::Pod p;
+    p.metadata.namespace_ = d.metadata.namespace_;
+    p.metadata.labels = d.template_.labels;
+    p.metadata.labels[kRevisionHashLabel] = st.hash;
+    if (!st.template_generation.empty()) p.metadata.labels[kTemplateGenerationLabel] = st.template_generation;
+    p.metadata.annotations = d.template_.annotations;
+    p.metadata.owner_references.push_back(core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
+    p.spec = d.template_.spec;
+    p.spec.tolerations = core::with_daemon_tolerations(p.spec.tolerations, p.spec.host_network);
+    st.prototype = std::move(p);
+  }
+
+  // ReplaceDaemonSetPodNodeNameNodeAffinity: the pod's required node affinity
+  // becomes the single term `matchFields metadata.name In [node]`; no nodeName.
+  core::Pod new_pod(const DsState& st, const std::string& node) {
+    core::Pod p = st.prototype;
+    core::NodeSelectorTerm term;
+    term.match_fields.push_back(core::Requirement{"metadata.name", "In", {node}});
+    p.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{term};
+    return p;
+  }
+
+  // getNodesToDaemonPods(ds, includeDeletedTerminal=false) for one node.
+  std::vector<const core::Pod*> pods_of(const Slot& slot) {
+    std::vector<const core::Pod*> out;
+    for (const auto& k : slot.pods) {
+      const core::Pod* p = store.find_pod(k);
+      if (!p) continue;
+      if (terminal(*p) && p->metadata.deletion_timestamp) continue;
+      out.push_back(p);
+    }
+    return out;
+  }
+
+  // podByCreationTimestampAndPhase: bound pods first, then older, then by name.
+  static bool older(const core::Pod* a, const core::Pod* b) {
+    bool ab = !a->spec.node_name.empty(), bb = !b->spec.node_name.empty();
+    if (ab != bb) return ab;
+    Time ta = a->metadata.creation_timestamp.value_or(Time{}), tb = b->metadata.creation_timestamp.value_or(Time{});
+    if (ta == tb) return a->metadata.name < b->metadata.name;
+    return ta < tb;
+  }
+
+  // flowcontrol.Backoff (client-go util/flowcontrol/backoff.go), no jitter.
+  bool backoff_expired(const BackoffEntry& e) const { return now - e.last_update > 2 * kFailedPodBackoffMax; }
+  bool in_backoff_since_update(const std::string& id) const {
+    auto it = failed_backoff.find(id);
+    if (it == failed_backoff.end() || backoff_expired(it->second)) return false;
+    return now - it->second.last_update < it->second.backoff;
+  }
+  void backoff_next(const std::string& id) {
+    auto it = failed_backoff.find(id);
+    if (it == failed_backoff.end() || backoff_expired(it->second)) {
+      failed_backoff[id] = BackoffEntry{kFailedPodBackoffInitial, now};
+    } else {
+      it->second.backoff = std::min(it->second.backoff * 2, kFailedPodBackoffMax);
+      it->second.last_update = now;
+    }
+  }
+
+  // podsShouldBeOnNode (pkg/controller/daemon/daemon_controller.go) for one
+  // node, plus getUnscheduledPodsWithoutNode when the node is gone.
+  void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name,
+                              std::vector<std::string>& nodes_needing_pods, std::vector<std::string>& pods_to_delete) {
+    Slot& slot = st.slots[node_name];
+    std::vector<const core::Pod*> pods = pods_of(slot);
+    const core::Node* node = store.find_node(node_name);
+    if (!node) {
+      slot.should_run = false;
+      for (const core::Pod* p : pods)
+        if (p->spec.node_name.empty()) pods_to_delete.push_back(ObjectStore::key(st.ns, p->metadata.name));
+      return;
+    }
+    core::Placement pl = core::should_run(d, *node);  // NodeShouldRunDaemonPod
+    slot.should_run = pl.should_run;
+    bool exists = !pods.empty();
+    if (pl.should_run && !exists) {
+      nodes_needing_pods.push_back(node_name);
+    } else if (pl.should_continue_running) {
+      std::vector<const core::Pod*> running;
+      for (const core::Pod* p : pods) {
+        if (p->metadata.deletion_timestamp) continue;  // ignored until it is gone: no replacement yet
+        std::string pk = ObjectStore::key(st.ns, p->metadata.name);
+        if (p->status.phase == "Failed") {
+          // Failed pods are killed with a per (uid, observedGeneration, node) backoff.
+          std::string id = st.uid + "/" + std::to_string(d.status.observed_generation) + "/" + node_name;
+          if (in_backoff_since_update(id)) {
+            Duration delay = failed_backoff.at(id).backoff;
+            std::string key = st.key;
+            at(failed_backoff.at(id).last_update + delay,
+               "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name,
+               [this, key, node_name] {
+                 auto it = ds.find(key);
+                 if (it != ds.end()) mark_dirty(it->second, node_name);
+               });
+            continue;
+          }
+          backoff_next(id);
+          pods_to_delete.push_back(pk);
+        } else if (p->status.phase == "Succeeded") {
+          pods_to_delete.push_back(pk);
+        } else {
+          running.push_back(p);
+        }
+      }
+      // maxSurge 0: at most one pod per node; keep the oldest.
+      if (running.size() > 1) {
+        std::sort(running.begin(), running.end(), older);
+        for (size_t i = 1; i < running.size(); ++i)
+          pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->metadata.name));
+      }
+    } else if (exists) {
+      for (const core::Pod* p : pods)
+        if (!p->metadata.deletion_timestamp) pods_to_delete.push_back(ObjectStore::key(st.ns, p->metadata.name));
+    }
+  }
+
+  // syncNodes: creates pods for the nodes that need one, deletes the others.
+  // (Upstream caps each at BurstReplicas=250 per sync and creates in
+  // slow-start batches; with a store that never fails, that changes only how
+  // many syncs it takes, not the result.)
+  void sync_nodes(const DsState& st, const std::vector<std::string>& nodes_needing_pods,
+                  const std::vector<std::string>& pods_to_delete) {
+    for (const auto& node : nodes_needing_pods) store.create_generated_pod(new_pod(st, node), st.name + "-");
+    for (const auto& pk : pods_to_delete) {
+      const core::Pod* p = store.find_pod(pk);
+      if (p) store.remove(Kind::kPod, p->metadata.namespace_, p->metadata.name);
+    }
+  }
+
+  // The per-node body of updateDaemonSetStatus: this pair's contribution.
+  void recount(const core::DaemonSet& d, DsState& st, const std::string& node_name) {
+    Slot& slot = st.slots[node_name];
+    Contribution c;
+    if (store.find_node(node_name)) {  // pods on nodes that no longer exist count nowhere
+      std::vector<const core::Pod*> pods = pods_of(slot);
+      if (slot.should_run) {
+        c.desired = 1;
+        if (!pods.empty()) {
+          c.current = 1;
+          const core::Pod* p = *std::min_element(pods.begin(), pods.end(), older);  // only the oldest counts
+          if (p->is_ready()) {
+            c.ready = 1;
+            // podutil.IsPodAvailable: Ready for at least minReadySeconds.
+            const core::PodCondition* rc = p->condition("Ready");
+            Duration min_ready = std::chrono::seconds(d.min_ready_seconds);
+            if (d.min_ready_seconds == 0) {
+              c.available = 1;
+            } else if (rc->last_transition_time && *rc->last_transition_time + min_ready <= now) {
+              c.available = 1;
+            } else if (rc->last_transition_time) {
+              std::string key = st.key;
+              at(*rc->last_transition_time + min_ready, "minReadySeconds of DaemonSet " + st.key,
+                 [this, key, node_name] {
+                   auto it = ds.find(key);
+                   if (it != ds.end()) mark_dirty(it->second, node_name);
+                 });
+            }
+          }
+          // util.IsPodUpdated: hash label or template generation label matches.
+          auto h = p->metadata.labels.find(kRevisionHashLabel);
+          auto g = p->metadata.labels.find(kTemplateGenerationLabel);
+          if ((h != p->metadata.labels.end() && h->second == st.hash) ||
+              (!st.template_generation.empty() && g != p->metadata.labels.end() && g->second == st.template_generation))
+            c.updated = 1;
+        }
+      } else if (!pods.empty()) {
+        c.misscheduled = 1;
+      }
+    }
+    st.sum.add(slot.counted, -1);
+    st.sum.add(c, +1);
+    slot.counted = c;
+  }
+
+  // syncDaemonSet, restricted to the dirty (DaemonSet, node) pairs.
+  void sync_daemonset(const std::string& key) {
+    auto it = ds.find(key);
+    if (it == ds.end()) return;
+    DsState& st = it->second;
+    st.queued = false;
+    const core::DaemonSet* d = store.find_daemonset(st.ns, st.name);
+    if (!d) return;
+    std::vector<std::string> nodes;
+    if (st.full) {
+      st.full = false;
+      for (const auto& [name, n] : store.nodes()) nodes.push_back(name);
+      for (const auto& [name, slot] : st.slots)
+        if (!store.find_node(name) && !slot.pods.empty()) nodes.push_back(name);
+      for (const auto& n : st.dirty_nodes) st.slots[n].dirty = false;
+      st.dirty_nodes.clear();
+    } else {
+      nodes.swap(st.dirty_nodes);
+    }
+    // An empty selector selects nothing to manage (event SelectingAll); a
+    // DaemonSet being deleted is left alone.
+    if (d->selector.empty() || d->metadata.deletion_timestamp) {
+      for (const auto& n : nodes) st.slots[n].dirty = false;
+      return;
+    }
+    for (const auto& n : nodes) {
+      Slot& s = st.slots[n];
+      s.dirty = false;
+      s.in_sync = true;
+    }
+    std::vector<std::string> needing, deleting, deleted_on;
+    for (const auto& n : nodes) {  // manage
+      size_t before = deleting.size();
+      pods_should_be_on_node(*d, st, n, needing, deleting);
+      if (deleting.size() != before) deleted_on.push_back(n);
+    }
+    sync_nodes(st, needing, deleting);
+    for (const auto& n : nodes) recount(*d, st, n);
+    for (const auto& n : nodes) st.slots[n].in_sync = false;
+    // A deletion's event would have enqueued the DaemonSet again (a pod that
+    // went at once, grace 0, lets the next sync create its replacement).
+    for (const auto& n : deleted_on) mark_dirty(st, n);
+    update_daemonset_status(*d, st);
+  }
+
+  // updateDaemonSetStatus / storeDaemonSetStatus: written only when a counter
+  // or observedGeneration changes.
+  void update_daemonset_status(const core::DaemonSet& d, const DsState& st) {
+    core::DaemonSetStatus s;
+    s.desired_number_scheduled = static_cast<int32_t>(st.sum.desired);
+    s.current_number_scheduled = static_cast<int32_t>(st.sum.current);
+    s.number_misscheduled = static_cast<int32_t>(st.sum.misscheduled);
+    s.number_ready = static_cast<int32_t>(st.sum.ready);
+    s.updated_number_scheduled = static_cast<int32_t>(st.sum.updated);
+    s.number_available = static_cast<int32_t>(st.sum.available);
+    s.number_unavailable = static_cast<int32_t>(st.sum.desired - st.sum.available);
+    s.observed_generation = d.metadata.generation;
+    if (s == d.status) return;
+    store.mutate_daemonset_status(st.key, s);
+  }
+
+  // ------------------------------------------------------------ scheduler
+
+  // The default profile's filters in order (NodeUnschedulable, TaintToleration,
+  // NodeAffinity, NodeResourcesFit); the first that fails decides. Returns
+  // the failure reasons (empty: fits) and whether preemption could help
+  // (Unschedulable vs UnschedulableAndUnresolvable).
+  std::vector<std::string> filter(const core::Pod& pod, const core::Node& node, const Amounts& req, bool& resolvable) {
+    resolvable = false;
+    if (node.unschedulable) {
+      core::Taint t{"node.kubernetes.io/unschedulable", "", "NoSchedule", std::nullopt};
+      bool ok = std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
+                            [&](const core::Toleration& tol) { return core::tolerates(tol, t); });
+      if (!ok) return {"node(s) were unschedulable"};
+    }
+    if (core::untolerated_taint(node.taints, pod.spec.tolerations, {"NoSchedule", "NoExecute"}))
+      return {"node(s) had untolerated taint(s)"};  // wording since v1.35 (PR #134740)
+    if (!core::node_affinity_matches(pod.spec, node)) return {"node(s) didn't match Pod's node affinity/selector"};
+    // noderesources fitsRequest.
+    std::vector<std::string> reasons;
+    const Usage& u = usage[node.metadata.name];
+    auto alloc = [&](const std::string& r) -> __int128 {
+      auto it = node.allocatable.find(r);
+      return it == node.allocatable.end() ? 0 : it->second.nanos();
+    };
+    if (__int128(u.pods + 1) * 1000000000 > alloc("pods")) reasons.push_back("Too many pods");
+    for (const char* r : {"cpu", "memory", "ephemeral-storage"}) {
+      auto it = req.find(r);
+      if (it == req.end() || it->second <= 0) continue;
+      auto used = u.requested.find(r);
+      __int128 in_use = used == u.requested.end() ? 0 : used->second;
+      if (it->second > alloc(r) - in_use) reasons.push_back(std::string("Insufficient ") + r);
+    }
+    for (const auto& [r, v] : req) {
+      if (r == "cpu" || r == "memory" || r == "ephemeral-storage" || v <= 0) continue;
+      auto used = u.requested.find(r);
+      __int128 in_use = used == u.requested.end() ? 0 : used->second;
+      if (v > alloc(r) - in_use) reasons.push_back("Insufficient " + r);
+    }
+    resolvable = true;
+    return reasons;
+  }
+
+  // schedulingCycle for one pod; on failure the FitError message
+  // (pkg/scheduler/framework/types.go FitError.Error) with DefaultPreemption's
+  // PostFilter message appended.
+  void schedule_one(const std::string& key) {
+    const core::Pod* pod = store.find_pod(key);
+    if (!pod || !pod->spec.node_name.empty() || pod->metadata.deletion_timestamp || terminal(*pod)) return;
+    std::string target = pod->target_node();
+    size_t total = store.nodes().size();
+    Amounts req = pod_requests(*pod);
+    std::map<std::string, int> reasons, preemption;
+    auto evaluate = [&](const core::Node& n) -> bool {
+      bool resolvable = false;
+      auto r = filter(*pod, n, req, resolvable);
+      if (r.empty()) return true;
+      for (const auto& x : r) reasons[x] += 1;
+      preemption[resolvable ? "No preemption victims found for incoming pod"
+                            : "Preemption is not helpful for scheduling"] += 1;
+      return false;
+    };
+    if (!target.empty()) {
+      // NodeAffinity PreFilter: only the pinned node is a candidate.
+      const core::Node* n = store.find_node(target);
+      if (n && evaluate(*n)) return bind(key, target);
+      int others = static_cast<int>(total) - (n ? 1 : 0);
+      if (others > 0) {
+        reasons["node(s) didn't satisfy plugin(s) [NodeAffinity]"] += others;
+        preemption["Preemption is not helpful for scheduling"] += others;
+      }
+    } else {
+      for (const auto& [name, n] : store.nodes())
+        if (evaluate(n)) return bind(key, name);
+    }
+    auto histogram = [&](const std::map<std::string, int>& h) {
+      std::vector<std::string> parts;
+      for (const auto& [r, c] : h) parts.push_back(std::to_string(c) + " " + r);
+      std::sort(parts.begin(), parts.end());
+      std::string s;
+      for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+      return s;
+    };
+    std::string n = std::to_string(total);
+    std::string message = total == 0 ? "no nodes available to schedule pods"
+                                     : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
+                                           n + " nodes are available: " + histogram(preemption) + ".";
+    unschedulable[target].insert(key);
+    core::PodStatus s = pod->status;
+    set_condition(s, "PodScheduled", "False", "Unschedulable", message, truncate_seconds(now));
+    if (!same_status(s, pod->status)) store.mutate_pod(key, [&](core::Pod& p) { p.status = std::move(s); });
+  }
+
+  // DefaultBinder: pods/binding sets spec.nodeName; PodScheduled=True.
+  void bind(const std::string& key, const std::string& node) {
+    store.mutate_pod(key, [&](core::Pod& p) {
+      p.spec.node_name = node;
+      set_condition(p.status, "PodScheduled", "True", "", "", truncate_seconds(now));
+    });
+  }
+
+  // ------------------------------------------------------------ kubelet
+
+  const Fault* fault_for(const core::Pod& pod) const {
+    const core::OwnerReference* ref = pod.metadata.controller_ref();
+    for (const auto& [id, f] : faults) {
+      if (!f.node.empty() && f.node != pod.spec.node_name) continue;
+      if (!f.daemonset.empty() && (!ref || ref->kind != "DaemonSet" || ref->name != f.daemonset)) continue;
+      if (f.kind == FaultKind::kStuckInInit && pod.spec.init_containers.empty()) continue;
+      return &f;
+    }
+    return nullptr;
+  }
+
+  // The status the kubelet (kubelet_pods.go generateAPIPodStatus / getPhase)
+  // or KWOK's pod-ready stage would write for a bound, live pod.
+  core::PodStatus desired_status(const core::Pod& pod, const std::string& key) {
+    Time t = truncate_seconds(now);
+    core::PodStatus s = pod.status;
+    s.reason.clear();
+    s.message.clear();
+    if (!s.start_time) s.start_time = t;
+    const core::PodCondition* sched = pod.condition("PodScheduled");
+    Time bound_at = sched && sched->last_transition_time ? *sched->last_transition_time : t;
+    Time started_at = opt.profile == KubeletProfile::kKubelet ? bound_at + opt.start_delay : bound_at;
+    const auto& cs = pod.spec.containers;
+    const auto& ics = pod.spec.init_containers;
+    auto not_ready = [&](const std::string& reason) {
+      std::string msg = "containers with unready status: " + names_of(cs);
+      set_condition(s, "ContainersReady", "False", reason, msg, t);
+      set_condition(s, "Ready", "False", reason, msg, t);
+    };
+    auto inits_done = [&] {
+      s.init_container_statuses.clear();
+      for (const auto& c : ics) {
+        auto st = container_status(c, true, "terminated", "Completed");
+        st.exit_code = 0;
+        s.init_container_statuses.push_back(st);
+      }
+      set_condition(s, "Initialized", "True", "", "", t);
+    };
+    s.container_statuses.clear();
+    const Fault* f = fault_for(pod);
+    if (f && f->kind == FaultKind::kFailed) {
+      // Admission rejection (pkg/kubelet/lifecycle/predicate.go).
+      s.phase = "Failed";
+      s.reason = f->reason.empty() ? "UnexpectedAdmissionError" : f->reason;
+      s.message = "Pod was rejected: " + s.reason;
+      return s;
+    }
+    if (now < started_at) {
+      // Containers are being created.
+      s.phase = "Pending";
+      if (ics.empty()) {
+        inits_done();
+        for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "ContainerCreating"));
+      } else {
+        s.init_container_statuses.clear();
+        for (const auto& c : ics) s.init_container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+        set_condition(s, "Initialized", "False", "ContainersNotInitialized",
+                      "containers with incomplete status: " + names_of(ics), t);
+        for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+      }
+      not_ready("ContainersNotReady");
+      at(started_at, "kubelet start of pod " + key, [this, key] { kubelet_queue.push(key); });
+      return s;
+    }
+    if (f && f->kind == FaultKind::kStuckInInit) {
+      s.phase = "Pending";
+      s.init_container_statuses.clear();
+      for (size_t i = 0; i < ics.size(); ++i)
+        s.init_container_statuses.push_back(
+            i == 0 ? container_status(ics[i], false, "running") : container_status(ics[i], false, "waiting", "PodInitializing"));
+      set_condition(s, "Initialized", "False", "ContainersNotInitialized",
+                    "containers with incomplete status: " + names_of(ics), t);
+      for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+      not_ready("ContainersNotReady");
+      return s;
+    }
+    inits_done();
+    if (f && f->kind == FaultKind::kImagePull) {
+      s.phase = "Pending";
+      bool backoff = opt.profile == KubeletProfile::kKwok || now >= started_at + kImagePullBackoff;
+      for (const auto& c : cs) {
+        if (backoff)
+          s.container_statuses.push_back(
+              container_status(c, false, "waiting", "ImagePullBackOff", "Back-off pulling image \"" + c.image + "\""));
+        else
+          s.container_statuses.push_back(container_status(c, false, "waiting", "ErrImagePull",
+                                                          "failed to pull and unpack image \"" + c.image + "\": not found"));
+      }
+      if (!backoff)
+        at(started_at + kImagePullBackoff, "kubelet image pull back-off of pod " + key, [this, key] { kubelet_queue.push(key); });
+      not_ready("ContainersNotReady");
+      return s;
+    }
+    s.phase = "Running";
+    if (f && f->kind == FaultKind::kCrashLoop) {
+      for (const auto& c : cs) {
+        auto st = container_status(c, false, "waiting", "CrashLoopBackOff",
+                                   "back-off 5m0s restarting failed container=" + c.name + " pod=" +
+                                       pod.metadata.name + "_" + pod.metadata.namespace_ + "(" + pod.metadata.uid + ")");
+        st.restart_count = 5;
+        s.container_statuses.push_back(st);
+      }
+      not_ready("ContainersNotReady");
+      return s;
+    }
+    if (f && f->kind == FaultKind::kNeverReady) {
+      for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "running"));
+      not_ready("ContainersNotReady");
+      return s;
+    }
+    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, true, "running"));
+    set_condition(s, "ContainersReady", "True", "", "", t);
+    set_condition(s, "Ready", "True", "", "", t);
+    return s;
+  }
+
+  void kubelet_sync(const std::string& key) {
+    const core::Pod* pod = store.find_pod(key);
+    if (!pod || pod->spec.node_name.empty()) return;
+    const core::Node* node = store.find_node(pod->spec.node_name);
+    if (!node) return;  // no kubelet: pod GC handles these
+    std::string ready = node->ready_status();
+    if (pod->metadata.deletion_timestamp) {
+      if (ready == "Unknown") return;  // unreachable: stays Terminating
+      if (opt.profile == KubeletProfile::kKwok || now >= *pod->metadata.deletion_timestamp) {
+        // KWOK pod-delete stage / kubelet after the grace period: delete with grace 0.
+        store.force_remove_pod(key);
+      } else {
+        at(*pod->metadata.deletion_timestamp, "graceful deletion of pod " + key, [this, key] { kubelet_queue.push(key); });
+      }
+      return;
+    }
+    if (terminal(*pod) || ready != "True") return;  // a NotReady node's kubelet starts nothing new
+    core::PodStatus s = desired_status(*pod, key);
+    if (same_status(s, pod->status)) return;
+    kubelet_writing = true;
+    store.mutate_pod(key, [&](core::Pod& p) { p.status = std::move(s); });
+    kubelet_writing = false;
+  }
+
+  // ------------------------------------------------------------ nodes
+
+  // KWOK node-initialize stage: a node without a Ready condition gets the
+  // standard conditions; without allocatable, cpu 1k, memory 1Ti, pods 1M.
+  void initialize_node(const std::string& name) {
+    const core::Node* n = store.find_node(name);
+    if (!n) return;
+    bool need_alloc = n->allocatable.empty(), need_cond = n->ready_status().empty();
+    if (!need_alloc && !need_cond) return;
+    store.mutate_node(name, [&](core::Node& node) {
+      if (need_alloc) {
+        node.allocatable["cpu"] = core::Quantity::parse("1k");
+        node.allocatable["memory"] = core::Quantity::parse("1Ti");
+        node.allocatable["pods"] = core::Quantity::parse("1M");
+      }
+      if (need_cond) {
+        node.conditions.push_back({"Ready", "True", "KubeletReady", "kubelet is posting ready status"});
+        node.conditions.push_back({"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"});
+        node.conditions.push_back({"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"});
+        node.conditions.push_back({"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"});
+        node.conditions.push_back({"NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"});
+      }
+    });
+  }
+
+  // Node lifecycle controller: doNoScheduleTaintingPass and
+  // doNoExecuteTaintingPass keep the condition taints in sync; on a Ready
+  // True -> not True transition, MarkPodsNotReady.
+  void node_lifecycle(const std::string& name) {
+    const core::Node* n = store.find_node(name);
+    if (!n) return;
+    std::string ready = n->ready_status();
+    if (ready.empty()) return;  // not initialized yet
+    std::vector<core::Taint> want;
+    auto add = [&](const char* key, const char* effect) {
+      core::Taint t{key, "", effect, std::nullopt};
+      if (std::string(effect) == "NoExecute") t.time_added = truncate_seconds(now);
+      want.push_back(t);
+    };
+    if (ready == "False") add("node.kubernetes.io/not-ready", "NoSchedule");
+    if (ready == "Unknown") add("node.kubernetes.io/unreachable", "NoSchedule");
+    if (condition_status(*n, "MemoryPressure") == "True") add("node.kubernetes.io/memory-pressure", "NoSchedule");
+    if (condition_status(*n, "DiskPressure") == "True") add("node.kubernetes.io/disk-pressure", "NoSchedule");
+    if (condition_status(*n, "PIDPressure") == "True") add("node.kubernetes.io/pid-pressure", "NoSchedule");
+    if (condition_status(*n, "NetworkUnavailable") == "True") add("node.kubernetes.io/network-unavailable", "NoSchedule");
+    if (n->unschedulable) add("node.kubernetes.io/unschedulable", "NoSchedule");
+    if (ready == "False") add("node.kubernetes.io/not-ready", "NoExecute");
+    if (ready == "Unknown") add("node.kubernetes.io/unreachable", "NoExecute");
+    std::vector<core::Taint> taints;
+    for (const auto& t : n->taints)
+      if (!lifecycle_owned(t) || std::find(want.begin(), want.end(), t) != want.end()) taints.push_back(t);
+    for (const auto& t : want)
+      if (std::find(taints.begin(), taints.end(), t) == taints.end()) taints.push_back(t);
+    bool changed = taints.size() != n->taints.size() || !std::equal(taints.begin(), taints.end(), n->taints.begin());
+    std::string before = observed_ready.count(name) ? observed_ready[name] : "True";
+    observed_ready[name] = ready;
+    if (changed) store.mutate_node(name, [&](core::Node& node) { node.taints = taints; });
+    if (before == "True" && ready != "True") {
+      // controllerutil.MarkPodsNotReady: Ready=False on every pod of the node.
+      auto it = pods_on_node.find(name);
+      if (it == pods_on_node.end()) return;
+      std::vector<std::string> keys(it->second.begin(), it->second.end());
+      for (const auto& pk : keys) {
+        const core::Pod* p = store.find_pod(pk);
+        if (!p || p->spec.node_name != name || !p->is_ready()) continue;
+        store.mutate_pod(pk, [&](core::Pod& pod) {
+          for (auto& c : pod.status.conditions)
+            if (c.type == "Ready") {
+              c.status = "False";
+              c.last_transition_time = truncate_seconds(now);
+            }
+        });
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ garbage collection
+
+  // Pod GC (pkg/controller/podgc/gc_controller.go gcOrphaned): every 20 s,
+  // a node named by a bound pod but absent is quarantined for 40 s; if it is
+  // still absent then, its pods are marked Failed (DisruptionTarget,
+  // DeletionByPodGC) and deleted with grace 0. The loop is modelled as ticks
+  // on a 20 s grid from the start time, scheduled only while there is work.
+  void schedule_podgc() {
+    if (podgc_scheduled) return;
+    podgc_scheduled = true;
+    auto since = now - opt.start;
+    auto ticks = (since + kPodGCPeriod - Duration(1)) / kPodGCPeriod;
+    at(opt.start + ticks * kPodGCPeriod, "pod GC", [this] { podgc_tick(); });
+  }
+
+  void podgc_tick() {
+    podgc_scheduled = false;
+    std::vector<std::string> deleted;
+    for (auto it = missing_nodes.begin(); it != missing_nodes.end();) {
+      const std::string& name = *it;
+      bool has_bound = false;
+      auto pn = pods_on_node.find(name);
+      if (pn != pods_on_node.end())
+        for (const auto& pk : pn->second)
+          if (const core::Pod* p = store.find_pod(pk); p && p->spec.node_name == name) has_bound = true;
+      if (store.find_node(name) || !has_bound) {
+        quarantine.erase(name);
+        it = missing_nodes.erase(it);
+        continue;
+      }
+      auto q = quarantine.find(name);
+      if (q == quarantine.end()) {
+        quarantine[name] = now + kPodGCQuarantine;  // nodeQueue.AddAfter(node, quarantineTime)
+      } else if (q->second <= now) {
+        deleted.push_back(name);  // discoverDeletedNodes
+        quarantine.erase(q);
+      }
+      ++it;
+    }
+    for (const auto& name : deleted) {
+      missing_nodes.erase(name);
+      auto pn = pods_on_node.find(name);
+      if (pn == pods_on_node.end()) continue;
+      std::vector<std::string> keys(pn->second.begin(), pn->second.end());
+      for (const auto& pk : keys) {
+        const core::Pod* p = store.find_pod(pk);
+        if (!p || p->spec.node_name != name) continue;
+        // markFailedAndDeletePod
+        store.mutate_pod(pk, [&](core::Pod& pod) {
+          if (!terminal(pod)) pod.status.phase = "Failed";
+          set_condition(pod.status, "DisruptionTarget", "True", "DeletionByPodGC", "PodGC: node no longer exists",
+                        truncate_seconds(now));
+        });
+        store.force_remove_pod(pk);
+      }
+    }
+    if (!missing_nodes.empty()) {
+      podgc_scheduled = true;
+      at(now + kPodGCPeriod, "pod GC", [this] { podgc_tick(); });
+    }
+  }
+
+  void collect_orphan(const std::string& key) {
+    const core::Pod* p = store.find_pod(key);
+    if (!p || p->metadata.deletion_timestamp) return;
+    const core::OwnerReference* ref = p->metadata.controller_ref();
+    if (ref && ds_by_uid.count(ref->uid)) return;  // owner still there
+    store.remove(Kind::kPod, p->metadata.namespace_, p->metadata.name);
+  }
+
+  // ------------------------------------------------------------ loop
+
+  bool has_work() const {
+    return !init_queue.empty() || !lifecycle_queue.empty() || !ds_queue.empty() || !sched_queue.empty() ||
+           !kubelet_queue.empty() || !orphan_queue.empty();
+  }
+
+  std::string busy_description() const {
+    std::vector<std::string> parts;
+    if (!ds_queue.empty()) parts.push_back("DaemonSet controller (" + ds_queue.front() + ")");
+    if (!sched_queue.empty()) parts.push_back("scheduler (" + sched_queue.q.front() + ")");
+    if (!kubelet_queue.empty()) parts.push_back("kubelet (" + kubelet_queue.q.front() + ")");
+    if (!lifecycle_queue.empty()) parts.push_back("node lifecycle (" + lifecycle_queue.q.front() + ")");
+    std::string s;
+    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+    return s;
+  }
+
+  void run_until_idle() {
+    int rounds = 0;
+    while (has_work()) {
+      if (++rounds > opt.max_rounds)
+        throw ClusterError("simulator: live-lock: controllers still busy after " + std::to_string(opt.max_rounds) +
+                           " rounds at " + core::format_time(now) + ": " + busy_description());
+      for (const auto& k : init_queue.take()) initialize_node(k);
+      for (const auto& k : lifecycle_queue.take()) node_lifecycle(k);
+      for (const auto& k : orphan_queue.take()) collect_orphan(k);
+      std::deque<std::string> dsq;
+      dsq.swap(ds_queue);
+      for (const auto& k : dsq) sync_daemonset(k);
+      for (const auto& k : sched_queue.take()) schedule_one(k);
+      for (const auto& k : kubelet_queue.take()) kubelet_sync(k);
+    }
+  }
+
+  void fire_due() {
+    while (!timers.empty() && timers.top().at <= now) {
+      Timer t = timers.top();
+      timers.pop();
+      t.fn();
+    }
+  }
+
+  std::string timers_description() const {
+    auto copy = timers;
+    std::set<std::string> seen;
+    std::string s;
+    while (!copy.empty() && seen.size() < 5) {
+      const Timer& t = copy.top();
+      if (seen.insert(t.what).second) s += (s.empty() ? "" : "; ") + t.what + " at " + core::format_time(t.at);
+      copy.pop();
+    }
+    return s;
+  }
+};
+
+// ---------------------------------------------------------------- FakeCluster
+
+FakeCluster::FakeCluster() : FakeCluster(Options{}) {}
+FakeCluster::FakeCluster(Options options) : impl_(std::make_unique<Impl>(options)) {}
+FakeCluster::~FakeCluster() = default;
+
+ObjectStore& FakeCluster::store() { return impl_->store; }
+const ObjectStore& FakeCluster::store() const { return impl_->store; }
+core::Time FakeCluster::now() const { return impl_->now; }
+
+void FakeCluster::run() { impl_->run_until_idle(); }
+
+void FakeCluster::advance(core::Duration d) {
+  Impl& m = *impl_;
+  Time end = m.now + std::max(d, Duration(0));
+  m.run_until_idle();
+  while (!m.timers.empty() && m.timers.top().at <= end) {
+    m.now = std::max(m.now, m.timers.top().at);
+    m.fire_due();
+    m.run_until_idle();
+  }
+  m.now = end;
+  m.run_until_idle();
+}
+
+void FakeCluster::settle() {
+  Impl& m = *impl_;
+  Time start = m.now;
+  m.run_until_idle();
+  while (!m.timers.empty()) {
+    Time next = m.timers.top().at;
+    if (next > start + m.opt.settle_limit)
+      throw ClusterError("simulator: live-lock: no convergence within " +
+                         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(m.opt.settle_limit).count()) +
+                         " s of virtual time; still pending: " + m.timers_description());
+    m.now = std::max(m.now, next);
+    m.fire_due();
+    m.run_until_idle();
+  }
+}
+
+core::ClusterState FakeCluster::state(const std::string& ns) {
+  const ObjectStore& s = impl_->store;
+  core::ClusterState out;
+  out.namespace_ = ns;
+  for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
+  for (const auto& [k, d] : s.daemonsets())
+    if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
+  for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+  return out;
+}
+
+void FakeCluster::apply(const std::vector<core::Object>& objects) {
+  ObjectStore& s = impl_->store;
+  // Validate everything first: nothing half-applied.
+  std::set<std::string> namespaces;
+  for (const auto& obj : objects) {
+    if (auto* n = std::get_if<core::Namespace>(&obj)) {
+      namespaces.insert(n->metadata.name);
+      continue;
+    }
+    if (std::holds_alternative<core::Node>(obj)) continue;
+    const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
+    if (!namespaces.count(m.namespace_) && !s.find_namespace(m.namespace_)) {
+      core::InputError e("", 0, "metadata.namespace", "namespaces \"" + m.namespace_ + "\" not found");
+      e.http_status = 404;
+      throw e;
+    }
+    if (auto* d = std::get_if<core::DaemonSet>(&obj)) {
+      const core::DaemonSet* cur = s.find_daemonset(m.namespace_, m.name);
+      if (cur && core::encode(*cur)["spec"].as_object()["selector"] !=
+                     core::encode(*d)["spec"].as_object()["selector"]) {
+        core::InputError e("", 0, "spec.selector", "field is immutable");
+        e.http_status = 422;
+        throw e;
+      }
+    }
+  }
+  for (const auto& obj : objects) {
+    Kind k = kind_of(obj);
+    const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
+    core::Object copy = obj;
+    std::visit([](auto& x) { x.metadata.resource_version.clear(); }, copy);  // apply: last writer wins
+    if (s.get(k, m.namespace_, m.name)) {
+      if (k == Kind::kNamespace) continue;
+      if (k == Kind::kNode) {
+        add_node(std::get<core::Node>(copy));
+        continue;
+      }
+      s.update(std::move(copy));
+    } else {
+      s.create(std::move(copy));
+    }
+  }
+}
+
+void FakeCluster::create_namespace(const std::string& name) {
+  if (impl_->store.find_namespace(name)) return;
+  std::string err = core::validate_label_value(name);
+  if (name.empty() || !err.empty()) {
+    core::InputError e("", 0, "metadata.name", "invalid namespace name \"" + name + "\"");
+    e.http_status = 422;
+    throw e;
+  }
+  core::Namespace ns;
+  ns.metadata.name = name;
+  impl_->store.create(ns);
+}
+
+void FakeCluster::set_node_label(const std::string& node, const std::string& key,
+                                 const std::optional<std::string>& value) {
+  std::string err = core::validate_label_key(key);
+  if (err.empty() && value) err = core::validate_label_value(*value);
+  if (!err.empty()) {
+    core::InputError e("", 0, "metadata.labels[" + key + "]", err);
+    e.http_status = 422;
+    throw e;
+  }
+  impl_->store.mutate_node(node, [&](core::Node& n) {
+    if (value) n.metadata.labels[key] = *value;
+    else n.metadata.labels.erase(key);
+  });
+}
+
+void FakeCluster::add_node(const core::Node& node) {
+  ObjectStore& s = impl_->store;
+  const core::Node* cur = s.find_node(node.metadata.name);
+  if (!cur) {
+    s.create(node);
+    return;
+  }
+  s.mutate_node(node.metadata.name, [&](core::Node& n) {
+    n.metadata.labels = node.metadata.labels;
+    n.metadata.annotations = node.metadata.annotations;
+    n.unschedulable = node.unschedulable;
+    n.taints = node.taints;
+    if (!node.allocatable.empty()) n.allocatable = node.allocatable;
+    if (!node.conditions.empty()) n.conditions = node.conditions;
+  });
+}
+
+void FakeCluster::delete_node(const std::string& node) { impl_->store.remove(Kind::kNode, "", node); }
+
+void FakeCluster::set_node_taints(const std::string& node, const std::vector<core::Taint>& taints) {
+  impl_->store.mutate_node(node, [&](core::Node& n) { n.taints = taints; });
+}
+
+void FakeCluster::set_node_unschedulable(const std::string& node, bool unschedulable) {
+  impl_->store.mutate_node(node, [&](core::Node& n) { n.unschedulable = unschedulable; });
+}
+
+void FakeCluster::set_node_ready(const std::string& node, const std::string& status) {
+  if (status != "True" && status != "False" && status != "Unknown") {
+    core::InputError e("", 0, "status.conditions[Ready].status", "must be True, False or Unknown, not \"" + status + "\"");
+    e.http_status = 422;
+    throw e;
+  }
+  impl_->store.mutate_node(node, [&](core::Node& n) {
+    core::NodeCondition c{"Ready", status, "", ""};
+    if (status == "True") c = {"Ready", "True", "KubeletReady", "kubelet is posting ready status"};
+    if (status == "False") c = {"Ready", "False", "KubeletNotReady", "container runtime network not ready"};
+    if (status == "Unknown") c = {"Ready", "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status."};
+    for (auto& x : n.conditions)
+      if (x.type == "Ready") {
+        x = c;
+        return;
+      }
+    n.conditions.insert(n.conditions.begin(), c);
+  });
+}
+
+void FakeCluster::delete_pod(const std::string& ns, const std::string& name) {
+  impl_->store.remove(Kind::kPod, ns, name);
+}
+
+int FakeCluster::inject_fault(const Fault& fault) {
+  int id = impl_->next_fault++;
+  impl_->faults[id] = fault;
+  for (const auto& [node, keys] : impl_->pods_on_node)
+    if (fault.node.empty() || fault.node == node)
+      for (const auto& k : keys) impl_->kubelet_queue.push(k);
+  return id;
+}
+
+void FakeCluster::clear_fault(int id) {
+  auto it = impl_->faults.find(id);
+  if (it == impl_->faults.end()) return;
+  std::string node = it->second.node;
+  impl_->faults.erase(it);
+  for (const auto& [n, keys] : impl_->pods_on_node)
+    if (node.empty() || node == n)
+      for (const auto& k : keys) impl_->kubelet_queue.push(k);
+}
+
+void FakeCluster::clear_faults() {
+  std::vector<int> ids;
+  for (const auto& [id, f] : impl_->faults) ids.push_back(id);
+  for (int id : ids) clear_fault(id);
+}
+
+}  // namespace gpuops::simulator

@@ -1,0 +1,151 @@
+// simulator/fake_cluster.h: an in-process Kubernetes cluster for gpuops.
+//
+// FakeCluster implements core::Cluster over an ObjectStore
+// (simulator/object_store.h) and the controllers that act on it, each
+// mirroring its upstream counterpart:
+//  * DaemonSet controller (kubernetes pkg/controller/daemon): manage,
+//    podsShouldBeOnNode, syncNodes, updateDaemonSetStatus, with placement from
+//    core::should_run (NodeShouldRunDaemonPod). Pods are pinned with the
+//    `matchFields metadata.name In [node]` affinity, get the default daemon
+//    tolerations, `controller-revision-hash` and `pod-template-generation`
+//    labels, a generateName-style name and a controller ownerReference.
+//    Failed pods are deleted with the 1 s .. 15 min backoff.
+//  * Scheduler (pkg/scheduler, default profile filters NodeUnschedulable,
+//    TaintToleration, NodeAffinity, NodeResourcesFit): binds or leaves the pod
+//    Pending with PodScheduled=False/Unschedulable and the FitError message.
+//  * Node lifecycle controller (pkg/controller/nodelifecycle): condition and
+//    cordon taints, MarkPodsNotReady.
+//  * Pod GC (pkg/controller/podgc): pods of deleted nodes, 20 s loop, 40 s
+//    quarantine.
+//  * Garbage collector: background deletion of a deleted DaemonSet's pods.
+//  * A fake kubelet with two profiles (see KubeletProfile) and injectable
+//    faults, plus KWOK's node-initialize stage (default allocatable cpu 1k,
+//    memory 1Ti, pods 1M and the standard conditions for a node given none).
+//
+// Time is virtual: it starts at Options::start and moves only in advance()
+// and settle(). Writes through the Cluster interface only record changes;
+// controllers run in settle(), advance() and run().
+//
+// Not thread-safe: one caller at a time (an API front end must serialize).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster.h"
+#include "simulator/object_store.h"
+
+namespace gpuops::simulator {
+
+enum class KubeletProfile {
+  // KWOK's default "fast" pod stages (kustomize/stage/pod/fast): a bound pod
+  // becomes Running and Ready at once; a pod with a deletionTimestamp is
+  // deleted at once (grace 0).
+  kKwok,
+  // A real kubelet, simplified: a bound pod is Pending (ContainerCreating) for
+  // Options::start_delay, then Running and Ready; a deleted pod stays Running
+  // with its deletionTimestamp for its grace period
+  // (terminationGracePeriodSeconds, default 30 s), then goes.
+  kKubelet,
+};
+
+// A fault the fake kubelet applies to pods it runs, in either profile.
+enum class FaultKind {
+  // Pending; container waiting ErrImagePull, then ImagePullBackOff.
+  kImagePull,
+  // Running, not Ready; container waiting CrashLoopBackOff (restartCount 5).
+  kCrashLoop,
+  // Running, container running but never Ready (readiness probe failing).
+  kNeverReady,
+  // Pending; the first init container running and never finishing, the
+  // containers waiting PodInitializing (kubectl: Init:0/N). No effect on pods
+  // without init containers.
+  kStuckInInit,
+  // Rejected at admission: phase Failed, reason `reason` (default
+  // "UnexpectedAdmissionError"). The DaemonSet controller deletes and
+  // recreates such pods with its failed-pod backoff.
+  kFailed,
+};
+
+struct Fault {
+  FaultKind kind = FaultKind::kCrashLoop;
+  std::string node;       // empty: every node
+  std::string daemonset;  // DaemonSet name owning the pod; empty: every pod
+  std::string reason;     // kFailed only
+};
+
+class FakeCluster : public core::Cluster {
+ public:
+  struct Options {
+    KubeletProfile profile = KubeletProfile::kKwok;
+    // kKubelet: time from binding to Running+Ready.
+    core::Duration start_delay = std::chrono::seconds(2);
+    // Where the virtual clock starts.
+    core::Time start = core::Time(std::chrono::seconds(1767225600));  // 2026-01-01T00:00:00Z
+    // Seeds uids and generated pod names (deterministic).
+    uint64_t seed = 1;
+    // settle() gives up (ClusterError, "live-lock") when it would have to move
+    // virtual time more than this past where it started, or run more than
+    // max_rounds controller rounds at one instant.
+    core::Duration settle_limit = std::chrono::hours(1);
+    int max_rounds = 10000;
+    size_t tombstone_capacity = 4096;
+  };
+
+  FakeCluster();
+  explicit FakeCluster(Options options);
+  ~FakeCluster() override;
+
+  // ---- core::Cluster ----
+  // Nodes sorted by name; DaemonSets and pods of `ns` sorted by name.
+  core::ClusterState state(const std::string& ns) override;
+  // Namespace, Node, DaemonSet or Pod: create, or update when it exists.
+  // Validates the whole list first (a DaemonSet's namespace must exist or come
+  // earlier in the list: else InputError 404; a DaemonSet selector change:
+  // InputError 422) and writes nothing if any object is refused.
+  void apply(const std::vector<core::Object>& objects) override;
+  void create_namespace(const std::string& name) override;
+  void set_node_label(const std::string& node, const std::string& key,
+                      const std::optional<std::string>& value) override;
+  void add_node(const core::Node& node) override;
+  void delete_node(const std::string& node) override;
+  void set_node_taints(const std::string& node, const std::vector<core::Taint>& taints) override;
+  void set_node_unschedulable(const std::string& node, bool unschedulable) override;
+  // "True", "False" or "Unknown" (else InputError). The node lifecycle
+  // controller then adds not-ready (False) or unreachable (Unknown) taints,
+  // NoSchedule and NoExecute, and marks the node's pods not Ready.
+  void set_node_ready(const std::string& node, const std::string& status) override;
+  void delete_pod(const std::string& ns, const std::string& name) override;
+  // Runs the controllers until none has work, moving virtual time to each
+  // next timer (graceful deletions, kubelet start delays, backoffs, pod GC).
+  // Throws ClusterError naming what keeps it busy when Options::settle_limit
+  // or max_rounds is exceeded (a live-lock, e.g. a kFailed fault whose pods
+  // are recreated forever).
+  void settle() override;
+
+  // ---- simulator controls ----
+  core::Time now() const;
+  // Moves virtual time forward by `d`, firing every timer due on the way and
+  // running the controllers to quiescence after each. REQUIRES d >= 0.
+  void advance(core::Duration d);
+  // Runs the controllers to quiescence without moving time.
+  void run();
+
+  // Faults apply to pods the kubelet runs from now on and are re-evaluated
+  // for pods already there. Returns an id for clear_fault.
+  int inject_fault(const Fault& fault);
+  void clear_fault(int id);
+  void clear_faults();
+
+  // The API-server storage (for an API front end and for tests).
+  ObjectStore& store();
+  const ObjectStore& store() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuops::simulator

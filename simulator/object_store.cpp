@@ -1,0 +1,663 @@
+#include "simulator/object_store.h"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpuops::simulator {
+
+namespace json = boost::json;
+using core::ClusterError;
+using core::InputError;
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kNamespace: return "Namespace";
+    case Kind::kNode: return "Node";
+    case Kind::kDaemonSet: return "DaemonSet";
+    case Kind::kPod: return "Pod";
+  }
+  return "";
+}
+
+Kind kind_of(const core::Object& obj) {
+  if (std::holds_alternative<core::Namespace>(obj)) return Kind::kNamespace;
+  if (std::holds_alternative<core::Node>(obj)) return Kind::kNode;
+  if (std::holds_alternative<core::DaemonSet>(obj)) return Kind::kDaemonSet;
+  return Kind::kPod;
+}
+
+const char* event_type_name(EventType type) {
+  switch (type) {
+    case EventType::kAdded: return "ADDED";
+    case EventType::kModified: return "MODIFIED";
+    case EventType::kDeleted: return "DELETED";
+  }
+  return "";
+}
+
+namespace {
+
+// Lower-case plural resource names, as API errors name them.
+const char* resource_name(Kind kind) {
+  switch (kind) {
+    case Kind::kNamespace: return "namespaces";
+    case Kind::kNode: return "nodes";
+    case Kind::kDaemonSet: return "daemonsets.apps";
+    case Kind::kPod: return "pods";
+  }
+  return "";
+}
+
+[[noreturn]] void not_found(Kind kind, const std::string& name) {
+  throw ClusterError(std::string(resource_name(kind)) + " \"" + name + "\" not found", 404);
+}
+
+core::ObjectMeta& meta_of(core::Object& obj) {
+  return std::visit([](auto& x) -> core::ObjectMeta& { return x.metadata; }, obj);
+}
+
+std::string raw_generate_name(const core::Object& obj) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        const json::value* m = x.raw.if_contains("metadata");
+        if (!m || !m->is_object()) return "";
+        const json::value* g = m->as_object().if_contains("generateName");
+        return g && g->is_string() ? std::string(g->as_string()) : "";
+      },
+      obj);
+}
+
+std::string spec_json(const core::DaemonSet& ds) {
+  json::object o = core::encode(ds);
+  const json::value* spec = o.if_contains("spec");
+  return spec ? json::serialize(*spec) : "";
+}
+
+std::string template_json(const core::DaemonSet& ds) {
+  json::object o = core::encode(ds);
+  const json::value* spec = o.if_contains("spec");
+  if (!spec || !spec->is_object()) return "";
+  const json::value* t = spec->as_object().if_contains("template");
+  return t ? json::serialize(*t) : "";
+}
+
+[[noreturn]] void invalid(const std::string& field, const std::string& message) {
+  InputError e("", 0, field, message);
+  e.http_status = 422;
+  throw e;
+}
+
+bool same_requirements(const std::vector<core::Requirement>& a, const std::vector<core::Requirement>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].key != b[i].key || a[i].op != b[i].op || a[i].values != b[i].values) return false;
+  return true;
+}
+
+constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
+
+char kind_char(Kind kind) { return static_cast<char>('0' + static_cast<int>(kind)); }
+
+}  // namespace
+
+ObjectStore::ObjectStore(std::function<core::Time()> clock, Options options)
+    : clock_(std::move(clock)), options_(options), rng_(options.seed) {}
+
+// splitmix64: deterministic, well-mixed, no state beyond one word.
+static uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string ObjectStore::new_uid() {
+  uint64_t a = splitmix(rng_), b = splitmix(rng_);
+  a = (a & ~0xf000ULL) | 0x4000ULL;                              // version 4
+  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;      // variant 10
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+// k8s.io/apimachinery/pkg/util/rand String: alphabet without vowels and
+// look-alike characters.
+std::string ObjectStore::random_suffix(int n) {
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string s;
+  for (int i = 0; i < n; ++i) s += kAlphabet[splitmix(rng_) % (sizeof kAlphabet - 1)];
+  return s;
+}
+
+uint64_t ObjectStore::next_rv() { return ++rv_; }
+
+// metav1.Time has second precision on the wire.
+core::Time ObjectStore::now_seconds() const {
+  return core::Time(std::chrono::floor<std::chrono::seconds>(clock_().time_since_epoch()));
+}
+
+void ObjectStore::stamp_new(core::ObjectMeta& meta) {
+  meta.uid = new_uid();
+  meta.creation_timestamp = now_seconds();
+  meta.deletion_timestamp.reset();
+  meta.deletion_grace_period_seconds.reset();
+}
+
+void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv) {
+  if (old_rv) by_rv_.erase(old_rv);
+  if (new_rv) by_rv_.emplace(new_rv, std::make_pair(kind, key));
+}
+
+void ObjectStore::tombstone(WatchEvent event) {
+  uint64_t rv = event.resource_version;
+  tombstones_.push_back(Tombstone{rv, std::move(event)});
+  while (tombstones_.size() > options_.tombstone_capacity) {
+    compacted_rv_ = tombstones_.front().rv;
+    tombstones_.pop_front();
+  }
+}
+
+void ObjectStore::publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make) {
+  if (subscribers_.empty()) return;
+  WatchEvent ev{type, kind, rv, make()};
+  for (auto& [id, fn] : subscribers_) fn(ev);
+}
+
+void ObjectStore::emit(EventType type, const core::Namespace& obj) {
+  for (auto* o : observers_) o->on_namespace(type, obj);
+  publish(type, Kind::kNamespace, rv_, [&] { return core::Object(obj); });
+}
+void ObjectStore::emit(EventType type, const core::Node& obj) {
+  for (auto* o : observers_) o->on_node(type, obj);
+  publish(type, Kind::kNode, rv_, [&] { return core::Object(obj); });
+}
+void ObjectStore::emit(EventType type, const core::DaemonSet& obj) {
+  for (auto* o : observers_) o->on_daemonset(type, obj);
+  publish(type, Kind::kDaemonSet, rv_, [&] { return core::Object(obj); });
+}
+void ObjectStore::emit(EventType type, const core::Pod& obj) {
+  for (auto* o : observers_) o->on_pod(type, obj);
+  publish(type, Kind::kPod, rv_, [&] { return core::Object(obj); });
+}
+
+void ObjectStore::check_namespace(const std::string& ns) const {
+  if (ns.empty()) invalid("metadata.namespace", "namespace is required");
+  if (!namespaces_.count(ns)) not_found(Kind::kNamespace, ns);
+}
+
+// ---------------------------------------------------------------- lookups
+
+const core::Namespace* ObjectStore::find_namespace(const std::string& name) const {
+  auto it = namespaces_.find(name);
+  return it == namespaces_.end() ? nullptr : &it->second;
+}
+const core::Node* ObjectStore::find_node(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+const core::DaemonSet* ObjectStore::find_daemonset(const std::string& ns, const std::string& name) const {
+  auto it = daemonsets_.find(key(ns, name));
+  return it == daemonsets_.end() ? nullptr : &it->second;
+}
+const core::Pod* ObjectStore::find_pod(const std::string& ns, const std::string& name) const {
+  return find_pod(key(ns, name));
+}
+const core::Pod* ObjectStore::find_pod(const std::string& k) const {
+  auto it = pods_.find(k);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, const std::string& name) const {
+  switch (kind) {
+    case Kind::kNamespace:
+      if (auto* p = find_namespace(name)) return core::Object(*p);
+      break;
+    case Kind::kNode:
+      if (auto* p = find_node(name)) return core::Object(*p);
+      break;
+    case Kind::kDaemonSet:
+      if (auto* p = find_daemonset(ns, name)) return core::Object(*p);
+      break;
+    case Kind::kPod:
+      if (auto* p = find_pod(ns, name)) return core::Object(*p);
+      break;
+  }
+  return std::nullopt;
+}
+
+std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) const {
+  std::vector<core::Object> out;
+  switch (kind) {
+    case Kind::kNamespace:
+      for (const auto& [k, v] : namespaces_) out.emplace_back(v);
+      break;
+    case Kind::kNode:
+      for (const auto& [k, v] : nodes_) out.emplace_back(v);
+      break;
+    case Kind::kDaemonSet:
+      for (const auto& [k, v] : daemonsets_)
+        if (ns.empty() || v.metadata.namespace_ == ns) out.emplace_back(v);
+      break;
+    case Kind::kPod: {
+      std::vector<const core::Pod*> ps;
+      for (const auto& [k, v] : pods_)
+        if (ns.empty() || v.metadata.namespace_ == ns) ps.push_back(&v);
+      std::sort(ps.begin(), ps.end(), [](const core::Pod* a, const core::Pod* b) {
+        if (a->metadata.namespace_ != b->metadata.namespace_) return a->metadata.namespace_ < b->metadata.namespace_;
+        return a->metadata.name < b->metadata.name;
+      });
+      for (auto* p : ps) out.emplace_back(*p);
+      break;
+    }
+  }
+  return out;
+}
+
+boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const std::string& name) const {
+  auto obj = get(kind, ns, name);
+  if (!obj) not_found(kind, name);
+  return core::encode(*obj);
+}
+
+// ---------------------------------------------------------------- writes
+
+core::Object ObjectStore::create_pod(core::Pod pod) {
+  // Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
+  // status starts Pending, terminationGracePeriodSeconds defaults to 30.
+  if (!pod.spec.termination_grace_period_seconds) pod.spec.termination_grace_period_seconds = 30;
+  if (pod.status.phase.empty()) pod.status.phase = "Pending";
+  std::string k = key(pod.metadata.namespace_, pod.metadata.name);
+  pod.metadata.resource_version = std::to_string(next_rv());
+  created_rv_[kind_char(Kind::kPod) + k] = rv_;
+  index(Kind::kPod, k, 0, rv_);
+  auto [it, ok] = pods_.emplace(k, std::move(pod));
+  (void)ok;
+  emit(EventType::kAdded, it->second);
+  return core::Object(it->second);
+}
+
+core::Object ObjectStore::create(core::Object obj) {
+  Kind kind = kind_of(obj);
+  core::ObjectMeta& m = meta_of(obj);
+  if (m.name.empty()) {
+    std::string gen = raw_generate_name(obj);
+    if (gen.empty()) invalid("metadata.name", "name or generateName is required");
+    do {
+      m.name = gen + random_suffix(5);
+    } while (get(kind, m.namespace_, m.name));
+  }
+  if (kind == Kind::kNamespace || kind == Kind::kNode) {
+    m.namespace_.clear();
+  } else {
+    check_namespace(m.namespace_);
+  }
+  if (get(kind, m.namespace_, m.name))
+    throw ClusterError(std::string(resource_name(kind)) + " \"" + m.name + "\" already exists", 409);
+  stamp_new(m);
+  m.generation = 0;
+  switch (kind) {
+    case Kind::kNamespace: {
+      auto& ns = std::get<core::Namespace>(obj);
+      ns.metadata.resource_version = std::to_string(next_rv());
+      created_rv_[kind_char(kind) + ns.metadata.name] = rv_;
+      index(kind, ns.metadata.name, 0, rv_);
+      auto& stored = namespaces_[ns.metadata.name] = ns;
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kNode: {
+      auto& n = std::get<core::Node>(obj);
+      n.metadata.resource_version = std::to_string(next_rv());
+      created_rv_[kind_char(kind) + n.metadata.name] = rv_;
+      index(kind, n.metadata.name, 0, rv_);
+      auto& stored = nodes_[n.metadata.name] = n;
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kDaemonSet: {
+      // PrepareForCreate, pkg/registry/apps/daemonset/strategy.go: status
+      // cleared, generation 1, templateGeneration 1 (served as the
+      // deprecated.daemonset.template.generation annotation).
+      auto& ds = std::get<core::DaemonSet>(obj);
+      ds.status = {};
+      ds.metadata.generation = 1;
+      ds.metadata.annotations[kTemplateGeneration] = "1";
+      ds.metadata.resource_version = std::to_string(next_rv());
+      std::string k = key(ds.metadata.namespace_, ds.metadata.name);
+      created_rv_[kind_char(kind) + k] = rv_;
+      index(kind, k, 0, rv_);
+      auto& stored = daemonsets_[k] = ds;
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kPod:
+      return create_pod(std::move(std::get<core::Pod>(obj)));
+  }
+  return obj;
+}
+
+std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& generate_name) {
+  check_namespace(pod.metadata.namespace_);
+  do {
+    pod.metadata.name = generate_name + random_suffix(5);
+  } while (pods_.count(key(pod.metadata.namespace_, pod.metadata.name)));
+  stamp_new(pod.metadata);
+  std::string k = key(pod.metadata.namespace_, pod.metadata.name);
+  create_pod(std::move(pod));
+  return k;
+}
+
+namespace {
+
+template <class T>
+void check_version(const T& given, const T& stored, Kind kind) {
+  if (!given.metadata.resource_version.empty() && given.metadata.resource_version != stored.metadata.resource_version)
+    throw ClusterError(std::string("Operation cannot be fulfilled on ") + resource_name(kind) + " \"" +
+                           stored.metadata.name + "\": the object has been modified; please apply your changes to "
+                           "the latest version and try again",
+                       409);
+}
+
+// Fields the client cannot change through an update.
+template <class T>
+void keep_system_meta(T& given, const T& stored) {
+  given.metadata.namespace_ = stored.metadata.namespace_;
+  given.metadata.uid = stored.metadata.uid;
+  given.metadata.creation_timestamp = stored.metadata.creation_timestamp;
+  given.metadata.deletion_timestamp = stored.metadata.deletion_timestamp;
+  given.metadata.deletion_grace_period_seconds = stored.metadata.deletion_grace_period_seconds;
+  given.metadata.generation = stored.metadata.generation;
+}
+
+}  // namespace
+
+core::Object ObjectStore::update(core::Object obj) {
+  Kind kind = kind_of(obj);
+  const core::ObjectMeta& m = meta_of(obj);
+  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  if (!get(kind, ns, m.name)) not_found(kind, m.name);
+  switch (kind) {
+    case Kind::kNamespace: {
+      auto& given = std::get<core::Namespace>(obj);
+      auto& stored = namespaces_.at(given.metadata.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, given.metadata.name, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kNode: {
+      auto& given = std::get<core::Node>(obj);
+      auto& stored = nodes_.at(given.metadata.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, given.metadata.name, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kDaemonSet: {
+      auto& given = std::get<core::DaemonSet>(obj);
+      std::string k = key(ns, given.metadata.name);
+      auto& stored = daemonsets_.at(k);
+      check_version(given, stored, kind);
+      // ValidateDaemonSetUpdate: spec.selector is immutable in apps/v1.
+      if (given.selector.match_labels != stored.selector.match_labels ||
+          !same_requirements(given.selector.match_expressions, stored.selector.match_expressions))
+        invalid("spec.selector", "field is immutable");
+      keep_system_meta(given, stored);
+      // PrepareForUpdate: status is not changed by a spec update; generation
+      // is bumped when the spec changes, templateGeneration when the template
+      // does.
+      given.status = stored.status;
+      std::string old_gen = stored.metadata.annotations.count(kTemplateGeneration)
+                                ? stored.metadata.annotations.at(kTemplateGeneration)
+                                : "1";
+      given.metadata.annotations[kTemplateGeneration] = old_gen;
+      if (spec_json(given) != spec_json(stored)) given.metadata.generation = stored.metadata.generation + 1;
+      if (template_json(given) != template_json(stored))
+        given.metadata.annotations[kTemplateGeneration] = std::to_string(std::stoll(old_gen) + 1);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kPod: {
+      auto& given = std::get<core::Pod>(obj);
+      std::string k = key(ns, given.metadata.name);
+      auto& stored = pods_.at(k);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      given.status = stored.status;
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+  }
+  return obj;
+}
+
+core::Object ObjectStore::update_status(core::Object obj) {
+  Kind kind = kind_of(obj);
+  const core::ObjectMeta& m = meta_of(obj);
+  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  auto cur = get(kind, ns, m.name);
+  if (!cur) not_found(kind, m.name);
+  switch (kind) {
+    case Kind::kNode: {
+      auto& given = std::get<core::Node>(obj);
+      check_version(given, nodes_.at(m.name), kind);
+      mutate_node(m.name, [&](core::Node& n) {
+        n.allocatable = given.allocatable;
+        n.conditions = given.conditions;
+      });
+      return core::Object(nodes_.at(m.name));
+    }
+    case Kind::kDaemonSet: {
+      auto& given = std::get<core::DaemonSet>(obj);
+      std::string k = key(ns, m.name);
+      check_version(given, daemonsets_.at(k), kind);
+      mutate_daemonset_status(k, given.status);
+      return core::Object(daemonsets_.at(k));
+    }
+    case Kind::kPod: {
+      auto& given = std::get<core::Pod>(obj);
+      std::string k = key(ns, m.name);
+      check_version(given, pods_.at(k), kind);
+      mutate_pod(k, [&](core::Pod& p) { p.status = given.status; });
+      return core::Object(pods_.at(k));
+    }
+    case Kind::kNamespace:
+      return update(std::move(obj));
+  }
+  return obj;
+}
+
+void ObjectStore::mutate_node(const std::string& name, const std::function<void(core::Node&)>& fn) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) not_found(Kind::kNode, name);
+  fn(it->second);
+  uint64_t old = std::stoull(it->second.metadata.resource_version);
+  it->second.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kNode, name, old, rv_);
+  emit(EventType::kModified, it->second);
+}
+
+void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core::Pod&)>& fn) {
+  auto it = pods_.find(k);
+  if (it == pods_.end()) not_found(Kind::kPod, k.substr(k.find('/') + 1));
+  fn(it->second);
+  uint64_t old = std::stoull(it->second.metadata.resource_version);
+  it->second.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kPod, k, old, rv_);
+  emit(EventType::kModified, it->second);
+}
+
+void ObjectStore::mutate_daemonset_status(const std::string& k, const core::DaemonSetStatus& status) {
+  auto it = daemonsets_.find(k);
+  if (it == daemonsets_.end()) not_found(Kind::kDaemonSet, k.substr(k.find('/') + 1));
+  it->second.status = status;
+  uint64_t old = std::stoull(it->second.metadata.resource_version);
+  it->second.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kDaemonSet, k, old, rv_);
+  emit(EventType::kModified, it->second);
+}
+
+void ObjectStore::erase_pod(const std::string& k) {
+  auto it = pods_.find(k);
+  if (it == pods_.end()) return;
+  core::Pod pod = std::move(it->second);
+  pods_.erase(it);
+  uint64_t old = std::stoull(pod.metadata.resource_version);
+  pod.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kPod, k, old, 0);
+  created_rv_.erase(kind_char(Kind::kPod) + k);
+  emit(EventType::kDeleted, pod);
+  tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
+}
+
+void ObjectStore::force_remove_pod(const std::string& k) { erase_pod(k); }
+
+void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& name,
+                         std::optional<int64_t> grace_seconds) {
+  switch (kind) {
+    case Kind::kPod: {
+      std::string k = key(ns, name);
+      auto it = pods_.find(k);
+      if (it == pods_.end()) not_found(kind, name);
+      core::Pod& pod = it->second;
+      // CheckGracefulDelete, pkg/registry/core/pod/strategy.go.
+      int64_t grace = grace_seconds ? *grace_seconds : pod.spec.termination_grace_period_seconds.value_or(30);
+      if (pod.spec.node_name.empty() || pod.status.phase == "Failed" || pod.status.phase == "Succeeded") grace = 0;
+      if (grace <= 0) {
+        erase_pod(k);
+        return;
+      }
+      core::Time deadline = now_seconds() + std::chrono::seconds(grace);
+      // A second delete may only shorten the grace period.
+      if (pod.metadata.deletion_timestamp && *pod.metadata.deletion_timestamp <= deadline) return;
+      mutate_pod(k, [&](core::Pod& p) {
+        p.metadata.deletion_timestamp = deadline;
+        p.metadata.deletion_grace_period_seconds = grace;
+      });
+      return;
+    }
+    case Kind::kNode: {
+      auto it = nodes_.find(name);
+      if (it == nodes_.end()) not_found(kind, name);
+      core::Node node = std::move(it->second);
+      nodes_.erase(it);
+      uint64_t old = std::stoull(node.metadata.resource_version);
+      node.metadata.resource_version = std::to_string(next_rv());
+      index(kind, name, old, 0);
+      created_rv_.erase(kind_char(kind) + name);
+      emit(EventType::kDeleted, node);
+      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(node))});
+      return;
+    }
+    case Kind::kDaemonSet: {
+      std::string k = key(ns, name);
+      auto it = daemonsets_.find(k);
+      if (it == daemonsets_.end()) not_found(kind, name);
+      core::DaemonSet ds = std::move(it->second);
+      daemonsets_.erase(it);
+      uint64_t old = std::stoull(ds.metadata.resource_version);
+      ds.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, 0);
+      created_rv_.erase(kind_char(kind) + k);
+      emit(EventType::kDeleted, ds);
+      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(ds))});
+      return;
+    }
+    case Kind::kNamespace: {
+      auto it = namespaces_.find(name);
+      if (it == namespaces_.end()) not_found(kind, name);
+      // The namespace controller empties the namespace before it goes.
+      std::vector<std::string> dss, pods;
+      for (const auto& [k, d] : daemonsets_)
+        if (d.metadata.namespace_ == name) dss.push_back(d.metadata.name);
+      for (const auto& d : dss) remove(Kind::kDaemonSet, name, d);
+      for (const auto& [k, p] : pods_)
+        if (p.metadata.namespace_ == name) pods.push_back(k);
+      for (const auto& k : pods) erase_pod(k);
+      it = namespaces_.find(name);
+      core::Namespace nsobj = std::move(it->second);
+      namespaces_.erase(it);
+      uint64_t old = std::stoull(nsobj.metadata.resource_version);
+      nsobj.metadata.resource_version = std::to_string(next_rv());
+      index(kind, name, old, 0);
+      created_rv_.erase(kind_char(kind) + name);
+      emit(EventType::kDeleted, nsobj);
+      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(nsobj))});
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- watch
+
+std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<Kind> kind,
+                                                  const std::string& ns) const {
+  if (since < compacted_rv_)
+    throw ClusterError("too old resource version: " + std::to_string(since) + " (" + std::to_string(compacted_rv_) +
+                           ")",
+                       410);
+  std::vector<WatchEvent> out;
+  auto namespace_ok = [&](const core::Object& obj) {
+    if (ns.empty()) return true;
+    Kind k = kind_of(obj);
+    if (k == Kind::kNamespace || k == Kind::kNode) return true;
+    return meta_of(const_cast<core::Object&>(obj)).namespace_ == ns;
+  };
+  auto live = by_rv_.upper_bound(since);
+  auto dead = std::upper_bound(tombstones_.begin(), tombstones_.end(), since,
+                               [](uint64_t v, const Tombstone& t) { return v < t.rv; });
+  while (live != by_rv_.end() || dead != tombstones_.end()) {
+    bool take_live = dead == tombstones_.end() || (live != by_rv_.end() && live->first < dead->rv);
+    if (take_live) {
+      const auto& [k, key] = live->second;
+      if (!kind || *kind == k) {
+        std::string n = key, s;
+        if (auto slash = key.find('/'); slash != std::string::npos) {
+          s = key.substr(0, slash);
+          n = key.substr(slash + 1);
+        }
+        auto obj = get(k, s, n);
+        if (obj && namespace_ok(*obj)) {
+          auto c = created_rv_.find(kind_char(k) + key);
+          EventType t = (c != created_rv_.end() && c->second > since) ? EventType::kAdded : EventType::kModified;
+          out.push_back(WatchEvent{t, k, live->first, std::move(*obj)});
+        }
+      }
+      ++live;
+    } else {
+      if ((!kind || *kind == dead->event.kind) && namespace_ok(dead->event.object)) out.push_back(dead->event);
+      ++dead;
+    }
+  }
+  return out;
+}
+
+int ObjectStore::subscribe(std::function<void(const WatchEvent&)> fn) {
+  int id = next_subscriber_++;
+  subscribers_[id] = std::move(fn);
+  return id;
+}
+
+void ObjectStore::unsubscribe(int id) { subscribers_.erase(id); }
+
+}  // namespace gpuops::simulator

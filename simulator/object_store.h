@@ -1,0 +1,210 @@
+// simulator/object_store.h: the simulator's API-server storage.
+//
+// Holds namespaces, nodes, DaemonSets and pods as core typed objects, with
+// what the API server adds on write: metadata.uid, metadata.resourceVersion
+// (one cluster-wide counter, as etcd's revision), metadata.generation
+// (DaemonSets: bumped on spec changes, as pkg/registry/apps/daemonset
+// strategy.go PrepareForUpdate), metadata.creationTimestamp, the
+// `deprecated.daemonset.template.generation` annotation (bumped on template
+// changes), generateName, and graceful pod deletion (CheckGracefulDelete,
+// pkg/registry/core/pod/strategy.go). Objects keep every field they were given
+// (core model's `raw`); core::encode renders them as the API would.
+//
+// Changes are published two ways:
+//  * StoreObserver (typed, by reference, synchronous): how the simulator's
+//    controllers learn about writes. No copies.
+//  * WatchEvent subscribers and events_since(): for an API front end that
+//    serves list/watch. events_since coalesces: for each object changed after
+//    the given resourceVersion it returns one event carrying the object as it
+//    is now (ADDED if created after that version, else MODIFIED), plus
+//    DELETED tombstones, in resourceVersion order. A client that applies them
+//    in order ends in the store's current state, and each event's
+//    resourceVersion is the object's own, as in a watch. Tombstones are kept
+//    for the last `tombstone_capacity` deletions; asking for an older version
+//    throws ClusterError with http_status 410 (Gone, "too old resource
+//    version"), as the API server's watch cache does.
+//
+// Time comes from the clock callback (the simulator's virtual clock); nothing
+// here reads the wall clock. Not thread-safe: callers serialize access.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "core/codec.h"
+#include "core/errors.h"
+#include "core/model.h"
+
+namespace gpuops::simulator {
+
+enum class Kind { kNamespace, kNode, kDaemonSet, kPod };
+// "Namespace", "Node", "DaemonSet", "Pod".
+const char* kind_name(Kind kind);
+// The Kind of a core::Object.
+Kind kind_of(const core::Object& obj);
+
+enum class EventType { kAdded, kModified, kDeleted };
+// "ADDED", "MODIFIED", "DELETED" (watch.EventType).
+const char* event_type_name(EventType type);
+
+struct WatchEvent {
+  EventType type;
+  Kind kind;
+  uint64_t resource_version;  // the object's metadata.resourceVersion
+  core::Object object;        // for DELETED: the object as it was last stored
+};
+
+// Synchronous, typed notifications of every write, for in-process
+// controllers. For kDeleted the object is its final state. Observers must not
+// write to the store from inside a callback.
+class StoreObserver {
+ public:
+  virtual ~StoreObserver() = default;
+  virtual void on_namespace(EventType, const core::Namespace&) {}
+  virtual void on_node(EventType, const core::Node&) {}
+  virtual void on_daemonset(EventType, const core::DaemonSet&) {}
+  virtual void on_pod(EventType, const core::Pod&) {}
+};
+
+class ObjectStore {
+ public:
+  struct Options {
+    uint64_t seed = 1;                // uids and generated names are pseudo-random from this
+    size_t tombstone_capacity = 4096; // DELETED events kept for events_since
+  };
+
+  // `clock` returns the current (virtual) time; it is called on every write.
+  ObjectStore(std::function<core::Time()> clock, Options options);
+  ObjectStore(const ObjectStore&) = delete;
+  ObjectStore& operator=(const ObjectStore&) = delete;
+
+  // The cluster-wide resourceVersion counter: the version of the last write.
+  uint64_t resource_version() const { return rv_; }
+
+  // ---- generic API (what a REST front end serves) ----
+
+  // The object, or nullopt. `ns` is ignored for cluster-scoped kinds.
+  std::optional<core::Object> get(Kind kind, const std::string& ns, const std::string& name) const;
+  // Every object of `kind`, in namespace `ns` (all namespaces when empty),
+  // sorted by namespace then name.
+  std::vector<core::Object> list(Kind kind, const std::string& ns = "") const;
+  // Creates `obj`, returning it as stored. An empty name with
+  // metadata.generateName in raw gets `<generateName><5 chars>`. Throws
+  // ClusterError 409 (AlreadyExists) when the name is taken, 404 when a
+  // namespaced object's namespace does not exist; InputError 422 when the
+  // name is missing.
+  core::Object create(core::Object obj);
+  // Replaces an object's spec and metadata (labels, annotations, ...); status
+  // is kept from the stored object (except for Namespaces and Nodes, whose
+  // status is replaced too, as a kubelet would). A non-empty
+  // metadata.resourceVersion that differs from the stored one throws
+  // ClusterError 409 (Conflict). Throws ClusterError 404 if absent, InputError
+  // 422 when a DaemonSet's selector changes (immutable in apps/v1).
+  core::Object update(core::Object obj);
+  // Replaces only the status (the /status subresource). Same errors.
+  core::Object update_status(core::Object obj);
+  // Deletes an object. Pods are deleted gracefully as the API server does
+  // (CheckGracefulDelete): grace = `grace_seconds`, else
+  // spec.terminationGracePeriodSeconds (30 when unset); 0 when the pod is not
+  // bound (no spec.nodeName) or is Failed/Succeeded. Grace 0 removes the
+  // object; otherwise it gets deletionTimestamp = now + grace and stays until
+  // a kubelet (or a grace-0 delete) removes it. Other kinds go at once.
+  // Deleting a namespace deletes its DaemonSets and pods first. Throws
+  // ClusterError 404 if absent.
+  void remove(Kind kind, const std::string& ns, const std::string& name,
+              std::optional<int64_t> grace_seconds = std::nullopt);
+
+  // See the file comment. `kind` and `ns` filter (empty ns: all). Throws
+  // ClusterError 410 when `resource_version` is older than the oldest
+  // tombstone still kept.
+  std::vector<WatchEvent> events_since(uint64_t resource_version, std::optional<Kind> kind = std::nullopt,
+                                       const std::string& ns = "") const;
+  // Calls `fn` after every write with a copy of the event. Returns an id for
+  // unsubscribe.
+  int subscribe(std::function<void(const WatchEvent&)> fn);
+  void unsubscribe(int id);
+
+  // API JSON of one object (core::encode), or throws ClusterError 404.
+  boost::json::object to_json(Kind kind, const std::string& ns, const std::string& name) const;
+
+  // ---- typed API (the simulator's controllers) ----
+
+  void add_observer(StoreObserver* observer) { observers_.push_back(observer); }
+
+  const core::Namespace* find_namespace(const std::string& name) const;
+  const core::Node* find_node(const std::string& name) const;
+  const core::DaemonSet* find_daemonset(const std::string& ns, const std::string& name) const;
+  const core::Pod* find_pod(const std::string& ns, const std::string& name) const;
+  const core::Pod* find_pod(const std::string& key) const;  // key "ns/name"
+  const std::map<std::string, core::Node>& nodes() const { return nodes_; }
+  const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
+  size_t pod_count() const { return pods_.size(); }
+
+  // Creates a pod named `<generate_name><5 chars>` (utilrand.String(5)
+  // alphabet). Returns its key "ns/name".
+  std::string create_generated_pod(core::Pod pod, const std::string& generate_name);
+  // Applies `fn` to the stored node/pod/DaemonSet in place and records a
+  // MODIFIED write (no copy). Throws ClusterError 404 if absent. `fn` must
+  // not change the name or namespace.
+  void mutate_node(const std::string& name, const std::function<void(core::Node&)>& fn);
+  void mutate_pod(const std::string& key, const std::function<void(core::Pod&)>& fn);
+  void mutate_daemonset_status(const std::string& key, const core::DaemonSetStatus& status);
+  // Removes a pod now, whatever its grace (grace 0 delete, as the kubelet and
+  // pod GC do). No-op if absent.
+  void force_remove_pod(const std::string& key);
+
+  // A random-looking, deterministic RFC 4122 v4 uid.
+  std::string new_uid();
+  // `n` characters of utilrand's alphabet "bcdfghjklmnpqrstvwxz2456789".
+  std::string random_suffix(int n);
+
+  static std::string key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+ private:
+  struct Tombstone {
+    uint64_t rv;
+    WatchEvent event;
+  };
+
+  uint64_t next_rv();
+  core::Time now_seconds() const;
+  void stamp_new(core::ObjectMeta& meta);
+  void emit(EventType type, const core::Namespace& obj);
+  void emit(EventType type, const core::Node& obj);
+  void emit(EventType type, const core::DaemonSet& obj);
+  void emit(EventType type, const core::Pod& obj);
+  void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
+  void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
+  void tombstone(WatchEvent event);
+  void check_namespace(const std::string& ns) const;
+  core::Object create_pod(core::Pod pod);
+  void erase_pod(const std::string& key);
+
+  std::function<core::Time()> clock_;
+  Options options_;
+  uint64_t rv_ = 0;
+  uint64_t rng_;
+  std::map<std::string, core::Namespace> namespaces_;
+  std::map<std::string, core::Node> nodes_;
+  std::map<std::string, core::DaemonSet> daemonsets_;
+  std::unordered_map<std::string, core::Pod> pods_;
+  // resourceVersion at creation, per object (kind, key): ADDED vs MODIFIED.
+  std::unordered_map<std::string, uint64_t> created_rv_;
+  // Live objects by their current resourceVersion: (kind, key).
+  std::map<uint64_t, std::pair<Kind, std::string>> by_rv_;
+  std::deque<Tombstone> tombstones_;
+  uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
+  std::vector<StoreObserver*> observers_;
+  std::map<int, std::function<void(const WatchEvent&)>> subscribers_;
+  int next_subscriber_ = 1;
+};
+
+}  // namespace gpuops::simulator
