@@ -1,0 +1,466 @@
+#include "real/api_cluster.h"
+
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "core/codec.h"
+#include "core/placement.h"
+
+namespace gpuops::real {
+namespace {
+
+namespace json = boost::json;
+using http_verb = boost::beast::http::verb;
+using std::chrono::milliseconds;
+
+const char* kMergePatch = "application/merge-patch+json";
+const char* kApplyPatch = "application/apply-patch+yaml";
+
+std::string node_path(const std::string& name) { return "/api/v1/nodes/" + query_escape(name); }
+
+json::object taint_json(const core::Taint& t) {
+  json::object o{{"key", t.key}, {"effect", t.effect}};
+  if (!t.value.empty()) o["value"] = t.value;
+  if (t.time_added) o["timeAdded"] = core::format_time(*t.time_added);
+  return o;
+}
+
+// The first cause's field of a Status, for InputError.
+std::string first_field(const json::value& status) {
+  const json::object* st = status.if_object();
+  if (!st) return "";
+  const json::object* d = st->contains("details") ? st->at("details").if_object() : nullptr;
+  if (!d || !d->contains("causes") || !d->at("causes").is_array()) return "";
+  for (const auto& c : d->at("causes").as_array())
+    if (auto* co = c.if_object(); co && co->contains("field") && co->at("field").is_string())
+      return std::string(co->at("field").as_string());
+  return "";
+}
+
+// Removes what server-side apply must not be sent or would turn into a
+// precondition (managedFields, resourceVersion, uid) or ignores (status of
+// objects other than Node, which keeps it on create).
+void prepare_apply_body(json::object& body) {
+  if (auto* m = body.if_contains("metadata"); m && m->is_object()) {
+    auto& mo = m->as_object();
+    for (const char* k : {"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"})
+      mo.erase(k);
+  }
+  if (body.contains("kind") && body.at("kind") != "Node") body.erase("status");
+}
+
+}  // namespace
+
+ApiCluster::ApiCluster(RestConfig config, ApiClusterOptions options, ClientOptions client_options)
+    : options_(std::move(options)) {
+  namespace_ = config.namespace_.empty() ? "default" : config.namespace_;
+  settle_namespace_ = namespace_;
+  client_ = std::make_unique<Client>(std::move(config), std::move(client_options));
+}
+
+json::array ApiCluster::list(const std::string& path, std::string* resource_version) {
+  // mirrors ListPager.List (client-go tools/pager/pager.go) with
+  // FullListIfExpired: an expired continue token restarts without a limit.
+  json::array items;
+  std::string cont;
+  bool full = false;
+  for (;;) {
+    Request r{http_verb::get, path, {}, "", ""};
+    if (!full) r.query.emplace_back("limit", std::to_string(options_.page_size));
+    if (!cont.empty()) r.query.emplace_back("continue", cont);
+    json::value page;
+    try {
+      page = client_->send_json(r);
+    } catch (const ApiError& e) {
+      if (e.http_status() == 410 && !cont.empty() && !full) {
+        full = true;
+        cont.clear();
+        items.clear();
+        continue;
+      }
+      throw;
+    }
+    const json::object* po = page.if_object();
+    if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
+    if (auto* it = po->if_contains("items"); it && it->is_array())
+      for (auto& v : it->as_array()) items.push_back(v);
+    cont.clear();
+    if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
+      auto& mo = md->as_object();
+      if (auto* rv = mo.if_contains("resourceVersion"); rv && rv->is_string() && resource_version)
+        *resource_version = std::string(rv->as_string());
+      if (auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->as_string());
+    }
+    if (cont.empty() || full) return items;
+  }
+}
+
+core::ClusterState ApiCluster::state(const std::string& ns_in) {
+  std::string ns = ns_in.empty() ? namespace_ : ns_in;
+  settle_namespace_ = ns;
+  core::ClusterState s;
+  s.namespace_ = ns;
+  auto decode_all = [&](const std::string& path, const char* api_version, const char* kind, auto decode, auto& out) {
+    std::string rv;
+    json::array items = list(path, &rv);
+    for (auto& item : items) {
+      if (!item.is_object()) continue;
+      auto& o = item.as_object();
+      // list items carry no apiVersion/kind
+      if (!o.contains("apiVersion")) o["apiVersion"] = api_version;
+      if (!o.contains("kind")) o["kind"] = kind;
+      core::Document d;
+      d.value = std::move(item);
+      d.file = "GET " + path;
+      try {
+        out.push_back(decode(d));
+      } catch (const core::InputError& e) {
+        throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + e.what());
+      }
+    }
+    return rv;
+  };
+  decode_all("/api/v1/nodes", "v1", "Node", core::decode_node, s.nodes);
+  decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "apps/v1", "DaemonSet",
+             core::decode_daemonset, s.daemonsets);
+  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "v1", "Pod", core::decode_pod, s.pods);
+  return s;
+}
+
+Request ApiCluster::write_request(http_verb method, const std::string& path) const {
+  Request r{method, path, {}, "", ""};
+  if (options_.dry_run) r.query.emplace_back("dryRun", "All");
+  return r;
+}
+
+void ApiCluster::send_write(const Request& r, const std::string& what) {
+  try {
+    client_->send(r);
+  } catch (const ApiError& e) {
+    // The API refused the object itself: bad input (exit 2).
+    if (e.http_status() == 400 || e.http_status() == 422) {
+      core::InputError ie(what, 0, first_field(e.status()), e.what());
+      ie.http_status = e.http_status();
+      throw ie;
+    }
+    throw;
+  }
+}
+
+void ApiCluster::apply(const std::vector<core::Object>& objects) {
+  // Validate every object before the first write: nothing half-applied.
+  std::vector<std::pair<Request, std::string>> writes;
+  for (const auto& obj : objects) {
+    json::object body = core::encode(obj);
+    std::string what = core::describe(obj);
+    std::string ns;
+    std::string path;
+    std::string name;
+    if (auto* ds = std::get_if<core::DaemonSet>(&obj)) {
+      ns = ds->metadata.namespace_.empty() ? namespace_ : ds->metadata.namespace_;
+      name = ds->metadata.name;
+      path = "/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets/" + query_escape(name);
+    } else if (auto* pod = std::get_if<core::Pod>(&obj)) {
+      ns = pod->metadata.namespace_.empty() ? namespace_ : pod->metadata.namespace_;
+      name = pod->metadata.name;
+      path = "/api/v1/namespaces/" + query_escape(ns) + "/pods/" + query_escape(name);
+    } else if (auto* node = std::get_if<core::Node>(&obj)) {
+      name = node->metadata.name;
+      path = node_path(name);
+    } else if (auto* n = std::get_if<core::Namespace>(&obj)) {
+      name = n->metadata.name;
+      path = "/api/v1/namespaces/" + query_escape(name);
+    }
+    if (!ns.empty()) body["metadata"].as_object()["namespace"] = ns;
+    core::Document d;
+    d.value = body;
+    d.file = what;
+    core::decode_object(d);  // throws InputError, as the API server would refuse it
+    prepare_apply_body(body);
+    // mirrors kubectl apply --server-side --force-conflicts (ApplyPatchType)
+    Request r = write_request(http_verb::patch, path);
+    r.query.emplace_back("fieldManager", options_.field_manager);
+    r.query.emplace_back("force", "true");
+    r.body = json::serialize(body);
+    r.content_type = kApplyPatch;
+    writes.emplace_back(std::move(r), what);
+  }
+  for (const auto& [r, what] : writes) send_write(r, what);
+}
+
+void ApiCluster::create_namespace(const std::string& name) {
+  Request r = write_request(http_verb::post, "/api/v1/namespaces");
+  r.body = json::serialize(json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}});
+  r.content_type = "application/json";
+  try {
+    send_write(r, "Namespace " + name);
+  } catch (const ApiError& e) {
+    if (e.http_status() == 409 && e.reason() == "AlreadyExists") return;
+    throw;
+  }
+}
+
+void ApiCluster::patch_node(const std::string& node, const json::object& patch, const std::string& content_type,
+                            bool status) {
+  Request r = write_request(http_verb::patch, node_path(node) + (status ? "/status" : ""));
+  r.body = json::serialize(patch);
+  r.content_type = content_type;
+  try {
+    send_write(r, "Node " + node);
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+    throw;
+  }
+}
+
+void ApiCluster::set_node_label(const std::string& node, const std::string& key,
+                                const std::optional<std::string>& value) {
+  if (auto m = core::validate_label_key(key); !m.empty())
+    throw core::InputError("", 0, "metadata.labels", "invalid label key \"" + key + "\": " + m);
+  if (value)
+    if (auto m = core::validate_label_value(*value); !m.empty())
+      throw core::InputError("", 0, "metadata.labels[" + key + "]", "invalid label value \"" + *value + "\": " + m);
+  // mirrors kubectl label: a JSON merge patch, null removes the key
+  json::object labels;
+  if (value)
+    labels[key] = *value;
+  else
+    labels[key] = nullptr;
+  patch_node(node, json::object{{"metadata", {{"labels", std::move(labels)}}}}, kMergePatch);
+}
+
+void ApiCluster::add_node(const core::Node& node) { apply({core::Object(node)}); }
+
+void ApiCluster::delete_node(const std::string& node) {
+  try {
+    client_->send(write_request(http_verb::delete_, node_path(node)));
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+    throw;
+  }
+}
+
+void ApiCluster::set_node_taints(const std::string& node, const std::vector<core::Taint>& taints) {
+  json::value list = nullptr;
+  if (!taints.empty()) {
+    json::array a;
+    for (const auto& t : taints) a.push_back(taint_json(t));
+    list = std::move(a);
+  }
+  patch_node(node, json::object{{"spec", {{"taints", std::move(list)}}}}, kMergePatch);
+}
+
+void ApiCluster::set_node_unschedulable(const std::string& node, bool unschedulable) {
+  json::value v = unschedulable ? json::value(true) : json::value(nullptr);
+  patch_node(node, json::object{{"spec", {{"unschedulable", std::move(v)}}}}, kMergePatch);
+}
+
+void ApiCluster::set_node_ready(const std::string& node, const std::string& status) {
+  if (status != "True" && status != "False" && status != "Unknown")
+    throw core::InputError("", 0, "status.conditions[Ready].status",
+                           "Unsupported value: \"" + status + "\": supported values: \"False\", \"True\", \"Unknown\"");
+  // A merge patch replaces the whole list, so read it, change Ready, and send
+  // it back with resourceVersion as a precondition; retried on 409 Conflict as
+  // kubectl's patcher does (up to 5 times).
+  auto now = std::chrono::floor<milliseconds>(std::chrono::system_clock::now());
+  std::string stamp = core::format_time(core::Time(now.time_since_epoch()));
+  for (int attempt = 0;; ++attempt) {
+    json::value cur;
+    try {
+      cur = client_->send_json(Request{http_verb::get, node_path(node), {}, "", ""});
+    } catch (const ApiError& e) {
+      if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+      throw;
+    }
+    json::array conds;
+    std::string rv;
+    if (auto* o = cur.if_object()) {
+      if (auto* md = o->if_contains("metadata"); md && md->is_object())
+        if (auto* v = md->as_object().if_contains("resourceVersion"); v && v->is_string()) rv = v->as_string().c_str();
+      if (auto* st = o->if_contains("status"); st && st->is_object())
+        if (auto* cs = st->as_object().if_contains("conditions"); cs && cs->is_array()) conds = cs->as_array();
+    }
+    json::object ready{{"type", "Ready"},       {"status", status},
+                       {"reason", "GpuopsSet"}, {"message", "set by gpuops"},
+                       {"lastHeartbeatTime", stamp}};
+    bool found = false;
+    for (auto& c : conds) {
+      auto* co = c.if_object();
+      if (!co || !co->contains("type") || co->at("type") != "Ready") continue;
+      found = true;
+      bool changed = !co->contains("status") || co->at("status") != status.c_str();
+      ready["lastTransitionTime"] =
+          changed || !co->contains("lastTransitionTime") ? json::value(stamp) : co->at("lastTransitionTime");
+      c = ready;
+    }
+    if (!found) {
+      ready["lastTransitionTime"] = stamp;
+      conds.push_back(ready);
+    }
+    json::object patch{{"status", {{"conditions", std::move(conds)}}}};
+    if (!rv.empty()) patch["metadata"] = json::object{{"resourceVersion", rv}};
+    try {
+      patch_node(node, patch, kMergePatch, true);
+      return;
+    } catch (const ApiError& e) {
+      if (e.http_status() != 409 || attempt >= 4) throw;
+    }
+  }
+}
+
+void ApiCluster::delete_pod(const std::string& ns, const std::string& name) {
+  std::string n = ns.empty() ? namespace_ : ns;
+  try {
+    client_->send(write_request(http_verb::delete_, "/api/v1/namespaces/" + query_escape(n) + "/pods/" + query_escape(name)));
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("pod \"" + n + "/" + name + "\" not found", 404);
+    throw;
+  }
+}
+
+void ApiCluster::settle() {
+  using Steady = std::chrono::steady_clock;
+  auto deadline = Steady::now() + options_.settle_timeout;
+  std::ostream* progress = options_.progress ? options_.progress : (isatty(2) == 1 ? &std::cerr : nullptr);
+  bool printed = false;
+  auto clear = [&] {
+    if (printed && progress) *progress << "\r\033[K" << std::flush;
+  };
+  for (;;) {
+    core::ClusterState s;
+    try {
+      s = state(settle_namespace_);
+    } catch (...) {
+      clear();
+      throw;
+    }
+    std::vector<std::string> pending = settle_pending(s);
+    if (pending.empty()) {
+      clear();
+      return;
+    }
+    auto now = Steady::now();
+    if (now >= deadline) {
+      clear();
+      std::string m = "the cluster did not settle within " +
+                      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.settle_timeout).count()) +
+                      "s: ";
+      for (size_t i = 0; i < pending.size() && i < 5; ++i) m += (i ? "; " : "") + pending[i];
+      if (pending.size() > 5) m += "; and " + std::to_string(pending.size() - 5) + " more";
+      throw core::ClusterError(m);
+    }
+    if (progress) {
+      auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - now).count();
+      *progress << "\r\033[Ksettling: " << pending.size() << " pending (" << pending.front() << "), " << left
+                << "s left" << std::flush;
+      printed = true;
+    }
+    auto wait = std::min<milliseconds>(options_.settle_poll,
+                                       std::chrono::duration_cast<milliseconds>(deadline - now) + milliseconds(1));
+    // Wait for the next pod change (or the poll interval): a watch from the
+    // list's resourceVersion, bookmarks allowed, as a Reflector would start it.
+    bool watched = false;
+    if (!last_pods_rv_.empty()) {
+      std::string rv = last_pods_rv_;
+      auto secs = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(wait).count() + 1);
+      Request w{http_verb::get,
+                "/api/v1/namespaces/" + query_escape(settle_namespace_) + "/pods",
+                {{"watch", "1"}, {"allowWatchBookmarks", "true"}, {"resourceVersion", rv},
+                 {"timeoutSeconds", std::to_string(secs)}},
+                "",
+                ""};
+      try {
+        client_->watch(
+            w,
+            [&](const json::object& ev) {
+              auto* t = ev.if_contains("type");
+              // a BOOKMARK only moves the resourceVersion on; anything else
+              // (a change, or an ERROR such as 410 Expired) means re-list
+              return t && t->is_string() && t->as_string() == "BOOKMARK";
+            },
+            wait);
+        watched = true;
+      } catch (const ApiError& e) {
+        if (e.http_status() == 401 || e.http_status() == 403) {
+          // not allowed to watch: fall back to polling
+        } else if (e.http_status() != 410 && e.http_status() < 500 && e.http_status() != 429) {
+          clear();
+          throw;
+        }
+      } catch (const core::ClusterError&) {
+        // a dropped watch: re-list (below, after the poll interval)
+      }
+    }
+    if (!watched) std::this_thread::sleep_for(std::min(wait, std::chrono::duration_cast<milliseconds>(
+                                                                 std::max(deadline - Steady::now(), Steady::duration(0)))));
+  }
+}
+
+std::vector<std::string> settle_pending(const core::ClusterState& state) {
+  std::vector<const core::DaemonSet*> dss;
+  for (const auto& ds : state.daemonsets) dss.push_back(&ds);
+  std::sort(dss.begin(), dss.end(), [](auto* a, auto* b) { return a->metadata.name < b->metadata.name; });
+  std::vector<const core::Node*> nodes;
+  for (const auto& n : state.nodes) nodes.push_back(&n);
+  std::sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->metadata.name < b->metadata.name; });
+
+  std::vector<std::string> out;
+  for (const core::DaemonSet* ds : dss) {
+    const std::string& dn = ds->metadata.name;
+    // Pods this DaemonSet controls, by node (getNodesToDaemonPods).
+    std::map<std::string, std::vector<const core::Pod*>> by_node;
+    for (const auto& p : state.pods) {
+      const core::OwnerReference* ref = p.metadata.controller_ref();
+      if (!ref || ref->kind != "DaemonSet" || ref->name != dn) continue;
+      if (!ref->uid.empty() && !ds->metadata.uid.empty() && ref->uid != ds->metadata.uid) continue;
+      by_node[p.target_node()].push_back(&p);
+    }
+    const auto& st = ds->status;
+    bool status_current = st.observed_generation >= ds->metadata.generation &&
+                          st.current_number_scheduled == st.desired_number_scheduled && st.number_misscheduled == 0;
+    int expected = 0;
+    std::vector<std::string> not_running;
+    for (const core::Node* node : nodes) {
+      const std::string& nn = node->metadata.name;
+      core::Placement pl = core::should_run(*ds, *node);
+      auto it = by_node.find(nn);
+      std::vector<const core::Pod*> pods = it == by_node.end() ? std::vector<const core::Pod*>{} : it->second;
+      if (it != by_node.end()) by_node.erase(it);
+      std::vector<const core::Pod*> active;
+      for (auto* p : pods)
+        if (!p->metadata.deletion_timestamp) active.push_back(p);
+      if (pl.should_run) {
+        ++expected;
+        if (active.empty()) {
+          out.push_back("DaemonSet " + dn + ": no pod on node " + nn);
+          continue;
+        }
+        for (auto* p : active)
+          if (p->status.phase != "Running")
+            not_running.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " on node " + nn + " is " +
+                                  (p->status.phase.empty() ? "Pending" : p->status.phase));
+      } else if (!pl.should_continue_running) {
+        for (auto* p : pods) out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " + nn);
+      }
+    }
+    // Pods on nodes that no longer exist (or not bound to any).
+    for (const auto& [nn, pods] : by_node)
+      for (auto* p : pods)
+        out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " +
+                      (nn.empty() ? "(none)" : nn));
+    if (st.desired_number_scheduled != expected)
+      out.push_back("DaemonSet " + dn + ": status.desiredNumberScheduled is " +
+                    std::to_string(st.desired_number_scheduled) + ", nodes that should run it: " +
+                    std::to_string(expected));
+    if (!status_current) out.insert(out.end(), not_running.begin(), not_running.end());
+  }
+  return out;
+}
+
+}  // namespace gpuops::real

@@ -1,0 +1,117 @@
+// real/api_cluster.h: core::Cluster over a Kubernetes API server.
+//
+// Every operation is a fixed number of API calls, whatever the cluster size:
+//  - state(ns): three paged lists (limit/continue, page size 500):
+//    GET /api/v1/nodes, /apis/apps/v1/namespaces/{ns}/daemonsets and
+//    /api/v1/namespaces/{ns}/pods. A continue token answered 410 Expired
+//    restarts that list once without a limit (client-go tools/pager
+//    ListPager.List, FullListIfExpired). Items decode with core::decode_*.
+//  - set_node_label: one JSON merge patch (RFC 7386) of metadata.labels, null
+//    for a removal, as `kubectl label` sends it (kubectl pkg/cmd/label).
+//  - apply: server-side apply (PATCH, application/apply-patch+yaml with a JSON
+//    body, fieldManager=gpuops, force=true), as `kubectl apply --server-side
+//    --force-conflicts` (kubectl pkg/cmd/apply). Every object is re-validated
+//    with core::decode_object before the first request.
+//  - create_namespace: POST; 409 AlreadyExists is success.
+//  - add_node: server-side apply of the Node (status included, which the API
+//    keeps on create, as KWOK clusters need); delete_node / delete_pod: DELETE.
+//  - set_node_taints, set_node_unschedulable: merge patch of spec;
+//    set_node_ready: strategic merge patch of status.conditions (merge key
+//    "type") on the status subresource.
+//  - settle(): lists state and waits (watching the namespace's pods from the
+//    list's resourceVersion, re-listing on any event, at the poll interval, and
+//    after a dropped or expired watch) until settle_pending() is empty, or
+//    throws core::ClusterError at the deadline with what is still pending.
+//
+// With dry_run every write carries dryRun=All: the API server validates and
+// admits it but stores nothing.
+//
+// Errors: a 400/422 answer to a write throws core::InputError (the upstream
+// message and field); 404 on a node or pod throws core::ClusterError naming
+// it; every other failure throws core::ClusterError / real::ApiError (see
+// real/client.h).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/cluster.h"
+#include "real/client.h"
+#include "real/kubeconfig.h"
+
+namespace gpuops::real {
+
+struct ApiClusterOptions {
+  bool dry_run = false;                            // send dryRun=All on every write
+  std::string field_manager = "gpuops";            // server-side apply field manager
+  std::chrono::milliseconds settle_timeout{60000};  // settle() deadline
+  std::chrono::milliseconds settle_poll{2000};      // longest wait between two re-lists in settle()
+  int64_t page_size = 500;                          // list `limit` (client-go pager default)
+  // Where settle() writes its progress line ("\r" rewritten). nullptr: stderr
+  // when stderr is a terminal (isatty(2)), else nothing.
+  std::ostream* progress = nullptr;
+};
+
+class ApiCluster : public core::Cluster {
+ public:
+  // Connects lazily (the first call opens the connection). `config` usually
+  // comes from load_rest_config. Throws core::InputError when its TLS material
+  // does not load.
+  explicit ApiCluster(RestConfig config, ApiClusterOptions options = {}, ClientOptions client_options = {});
+
+  core::ClusterState state(const std::string& ns) override;
+  void apply(const std::vector<core::Object>& objects) override;
+  void create_namespace(const std::string& name) override;
+  void set_node_label(const std::string& node, const std::string& key,
+                      const std::optional<std::string>& value) override;
+  void add_node(const core::Node& node) override;
+  void delete_node(const std::string& node) override;
+  void set_node_taints(const std::string& node, const std::vector<core::Taint>& taints) override;
+  void set_node_unschedulable(const std::string& node, bool unschedulable) override;
+  void set_node_ready(const std::string& node, const std::string& status) override;
+  void delete_pod(const std::string& ns, const std::string& name) override;
+  // Waits for the namespace of the RestConfig (the one of the last state()
+  // call, if any) to settle; see settle_pending.
+  void settle() override;
+
+  // The namespace used for objects without one and for settle().
+  const std::string& default_namespace() const { return namespace_; }
+  Client& client() { return *client_; }
+
+ private:
+  boost::json::array list(const std::string& path, std::string* resource_version);
+  Request write_request(boost::beast::http::verb method, const std::string& path) const;
+  void patch_node(const std::string& node, const boost::json::object& patch, const std::string& content_type,
+                  bool status = false);
+  void send_write(const Request& r, const std::string& what);
+
+  std::unique_ptr<Client> client_;
+  ApiClusterOptions options_;
+  std::string namespace_;
+  std::string settle_namespace_;
+  std::string last_pods_rv_;
+};
+
+// Why `state` has not settled; empty when it has. For each DaemonSet of the
+// namespace, with core::should_run as the DaemonSet controller decides:
+//  - a node that should run it and has no pod of it (not being deleted):
+//    "DaemonSet <name>: no pod on node <node>";
+//  - a pod of it (controller owner reference to the DaemonSet) on a node
+//    where it should not continue running, or on a node that is gone:
+//    "DaemonSet <name>: pod <pod> remains on node <node>";
+//  - status.desiredNumberScheduled not equal to the number of nodes that
+//    should run it (a DaemonSet's generation does not change when a node label
+//    does, so its status must be compared with the nodes, not with
+//    observedGeneration): "DaemonSet <name>: status.desiredNumberScheduled is
+//    <n>, nodes that should run it: <m>";
+//  - a pod that is not Running while the status is not up to date
+//    (observedGeneration < generation, or currentNumberScheduled != desired, or
+//    numberMisscheduled > 0): "DaemonSet <name>: pod <pod> on node <node> is
+//    <phase>".
+// Ordered by DaemonSet name, then node name.
+std::vector<std::string> settle_pending(const core::ClusterState& state);
+
+}  // namespace gpuops::real
