@@ -1,0 +1,215 @@
+// Every case of ../shared/cases through the CLI: the lab-contract output and
+// exit code its README states, and every bad manifest refused with file, line,
+// field and exit 2.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/app.h"
+
+namespace {
+
+const std::string kCases = std::string(GPUOPS_SHARED_DIR) + "/cases/";
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run run_gpuops(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = gpuops::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string dump(const std::string& c) { return kCases + c + "/cluster.json"; }
+
+}  // namespace
+
+TEST(Cases, LabFinalState) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(a.out, "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n");
+  EXPECT_EQ(a.code, 0);
+  EXPECT_EQ(a.err, "");
+  auto m = run_gpuops({"matrix", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(m.out,
+            "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
+            "lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n"
+            "TOTAL_PODS=9\n");
+  EXPECT_EQ(m.code, 0);
+  for (auto [node, want, code] : {std::tuple{"lab-node-0", "ok\n", 0}, std::tuple{"lab-node-1", "ok\n", 0},
+                                  std::tuple{"lab-node-2", "device-plugin-without-toolkit\n", 1}}) {
+    auto o = run_gpuops({"order-check", node, "--snapshot", dump("lab-final-state")});
+    EXPECT_EQ(o.out, want) << node;
+    EXPECT_EQ(o.code, code) << node;
+  }
+}
+
+TEST(Cases, EmptyLabelValues) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("empty-label-values")});
+  EXPECT_EQ(a.out, "gpu-a OK\n");
+  EXPECT_EQ(a.code, 0);
+}
+
+TEST(Cases, MissingDeployLabels) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("missing-deploy-labels")});
+  EXPECT_EQ(a.out, "gpu-a OK\ngpu-b OK\n");
+  EXPECT_EQ(a.code, 0);
+  for (const char* node : {"gpu-a", "gpu-b"}) {
+    auto o = run_gpuops({"order-check", node, "--snapshot", dump("missing-deploy-labels")});
+    EXPECT_EQ(o.out, "ok\n");
+    EXPECT_EQ(o.code, 0);
+  }
+}
+
+TEST(Cases, PendingInsufficientMemory) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("pending-insufficient-memory")});
+  EXPECT_EQ(a.out, "gpu-a OK\ngpu-small MISSING driver\n");
+  EXPECT_EQ(a.code, 1);
+  auto m = run_gpuops({"matrix", "--snapshot", dump("pending-insufficient-memory")});
+  EXPECT_EQ(m.out,
+            "gpu-a driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "gpu-small driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "TOTAL_PODS=9\n");
+}
+
+TEST(Cases, StuckInInit) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("stuck-in-init")});
+  EXPECT_EQ(a.out, "gpu-a MISSING device-plugin\ngpu-a MISSING gpu-feature-discovery\ngpu-a MISSING dcgm-exporter\n");
+  EXPECT_EQ(a.code, 1);
+}
+
+TEST(Cases, TerminatingAfterOptOut) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("terminating-after-optout")});
+  EXPECT_EQ(a.out, "gpu-a OK\ngpu-b OK\n");
+  EXPECT_EQ(a.code, 0);
+  auto m = run_gpuops({"matrix", "--snapshot", dump("terminating-after-optout")});
+  EXPECT_EQ(m.out,
+            "gpu-a driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "gpu-b driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
+            "TOTAL_PODS=9\n");
+}
+
+TEST(Cases, UntoleratedTaint) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("untolerated-taint")});
+  EXPECT_EQ(a.out,
+            "gpu-a OK\n"
+            "gpu-b MISSING driver\n"
+            "gpu-b MISSING container-toolkit\n"
+            "gpu-b MISSING device-plugin\n"
+            "gpu-b MISSING gpu-feature-discovery\n"
+            "gpu-b MISSING dcgm-exporter\n");
+  EXPECT_EQ(a.code, 1);
+}
+
+struct BadManifest {
+  const char* file;
+  int line;
+  const char* field;
+  const char* message_part;
+};
+
+class BadManifests : public ::testing::TestWithParam<BadManifest> {};
+
+TEST_P(BadManifests, RefusedWithFileLineFieldAndExit2) {
+  const BadManifest& b = GetParam();
+  std::string path = kCases + "bad-manifests/" + b.file;
+  auto r = run_gpuops({"lint", path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  std::string want_prefix = "gpuops: error: " + path + ":" + std::to_string(b.line) + ": " + b.field;
+  EXPECT_EQ(r.err.substr(0, want_prefix.size()), want_prefix) << r.err;
+  EXPECT_NE(r.err.find(b.message_part), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadManifests,
+    ::testing::Values(
+        BadManifest{"unquoted-true.yaml", 16, "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.driver]: ",
+                    "json: cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"},
+        BadManifest{"selector-mismatch.yaml", 12, "spec.template.metadata.labels: ",
+                    "`selector` does not match template `labels`"},
+        BadManifest{"removed-api-version.yaml", 1, "apiVersion: ",
+                    "no matches for kind \"DaemonSet\" in version \"extensions/v1beta1\""},
+        BadManifest{"tab-indent.yaml", 7, "", "invalid YAML: found a tab character in indentation"},
+        // `yes` is a YAML 1.1 boolean: the first thing the API trips on.
+        BadManifest{"second-document-bad.yaml", 21,
+                    "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.container-toolkit]: ",
+                    "cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"}));
+
+TEST(Cli, UsageErrorsExit2) {
+  EXPECT_EQ(run_gpuops({}).code, 2);
+  auto u = run_gpuops({"frobnicate"});
+  EXPECT_EQ(u.code, 2);
+  EXPECT_NE(u.err.find("unknown command \"frobnicate\""), std::string::npos);
+  auto o = run_gpuops({"audit", "--snapshot", dump("lab-final-state"), "-o", "xml"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--output must be text or json"), std::string::npos);
+  auto n = run_gpuops({"order-check", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(n.code, 2);
+  EXPECT_NE(n.err.find("missing NODE"), std::string::npos);
+  auto f = run_gpuops({"audit", "--bogus"});
+  EXPECT_EQ(f.code, 2);
+  auto l = run_gpuops({"lint"});
+  EXPECT_EQ(l.code, 2);
+}
+
+TEST(Cli, MissingSnapshotFileIsInputError) {
+  auto r = run_gpuops({"audit", "--snapshot", "/no/such/dump.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "gpuops: error: /no/such/dump.json: no such file or directory\n");
+}
+
+TEST(Cli, UnknownNodeInOrderCheckIsClusterError) {
+  auto r = run_gpuops({"order-check", "lab-node-9", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.err, "gpuops: error: node \"lab-node-9\" not found\n");
+}
+
+TEST(Cli, JsonOutputs) {
+  auto a = run_gpuops({"audit", "--snapshot", dump("pending-insufficient-memory"), "-o", "json"});
+  EXPECT_EQ(a.code, 1);
+  EXPECT_EQ(a.out,
+            R"({"namespace":"gpu-operator","nodes":[{"node":"gpu-a","ok":true,"missing":[]},)"
+            R"({"node":"gpu-small","ok":false,"missing":["driver"]}],"exitCode":1})"
+            "\n");
+  auto o = run_gpuops({"order-check", "lab-node-2", "-o", "json", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(o.out, R"({"node":"lab-node-2","result":"device-plugin-without-toolkit","exitCode":1})"
+                   "\n");
+  auto m = run_gpuops({"matrix", "-o", "json", "--snapshot", dump("lab-final-state")});
+  EXPECT_NE(m.out.find(R"({"node":"lab-node-2","operands":{"driver":false,"toolkit":false,"device-plugin":true,"gfd":false,"dcgm":false}})"),
+            std::string::npos);
+  EXPECT_NE(m.out.find(R"("totalPods":9)"), std::string::npos);
+}
+
+TEST(Cli, WrongNamespaceSeesNoPods) {
+  auto a = run_gpuops({"audit", "-n", "kube-system", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(a.code, 1);
+  EXPECT_EQ(a.out.substr(0, 26), "lab-node-0 MISSING driver\n");
+}
+
+TEST(Cli, RosterAndHelp) {
+  auto r = run_gpuops({"roster"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.substr(0, 36), "driver=nvidia.com/gpu.deploy.driver\n");
+  auto h = run_gpuops({"help"});
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("audit"), std::string::npos);
+  auto ah = run_gpuops({"audit", "--help"});
+  EXPECT_EQ(ah.code, 0);
+  EXPECT_NE(ah.out.find("--snapshot"), std::string::npos);
+}
+
+// The real process: exit status and streams as a shell sees them.
+TEST(Binary, ExitStatusAndStreams) {
+  std::string cmd = std::string(GPUOPS_BINARY) + " audit --snapshot " + dump("untolerated-taint") + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(out.substr(0, 9), "gpu-a OK\n");
+}
