@@ -1,0 +1,390 @@
+// DaemonSet controller rules (kubernetes pkg/controller/daemon), each with
+// expected values worked out from upstream's code as summarized in
+// shared/reference/daemonset-semantics.md.
+#include <gtest/gtest.h>
+
+#include "core/placement.h"
+#include "helpers.h"
+
+namespace gpuops::simulator {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace testing;
+
+class DaemonSetTest : public ::testing::Test {
+ protected:
+  explicit DaemonSetTest(FakeCluster::Options o = {}) : c(o) { c.create_namespace(kNs); }
+  core::ClusterState st() { return c.state(kNs); }
+  FakeCluster c;
+};
+
+// NodeShouldRunDaemonPod via core::should_run: nodeSelector must match;
+// desiredNumberScheduled counts only matching nodes; one pod per such node.
+TEST_F(DaemonSetTest, OnePodPerMatchingNode) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.add_node(make_node("b", {{"nvidia.com/gpu.deploy.driver", "false"}}));
+  c.add_node(make_node("c"));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  auto s = st();
+  auto pods = pods_of(s, "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].spec.node_name, "a");
+  EXPECT_EQ(pods[0].status.phase, "Running");
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// CreatePodTemplate + ReplaceDaemonSetPodNodeNameNodeAffinity
+// (pkg/controller/daemon/util/daemonset_util.go): the pod is pinned by a
+// single matchFields metadata.name term (no nodeName at creation), carries the
+// default daemon tolerations, controller-revision-hash and
+// pod-template-generation labels, a `<ds>-xxxxx` name and a controller
+// ownerReference with the DaemonSet's uid.
+TEST_F(DaemonSetTest, CreatedPodIsPinnedAndTolerant) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver", {{"{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"}, {}, "", 0})});
+  c.run();  // one pass: created, bound, running; inspect the created shape
+  auto s = st();
+  auto pods = pods_of(s, "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  const core::Pod& p = pods[0];
+  const core::DaemonSet& d = ds_of(s, "nvidia-driver-daemonset");
+  // Name: generateName "<ds>-" plus 5 characters of utilrand's alphabet.
+  ASSERT_EQ(p.metadata.name.size(), std::string("nvidia-driver-daemonset-").size() + 5);
+  EXPECT_EQ(p.metadata.name.rfind("nvidia-driver-daemonset-", 0), 0u);
+  EXPECT_EQ(p.metadata.name.substr(24).find_first_not_of("bcdfghjklmnpqrstvwxz2456789"), std::string::npos);
+  // Pinning.
+  ASSERT_TRUE(p.spec.required_node_affinity.has_value());
+  ASSERT_EQ(p.spec.required_node_affinity->size(), 1u);
+  const auto& term = p.spec.required_node_affinity->at(0);
+  EXPECT_TRUE(term.match_expressions.empty());
+  ASSERT_EQ(term.match_fields.size(), 1u);
+  EXPECT_EQ(term.match_fields[0].key, "metadata.name");
+  EXPECT_EQ(term.match_fields[0].op, "In");
+  EXPECT_EQ(term.match_fields[0].values, std::vector<std::string>{"a"});
+  EXPECT_EQ(p.target_node(), "a");
+  // The user toleration first, then the six defaults (no hostNetwork).
+  ASSERT_EQ(p.spec.tolerations.size(), 7u);
+  EXPECT_EQ(p.spec.tolerations[0].key, "nvidia.com/gpu");
+  EXPECT_EQ(p.spec.tolerations, core::with_daemon_tolerations(d.template_.spec.tolerations, false));
+  // Labels and owner.
+  EXPECT_EQ(p.metadata.labels.at("app"), "nvidia-driver-daemonset");
+  EXPECT_FALSE(p.metadata.labels.at("controller-revision-hash").empty());
+  EXPECT_EQ(p.metadata.labels.at("pod-template-generation"), "1");
+  const core::OwnerReference* ref = p.metadata.controller_ref();
+  ASSERT_NE(ref, nullptr);
+  EXPECT_EQ(ref->kind, "DaemonSet");
+  EXPECT_EQ(ref->api_version, "apps/v1");
+  EXPECT_EQ(ref->name, "nvidia-driver-daemonset");
+  EXPECT_EQ(ref->uid, d.metadata.uid);
+  // API defaulting.
+  EXPECT_EQ(p.spec.termination_grace_period_seconds, 30);
+}
+
+// The scheduler binds the pinned pod: nodeName set, PodScheduled=True.
+TEST_F(DaemonSetTest, SchedulerBindsToPinnedNode) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.add_node(make_node("b", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  for (const auto& p : pods_of(st(), "nvidia-driver-daemonset")) {
+    EXPECT_EQ(p.spec.node_name, p.target_node());
+    ASSERT_NE(p.condition("PodScheduled"), nullptr);
+    EXPECT_EQ(p.condition("PodScheduled")->status, "True");
+  }
+}
+
+// updateDaemonSetStatus: a pod the scheduler cannot place (Insufficient
+// memory) is counted in desired, current and updated, not in ready or
+// available, and is unavailable.
+TEST_F(DaemonSetTest, PendingPodCountsAsCurrentNotReady) {
+  c.add_node(make_node("big", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "64Gi"}, {"cpu", "16"}, {"pods", "110"}}));
+  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
+  c.apply({lab_daemonset("driver")});  // requests 512Mi
+  c.settle();
+  auto s = st();
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(2, 2, 0, 1, 2, 1, 1));
+  for (const auto& p : pods_of(s, "nvidia-driver-daemonset")) {
+    if (p.target_node() != "small") continue;
+    EXPECT_EQ(p.status.phase, "Pending");
+    EXPECT_TRUE(p.spec.node_name.empty());
+    const core::PodCondition* sc = p.condition("PodScheduled");
+    ASSERT_NE(sc, nullptr);
+    EXPECT_EQ(sc->status, "False");
+    EXPECT_EQ(sc->reason, "Unschedulable");
+    // FitError: the pinned node fails NodeResourcesFit (preemption finds no
+    // victims), the other is outside the NodeAffinity PreFilter result.
+    EXPECT_EQ(sc->message,
+              "0/2 nodes are available: 1 Insufficient memory, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+              "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is "
+              "not helpful for scheduling.");
+  }
+}
+
+// (false, false) -> delete: the node's label stops matching.
+TEST_F(DaemonSetTest, LabelRemovedDeletesPod) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.set_node_label("a", "nvidia.com/gpu.deploy.driver", "false");
+  c.settle();
+  auto s = st();
+  EXPECT_TRUE(pods_of(s, "nvidia-driver-daemonset").empty());
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(0, 0, 0, 0, 0, 0, 0));
+}
+
+// (false, true) -> keep: a NoSchedule taint added after the pod runs keeps
+// the pod, which counts as misscheduled (node left desired).
+TEST_F(DaemonSetTest, NoScheduleTaintKeepsPodMisscheduled) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.set_node_taints("a", {core::Taint{"dedicated", "ml-team", "NoSchedule", std::nullopt}});
+  c.settle();
+  auto s = st();
+  auto pods = pods_of(s, "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_FALSE(pods[0].metadata.deletion_timestamp.has_value());
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(0, 0, 1, 0, 0, 0, 0));
+  // Untainting makes it desired and current again (PR #132477's trigger).
+  c.set_node_taints("a", {});
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// (false, false) via an untolerated NoExecute taint -> deleted.
+TEST_F(DaemonSetTest, NoExecuteTaintDeletesPod) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.set_node_taints("a", {core::Taint{"dedicated", "ml-team", "NoExecute", std::nullopt}});
+  c.settle();
+  auto s = st();
+  EXPECT_TRUE(pods_of(s, "nvidia-driver-daemonset").empty());
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(0, 0, 0, 0, 0, 0, 0));
+}
+
+// A tolerated taint does not matter (ToleratesTaint with operator Exists).
+TEST_F(DaemonSetTest, ToleratedTaintStillRuns) {
+  core::Node n = make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}});
+  n.taints.push_back(core::Taint{"nvidia.com/gpu", "present", "NoSchedule", std::nullopt});
+  c.add_node(n);
+  c.apply({lab_daemonset("driver", {{"{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"}, {}, "", 0})});
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// Cordon: the controller's default toleration for unschedulable:NoSchedule
+// keeps the node desired, and new pods still land (NodeUnschedulable passes
+// pods tolerating that taint).
+TEST_F(DaemonSetTest, CordonedNodeStillGetsPods) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.set_node_unschedulable("a", true);
+  c.settle();
+  auto node = st().nodes.at(0);
+  ASSERT_EQ(node.taints.size(), 1u);
+  EXPECT_EQ(core::format_taint(node.taints[0]), "node.kubernetes.io/unschedulable:NoSchedule");
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// Node NotReady: the node lifecycle controller adds not-ready NoSchedule and
+// NoExecute taints; DaemonSet pods tolerate only the NoExecute one, so the
+// node leaves desired (shouldRun false), the pod stays (shouldContinueRunning
+// true) and is misscheduled; MarkPodsNotReady makes it not Ready.
+TEST_F(DaemonSetTest, NotReadyNodeLeavesDesiredPodMisscheduled) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.add_node(make_node("b", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.set_node_ready("a", "False");
+  c.settle();
+  auto s = st();
+  std::vector<std::string> taints;
+  for (const auto& t : s.nodes.at(0).taints) taints.push_back(core::format_taint(t));
+  EXPECT_EQ(taints, (std::vector<std::string>{"node.kubernetes.io/not-ready:NoSchedule",
+                                              "node.kubernetes.io/not-ready:NoExecute"}));
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(1, 1, 1, 1, 1, 1, 0));
+  for (const auto& p : pods_of(s, "nvidia-driver-daemonset")) {
+    EXPECT_FALSE(p.metadata.deletion_timestamp.has_value());
+    if (p.spec.node_name == "a") {
+      EXPECT_FALSE(p.is_ready());
+    }
+  }
+  // Back to Ready: taints removed, the kubelet reports the pod Ready again.
+  c.set_node_ready("a", "True");
+  c.settle();
+  s = st();
+  EXPECT_TRUE(s.nodes.at(0).taints.empty());
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(2, 2, 0, 2, 2, 2, 0));
+}
+
+// Unreachable (Ready=Unknown): unreachable taints, same DaemonSet outcome.
+TEST_F(DaemonSetTest, UnreachableNodeKeepsPod) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.set_node_ready("a", "Unknown");
+  c.settle();
+  auto s = st();
+  ASSERT_EQ(s.nodes.at(0).taints.size(), 2u);
+  EXPECT_EQ(core::format_taint(s.nodes.at(0).taints[0]), "node.kubernetes.io/unreachable:NoSchedule");
+  EXPECT_EQ(core::format_taint(s.nodes.at(0).taints[1]), "node.kubernetes.io/unreachable:NoExecute");
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(0, 0, 1, 0, 0, 0, 0));
+}
+
+// A DaemonSet spec change bumps generation; observedGeneration follows, and
+// the template generation label of new pods.
+TEST_F(DaemonSetTest, GenerationAndObservedGeneration) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").metadata.generation, 1);
+  core::DaemonSet changed = lab_daemonset("driver");
+  changed.template_.spec.containers[0].image = "nvcr.io/nvidia/driver:560.35.03-ubuntu22.04";
+  c.apply({changed});
+  c.settle();
+  auto s = st();
+  const auto& d = ds_of(s, "nvidia-driver-daemonset");
+  EXPECT_EQ(d.metadata.generation, 2);
+  EXPECT_EQ(d.metadata.annotations.at("deprecated.daemonset.template.generation"), "2");
+  // No rolling update is modelled: the old pod stays and is not updated.
+  EXPECT_EQ(d.status, status(1, 1, 0, 1, 0, 1, 0, 2));
+  // Re-applying the same spec changes nothing.
+  c.apply({changed});
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").metadata.generation, 2);
+}
+
+// Deleting the DaemonSet: the garbage collector removes its pods.
+TEST_F(DaemonSetTest, DeletedDaemonSetPodsCollected) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  c.store().remove(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset");
+  c.settle();
+  EXPECT_TRUE(st().pods.empty());
+}
+
+// A user-deleted pod is replaced (kwok: it goes at once).
+TEST_F(DaemonSetTest, DeletedPodReplaced) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  std::string old = pods_of(st(), "nvidia-driver-daemonset").at(0).metadata.name;
+  c.delete_pod(kNs, old);
+  c.settle();
+  auto pods = pods_of(st(), "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_NE(pods[0].metadata.name, old);
+  EXPECT_EQ(pods[0].status.phase, "Running");
+}
+
+// Node deleted: desired drops at once; the bound pod stays until pod GC
+// (gc_controller.go: 20 s loop, 40 s quarantine) marks it Failed and deletes
+// it. Deleted at start+5 s: first GC tick at start+20 s quarantines the node,
+// the tick at start+60 s deletes the pod.
+TEST_F(DaemonSetTest, NodeDeletePodGarbageCollected) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.add_node(make_node("b", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  core::Time t0 = c.now();
+  c.advance(5s);
+  c.delete_node("a");
+  c.run();
+  auto s = st();
+  EXPECT_EQ(pods_of(s, "nvidia-driver-daemonset").size(), 2u);
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+  c.advance(54s);  // start+59 s
+  EXPECT_EQ(pods_of(st(), "nvidia-driver-daemonset").size(), 2u);
+  c.advance(1s);  // start+60 s
+  auto pods = pods_of(st(), "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].spec.node_name, "b");
+  EXPECT_EQ(c.now() - t0, 60s);
+}
+
+// Failed pods (here: rejected by the kubelet) are deleted with the
+// flowcontrol backoff NewBackOff(1s, 15min): the first at once, then after
+// 1 s, 2 s, 4 s since the previous deletion.
+TEST_F(DaemonSetTest, FailedPodBackoff) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.inject_fault(Fault{FaultKind::kFailed, "a", "", "OutOfmemory"});
+  c.apply({lab_daemonset("driver")});
+  c.run();
+  // t=0: pod 1 created, rejected, deleted at once (not in backoff), pod 2
+  // created and rejected; it waits out the 1 s backoff.
+  auto names = [&] {
+    std::vector<std::string> n;
+    for (const auto& p : pods_of(st(), "nvidia-driver-daemonset")) n.push_back(p.metadata.name);
+    return n;
+  };
+  auto first = names();
+  ASSERT_EQ(first.size(), 1u);
+  auto pod = pods_of(st(), "nvidia-driver-daemonset")[0];
+  EXPECT_EQ(pod.status.phase, "Failed");
+  EXPECT_EQ(pod.status.reason, "OutOfmemory");
+  c.advance(999ms);
+  EXPECT_EQ(names(), first);
+  c.advance(1ms);  // t=1 s: deleted, replaced; backoff now 2 s
+  auto second = names();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_NE(second, first);
+  c.advance(1999ms);  // t=2.999 s
+  EXPECT_EQ(names(), second);
+  c.advance(1ms);  // t=3 s
+  auto third = names();
+  EXPECT_NE(third, second);
+  c.advance(3999ms);  // t=6.999 s
+  EXPECT_EQ(names(), third);
+  c.advance(1ms);  // t=7 s
+  EXPECT_NE(names(), third);
+  // Failed pods keep current but never ready.
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 0, 1, 0, 1));
+  // settle() cannot converge: it reports the live-lock.
+  try {
+    c.settle();
+    FAIL() << "settle returned";
+  } catch (const core::ClusterError& e) {
+    EXPECT_NE(std::string(e.what()).find("live-lock"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("failed-pod backoff"), std::string::npos) << e.what();
+  }
+  // Clearing the fault lets it recover.
+  c.clear_faults();
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// An empty-selector-free DaemonSet in a namespace that does not exist is
+// refused whole: nothing half-applied.
+TEST_F(DaemonSetTest, ApplyRefusesMissingNamespaceAtomically) {
+  core::DaemonSet good = lab_daemonset("driver");
+  core::DaemonSet bad = lab_daemonset("container-toolkit");
+  bad.metadata.namespace_ = "nowhere";
+  try {
+    c.apply({good, bad});
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.http_status, 404);
+  }
+  EXPECT_TRUE(st().daemonsets.empty());
+}
+
+// minReadySeconds: a Ready pod counts as available only after it has been
+// Ready that long (podutil.IsPodAvailable).
+TEST_F(DaemonSetTest, MinReadySeconds) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.apply({lab_daemonset("driver", {{}, {}, "", 10})});
+  c.run();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 0, 1));
+  c.advance(9s);
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status.number_available, 0);
+  c.advance(1s);
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+}  // namespace
+}  // namespace gpuops::simulator

@@ -1,0 +1,189 @@
+// ObjectStore: what the API server adds on writes, and the event stream.
+#include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
+
+#include "helpers.h"
+
+namespace gpuops::simulator {
+namespace {
+
+using namespace testing;
+
+TEST(ObjectStore, ResourceVersionIsOneClusterWideCounter) {
+  FakeCluster c;
+  ObjectStore& s = c.store();
+  uint64_t v0 = s.resource_version();
+  c.create_namespace(kNs);
+  c.add_node(make_node("a"));
+  EXPECT_EQ(s.resource_version(), v0 + 2);
+  auto ns = std::get<core::Namespace>(*s.get(Kind::kNamespace, "", kNs));
+  auto node = std::get<core::Node>(*s.get(Kind::kNode, "", "a"));
+  EXPECT_EQ(ns.metadata.resource_version, std::to_string(v0 + 1));
+  EXPECT_EQ(node.metadata.resource_version, std::to_string(v0 + 2));
+  EXPECT_EQ(node.metadata.uid.size(), 36u);
+  EXPECT_NE(node.metadata.uid, ns.metadata.uid);
+  EXPECT_EQ(node.metadata.creation_timestamp, c.now());
+  c.set_node_label("a", "x", "y");
+  EXPECT_EQ(std::get<core::Node>(*s.get(Kind::kNode, "", "a")).metadata.resource_version, std::to_string(v0 + 3));
+}
+
+// pkg/registry/apps/daemonset/strategy.go: generation starts at 1 and is
+// bumped by spec changes only; status writes do not bump it.
+TEST(ObjectStore, DaemonSetGeneration) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  ObjectStore& s = c.store();
+  s.create(lab_daemonset("driver"));
+  auto d = std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset"));
+  EXPECT_EQ(d.metadata.generation, 1);
+  d.status.desired_number_scheduled = 7;
+  s.update_status(d);
+  d = std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset"));
+  EXPECT_EQ(d.metadata.generation, 1);
+  EXPECT_EQ(d.status.desired_number_scheduled, 7);
+  d.metadata.labels["team"] = "gpu";  // metadata only
+  s.update(d);
+  d = std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset"));
+  EXPECT_EQ(d.metadata.generation, 1);
+  EXPECT_EQ(d.status.desired_number_scheduled, 7);  // a spec update keeps status
+  d.min_ready_seconds = 5;
+  s.update(d);
+  d = std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset"));
+  EXPECT_EQ(d.metadata.generation, 2);
+  EXPECT_EQ(d.metadata.annotations.at("deprecated.daemonset.template.generation"), "1");  // template unchanged
+}
+
+TEST(ObjectStore, ConflictsAndNotFound) {
+  FakeCluster c;
+  ObjectStore& s = c.store();
+  c.add_node(make_node("a"));
+  auto n = std::get<core::Node>(*s.get(Kind::kNode, "", "a"));
+  c.set_node_label("a", "k", "v");  // n is now stale
+  n.metadata.labels["other"] = "1";
+  try {
+    s.update(n);
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 409);
+  }
+  try {
+    s.create(make_node("a"));
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 409);
+    EXPECT_STREQ(e.what(), "nodes \"a\" already exists");
+  }
+  try {
+    c.set_node_label("missing", "k", "v");
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 404);
+    EXPECT_STREQ(e.what(), "nodes \"missing\" not found");
+  }
+  EXPECT_THROW(c.set_node_label("a", "bad key!", "v"), core::InputError);
+  EXPECT_THROW(c.set_node_label("a", "k", "-bad-"), core::InputError);
+}
+
+// Objects keep every field they were given (raw), also through updates.
+TEST(ObjectStore, KeepsUnmodelledFields) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  auto docs = core::read_documents(
+      "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: ds\n  namespace: gpu-operator\nspec:\n"
+      "  revisionHistoryLimit: 3\n  selector:\n    matchLabels:\n      app: ds\n  template:\n    metadata:\n"
+      "      labels:\n        app: ds\n    spec:\n      priorityClassName: system-node-critical\n"
+      "      containers:\n      - name: c\n        image: i\n        env:\n        - name: X\n          value: \"1\"\n",
+      "ds.yaml");
+  c.apply({core::decode_daemonset(docs.at(0))});
+  c.settle();
+  auto j = c.store().to_json(Kind::kDaemonSet, kNs, "ds");
+  auto text = boost::json::serialize(j);
+  EXPECT_NE(text.find("\"revisionHistoryLimit\":3"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"priorityClassName\":\"system-node-critical\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"env\""), std::string::npos) << text;
+  EXPECT_EQ(j.at("metadata").at("generation").as_int64(), 1);
+}
+
+// events_since: one event per changed object, in resourceVersion order,
+// ADDED for objects created after the version, MODIFIED otherwise, DELETED
+// tombstones; 410 when the version is older than the kept tombstones.
+TEST(ObjectStore, EventsSince) {
+  FakeCluster::Options o;
+  o.tombstone_capacity = 2;
+  FakeCluster c(o);
+  ObjectStore& s = c.store();
+  c.add_node(make_node("a"));
+  c.add_node(make_node("b"));
+  uint64_t v = s.resource_version();
+  c.set_node_label("a", "k", "v");
+  c.add_node(make_node("c"));
+  c.delete_node("b");
+  auto ev = s.events_since(v);
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].type, EventType::kModified);
+  EXPECT_EQ(std::get<core::Node>(ev[0].object).metadata.name, "a");
+  EXPECT_EQ(ev[0].resource_version, v + 1);
+  EXPECT_EQ(ev[1].type, EventType::kAdded);
+  EXPECT_EQ(std::get<core::Node>(ev[1].object).metadata.name, "c");
+  EXPECT_EQ(ev[2].type, EventType::kDeleted);
+  EXPECT_EQ(std::get<core::Node>(ev[2].object).metadata.name, "b");
+  EXPECT_EQ(ev[2].resource_version, v + 3);
+  EXPECT_EQ(s.events_since(s.resource_version()).size(), 0u);
+  EXPECT_EQ(s.events_since(v, Kind::kPod).size(), 0u);
+  // Two more deletions push b's tombstone out: asking from before it is 410.
+  c.delete_node("a");
+  c.delete_node("c");
+  try {
+    s.events_since(v);
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 410);
+  }
+  EXPECT_EQ(s.events_since(v + 3).size(), 2u);
+}
+
+TEST(ObjectStore, SubscribersSeeEveryWrite) {
+  FakeCluster c;
+  std::vector<std::string> seen;
+  int id = c.store().subscribe([&](const WatchEvent& e) {
+    seen.push_back(std::string(event_type_name(e.type)) + " " + kind_name(e.kind) + " " +
+                   std::to_string(e.resource_version));
+  });
+  uint64_t v = c.store().resource_version();
+  c.add_node(make_node("a"));
+  c.store().unsubscribe(id);
+  c.delete_node("a");
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], "ADDED Node " + std::to_string(v + 1));
+}
+
+TEST(ObjectStore, GenerateName) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  core::Pod p;
+  p.metadata.namespace_ = kNs;
+  p.raw = boost::json::object{{"metadata", boost::json::object{{"generateName", "mypod-"}}}};
+  p.spec.containers.push_back(core::Container{"c", "i", {}});
+  auto created = std::get<core::Pod>(c.store().create(p));
+  EXPECT_EQ(created.metadata.name.size(), 11u);
+  EXPECT_EQ(created.metadata.name.rfind("mypod-", 0), 0u);
+  EXPECT_EQ(created.status.phase, "Pending");
+}
+
+// Two clusters with the same seed make the same names and uids.
+TEST(ObjectStore, Deterministic) {
+  auto names = [] {
+    FakeCluster c;
+    c.create_namespace(kNs);
+    c.add_node(make_node("a", all_deploy_labels()));
+    c.apply({lab_daemonset("driver")});
+    c.settle();
+    auto p = c.state(kNs).pods.at(0);
+    return p.metadata.name + " " + p.metadata.uid;
+  };
+  EXPECT_EQ(names(), names());
+}
+
+}  // namespace
+}  // namespace gpuops::simulator
