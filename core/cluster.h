@@ -51,6 +51,12 @@ class Cluster {
   // Sets the Ready condition to "True", "False" or "Unknown".
   virtual void set_node_ready(const std::string& node, const std::string& status) = 0;
 
+  // Deletes a namespace and everything in it (scenario clean-up on a real
+  // cluster). The default throws ClusterError: not every backend can.
+  virtual void delete_namespace(const std::string& name) {
+    throw ClusterError("this backend cannot delete namespace \"" + name + "\"");
+  }
+
   // Deletes one pod (graceful, as `kubectl delete pod`).
   virtual void delete_pod(const std::string& ns, const std::string& name) = 0;
 

@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev libcxxopts-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev openssl
-  jq
+  jq libdtl-dev
 )
 
 missing=()

@@ -1,0 +1,207 @@
+// core/scenario.h: YAML scenarios and the runner that replays them on any
+// backend (core::Cluster), asserting what a user cares about.
+//
+// Format (docs/SCENARIOS.md has the full reference):
+//
+//   name: opt-out                      # required, unique in a suite
+//   description: ...                   # optional
+//   operands: lab                      # optional: lab | gpu-operator | catalog file
+//   namespace: gpu-operator            # optional
+//   simulatorOnly: false               # optional: needs fault injection or time
+//   cluster:
+//     profile: kwok                    # simulator kubelet: kwok | kubelet
+//     nodes:
+//       - name: lab-node-0
+//         labels: {nvidia.com/gpu.deploy.driver: "true"}
+//         taints: [{key: k, value: v, effect: NoSchedule}]
+//         allocatable: {memory: 256Mi}
+//         ready: true                  # default true
+//         unschedulable: false
+//   steps:
+//     - name: apply the toolkit         # optional
+//       apply: {operands: [container-toolkit], files: [x.yaml], inline: "..."}
+//       expect: {...}                    # optional, see Expectations
+//       expectError: {exit: 2, contains: "...", field: "...", line: 12}
+//       timeout: 60s                     # real backend: how long to poll
+//
+// One action per step: createNamespace, apply, label {node, set, remove},
+// addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
+// effect}, untaint {node, key, effect?}, cordon, uncordon, ready {node,
+// status}, deletePod {daemonset, node}, fault {kind, node, daemonset, reason},
+// clearFaults, advance (a duration: 30s, 5m, 1h, 500ms), or none (only
+// expectations). Every step settles the cluster after its action.
+//
+// Errors: load_scenario throws core::InputError naming the file, line and
+// field for anything malformed (unknown keys, two actions in one step, a bad
+// duration, an unknown operand).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster.h"
+#include "core/operands.h"
+#include "core/simulation.h"
+
+namespace gpuops::core {
+
+struct PodExpectation {
+  int line = 0;
+  std::string daemonset;
+  std::string node;
+  bool absent = false;                // no pod of the DaemonSet on the node
+  std::optional<std::string> phase;   // status.phase
+  std::optional<bool> ready;          // Ready condition
+  std::optional<bool> terminating;    // deletionTimestamp set
+  std::optional<std::string> reason;  // any of: status.reason, a False
+                                      // condition's reason, a container or
+                                      // init container state reason
+  std::optional<std::string> message; // substring of status.message or a
+                                      // condition's message
+};
+
+struct Expectations {
+  // audit: exact lines and exit code.
+  std::optional<std::vector<std::string>> audit_lines;
+  std::optional<int> audit_exit;
+  int audit_line = 0;
+  // order: node -> "ok" | "device-plugin-without-toolkit".
+  std::map<std::string, std::string> order;
+  int order_line = 0;
+  // matrix: exact text (lines).
+  std::optional<std::vector<std::string>> matrix;
+  int matrix_line = 0;
+  // daemonsets: name -> status field (API JSON name) -> value.
+  std::map<std::string, std::map<std::string, int64_t>> daemonsets;
+  int daemonsets_line = 0;
+  // running: DaemonSet name -> exactly the nodes where it has a present pod.
+  std::map<std::string, std::vector<std::string>> running;
+  int running_line = 0;
+  std::vector<PodExpectation> pods;
+  // nodes: node -> label -> value (null in YAML: the label must be absent).
+  std::map<std::string, std::map<std::string, std::optional<std::string>>> node_labels;
+  int nodes_line = 0;
+  bool empty() const {
+    return !audit_lines && !audit_exit && order.empty() && !matrix && daemonsets.empty() && running.empty() &&
+           pods.empty() && node_labels.empty();
+  }
+};
+
+struct ExpectedError {
+  int exit = 2;           // 2 input error, 3 cluster error
+  std::string contains;   // substring of the message
+  std::string field;      // exact field path, if given
+  int line = 0;           // exact line, if given
+};
+
+struct Step {
+  int line = 0;  // line of the step in the scenario file
+  std::string name;
+  std::string action;  // "" (none), "apply", "label", ...
+  // apply
+  std::vector<std::string> apply_files;    // resolved against the scenario file
+  std::vector<std::string> apply_operands; // catalog operand names
+  std::string apply_inline;
+  // single-object actions
+  std::string node;
+  std::string name_arg;  // createNamespace, deleteNode, cordon, uncordon
+  Labels label_set;
+  std::vector<std::string> label_remove;
+  Node new_node;  // addNode
+  Taint taint;    // taint / untaint (untaint: effect may be empty = any)
+  std::string ready_status;
+  std::string daemonset;  // deletePod
+  FaultSpec fault;
+  Duration advance{0};
+  Expectations expect;
+  std::optional<ExpectedError> expect_error;
+  std::optional<Duration> timeout;
+
+  bool simulator_only() const { return action == "fault" || action == "clearFaults" || action == "advance"; }
+  std::string title() const;  // name, or a description of the action
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::string namespace_ = "gpu-operator";
+  Catalog catalog;
+  bool simulator_only = false;
+  std::string profile = "kwok";
+  std::vector<Node> nodes;
+  std::vector<Step> steps;
+};
+
+// Parses one scenario file. Throws InputError (file, line, field).
+Scenario load_scenario(const std::string& path);
+// Files, or folders (every *.yaml below, recursively, sorted by path).
+// Throws InputError for the first malformed file, or duplicate names.
+std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths);
+
+// Parses "30s", "5m", "1h", "500ms", "1m30s" (Go's time.ParseDuration units
+// h, m, s, ms). Throws std::invalid_argument.
+Duration parse_duration(const std::string& text);
+
+struct StepResult {
+  std::string title;
+  int line = 0;
+  enum class Status { kPassed, kFailed, kSkipped } status = Status::kPassed;
+  // Each failure: what was checked, expected against actual, with a unified
+  // line diff for audit and matrix.
+  std::vector<std::string> failures;
+  std::string skip_reason;
+};
+
+struct ScenarioResult {
+  std::string file;
+  std::string name;
+  bool passed = true;
+  std::vector<StepResult> steps;
+  std::string error;  // the scenario could not run (set-up failed)
+  double seconds = 0; // wall time, filled by the caller
+};
+
+struct RunOptions {
+  // Poll expectations until they hold or the step's timeout runs out (real
+  // clusters). With false (the simulator), expectations are checked once
+  // after settle().
+  bool poll = false;
+  Duration default_timeout = std::chrono::seconds(60);
+  Duration poll_interval = std::chrono::milliseconds(500);
+  // Wall clock and sleep for polling; required when poll is true.
+  std::function<Time()> now;
+  std::function<void(Duration)> sleep;
+  // Stop at the first failed step of the scenario.
+  bool fail_fast = false;
+  // Set up the scenario's initial cluster (nodes, namespace) before the
+  // steps; a real backend deletes what it created afterwards.
+  bool clean_up = false;
+};
+
+// Replays `scenario` on `cluster`. `sim` is nullptr on backends without
+// simulator controls: simulator-only steps are then skipped with a reason.
+// Never throws for a failing expectation; backend errors during an action
+// fail the step (unless expected by expectError).
+ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
+                            const RunOptions& options);
+
+// Checks `e` against one state; returns the failures (empty when all hold).
+std::vector<std::string> check_expectations(const Expectations& e, const ClusterState& state, const Catalog& catalog);
+
+// Unified diff of two line lists ("--- expected" / "+++ actual").
+std::string line_diff(const std::vector<std::string>& expected, const std::vector<std::string>& actual);
+
+// Reports.
+// Console: one line per scenario ("PASS name (N steps)" / "FAIL name"), the
+// failures indented below, then "N passed, M failed".
+std::string render_console(const std::vector<ScenarioResult>& results);
+std::string render_json(const std::vector<ScenarioResult>& results);
+// JUnit XML: one <testsuite>, one <testcase> per scenario, a <failure> with
+// every failed step's message. Written with Boost.PropertyTree.
+std::string render_junit(const std::vector<ScenarioResult>& results);
+
+}  // namespace gpuops::core
