@@ -505,6 +505,7 @@ class Diagnoser {
       if (toolkit_gate && validator != std::optional<std::string>("true"))
         reason += "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
                   "written (R5)";
+      if (gate->name == "driver-validation") reason += driver_gate_hint();
       f = make("stuck-in-init", Severity::kError, name_, op.name, reason);
       pod_evidence(f, p);
       f.evidence.emplace_back("gate", gate->name);
@@ -533,6 +534,22 @@ class Diagnoser {
     }
     pod_evidence(f, p);
     return f;
+  }
+
+  // Why driver-validation may never pass on this node (#398, #378, #487).
+  std::string driver_gate_hint() const {
+    auto v = label(node_, kDriverLabel);
+    if (v == std::optional<std::string>("pre-installed"))
+      return "; gpu.deploy.driver=pre-installed removed the driver pod, so only a host driver can pass it: if "
+             "the host has none, the pre-installed check was a false positive, remove the label (#398)";
+    if (v == std::optional<std::string>("false"))
+      return "; gpu.deploy.driver=false leaves only a host driver, and none passes (#378, #487)";
+    auto pods = driver_pods(state_, catalog_, name_);
+    if (pods.empty()) return "; there is no driver pod on this node";
+    for (const Pod* d : pods)
+      if (d->is_ready() && !d->metadata.deletion_timestamp) return "";
+    return "; the driver pod " + pods.front()->metadata.name + " is " + pod_status_column(*pods.front()) +
+           ": fix the driver, not the waiting pods (#378)";
   }
 
   static std::string first_sentence(const std::string& msg) {

@@ -526,6 +526,21 @@ TEST(Diagnose, StuckInInitNamesTheGateAndTheValidator) {
   EXPECT_NE(f.reason.find("only the operator-validator"), std::string::npos);
 }
 
+TEST(Diagnose, StuckOnDriverValidationWithAFalsePreInstalled) {
+  // #398: pre-installed without a host driver; the toolkit waits on driver-validation forever.
+  ClusterState s = healthy({gpu_node("gpu-a", {{"nvidia.com/gpu.deploy.driver", "pre-installed"}})});
+  remove_pods(s, "nvidia-driver-daemonset", "gpu-a");
+  Pod& p = pod_of(s, "nvidia-container-toolkit-daemonset", "gpu-a");
+  p.status.phase = "Pending";
+  p.status.conditions = {{"Initialized", "False", "", "", std::nullopt}, {"Ready", "False", "", "", std::nullopt}};
+  p.status.init_container_statuses = {{"driver-validation", false, 0, "running", "", "", std::nullopt}};
+  const Finding f = state_of(diagnose(s, lab(), {}), "gpu-a", "container-toolkit");
+  EXPECT_EQ(f.name, "stuck-in-init");
+  EXPECT_EQ(ev(f, "gate"), "driver-validation");
+  EXPECT_EQ(ev(f, "label nvidia.com/gpu.deploy.driver"), "pre-installed");
+  EXPECT_NE(f.reason.find("false positive"), std::string::npos);
+}
+
 TEST(Diagnose, ImagePullFailure) {
   ClusterState s = healthy({gpu_node("gpu-a")});
   Pod& p = pod_of(s, "nvidia-dcgm-exporter", "gpu-a");
