@@ -665,7 +665,7 @@ struct Client::Impl {
         p.get().body().data = buf;
         p.get().body().size = sizeof buf;
         c->lowest().expires_at(deadline);
-        error_code ec = on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_read(s, c->buf, p, std::move(h)); }); });
+        error_code ec = on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_read_some(s, c->buf, p, std::move(h)); }); });
         if (ec == http::error::need_buffer) ec = {};
         size_t n = sizeof buf - p.get().body().size;
         if (status != 200) {
