@@ -348,9 +348,9 @@ void ApiCluster::settle() {
     auto now = Steady::now();
     if (now >= deadline) {
       clear();
+      auto ms = options_.settle_timeout.count();
       std::string m = "the cluster did not settle within " +
-                      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.settle_timeout).count()) +
-                      "s: ";
+                      (ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms") + ": ";
       for (size_t i = 0; i < pending.size() && i < 5; ++i) m += (i ? "; " : "") + pending[i];
       if (pending.size() > 5) m += "; and " + std::to_string(pending.size() - 5) + " more";
       throw core::ClusterError(m);
@@ -422,8 +422,6 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
       by_node[p.target_node()].push_back(&p);
     }
     const auto& st = ds->status;
-    bool status_current = st.observed_generation >= ds->metadata.generation &&
-                          st.current_number_scheduled == st.desired_number_scheduled && st.number_misscheduled == 0;
     int expected = 0;
     std::vector<std::string> not_running;
     for (const core::Node* node : nodes) {
@@ -458,6 +456,8 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
       out.push_back("DaemonSet " + dn + ": status.desiredNumberScheduled is " +
                     std::to_string(st.desired_number_scheduled) + ", nodes that should run it: " +
                     std::to_string(expected));
+    bool status_current = st.observed_generation >= ds->metadata.generation && st.desired_number_scheduled == expected &&
+                          st.current_number_scheduled == expected && st.number_misscheduled == 0;
     if (!status_current) out.insert(out.end(), not_running.begin(), not_running.end());
   }
   return out;

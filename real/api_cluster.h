@@ -108,10 +108,12 @@ class ApiCluster : public core::Cluster {
 //    observedGeneration): "DaemonSet <name>: status.desiredNumberScheduled is
 //    <n>, nodes that should run it: <m>";
 //  - a pod that is not Running while the status is not up to date
-//    (observedGeneration < generation, or currentNumberScheduled != desired, or
+//    (observedGeneration < generation, desiredNumberScheduled or
+//    currentNumberScheduled not equal to the nodes that should run it, or
 //    numberMisscheduled > 0): "DaemonSet <name>: pod <pod> on node <node> is
 //    <phase>".
-// Ordered by DaemonSet name, then node name.
+// Ordered by DaemonSet name; within one, node messages by node name, then
+// the status message, then the not-Running pods.
 std::vector<std::string> settle_pending(const core::ClusterState& state);
 
 }  // namespace gpuops::real

@@ -1,0 +1,450 @@
+// real::ApiCluster against a scripted API server: the requests it sends (paths,
+// query, content types, bodies), paging and 410 on continue, validation before
+// the first write, and settle() with its watch, a dropped watch and its deadline.
+#include "real/api_cluster.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <sstream>
+
+#include "core/codec.h"
+#include "tests/real/test_server.h"
+
+namespace gpuops::real {
+namespace {
+
+namespace json = boost::json;
+using namespace testing;  // NOLINT
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+json::object node_json(const std::string& name, const core::Labels& labels) {
+  json::object l;
+  for (const auto& [k, v] : labels) l[k] = v;
+  return json::object{{"metadata", {{"name", name}, {"uid", "uid-" + name}, {"labels", l}}},
+                      {"status", {{"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}}}};
+}
+
+const char* kDriverLabel = "nvidia.com/gpu.deploy.driver";
+
+json::object ds_json(int desired, int current) {
+  return json::object{
+      {"metadata", {{"name", "driver"}, {"namespace", "gpu-operator"}, {"uid", "ds-uid"}, {"generation", 1}}},
+      {"spec",
+       {{"selector", {{"matchLabels", {{"app", "driver"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "driver"}}}}},
+          {"spec",
+           {{"nodeSelector", {{kDriverLabel, "true"}}},
+            {"containers", json::array{json::object{{"name", "c"}, {"image", "i"}}}}}}}}}},
+      {"status",
+       {{"desiredNumberScheduled", desired},
+        {"currentNumberScheduled", current},
+        {"numberMisscheduled", 0},
+        {"observedGeneration", 1}}}};
+}
+
+json::object pod_json(const std::string& name, const std::string& node, const std::string& phase) {
+  return json::object{
+      {"metadata",
+       {{"name", name},
+        {"namespace", "gpu-operator"},
+        {"labels", {{"app", "driver"}}},
+        {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
+                                                     {"kind", "DaemonSet"},
+                                                     {"name", "driver"},
+                                                     {"uid", "ds-uid"},
+                                                     {"controller", true}}}}}},
+      {"spec", {{"nodeName", node}, {"containers", json::array{json::object{{"name", "c"}, {"image", "i"}}}}}},
+      {"status", {{"phase", phase}}}};
+}
+
+// An API server over in-memory lists, paging by offset.
+struct FakeApi {
+  std::mutex mu;
+  std::vector<json::object> nodes, dss, pods;
+  bool expire_first_continue = false;
+  // Called for a watch request instead of the default (silence until the deadline).
+  std::function<void(Exchange&)> on_watch;
+  std::function<void(const HttpRequest&, Exchange&)> on_write;
+  std::atomic<int> lists{0};
+
+  static std::map<std::string, std::string> query(const std::string& target) {
+    std::map<std::string, std::string> q;
+    auto pos = target.find('?');
+    if (pos == std::string::npos) return q;
+    std::stringstream ss(target.substr(pos + 1));
+    std::string kv;
+    while (std::getline(ss, kv, '&')) {
+      auto eq = kv.find('=');
+      q[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    }
+    return q;
+  }
+
+  void handle(const HttpRequest& req, Exchange& ex) {
+    std::string target(req.target());
+    std::string path = target.substr(0, target.find('?'));
+    auto q = query(target);
+    if (req.method() != boost::beast::http::verb::get) {
+      if (on_write) return on_write(req, ex);
+      return ex.reply(200, "{}");
+    }
+    if (q.count("watch")) {
+      if (on_watch) return on_watch(ex);
+      ex.begin_stream(200);
+      std::this_thread::sleep_for(milliseconds(200));
+      return;
+    }
+    std::vector<json::object> items;
+    std::string kind;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (path == "/api/v1/nodes") items = nodes, kind = "NodeList";
+      else if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets") items = dss, kind = "DaemonSetList";
+      else if (path == "/api/v1/namespaces/gpu-operator/pods") items = pods, kind = "PodList";
+      else return ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
+    }
+    ++lists;
+    size_t from = q.count("continue") ? std::stoul(q["continue"]) : 0;
+    if (from > 0 && expire_first_continue) {
+      expire_first_continue = false;
+      return ex.reply(410, status_json(410, "Expired", "The provided continue parameter is too old"));
+    }
+    size_t limit = q.count("limit") ? std::stoul(q["limit"]) : items.size();
+    json::array page;
+    for (size_t i = from; i < items.size() && i < from + limit; ++i) page.push_back(items[i]);
+    json::object md{{"resourceVersion", "100"}};
+    if (from + limit < items.size()) md["continue"] = std::to_string(from + limit);
+    ex.reply(200, json::serialize(json::object{{"kind", kind}, {"apiVersion", "v1"}, {"metadata", md}, {"items", page}}));
+  }
+};
+
+struct Fixture {
+  FakeApi api;
+  TestServer server{{}, [this](const HttpRequest& r, Exchange& ex) { api.handle(r, ex); }};
+  std::ostringstream progress;
+  ApiClusterOptions options() {
+    ApiClusterOptions o;
+    o.page_size = 2;
+    o.settle_poll = milliseconds(50);
+    o.settle_timeout = milliseconds(3000);
+    o.progress = &progress;
+    return o;
+  }
+  RestConfig config() {
+    RestConfig c;
+    parse_server(server.url(), true, c);
+    c.ca_data = Pki::get().ca.cert;
+    c.token = "t";
+    c.namespace_ = "gpu-operator";
+    return c;
+  }
+  std::vector<std::string> targets() {
+    std::vector<std::string> out;
+    for (const auto& s : server.seen()) out.push_back(s.method + " " + s.target);
+    return out;
+  }
+};
+
+TEST(ApiClusterState, PagedListsAConstantNumberOfRequests) {
+  Fixture f;
+  for (int i = 1; i <= 5; ++i) f.api.nodes.push_back(node_json("n" + std::to_string(i), {}));
+  f.api.dss.push_back(ds_json(0, 0));
+  f.api.pods.push_back(pod_json("driver-a", "n1", "Running"));
+  ApiCluster c(f.config(), f.options());
+  core::ClusterState s = c.state("gpu-operator");
+  ASSERT_EQ(s.nodes.size(), 5u);
+  EXPECT_EQ(s.nodes[4].metadata.name, "n5");
+  EXPECT_EQ(s.nodes[0].ready_status(), "True");
+  ASSERT_EQ(s.daemonsets.size(), 1u);
+  EXPECT_EQ(s.daemonsets[0].template_.spec.node_selector.at(kDriverLabel), "true");
+  ASSERT_EQ(s.pods.size(), 1u);
+  EXPECT_EQ(s.pods[0].spec.node_name, "n1");
+  EXPECT_EQ(f.targets(), (std::vector<std::string>{
+                             "GET /api/v1/nodes?limit=2",
+                             "GET /api/v1/nodes?limit=2&continue=2",
+                             "GET /api/v1/nodes?limit=2&continue=4",
+                             "GET /apis/apps/v1/namespaces/gpu-operator/daemonsets?limit=2",
+                             "GET /api/v1/namespaces/gpu-operator/pods?limit=2",
+                         }));
+}
+
+TEST(ApiClusterState, ExpiredContinueRestartsTheListWithoutLimit) {
+  Fixture f;
+  for (int i = 1; i <= 3; ++i) f.api.nodes.push_back(node_json("n" + std::to_string(i), {}));
+  f.api.expire_first_continue = true;
+  ApiCluster c(f.config(), f.options());
+  core::ClusterState s = c.state("gpu-operator");
+  EXPECT_EQ(s.nodes.size(), 3u);
+  auto t = f.targets();
+  ASSERT_GE(t.size(), 3u);
+  EXPECT_EQ(t[0], "GET /api/v1/nodes?limit=2");
+  EXPECT_EQ(t[1], "GET /api/v1/nodes?limit=2&continue=2");
+  EXPECT_EQ(t[2], "GET /api/v1/nodes");
+}
+
+TEST(ApiClusterWrites, NodeLabelIsOneMergePatch) {
+  Fixture f;
+  ApiCluster c(f.config(), f.options());
+  c.set_node_label("n1", kDriverLabel, "false");
+  c.set_node_label("n1", kDriverLabel, std::nullopt);
+  auto seen = f.server.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/nodes/n1");
+  EXPECT_EQ(seen[0].content_type, "application/merge-patch+json");
+  EXPECT_EQ(json::parse(seen[0].body), json::parse(R"({"metadata":{"labels":{"nvidia.com/gpu.deploy.driver":"false"}}})"));
+  EXPECT_EQ(json::parse(seen[1].body), json::parse(R"({"metadata":{"labels":{"nvidia.com/gpu.deploy.driver":null}}})"));
+  EXPECT_THROW(c.set_node_label("n1", "bad key!", "x"), core::InputError);
+  EXPECT_THROW(c.set_node_label("n1", kDriverLabel, "not valid!"), core::InputError);
+  EXPECT_EQ(f.server.seen().size(), 2u);
+}
+
+TEST(ApiClusterWrites, MissingNodeIsAClusterError) {
+  Fixture f;
+  f.api.on_write = [](const HttpRequest&, Exchange& ex) {
+    ex.reply(404, status_json(404, "NotFound", "nodes \"nx\" not found"));
+  };
+  ApiCluster c(f.config(), f.options());
+  try {
+    c.set_node_unschedulable("nx", true);
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(std::string(e.what()), "node \"nx\" not found");
+  }
+}
+
+TEST(ApiClusterWrites, TaintsAndUnschedulableAreMergePatchesOfSpec) {
+  Fixture f;
+  ApiCluster c(f.config(), f.options());
+  c.set_node_taints("n1", {core::Taint{"dedicated", "ml", "NoSchedule", std::nullopt}});
+  c.set_node_taints("n1", {});
+  c.set_node_unschedulable("n1", false);
+  auto seen = f.server.seen();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(json::parse(seen[0].body),
+            json::parse(R"({"spec":{"taints":[{"key":"dedicated","effect":"NoSchedule","value":"ml"}]}})"));
+  EXPECT_EQ(json::parse(seen[1].body), json::parse(R"({"spec":{"taints":null}})"));
+  EXPECT_EQ(json::parse(seen[2].body), json::parse(R"({"spec":{"unschedulable":null}})"));
+}
+
+std::vector<core::Object> objects_of(const std::string& yaml) {
+  std::vector<core::Object> out;
+  for (const auto& d : core::read_documents(yaml, "test.yaml")) out.push_back(core::decode_object(d));
+  return out;
+}
+
+const char* kGoodDs = R"(
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: driver, namespace: gpu-operator, resourceVersion: "55", uid: abc}
+spec:
+  selector: {matchLabels: {app: driver}}
+  template:
+    metadata: {labels: {app: driver}}
+    spec:
+      nodeSelector: {nvidia.com/gpu.deploy.driver: "true"}
+      containers: [{name: c, image: i}]
+status: {desiredNumberScheduled: 3}
+)";
+
+TEST(ApiClusterWrites, ApplyIsServerSideApplyWithFieldManagerAndForce) {
+  Fixture f;
+  ApiCluster c(f.config(), f.options());
+  c.apply(objects_of(std::string("apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu-operator}\n---\n") + kGoodDs));
+  auto seen = f.server.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/namespaces/gpu-operator?fieldManager=gpuops&force=true");
+  EXPECT_EQ(seen[1].method + " " + seen[1].target,
+            "PATCH /apis/apps/v1/namespaces/gpu-operator/daemonsets/driver?fieldManager=gpuops&force=true");
+  EXPECT_EQ(seen[1].content_type, "application/apply-patch+yaml");
+  json::object body = json::parse(seen[1].body).as_object();
+  EXPECT_EQ(body.at("kind"), "DaemonSet");
+  EXPECT_FALSE(body.contains("status"));
+  EXPECT_FALSE(body.at("metadata").as_object().contains("resourceVersion"));
+  EXPECT_FALSE(body.at("metadata").as_object().contains("uid"));
+  EXPECT_EQ(body.at("spec").at("template").at("spec").at("nodeSelector").at(kDriverLabel), "true");
+}
+
+TEST(ApiClusterWrites, DryRunSendsDryRunAll) {
+  Fixture f;
+  ApiClusterOptions o = f.options();
+  o.dry_run = true;
+  ApiCluster c(f.config(), o);
+  c.apply(objects_of(kGoodDs));
+  c.set_node_label("n1", "a", "b");
+  c.create_namespace("x");
+  auto t = f.targets();
+  EXPECT_EQ(t, (std::vector<std::string>{
+                   "PATCH /apis/apps/v1/namespaces/gpu-operator/daemonsets/driver?dryRun=All&fieldManager=gpuops&force=true",
+                   "PATCH /api/v1/nodes/n1?dryRun=All",
+                   "POST /api/v1/namespaces?dryRun=All",
+               }));
+}
+
+TEST(ApiClusterWrites, NothingIsWrittenWhenOneObjectIsInvalid) {
+  Fixture f;
+  ApiCluster c(f.config(), f.options());
+  auto objs = objects_of(kGoodDs);
+  core::DaemonSet bad = std::get<core::DaemonSet>(objs[0]);
+  bad.metadata.name = "second";
+  bad.template_.labels = {{"app", "other"}};  // the selector no longer matches the template
+  objs.push_back(bad);
+  EXPECT_THROW(c.apply(objs), core::InputError);
+  EXPECT_TRUE(f.server.seen().empty());
+}
+
+TEST(ApiClusterWrites, RefusedObjectIsAnInputErrorWithItsField) {
+  Fixture f;
+  f.api.on_write = [](const HttpRequest&, Exchange& ex) {
+    json::array causes{json::object{{"reason", "FieldValueInvalid"},
+                                    {"message", "Invalid value: \"x\": field is immutable"},
+                                    {"field", "spec.selector"}}};
+    ex.reply(422, status_json(422, "Invalid", "DaemonSet.apps \"driver\" is invalid", causes));
+  };
+  ApiCluster c(f.config(), f.options());
+  try {
+    c.apply(objects_of(kGoodDs));
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.file(), "DaemonSet gpu-operator/driver");
+    EXPECT_EQ(e.field(), "spec.selector");
+    EXPECT_EQ(e.http_status, 422);
+    EXPECT_THAT(e.message(), HasSubstr("422 Invalid: DaemonSet.apps \"driver\" is invalid [causes: spec.selector: "
+                                       "Invalid value: \"x\": field is immutable]"));
+  }
+}
+
+TEST(ApiClusterWrites, CreateNamespaceThatExistsIsFine) {
+  Fixture f;
+  f.api.on_write = [](const HttpRequest&, Exchange& ex) {
+    ex.reply(409, status_json(409, "AlreadyExists", "namespaces \"gpu-operator\" already exists"));
+  };
+  ApiCluster c(f.config(), f.options());
+  EXPECT_NO_THROW(c.create_namespace("gpu-operator"));
+  auto seen = f.server.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(json::parse(seen[0].body),
+            json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpu-operator"}})"));
+}
+
+// ---- settle ----
+
+core::ClusterState state_of(const std::vector<json::object>& nodes, const std::vector<json::object>& dss,
+                            const std::vector<json::object>& pods) {
+  core::ClusterState s;
+  s.namespace_ = "gpu-operator";
+  auto doc = [](json::object o, const char* av, const char* kind) {
+    o["apiVersion"] = av;
+    o["kind"] = kind;
+    core::Document d;
+    d.value = o;
+    return d;
+  };
+  for (const auto& n : nodes) s.nodes.push_back(core::decode_node(doc(n, "v1", "Node")));
+  for (const auto& d : dss) s.daemonsets.push_back(core::decode_daemonset(doc(d, "apps/v1", "DaemonSet")));
+  for (const auto& p : pods) s.pods.push_back(core::decode_pod(doc(p, "v1", "Pod")));
+  return s;
+}
+
+TEST(SettlePending, SettledWhenPodsMatchTheLabelsAndTheStatus) {
+  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("cpu-1", {})}, {ds_json(1, 1)},
+                    {pod_json("driver-a", "gpu-1", "Running")});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+}
+
+TEST(SettlePending, LabelChangedButNothingHappenedYet) {
+  // The label moved from gpu-1 to gpu-2; the DaemonSet's generation did not
+  // change, so observedGeneration == generation says nothing.
+  auto s = state_of({node_json("gpu-1", {}), node_json("gpu-2", {{kDriverLabel, "true"}})}, {ds_json(1, 1)},
+                    {pod_json("driver-a", "gpu-1", "Running")});
+  EXPECT_EQ(settle_pending(s), (std::vector<std::string>{
+                                   "DaemonSet driver: pod driver-a remains on node gpu-1",
+                                   "DaemonSet driver: no pod on node gpu-2",
+                               }));
+}
+
+TEST(SettlePending, StaleDesiredNumberAndPendingPods) {
+  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
+                    {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
+  EXPECT_EQ(settle_pending(s), (std::vector<std::string>{
+                                   "DaemonSet driver: status.desiredNumberScheduled is 1, nodes that should run it: 2",
+                                   "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
+                               }));
+  // An up-to-date status accepts a Pending pod (an image still pulling).
+  s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
+               {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+}
+
+TEST(SettlePending, PodOfADeletedNodeRemains) {
+  auto s = state_of({}, {ds_json(0, 0)}, {pod_json("driver-a", "gone", "Running")});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{"DaemonSet driver: pod driver-a remains on node gone"});
+}
+
+TEST(ApiClusterSettle, WaitsForThePodThroughAWatch) {
+  Fixture f;
+  f.api.nodes = {node_json("gpu-1", {{kDriverLabel, "true"}})};
+  f.api.dss = {ds_json(1, 0)};
+  f.api.on_watch = [&f](Exchange& ex) {
+    // The controller makes the pod; the watch reports it.
+    {
+      std::lock_guard<std::mutex> l(f.api.mu);
+      f.api.pods = {pod_json("driver-a", "gpu-1", "Running")};
+      f.api.dss = {ds_json(1, 1)};
+    }
+    ex.begin_stream(200);
+    ex.chunk(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"101"}}})" "\n");
+    ex.chunk(R"({"type":"ADDED","object":{"metadata":{"name":"driver-a"}}})" "\n");
+    std::this_thread::sleep_for(milliseconds(100));
+  };
+  ApiCluster c(f.config(), f.options());
+  c.settle();
+  EXPECT_EQ(f.api.lists, 6);  // two rounds of three lists
+  auto t = f.targets();
+  ASSERT_EQ(t.size(), 7u);
+  EXPECT_EQ(t[3], "GET /api/v1/namespaces/gpu-operator/pods?watch=1&allowWatchBookmarks=true&resourceVersion=100&timeoutSeconds=1");
+  EXPECT_THAT(f.progress.str(), HasSubstr("settling: 1 pending (DaemonSet driver: no pod on node gpu-1)"));
+}
+
+TEST(ApiClusterSettle, ADroppedWatchIsFollowedByANewList) {
+  Fixture f;
+  f.api.nodes = {node_json("gpu-1", {{kDriverLabel, "true"}})};
+  f.api.dss = {ds_json(1, 0)};
+  f.api.on_watch = [&f](Exchange& ex) {
+    {
+      std::lock_guard<std::mutex> l(f.api.mu);
+      f.api.pods = {pod_json("driver-a", "gpu-1", "Running")};
+      f.api.dss = {ds_json(1, 1)};
+    }
+    ex.begin_stream(200);
+    ex.chunk(R"({"type":"ADD)");
+    ex.drop();
+  };
+  ApiCluster c(f.config(), f.options());
+  EXPECT_NO_THROW(c.settle());
+  EXPECT_EQ(f.api.lists, 6);
+}
+
+TEST(ApiClusterSettle, DeadlineSaysWhatIsPending) {
+  Fixture f;
+  f.api.nodes = {node_json("gpu-1", {{kDriverLabel, "true"}})};
+  f.api.dss = {ds_json(1, 0)};
+  ApiClusterOptions o = f.options();
+  o.settle_timeout = milliseconds(200);
+  ApiCluster c(f.config(), o);
+  try {
+    c.settle();
+    FAIL();
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(std::string(e.what()), "the cluster did not settle within 200ms: DaemonSet driver: no pod on node gpu-1");
+  }
+}
+
+}  // namespace
+}  // namespace gpuops::real
