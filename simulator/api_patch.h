@@ -1,0 +1,55 @@
+// simulator/api_patch.h: the PATCH bodies the API server accepts, applied to
+// an object's API JSON.
+//
+// All functions are pure: they take the current object and the patch and
+// return the patched object. Errors are core::InputError with http_status set
+// the way the API server answers (400 for a patch that cannot be applied,
+// 422 for a JSON-patch `test` that fails... see each function).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <string>
+
+namespace gpuops::simulator {
+
+// RFC 7386 JSON merge patch (`application/merge-patch+json`): objects merge
+// recursively, `null` deletes a key, anything else (arrays included)
+// replaces. A non-object patch replaces the whole document.
+boost::json::value merge_patch(const boost::json::value& target, const boost::json::value& patch);
+
+// RFC 6902 JSON patch (`application/json-patch+json`): add, remove, replace,
+// move, copy, test, with RFC 6901 pointers (`~1` is `/`, `~0` is `~`).
+// Throws core::InputError 422 when an operation cannot be applied (missing
+// path, failed test) and 400 when the patch is not an array of operations,
+// as the API server (which reports both as the patch's error).
+boost::json::value json_patch(const boost::json::value& target, const boost::json::value& patch);
+
+// Strategic merge patch (`application/strategic-merge-patch+json`), for the
+// built-in kinds gpuops serves. Mirrors StrategicMergePatch
+// (apimachinery pkg/util/strategicpatch/patch.go) for what kubectl sends:
+//  * maps merge as in a merge patch (`null` deletes);
+//  * lists with a patch merge key in the Kubernetes API types merge by that
+//    key (containers/initContainers/ephemeralContainers/volumes/
+//    imagePullSecrets/env/schedulingGates/resourceClaims by `name`,
+//    ports by `containerPort`, volumeMounts by `mountPath`, volumeDevices by
+//    `devicePath`, hostAliases by `ip`, ownerReferences by `uid`,
+//    conditions and addresses by `type`, topologySpreadConstraints by
+//    `topologyKey`); an item `{"$patch": "delete", <key>: v}` removes, and
+//    `finalizers` merges as a set of strings;
+//  * other lists are replaced;
+//  * directives: `$patch: replace` / `delete` on a map,
+//    `$setElementOrder/<list>` (reorders merged lists),
+//    `$deleteFromPrimitiveList/<list>`, `$retainKeys`.
+// `path` is the dotted field path of `target` in the object (empty at the top).
+boost::json::value strategic_merge_patch(const boost::json::value& target, const boost::json::value& patch,
+                                         const std::string& path = "");
+
+// The patch merge key of the list at dotted `path` (e.g.
+// "spec.template.spec.containers"), or "" when the list is atomic. Only the
+// last two path segments matter (a container list is a container list
+// wherever it sits).
+std::string patch_merge_key(const std::string& path);
+
+}  // namespace gpuops::simulator

@@ -1,0 +1,115 @@
+// simulator/api_server.h: the simulator's API front end. Serves a
+// FakeCluster's ObjectStore over the Kubernetes REST API (HTTPS, HTTP/1.1,
+// bearer token), so stock kubectl, the lab's scripts and real/ can drive it.
+//
+// Surface (docs/SERVE.md has the full list and what is simplified):
+//  * /version, /api, /apis, /apis/apps, /api/v1, /apis/apps/v1 (legacy
+//    discovery; the aggregated-discovery Accept types are answered with the
+//    legacy documents, which kubectl accepts), /healthz, /readyz, /livez;
+//    /openapi/v2 and /openapi/v3 answer 404 as a server without OpenAPI.
+//  * namespaces, nodes, pods (core/v1), daemonsets (apps/v1) and their
+//    /status: get, list (labelSelector, fieldSelector, limit/continue), watch
+//    (resourceVersion, allowWatchBookmarks, timeoutSeconds; chunked),
+//    create, replace, delete (pods gracefully), patch (merge, strategic
+//    merge, JSON patch, server-side apply), dryRun=All.
+//  * `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` gets a
+//    meta.k8s.io/v1 Table with the columns upstream's printers use
+//    (pkg/printers/internalversion/printers.go), so `kubectl get` prints as
+//    against a real API server.
+//  * Errors are Status objects with upstream's code, reason and message.
+//
+// Threading: one I/O thread (start() or run()) serves every connection; every
+// access to the FakeCluster (requests, the virtual-time ticker, with_cluster)
+// holds one mutex, since the simulator is not thread-safe. After each write
+// the server calls FakeCluster::run() so the controllers react at once.
+//
+// Time: the cluster's virtual time moves only when Options::clock is set:
+// every Options::tick the server advances the cluster by how far that clock
+// moved (the CLI passes the steady clock, so virtual time follows the wall
+// clock while serving). Network timeouts (watch timeoutSeconds, bookmarks)
+// are wall-clock, as on any server.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/model.h"
+#include "simulator/fake_cluster.h"
+
+namespace gpuops::simulator {
+
+class ApiServer {
+ public:
+  struct Options {
+    // Listening address. Anything but a loopback address (127.0.0.0/8, ::1)
+    // needs allow_non_loopback, else the constructor throws InputError.
+    std::string address = "127.0.0.1";
+    uint16_t port = 0;  // 0: a free port chosen by the kernel
+    bool allow_non_loopback = false;
+    // See the file comment. Empty: virtual time does not move by itself.
+    std::function<std::chrono::steady_clock::time_point()> clock;
+    std::chrono::milliseconds tick{100};
+    // How often a watch with allowWatchBookmarks=true gets a BOOKMARK event.
+    std::chrono::milliseconds bookmark_interval{std::chrono::seconds(5)};
+    // Bearer token clients must send; empty: 32 random bytes, hex.
+    std::string token;
+    // gitVersion served at /version.
+    std::string git_version = "v1.32.0-gpuops";
+    // run() also stops on SIGINT/SIGTERM (asio::signal_set).
+    bool stop_on_signals = false;
+  };
+
+  // Generates the CA, server certificate and token, and binds the listening
+  // socket (so port() is known before start()). The cluster must outlive the
+  // server. Throws core::InputError for a non-loopback address without
+  // allow_non_loopback or an unparsable address, core::ClusterError when the
+  // address cannot be bound.
+  ApiServer(FakeCluster& cluster, Options options);
+  ApiServer(FakeCluster& cluster);
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+  // Stops serving and joins the I/O thread.
+  ~ApiServer();
+
+  // Serves on a background thread; returns at once. REQUIRES: not running.
+  void start();
+  // Serves on the calling thread until stop() (or a signal, see Options).
+  void run();
+  // Stops serving (from any thread; idempotent). Open watches are cut.
+  void stop();
+
+  uint16_t port() const;
+  // "https://127.0.0.1:<port>" (the address as given, IPv6 bracketed).
+  std::string url() const;
+  const std::string& token() const;
+  // PEM of the CA that signed the server certificate.
+  const std::string& ca_pem() const;
+
+  // A kubeconfig (yaml-cpp emitter) with one cluster/user/context named
+  // "gpuops-serve": server url(), certificate-authority-data (base64 of
+  // ca_pem()), the token; the context's namespace when `ns` is not empty.
+  std::string kubeconfig(const std::string& ns = "") const;
+  // Writes kubeconfig() to `path` (mode 0600). Throws core::InputError when
+  // the file cannot be written.
+  void write_kubeconfig(const std::string& path, const std::string& ns = "") const;
+
+  // Runs `fn` with exclusive access to the cluster (the same mutex requests
+  // hold), then FakeCluster::run() so controllers react to what fn wrote.
+  // Watches see fn's writes like any other. Exceptions from fn propagate.
+  void with_cluster(const std::function<void(FakeCluster&)>& fn);
+
+  struct Impl;  // internal (simulator/api_server.cpp)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The lab's environment (LAB.md): nodes lab-node-0, lab-node-1, lab-node-2,
+// each labelled only kubernetes.io/hostname=<name>, added to `cluster` and
+// settled.
+void add_lab_nodes(FakeCluster& cluster);
+
+}  // namespace gpuops::simulator

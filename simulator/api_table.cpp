@@ -1,0 +1,331 @@
+#include "simulator/api_table.h"
+
+#include <boost/json.hpp>
+
+#include <map>
+#include <vector>
+
+#include "core/codec.h"
+
+namespace gpuops::simulator {
+namespace json = boost::json;
+namespace {
+
+json::object column(const char* name, const char* type, const char* format, int priority, const char* desc) {
+  json::object c;
+  c["name"] = name;
+  c["type"] = type;
+  c["format"] = format;
+  c["description"] = desc;
+  c["priority"] = priority;
+  return c;
+}
+
+const json::object* obj_at(const json::object& o, std::initializer_list<const char*> path) {
+  const json::object* cur = &o;
+  for (const char* k : path) {
+    const json::value* v = cur->if_contains(k);
+    if (!v || !v->is_object()) return nullptr;
+    cur = &v->as_object();
+  }
+  return cur;
+}
+
+std::string str_at(const json::object* o, const char* key) {
+  if (!o) return "";
+  const json::value* v = o->if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+int64_t int_at(const json::object* o, const char* key) {
+  if (!o) return 0;
+  const json::value* v = o->if_contains(key);
+  if (!v) return 0;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  return 0;
+}
+
+const json::array* arr_at(const json::object* o, const char* key) {
+  if (!o) return nullptr;
+  const json::value* v = o->if_contains(key);
+  return v ? v->if_array() : nullptr;
+}
+
+std::string age(const json::object& obj, core::Time now) {
+  std::string ts = str_at(obj_at(obj, {"metadata"}), "creationTimestamp");
+  if (ts.empty()) return "<unknown>";
+  try {
+    return human_duration(now - core::parse_time(ts));
+  } catch (const std::exception&) {
+    return "<unknown>";
+  }
+}
+
+std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+// labels.FormatLabels: sorted k=v joined by ",", "<none>" when empty.
+std::string format_labels(const json::object* m) {
+  if (!m || m->empty()) return "<none>";
+  std::map<std::string, std::string> sorted;
+  for (const auto& kv : *m) sorted[kv.key()] = kv.value().is_string() ? std::string(kv.value().as_string()) : "";
+  std::string out;
+  for (const auto& [k, v] : sorted) out += (out.empty() ? "" : ",") + k + "=" + v;
+  return out;
+}
+
+// metav1.FormatLabelSelector.
+std::string format_selector(const json::object* sel) {
+  if (!sel) return "<none>";
+  std::vector<std::string> parts;
+  if (auto* ml = obj_at(*sel, {"matchLabels"})) {
+    std::map<std::string, std::string> sorted;
+    for (const auto& kv : *ml) sorted[kv.key()] = kv.value().is_string() ? std::string(kv.value().as_string()) : "";
+    for (const auto& [k, v] : sorted) parts.push_back(k + "=" + v);
+  }
+  if (auto* me = arr_at(sel, "matchExpressions")) {
+    for (const auto& e : *me) {
+      const json::object* eo = e.if_object();
+      if (!eo) continue;
+      std::string key = str_at(eo, "key"), op = str_at(eo, "operator");
+      std::string vals;
+      if (auto* vs = arr_at(eo, "values"))
+        for (const auto& v : *vs) vals += (vals.empty() ? "" : ",") + std::string(v.is_string() ? v.as_string() : "");
+      if (op == "In") parts.push_back(key + " in (" + vals + ")");
+      else if (op == "NotIn") parts.push_back(key + " notin (" + vals + ")");
+      else if (op == "Exists") parts.push_back(key);
+      else if (op == "DoesNotExist") parts.push_back("!" + key);
+    }
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out.empty() ? "<none>" : out;
+}
+
+// mirrors printPod's status column, pkg/printers/internalversion/printers.go
+std::string pod_status(const json::object& pod, int* ready, int* total, int64_t* restarts) {
+  const json::object* status = obj_at(pod, {"status"});
+  const json::object* spec = obj_at(pod, {"spec"});
+  std::string reason = str_at(status, "reason");
+  if (reason.empty()) reason = str_at(status, "phase");
+  const json::array* containers = arr_at(spec, "containers");
+  *total = containers ? static_cast<int>(containers->size()) : 0;
+  *ready = 0;
+  *restarts = 0;
+  bool initializing = false;
+  const json::array* inits = arr_at(status, "initContainerStatuses");
+  const json::array* init_specs = arr_at(spec, "initContainers");
+  if (inits) {
+    size_t i = 0;
+    for (const auto& cv : *inits) {
+      const json::object* c = cv.if_object();
+      *restarts += int_at(c, "restartCount");
+      const json::object* st = c ? obj_at(*c, {"state"}) : nullptr;
+      const json::object* term = st ? obj_at(*st, {"terminated"}) : nullptr;
+      const json::object* wait = st ? obj_at(*st, {"waiting"}) : nullptr;
+      if (term && int_at(term, "exitCode") == 0) {
+        ++i;
+        continue;
+      }
+      if (term) {
+        std::string r = str_at(term, "reason");
+        if (r.empty()) r = "ExitCode:" + std::to_string(int_at(term, "exitCode"));
+        reason = "Init:" + r;
+      } else if (wait && !str_at(wait, "reason").empty() && str_at(wait, "reason") != "PodInitializing") {
+        reason = "Init:" + str_at(wait, "reason");
+      } else {
+        reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_specs ? init_specs->size() : inits->size());
+      }
+      initializing = true;
+      break;
+    }
+  }
+  const json::array* cs = arr_at(status, "containerStatuses");
+  if (!initializing && cs) {
+    bool has_running = false;
+    for (auto it = cs->rbegin(); it != cs->rend(); ++it) {
+      const json::object* c = it->if_object();
+      *restarts += int_at(c, "restartCount");
+      const json::object* st = c ? obj_at(*c, {"state"}) : nullptr;
+      const json::object* term = st ? obj_at(*st, {"terminated"}) : nullptr;
+      const json::object* wait = st ? obj_at(*st, {"waiting"}) : nullptr;
+      const json::object* run = st ? obj_at(*st, {"running"}) : nullptr;
+      const json::value* rd = c ? c->if_contains("ready") : nullptr;
+      bool is_ready = rd && rd->is_bool() && rd->as_bool();
+      if (wait && !str_at(wait, "reason").empty()) {
+        reason = str_at(wait, "reason");
+      } else if (term && !str_at(term, "reason").empty()) {
+        reason = str_at(term, "reason");
+      } else if (term) {
+        reason = "ExitCode:" + std::to_string(int_at(term, "exitCode"));
+      } else if (run && is_ready) {
+        has_running = true;
+        ++*ready;
+      }
+    }
+    if (reason == "Completed" && has_running) {
+      bool ready_cond = false;
+      if (auto* conds = arr_at(status, "conditions"))
+        for (const auto& cv : *conds)
+          if (str_at(cv.if_object(), "type") == "Ready" && str_at(cv.if_object(), "status") == "True") ready_cond = true;
+      reason = ready_cond ? "Running" : "NotReady";
+    }
+  }
+  const json::object* meta = obj_at(pod, {"metadata"});
+  if (meta && meta->contains("deletionTimestamp")) reason = reason == "NodeLost" ? "Unknown" : "Terminating";
+  return reason;
+}
+
+}  // namespace
+
+std::string human_duration(core::Duration d) {
+  long long seconds = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  auto s = [](long long v) { return std::to_string(v); };
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 60 * 2) return s(seconds) + "s";
+  long long minutes = seconds / 60;
+  if (minutes < 10) return seconds % 60 == 0 ? s(minutes) + "m" : s(minutes) + "m" + s(seconds % 60) + "s";
+  if (minutes < 60 * 3) return s(minutes) + "m";
+  long long hours = minutes / 60;
+  if (hours < 8) return minutes % 60 == 0 ? s(hours) + "h" : s(hours) + "h" + s(minutes % 60) + "m";
+  if (hours < 48) return s(hours) + "h";
+  if (hours < 24 * 8) return hours % 24 == 0 ? s(hours / 24) + "d" : s(hours / 24) + "d" + s(hours % 24) + "h";
+  if (hours < 24 * 365 * 2) return s(hours / 24) + "d";
+  if (hours < 24 * 365 * 8) {
+    long long dy = (hours / 24) % 365;
+    return dy == 0 ? s(hours / 24 / 365) + "y" : s(hours / 24 / 365) + "y" + s(dy) + "d";
+  }
+  return s(hours / 24 / 365) + "y";
+}
+
+json::array table_columns(const std::string& kind) {
+  const char* name_desc = "Name must be unique within a namespace.";
+  const char* age_desc = "CreationTimestamp is a timestamp representing the server time when this object was created.";
+  json::array c;
+  c.push_back(column("Name", "string", "name", 0, name_desc));
+  if (kind == "Pod") {
+    c.push_back(column("Ready", "string", "", 0, "The aggregate readiness state of this pod for accepting traffic."));
+    c.push_back(column("Status", "string", "", 0, "The aggregate status of the containers in this pod."));
+    c.push_back(column("Restarts", "string", "", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."));
+    c.push_back(column("Age", "string", "", 0, age_desc));
+    c.push_back(column("IP", "string", "", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."));
+    c.push_back(column("Node", "string", "", 1, "NodeName is a request to schedule this pod onto a specific node."));
+    c.push_back(column("Nominated Node", "string", "", 1, "nominatedNodeName is set only when this pod preempts other pods on the node."));
+    c.push_back(column("Readiness Gates", "string", "", 1, "If specified, all readiness gates will be evaluated for pod readiness."));
+  } else if (kind == "Node") {
+    c.push_back(column("Status", "string", "", 0, "The status of the node"));
+    c.push_back(column("Roles", "string", "", 0, "The roles of the node"));
+    c.push_back(column("Age", "string", "", 0, age_desc));
+    c.push_back(column("Version", "string", "", 0, "Kubelet Version reported by the node."));
+    c.push_back(column("Internal-IP", "string", "", 1, "List of addresses reachable to the node. Queried from cloud provider, if available."));
+    c.push_back(column("External-IP", "string", "", 1, "List of addresses reachable to the node. Queried from cloud provider, if available."));
+    c.push_back(column("OS-Image", "string", "", 1, "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."));
+    c.push_back(column("Kernel-Version", "string", "", 1, "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."));
+    c.push_back(column("Container-Runtime", "string", "", 1, "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."));
+  } else if (kind == "DaemonSet") {
+    c.push_back(column("Desired", "integer", "", 0, "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod)."));
+    c.push_back(column("Current", "integer", "", 0, "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."));
+    c.push_back(column("Ready", "integer", "", 0, "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition."));
+    c.push_back(column("Up-to-date", "integer", "", 0, "The total number of nodes that are running updated daemon pod"));
+    c.push_back(column("Available", "integer", "", 0, "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"));
+    c.push_back(column("Node Selector", "string", "", 0, "NodeSelector is a selector which must be true for the pod to fit on a node."));
+    c.push_back(column("Age", "string", "", 0, age_desc));
+    c.push_back(column("Containers", "string", "", 1, "Names of each container in the template."));
+    c.push_back(column("Images", "string", "", 1, "Images referenced by each container in the template."));
+    c.push_back(column("Selector", "string", "", 1, "A label query over pods that are managed by the daemon set."));
+  } else if (kind == "Namespace") {
+    c.push_back(column("Status", "string", "", 0, "The status of the namespace"));
+    c.push_back(column("Age", "string", "", 0, age_desc));
+  }
+  return c;
+}
+
+json::array table_cells(const std::string& kind, const json::object& obj, core::Time now) {
+  json::array cells;
+  const json::object* meta = obj_at(obj, {"metadata"});
+  cells.push_back(json::string(str_at(meta, "name")));
+  if (kind == "Pod") {
+    int ready = 0, total = 0;
+    int64_t restarts = 0;
+    std::string status = pod_status(obj, &ready, &total, &restarts);
+    cells.push_back(json::string(std::to_string(ready) + "/" + std::to_string(total)));
+    cells.push_back(json::string(status));
+    cells.push_back(json::string(std::to_string(restarts)));
+    cells.push_back(json::string(age(obj, now)));
+    cells.push_back(json::string(or_none(str_at(obj_at(obj, {"status"}), "podIP"))));
+    cells.push_back(json::string(or_none(str_at(obj_at(obj, {"spec"}), "nodeName"))));
+    cells.push_back(json::string(or_none(str_at(obj_at(obj, {"status"}), "nominatedNodeName"))));
+    cells.push_back(json::string("<none>"));
+  } else if (kind == "Node") {
+    // mirrors printNode: condition types that are True, Ready's absence or
+    // falseness as NotReady/Unknown, then SchedulingDisabled.
+    const json::object* status = obj_at(obj, {"status"});
+    std::string st;
+    std::string ready = "Unknown";
+    bool have_ready = false;
+    if (auto* conds = arr_at(status, "conditions"))
+      for (const auto& cv : *conds)
+        if (str_at(cv.if_object(), "type") == "Ready") {
+          have_ready = true;
+          ready = str_at(cv.if_object(), "status");
+        }
+    st = !have_ready ? "Unknown" : ready == "True" ? "Ready" : ready == "False" ? "NotReady" : "Unknown";
+    const json::value* u = obj_at(obj, {"spec"}) ? obj_at(obj, {"spec"})->if_contains("unschedulable") : nullptr;
+    if (u && u->is_bool() && u->as_bool()) st += ",SchedulingDisabled";
+    cells.push_back(json::string(st));
+    std::string roles;
+    if (auto* labels = obj_at(obj, {"metadata", "labels"})) {
+      std::map<std::string, int> sorted;
+      for (const auto& kv : *labels) {
+        std::string k(kv.key());
+        const std::string prefix = "node-role.kubernetes.io/";
+        if (k.rfind(prefix, 0) == 0 && k.size() > prefix.size()) sorted[k.substr(prefix.size())] = 1;
+        if (k == "kubernetes.io/role" && kv.value().is_string()) sorted[std::string(kv.value().as_string())] = 1;
+      }
+      for (const auto& [r, _] : sorted) roles += (roles.empty() ? "" : ",") + r;
+    }
+    cells.push_back(json::string(or_none(roles)));
+    cells.push_back(json::string(age(obj, now)));
+    const json::object* info = status ? obj_at(*status, {"nodeInfo"}) : nullptr;
+    cells.push_back(json::string(str_at(info, "kubeletVersion")));
+    std::string internal, external;
+    if (auto* addrs = arr_at(status, "addresses"))
+      for (const auto& av : *addrs) {
+        if (str_at(av.if_object(), "type") == "InternalIP" && internal.empty()) internal = str_at(av.if_object(), "address");
+        if (str_at(av.if_object(), "type") == "ExternalIP" && external.empty()) external = str_at(av.if_object(), "address");
+      }
+    cells.push_back(json::string(or_none(internal)));
+    cells.push_back(json::string(or_none(external)));
+    cells.push_back(json::string(or_none(str_at(info, "osImage"))));
+    cells.push_back(json::string(or_none(str_at(info, "kernelVersion"))));
+    cells.push_back(json::string(or_none(str_at(info, "containerRuntimeVersion"))));
+  } else if (kind == "DaemonSet") {
+    const json::object* status = obj_at(obj, {"status"});
+    cells.push_back(int_at(status, "desiredNumberScheduled"));
+    cells.push_back(int_at(status, "currentNumberScheduled"));
+    cells.push_back(int_at(status, "numberReady"));
+    cells.push_back(int_at(status, "updatedNumberScheduled"));
+    cells.push_back(int_at(status, "numberAvailable"));
+    const json::object* pod_spec = obj_at(obj, {"spec", "template", "spec"});
+    cells.push_back(json::string(format_labels(pod_spec ? obj_at(*pod_spec, {"nodeSelector"}) : nullptr)));
+    cells.push_back(json::string(age(obj, now)));
+    std::string names, images;
+    if (auto* cs = arr_at(pod_spec, "containers"))
+      for (const auto& cv : *cs) {
+        names += (names.empty() ? "" : ",") + str_at(cv.if_object(), "name");
+        images += (images.empty() ? "" : ",") + str_at(cv.if_object(), "image");
+      }
+    cells.push_back(json::string(names));
+    cells.push_back(json::string(images));
+    cells.push_back(json::string(format_selector(obj_at(obj, {"spec", "selector"}))));
+  } else if (kind == "Namespace") {
+    std::string phase = str_at(obj_at(obj, {"status"}), "phase");
+    if (meta && meta->contains("deletionTimestamp")) phase = "Terminating";
+    cells.push_back(json::string(phase.empty() ? "Active" : phase));
+    cells.push_back(json::string(age(obj, now)));
+  }
+  return cells;
+}
+
+}  // namespace gpuops::simulator

@@ -1,0 +1,28 @@
+// simulator/api_table.h: meta.k8s.io/v1 Table rendering for `kubectl get`.
+//
+// Columns and cells mirror upstream's printers
+// (kubernetes pkg/printers/internalversion/printers.go: printPod, printNode,
+// printDaemonSet, printNamespace). Priority-1 columns are those kubectl shows
+// only with `-o wide`.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <string>
+
+#include "core/model.h"
+
+namespace gpuops::simulator {
+
+// columnDefinitions for a kind ("Pod", "Node", "DaemonSet", "Namespace").
+boost::json::array table_columns(const std::string& kind);
+
+// One row's cells for `obj` (its API JSON), ages measured at `now`.
+boost::json::array table_cells(const std::string& kind, const boost::json::object& obj, core::Time now);
+
+// duration.HumanDuration (apimachinery pkg/util/duration): "45s", "3m20s",
+// "5h", "2d3h", ...
+std::string human_duration(core::Duration d);
+
+}  // namespace gpuops::simulator
