@@ -92,9 +92,16 @@ struct Counters {
 };
 
 struct Slot {
-  std::vector<std::string> pods;  // keys of the DaemonSet's pods targeting this node
+  // The DaemonSet's pods targeting this node (stored objects: their address
+  // is stable until the store reports them DELETED).
+  std::vector<const core::Pod*> pods;
   Contribution counted;
-  bool should_run = false;  // from the last podsShouldBeOnNode
+  // NodeShouldRunDaemonPod's answer, cached for the node resourceVersion and
+  // DaemonSet generation it was computed for: a pod event does not change it.
+  bool should_run = false;
+  bool should_continue = false;
+  std::string placement_node_rv;
+  int64_t placement_generation = -1;
   bool dirty = false;
   bool in_sync = false;
 };
@@ -129,18 +136,16 @@ struct Usage {
   int64_t pods = 0;
 };
 
-// A FIFO of keys without duplicates.
+// A FIFO of keys. Not deduplicated: every consumer is idempotent (it reads
+// the object's current state), so a repeated key only costs a lookup, and a
+// set of pending keys costs more than that at scale.
 struct KeyQueue {
-  std::deque<std::string> q;
-  std::unordered_set<std::string> in;
-  void push(const std::string& k) {
-    if (in.insert(k).second) q.push_back(k);
-  }
+  std::vector<std::string> q;
+  void push(const std::string& k) { q.push_back(k); }
   bool empty() const { return q.empty(); }
-  std::deque<std::string> take() {
-    std::deque<std::string> out;
+  std::vector<std::string> take() {
+    std::vector<std::string> out;
     out.swap(q);
-    in.clear();
     return out;
   }
 };
@@ -249,7 +254,7 @@ struct FakeCluster::Impl : StoreObserver {
   KeyQueue sched_queue;
   std::unordered_map<std::string, std::unordered_set<std::string>> unschedulable;  // target node -> pods
   std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
-  std::unordered_map<std::string, std::pair<std::string, Amounts>> counted;        // pod -> (node, requests)
+  std::unordered_map<const core::Pod*, std::pair<std::string, Amounts>> counted;   // pod -> (node, requests)
   // Kubelet.
   KeyQueue kubelet_queue;
   bool kubelet_writing = false;
@@ -349,7 +354,7 @@ struct FakeCluster::Impl : StoreObserver {
       if (it == ds.end()) return;
       // Garbage collector, background propagation: the dependents go next.
       for (auto& [node, slot] : it->second.slots)
-        for (const auto& pk : slot.pods) orphan_queue.push(pk);
+        for (const core::Pod* p : slot.pods) orphan_queue.push(ObjectStore::key(p->metadata.namespace_, p->metadata.name));
       ds_by_uid.erase(it->second.uid);
       ds.erase(it);
       return;
@@ -381,7 +386,7 @@ struct FakeCluster::Impl : StoreObserver {
     DsState* st = owner_state(pod);
     if (type == EventType::kAdded) {
       pods_on_node[target].insert(key);
-      if (st) st->slots[target].pods.push_back(key);
+      if (st) st->slots[target].pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
       auto it = pods_on_node.find(target);
       if (it != pods_on_node.end()) {
@@ -390,13 +395,13 @@ struct FakeCluster::Impl : StoreObserver {
       }
       if (st) {
         auto& v = st->slots[target].pods;
-        v.erase(std::remove(v.begin(), v.end(), key), v.end());
+        v.erase(std::remove(v.begin(), v.end(), &pod), v.end());
       }
       auto u = unschedulable.find(target);
       if (u != unschedulable.end()) u->second.erase(key);
     }
     if (st) mark_dirty(*st, target);
-    account(type, key, pod);
+    account(type, pod);
     if (type == EventType::kAdded && pod.spec.node_name.empty() && !pod.metadata.deletion_timestamp)
       sched_queue.push(key);
     if (type != EventType::kDeleted && !pod.spec.node_name.empty()) {
@@ -409,9 +414,9 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // Scheduler cache: bound, non-terminal pods hold their requests on the node.
-  void account(EventType type, const std::string& key, const core::Pod& pod) {
+  void account(EventType type, const core::Pod& pod) {
     bool should = type != EventType::kDeleted && !pod.spec.node_name.empty() && !terminal(pod);
-    auto it = counted.find(key);
+    auto it = counted.find(&pod);
     if (it != counted.end() && !should) {
       Usage& u = usage[it->second.first];
       for (const auto& [r, v] : it->second.second) u.requested[r] -= v;
@@ -424,7 +429,7 @@ struct FakeCluster::Impl : StoreObserver {
       Usage& u = usage[pod.spec.node_name];
       for (const auto& [r, v] : req) u.requested[r] += v;
       u.pods += 1;
-      counted.emplace(key, std::make_pair(pod.spec.node_name, std::move(req)));
+      counted.emplace(&pod, std::make_pair(pod.spec.node_name, std::move(req)));
     }
   }
 
@@ -465,9 +470,7 @@ struct FakeCluster::Impl : StoreObserver {
   // getNodesToDaemonPods(ds, includeDeletedTerminal=false) for one node.
   std::vector<const core::Pod*> pods_of(const Slot& slot) {
     std::vector<const core::Pod*> out;
-    for (const auto& k : slot.pods) {
-      const core::Pod* p = store.find_pod(k);
-      if (!p) continue;
+    for (const core::Pod* p : slot.pods) {
       if (terminal(*p) && p->metadata.deletion_timestamp) continue;
       out.push_back(p);
     }
@@ -502,23 +505,28 @@ struct FakeCluster::Impl : StoreObserver {
 
   // podsShouldBeOnNode (pkg/controller/daemon/daemon_controller.go) for one
   // node, plus getUnscheduledPodsWithoutNode when the node is gone.
-  void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name,
-                              std::vector<std::string>& nodes_needing_pods, std::vector<std::string>& pods_to_delete) {
-    Slot& slot = st.slots[node_name];
+  void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
+                              const core::Node* node, std::vector<std::string>& nodes_needing_pods,
+                              std::vector<std::string>& pods_to_delete) {
     std::vector<const core::Pod*> pods = pods_of(slot);
-    const core::Node* node = store.find_node(node_name);
     if (!node) {
-      slot.should_run = false;
+      slot.should_run = slot.should_continue = false;
+      slot.placement_generation = -1;
       for (const core::Pod* p : pods)
         if (p->spec.node_name.empty()) pods_to_delete.push_back(ObjectStore::key(st.ns, p->metadata.name));
       return;
     }
-    core::Placement pl = core::should_run(d, *node);  // NodeShouldRunDaemonPod
-    slot.should_run = pl.should_run;
+    if (slot.placement_generation != st.generation || slot.placement_node_rv != node->metadata.resource_version) {
+      core::Placement pl = core::should_run(d, *node);  // NodeShouldRunDaemonPod
+      slot.should_run = pl.should_run;
+      slot.should_continue = pl.should_continue_running;
+      slot.placement_generation = st.generation;
+      slot.placement_node_rv = node->metadata.resource_version;
+    }
     bool exists = !pods.empty();
-    if (pl.should_run && !exists) {
+    if (slot.should_run && !exists) {
       nodes_needing_pods.push_back(node_name);
-    } else if (pl.should_continue_running) {
+    } else if (slot.should_continue) {
       std::vector<const core::Pod*> running;
       for (const core::Pod* p : pods) {
         if (p->metadata.deletion_timestamp) continue;  // ignored until it is gone: no replacement yet
@@ -571,10 +579,10 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // The per-node body of updateDaemonSetStatus: this pair's contribution.
-  void recount(const core::DaemonSet& d, DsState& st, const std::string& node_name) {
-    Slot& slot = st.slots[node_name];
+  void recount(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
+               const core::Node* node) {
     Contribution c;
-    if (store.find_node(node_name)) {  // pods on nodes that no longer exist count nowhere
+    if (node) {  // pods on nodes that no longer exist count nowhere
       std::vector<const core::Pod*> pods = pods_of(slot);
       if (slot.should_run) {
         c.desired = 1;
@@ -640,20 +648,24 @@ struct FakeCluster::Impl : StoreObserver {
       for (const auto& n : nodes) st.slots[n].dirty = false;
       return;
     }
+    // Each pair's slot and node, looked up once (slot addresses are stable).
+    std::vector<std::pair<Slot*, const core::Node*>> pairs;
+    pairs.reserve(nodes.size());
     for (const auto& n : nodes) {
       Slot& s = st.slots[n];
       s.dirty = false;
       s.in_sync = true;
+      pairs.emplace_back(&s, store.find_node(n));
     }
     std::vector<std::string> needing, deleting, deleted_on;
-    for (const auto& n : nodes) {  // manage
+    for (size_t i = 0; i < nodes.size(); ++i) {  // manage
       size_t before = deleting.size();
-      pods_should_be_on_node(*d, st, n, needing, deleting);
-      if (deleting.size() != before) deleted_on.push_back(n);
+      pods_should_be_on_node(*d, st, nodes[i], *pairs[i].first, pairs[i].second, needing, deleting);
+      if (deleting.size() != before) deleted_on.push_back(nodes[i]);
     }
     sync_nodes(st, needing, deleting);
-    for (const auto& n : nodes) recount(*d, st, n);
-    for (const auto& n : nodes) st.slots[n].in_sync = false;
+    for (size_t i = 0; i < nodes.size(); ++i) recount(*d, st, nodes[i], *pairs[i].first, pairs[i].second);
+    for (auto& pr : pairs) pr.first->in_sync = false;
     // A deletion's event would have enqueued the DaemonSet again (a pod that
     // went at once, grace 0, lets the next sync create its replacement).
     for (const auto& n : deleted_on) mark_dirty(st, n);
@@ -690,7 +702,8 @@ struct FakeCluster::Impl : StoreObserver {
                             [&](const core::Toleration& tol) { return core::tolerates(tol, t); });
       if (!ok) return {"node(s) were unschedulable"};
     }
-    if (core::untolerated_taint(node.taints, pod.spec.tolerations, {"NoSchedule", "NoExecute"}))
+    static const std::vector<std::string> kEffects = {"NoSchedule", "NoExecute"};
+    if (core::untolerated_taint(node.taints, pod.spec.tolerations, kEffects))
       return {"node(s) had untolerated taint(s)"};  // wording since v1.35 (PR #134740)
     if (!core::node_affinity_matches(pod.spec, node)) return {"node(s) didn't match Pod's node affinity/selector"};
     // noderesources fitsRequest.
@@ -1293,6 +1306,10 @@ void FakeCluster::set_node_ready(const std::string& node, const std::string& sta
 
 void FakeCluster::delete_pod(const std::string& ns, const std::string& name) {
   impl_->store.remove(Kind::kPod, ns, name);
+}
+
+void FakeCluster::delete_namespace(const std::string& name) {
+  impl_->store.remove(Kind::kNamespace, "", name);
 }
 
 int FakeCluster::inject_fault(const Fault& fault) {

@@ -118,6 +118,10 @@ class FakeCluster : public core::Cluster {
   // NoSchedule and NoExecute, and marks the node's pods not Ready.
   void set_node_ready(const std::string& node, const std::string& status) override;
   void delete_pod(const std::string& ns, const std::string& name) override;
+  // Deletes the namespace with its DaemonSets and pods (the pods go at once,
+  // as after the namespace controller's grace-0 clean-up). ClusterError 404
+  // when it does not exist.
+  void delete_namespace(const std::string& name) override;
   // Runs the controllers until none has work, moving virtual time to each
   // next timer (graceful deletions, kubelet start delays, backoffs, pod GC).
   // Throws ClusterError naming what keeps it busy when Options::settle_limit

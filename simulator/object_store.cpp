@@ -520,13 +520,15 @@ void ObjectStore::mutate_daemonset_status(const std::string& k, const core::Daem
 void ObjectStore::erase_pod(const std::string& k) {
   auto it = pods_.find(k);
   if (it == pods_.end()) return;
-  core::Pod pod = std::move(it->second);
-  pods_.erase(it);
-  uint64_t old = std::stoull(pod.metadata.resource_version);
-  pod.metadata.resource_version = std::to_string(next_rv());
+  uint64_t old = std::stoull(it->second.metadata.resource_version);
+  it->second.metadata.resource_version = std::to_string(next_rv());
   index(Kind::kPod, k, old, 0);
   created_rv_.erase(kind_char(Kind::kPod) + k);
-  emit(EventType::kDeleted, pod);
+  // Observers see the stored object (same address as in ADDED/MODIFIED)
+  // before it goes.
+  emit(EventType::kDeleted, it->second);
+  core::Pod pod = std::move(it->second);
+  pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
 }
 

@@ -63,8 +63,10 @@ struct WatchEvent {
 };
 
 // Synchronous, typed notifications of every write, for in-process
-// controllers. For kDeleted the object is its final state. Observers must not
-// write to the store from inside a callback.
+// controllers. For kDeleted the object is its final state. The reference is to
+// the stored object: its address is stable from ADDED to DELETED (inclusive),
+// so an observer may keep pointers to it until it sees DELETED. Observers must
+// not write to the store from inside a callback.
 class StoreObserver {
  public:
   virtual ~StoreObserver() = default;
