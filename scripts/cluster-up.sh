@@ -13,7 +13,7 @@
 #                    certificate in group system:masters; context
 #                    "gpuops-token": the same user by bearer token)
 #   DIR/token        that bearer token
-#   DIR/env          shell assignments: KUBECONFIG, GPUOPS_CLUSTER_BIN,
+#   DIR/env          shell exports: KUBECONFIG, GPUOPS_CLUSTER_BIN,
 #                    GPUOPS_APISERVER (https://127.0.0.1:PORT)
 # Returns when the API is healthy, the controllers and the scheduler answer
 # their health checks and KWOK is running. On failure it stops what it started
@@ -59,6 +59,13 @@ else
   done
   [ -n "$base" ] || { echo "cluster-up: no free block of loopback ports found" >&2; exit 1; }
 fi
+# A health check must never reach another cluster's process: refuse ports in use.
+for i in 0 1 2 3 4 5; do
+  if port_in_use $((base + i)); then
+    echo "cluster-up: loopback port $((base + i)) is in use (ports $base-$((base + 5)) needed)" >&2
+    exit 1
+  fi
+done
 etcd_port=$base; etcd_peer_port=$((base + 1)); api_port=$((base + 2))
 kcm_port=$((base + 3)); sched_port=$((base + 4)); kwok_port=$((base + 5))
 api="https://127.0.0.1:$api_port"
@@ -139,7 +146,7 @@ start() { # NAME ARGS...
 # wait_for NAME SECONDS CMD...: polls CMD until it succeeds, or fails when the
 # process died or the time is up.
 wait_for() {
-  local name=$1 secs=$2; shift 2
+  local name=$1 secs=$2 what=${WHAT:-healthy}; shift 2
   local end=$(( $(date +%s) + secs ))
   until "$@" >/dev/null 2>&1; do
     if ! kill -0 "$(cat "$dir/pids/$name.pid")" 2>/dev/null; then
@@ -154,7 +161,7 @@ wait_for() {
     fi
     sleep 0.5
   done
-  log "$name healthy"
+  log "$name $what"
 }
 curl_ok() { curl -fsS --max-time 2 "$@"; }
 
@@ -195,7 +202,7 @@ start kube-scheduler "${common[@]}" --secure-port "$sched_port" \
 stages=()
 for s in "$repo"/tests/cluster/stages/*.yaml; do stages+=(--config "$s"); done
 start kwok --kubeconfig "$dir/kwok.kubeconfig" "${stages[@]}" \
-  --manage-all-nodes=true \
+  --manage-all-nodes=true --node-lease-duration-seconds 40 \
   --node-ip 127.0.0.1 --cidr 10.244.0.0/16 \
   --server-address "127.0.0.1:$kwok_port"
 # /healthz of the controller-manager and scheduler is open to anyone
@@ -207,12 +214,13 @@ wait_for kwok 60 curl_ok "http://127.0.0.1:$kwok_port/healthz"
 # The namespace controller and service-account controller are running when
 # "default" has its ServiceAccount (pods are rejected before that).
 k() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
-wait_for kube-controller-manager 60 k -n default get serviceaccount default
+WHAT="created ServiceAccount default/default" wait_for kube-controller-manager 60 \
+  k -n default get serviceaccount default
 
 cat > "$dir/env" <<EOF
-KUBECONFIG=$dir/kubeconfig
-GPUOPS_CLUSTER_BIN=$bin
-GPUOPS_APISERVER=$api
+export KUBECONFIG=$dir/kubeconfig
+export GPUOPS_CLUSTER_BIN=$bin
+export GPUOPS_APISERVER=$api
 EOF
 trap - EXIT
 log "up: $api (kubeconfig $dir/kubeconfig; pids in $dir/pids; stop with scripts/cluster-down.sh $dir)"
