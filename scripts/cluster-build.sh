@@ -37,6 +37,14 @@ declare -A pkgs=(
   [kwok]=sigs.k8s.io/kwok/cmd/kwok
 )
 
+# One build at a time per version (several helpers or test runs may call this).
+mkdir -p "$cache"
+exec 9>"$cache/k8s-$k8s_version.lock"
+if ! flock -n 9; then
+  echo "cluster-build: waiting for another build of $k8s_version (lock $cache/k8s-$k8s_version.lock)" >&2
+  flock 9
+fi
+
 complete=1
 for n in "${names[@]}"; do [ -x "$bin/$n" ] || complete=0; done
 if [ "${GPUOPS_REBUILD:-0}" != 1 ] && [ "$complete" = 1 ] && [ -f "$bin/.stamp" ] \

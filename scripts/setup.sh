@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libcxxopts-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev openssl
+  curl iproute2 util-linux  # scripts/cluster-up.sh: health checks, ss, flock
   jq libdtl-dev
 )
 
