@@ -358,8 +358,8 @@ TEST_F(DaemonSetTest, FailedPodBackoff) {
   EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
 }
 
-// An empty-selector-free DaemonSet in a namespace that does not exist is
-// refused whole: nothing half-applied.
+// apply() validates the whole list first: a DaemonSet in a namespace that
+// does not exist (404) refuses the batch, and nothing is half-applied.
 TEST_F(DaemonSetTest, ApplyRefusesMissingNamespaceAtomically) {
   core::DaemonSet good = lab_daemonset("driver");
   core::DaemonSet bad = lab_daemonset("container-toolkit");
