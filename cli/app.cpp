@@ -27,6 +27,7 @@ const std::vector<Command>& commands() {
       {"order-check", "NODE: device-plugin-without-toolkit or ok (step 7)", cmd_order_check},
       {"matrix", "node x operand table of Running pods, then TOTAL_PODS= (step 8)", cmd_matrix},
       {"lint", "FILE...: check manifests as the API server would, before anything is applied", cmd_lint},
+      {"serve", "serve the simulator over the Kubernetes API for kubectl (--lab: the lab's nodes)", cmd_serve},
   };
   return table;
 }

@@ -1,0 +1,70 @@
+// gpuops serve: the simulator behind the Kubernetes API (simulator/api_server.h).
+#include <iostream>
+#include <limits>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/errors.h"
+#ifdef GPUOPS_HAVE_SIMULATOR
+#include "simulator/api_server.h"
+#endif
+
+namespace gpuops::cli {
+
+int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
+  cxxopts::Options opts("gpuops serve",
+                        "Serve a simulated cluster over the Kubernetes API (HTTPS, bearer token) until Ctrl-C.\n"
+                        "Writes a kubeconfig for kubectl before printing 'serving on https://...'.");
+  opts.add_options()
+      ("lab", "start with the lab's three nodes lab-node-0..2 (LAB.md), labelled only kubernetes.io/hostname")
+      ("scenario", "start with a scenario's initial cluster (not yet supported)", cxxopts::value<std::string>())
+      ("port", "port to listen on (0: a free one)", cxxopts::value<int>()->default_value("0"))
+      ("address", "address to listen on", cxxopts::value<std::string>()->default_value("127.0.0.1"))
+      ("allow-non-loopback", "allow --address to be reachable from other machines")
+      ("kubeconfig-out", "where to write the kubeconfig (required)", cxxopts::value<std::string>())
+      ("kubelet", "fake kubelet: kwok (pods Ready at once, deleted at once) or kubelet (start delay, "
+                  "grace periods)", cxxopts::value<std::string>()->default_value("kwok"))
+      ("h,help", "show this help");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return core::kExitOk;
+  }
+  if (!r.count("kubeconfig-out")) throw UsageError("--kubeconfig-out FILE is required");
+#ifndef GPUOPS_HAVE_SIMULATOR
+  (void)err;
+  throw UsageError("this gpuops was built without the simulator (GPUOPS_WITH_SIMULATOR=OFF)");
+#else
+  if (r.count("scenario"))
+    throw UsageError("--scenario is not supported yet (the scenario format is not in core yet); use --lab or no "
+                     "option for an empty cluster");
+  int port = r["port"].as<int>();
+  if (port < 0 || port > std::numeric_limits<uint16_t>::max()) throw UsageError("--port must be 0..65535");
+  simulator::FakeCluster::Options copts;
+  std::string kubelet = r["kubelet"].as<std::string>();
+  if (kubelet == "kwok") {
+    copts.profile = simulator::KubeletProfile::kKwok;
+  } else if (kubelet == "kubelet") {
+    copts.profile = simulator::KubeletProfile::kKubelet;
+  } else {
+    throw UsageError("--kubelet must be kwok or kubelet, not \"" + kubelet + "\"");
+  }
+  simulator::FakeCluster cluster(copts);
+  if (r.count("lab")) simulator::add_lab_nodes(cluster);
+
+  simulator::ApiServer::Options sopts;
+  sopts.address = r["address"].as<std::string>();
+  sopts.port = static_cast<uint16_t>(port);
+  sopts.allow_non_loopback = r.count("allow-non-loopback") > 0;
+  sopts.clock = [] { return std::chrono::steady_clock::now(); };
+  sopts.stop_on_signals = true;
+  simulator::ApiServer server(cluster, sopts);
+  server.write_kubeconfig(r["kubeconfig-out"].as<std::string>());
+  out << "serving on " << server.url() << std::endl;
+  server.run();
+  err << "gpuops serve: stopped\n";
+  return core::kExitOk;
+#endif
+}
+
+}  // namespace gpuops::cli
