@@ -28,6 +28,10 @@ const std::vector<Command>& commands() {
       {"matrix", "node x operand table of Running pods, then TOTAL_PODS= (step 8)", cmd_matrix},
       {"lint", "FILE...: check manifests as the API server would, before anything is applied", cmd_lint},
       {"serve", "serve the simulator over the Kubernetes API for kubectl (--lab: the lab's nodes)", cmd_serve},
+      {"diagnose", "[NODE...]: say why, in the GPU Operator's terms: one finding per node and operand", cmd_diagnose},
+      {"explain", "NODE OPERAND: why an operand runs or does not run on a node", cmd_explain},
+      {"run", "PATH...: replay scenarios on the simulator or a live cluster and check their expectations", cmd_run},
+      {"lab", "run|grade --dir DIR: perform LAB.md's eight steps as a demo, or grade a learner's directory", cmd_lab},
   };
   return table;
 }

@@ -20,6 +20,10 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_lint(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_serve(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_run(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_lab(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_explain(const Args& args, std::ostream& out, std::ostream& err);
 
 // Parses `args` with `opts` (cxxopts needs argv); the program name is
 // "gpuops <sub>".

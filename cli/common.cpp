@@ -1,5 +1,6 @@
 #include "cli/common.h"
 
+#include "cli/backends.h"
 #include "core/snapshot.h"
 
 namespace gpuops::cli {
@@ -34,9 +35,14 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   return o;
 }
 
-std::unique_ptr<core::Cluster> open_cluster(const ClusterOptions& o) {
+std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
   if (!o.snapshots.empty()) return std::make_unique<core::SnapshotCluster>(o.snapshots);
-  throw UsageError("no cluster to read: give --snapshot FILE (a kubectl dump)");
+  // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
+  // in-cluster. The namespace: -n, else the context's, else gpu-operator.
+  std::string context_ns;
+  auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns);
+  if (!o.namespace_given && !context_ns.empty()) o.namespace_ = context_ns;
+  return c;
 }
 
 }  // namespace gpuops::cli

@@ -36,8 +36,10 @@ struct ClusterOptions {
 ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
 
 // Opens the backend the options name: SnapshotCluster for --snapshot, the real
-// API otherwise. Throws InputError/ClusterError.
-std::unique_ptr<core::Cluster> open_cluster(const ClusterOptions& o);
+// API otherwise (kubeconfig as kubectl finds it). Without -n, the namespace
+// becomes the kubeconfig context's when it names one. Throws
+// InputError/ClusterError.
+std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o);
 
 // A usage error: the CLI prints it with a hint and exits 2.
 class UsageError : public std::runtime_error {

@@ -23,6 +23,7 @@
 //       expect: {...}                    # optional, see Expectations
 //       expectError: {exit: 2, contains: "...", field: "...", line: 12}
 //       timeout: 60s                     # real backend: how long to poll
+//       settle: false                    # simulator: do not move virtual time
 //
 // One action per step: createNamespace, apply, label {node, set, remove},
 // addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
@@ -91,7 +92,7 @@ struct Expectations {
 };
 
 struct ExpectedError {
-  int exit = 2;           // 2 input error, 3 cluster error
+  int exit = 0;           // 2 input error, 3 cluster error, 0 either
   std::string contains;   // substring of the message
   std::string field;      // exact field path, if given
   int line = 0;           // exact line, if given
@@ -119,8 +120,13 @@ struct Step {
   Expectations expect;
   std::optional<ExpectedError> expect_error;
   std::optional<Duration> timeout;
+  // false: run the controllers without moving virtual time (simulator only),
+  // to observe what exists between two timers (a pod in its grace period).
+  bool settle = true;
 
-  bool simulator_only() const { return action == "fault" || action == "clearFaults" || action == "advance"; }
+  bool simulator_only() const {
+    return action == "fault" || action == "clearFaults" || action == "advance" || !settle;
+  }
   std::string title() const;  // name, or a description of the action
 };
 
@@ -138,7 +144,8 @@ struct Scenario {
 
 // Parses one scenario file. Throws InputError (file, line, field).
 Scenario load_scenario(const std::string& path);
-// Files, or folders (every *.yaml below, recursively, sorted by path).
+// Files, or folders (every *.yaml below, recursively, sorted by path, except
+// under folders named `manifests`, which hold scenarios' inputs).
 // Throws InputError for the first malformed file, or duplicate names.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths);
 

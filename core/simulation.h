@@ -25,6 +25,8 @@ struct FaultSpec {
 class SimulationControls {
  public:
   virtual ~SimulationControls() = default;
+  // Runs the controllers until none has work, without moving virtual time.
+  virtual void run() = 0;
   // Moves virtual time forward, running the controllers on the way.
   virtual void advance(Duration d) = 0;
   // Throws InputError for an unknown kind.

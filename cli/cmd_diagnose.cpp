@@ -1,0 +1,60 @@
+// gpuops diagnose [NODE...] | explain NODE OPERAND: say why, in the GPU
+// Operator's own terms (core/diagnose.h).
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/diagnose.h"
+
+namespace gpuops::cli {
+
+int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
+  cxxopts::Options opts("gpuops diagnose",
+                        "[NODE...]: one finding per node and operand, with a stable name, a one-line reason and the "
+                        "evidence (labels, taints, pod status, scheduler message). Exit 1 when any finding is an "
+                        "error. --operands gpu-operator checks the operator's full operand set.");
+  add_cluster_options(opts);
+  opts.add_options()("nodes", "nodes to diagnose (default: all)", cxxopts::value<std::vector<std::string>>());
+  opts.parse_positional({"nodes"});
+  opts.positional_help("[NODE...]");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  ClusterOptions o = read_cluster_options(r);
+  core::Catalog catalog = core::load_catalog(o.operands);
+  auto cluster = open_cluster(o);
+  std::vector<std::string> nodes;
+  if (r.count("nodes")) nodes = r["nodes"].as<std::vector<std::string>>();
+  auto findings = core::diagnose(cluster->state(o.namespace_), catalog, nodes);
+  out << (o.output == "json" ? core::render_json(findings) : core::render_text(findings));
+  return core::exit_code(findings);
+}
+
+int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {
+  cxxopts::Options opts("gpuops explain",
+                        "NODE OPERAND: why OPERAND runs or does not run on NODE: its deploy label, the placement "
+                        "verdict (NodeShouldRunDaemonPod) and every finding for the pair.");
+  add_cluster_options(opts);
+  opts.add_options()("node", "the node", cxxopts::value<std::string>())("operand", "the operand",
+                                                                         cxxopts::value<std::string>());
+  opts.parse_positional({"node", "operand"});
+  opts.positional_help("NODE OPERAND");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  if (!r.count("node") || !r.count("operand")) throw UsageError("give NODE and OPERAND");
+  if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
+  ClusterOptions o = read_cluster_options(r);
+  core::Catalog catalog = core::load_catalog(o.operands);
+  auto cluster = open_cluster(o);
+  auto e = core::explain(cluster->state(o.namespace_), catalog, r["node"].as<std::string>(),
+                         r["operand"].as<std::string>());
+  out << (o.output == "json" ? core::render_json(e) : core::render_text(e));
+  return core::exit_code(e.findings);
+}
+
+}  // namespace gpuops::cli

@@ -1,0 +1,170 @@
+// gpuops lab run | lab grade: the reference lab as a teaching demo, and the
+// grader for a learner's working directory.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/backends.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/lab.h"
+
+#ifdef GPUOPS_HAVE_SIMULATOR
+#include "simulator/api_server.h"
+#include "simulator/fake_cluster.h"
+#endif
+
+namespace gpuops::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `bash script args...` with KUBECONFIG set, capturing stdout; stderr
+// goes to a temporary file. No shell parsing of the arguments: they are
+// passed to posix_spawn-like popen through single-quoted words.
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+core::ScriptRunner script_runner(const std::string& kubeconfig) {
+  return [kubeconfig](const std::string& script, const std::vector<std::string>& args) {
+    std::string cmd;
+    if (!kubeconfig.empty()) cmd += "KUBECONFIG=" + quote(kubeconfig) + " ";
+    cmd += "bash " + quote(script);
+    for (const auto& a : args) cmd += " " + quote(a);
+    fs::path errf = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()) + ".err");
+    cmd += " 2>" + quote(errf.string()) + " </dev/null";
+    core::ScriptResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) throw core::ClusterError("cannot run bash for " + script);
+    std::array<char, 4096> buf;
+    while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+    int status = pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::error_code ec;
+    fs::remove(errf, ec);
+    return r;
+  };
+}
+
+void lab_options(cxxopts::Options& opts) {
+  opts.add_options()("dir", "the working directory (k8s/, out/, the two scripts)",
+                     cxxopts::value<std::string>()->default_value("."))(
+      "kubeconfig", "a live cluster's kubeconfig (default: the built-in simulator)", cxxopts::value<std::string>())(
+      "context", "kubeconfig context", cxxopts::value<std::string>())(
+      "n,namespace", "namespace of the operands", cxxopts::value<std::string>()->default_value("gpu-operator"))(
+      "h,help", "show this help");
+}
+
+int lab_run(const Args& args, std::ostream& out) {
+  cxxopts::Options opts("gpuops lab run",
+                        "Perform LAB.md's eight steps and leave in DIR what a learner would: k8s/*.yaml, out/*.txt, "
+                        "operand-audit.sh and order-check.sh. Shows each step as a teaching demo.");
+  lab_options(opts);
+  opts.add_options()("q,quiet", "print nothing but errors");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
+  core::LabRunOptions lo;
+  lo.dir = r["dir"].as<std::string>();
+  lo.ns = r["namespace"].as<std::string>();
+  lo.narrate = r.count("quiet") ? nullptr : &out;
+  core::Catalog catalog = core::load_catalog("lab");
+  if (r.count("kubeconfig") || r.count("context")) {
+    auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
+                             r.count("context") ? r["context"].as<std::string>() : "", lo.ns, nullptr);
+    core::run_lab(*cluster, catalog, lo);
+  } else {
+    SimBackend b = open_simulator("kwok");
+    core::run_lab(*b.cluster, catalog, lo);
+  }
+  if (lo.narrate) out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";
+  return 0;
+}
+
+int lab_grade(const Args& args, std::ostream& out) {
+  cxxopts::Options opts("gpuops lab grade",
+                        "Grade a learner's working directory against the live cluster: one PASS/FAIL line per step. "
+                        "Without --kubeconfig, the lab is replayed on a built-in simulator served over the "
+                        "Kubernetes API, and the learner's scripts run against it with kubectl.");
+  lab_options(opts);
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
+  core::GradeOptions go;
+  go.dir = r["dir"].as<std::string>();
+  go.ns = r["namespace"].as<std::string>();
+  if (!fs::is_directory(go.dir)) throw core::InputError(go.dir, 0, "", "no such working directory");
+  core::Catalog catalog = core::load_catalog("lab");
+  std::vector<core::GradeLine> lines;
+  if (r.count("kubeconfig") || r.count("context")) {
+    std::string kc = r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "";
+    auto cluster = open_real(kc, r.count("context") ? r["context"].as<std::string>() : "", go.ns, nullptr);
+    go.run_script = script_runner(kc);
+    lines = core::grade_lab(*cluster, catalog, go);
+  } else {
+#ifdef GPUOPS_HAVE_SIMULATOR
+    simulator::FakeCluster sim;
+    simulator::ApiServer::Options so;
+    so.clock = [] { return std::chrono::steady_clock::now(); };
+    simulator::ApiServer server(sim, so);
+    server.start();
+    fs::path tmp = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    std::string kc = (tmp / "kubeconfig").string();
+    server.write_kubeconfig(kc);
+    try {
+      // The reference cluster: the lab's eight steps, replayed (files go to a
+      // scratch directory, never into the learner's).
+      server.with_cluster([&](simulator::FakeCluster& c) {
+        core::LabRunOptions lo;
+        lo.dir = (tmp / "reference").string();
+        lo.ns = go.ns;
+        core::run_lab(c, catalog, lo);
+      });
+      auto cluster = open_real(kc, "", go.ns, nullptr);
+      go.run_script = script_runner(kc);
+      lines = core::grade_lab(*cluster, catalog, go);
+    } catch (...) {
+      server.stop();
+      fs::remove_all(tmp);
+      throw;
+    }
+    server.stop();
+    fs::remove_all(tmp);
+#else
+    throw UsageError("this gpuops was built without the simulator: give --kubeconfig");
+#endif
+  }
+  out << core::render_grade(lines);
+  bool ok = std::all_of(lines.begin(), lines.end(), [](const core::GradeLine& l) { return l.pass; });
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_lab(const Args& args, std::ostream& out, std::ostream&) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    out << "Usage: gpuops lab run --dir DIR [--kubeconfig F] [--quiet]\n"
+           "       gpuops lab grade --dir DIR [--kubeconfig F]\n";
+    return args.empty() ? 2 : 0;
+  }
+  Args rest(args.begin() + 1, args.end());
+  if (args[0] == "run") return lab_run(rest, out);
+  if (args[0] == "grade") return lab_grade(rest, out);
+  throw UsageError("unknown lab command \"" + args[0] + "\": use run or grade");
+}
+
+}  // namespace gpuops::cli

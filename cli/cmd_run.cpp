@@ -1,0 +1,144 @@
+// gpuops run: replay scenarios on the simulator (parallel, deterministic) or
+// on a real cluster (one at a time, expectations polled).
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <regex>
+#include <thread>
+
+#include "cli/backends.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/scenario.h"
+
+namespace gpuops::cli {
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw core::InputError(path, 0, "", "cannot write report file");
+  f << text;
+}
+
+core::ScenarioResult run_on_simulator(const core::Scenario& sc, const core::RunOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  SimBackend b = open_simulator(sc.profile);
+  core::ScenarioResult r = core::run_scenario(sc, *b.cluster, b.controls, opt);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
+  cxxopts::Options opts("gpuops run",
+                        "PATH...: replay scenario files (or folders of them) and check their expectations. Exit 0 "
+                        "when all pass, 1 when any fails, 2 for invalid input.");
+  opts.add_options()("backend", "sim (built-in simulator) or real (a live cluster)",
+                     cxxopts::value<std::string>()->default_value("sim"))(
+      "kubeconfig", "kubeconfig of the live cluster (--backend real)", cxxopts::value<std::string>())(
+      "context", "kubeconfig context (--backend real)", cxxopts::value<std::string>())(
+      "filter", "run only scenarios whose name matches this regular expression", cxxopts::value<std::string>())(
+      "fail-fast", "stop a scenario at its first failed step, and the run at the first failed scenario")(
+      "report-json", "write a JSON report to FILE", cxxopts::value<std::string>())(
+      "junit", "write a JUnit XML report to FILE", cxxopts::value<std::string>())(
+      "timeout", "real backend: default time to wait for an expectation (e.g. 60s)",
+      cxxopts::value<std::string>()->default_value("60s"))(
+      "j,jobs", "simulator: scenarios run at once (default: the number of cores)", cxxopts::value<int>())(
+      "q,quiet", "print only failures and the summary line")(
+      "paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+  opts.parse_positional({"paths"});
+  opts.positional_help("PATH...");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  if (!r.count("paths")) throw UsageError("no scenario given");
+  std::string backend = r["backend"].as<std::string>();
+  if (backend != "sim" && backend != "real") throw UsageError("--backend must be sim or real, not \"" + backend + "\"");
+  if (backend == "sim" && (r.count("kubeconfig") || r.count("context")))
+    throw UsageError("--kubeconfig and --context go with --backend real");
+
+  std::vector<core::Scenario> all = core::load_scenarios(r["paths"].as<std::vector<std::string>>());
+  std::vector<core::Scenario> scenarios;
+  if (r.count("filter")) {
+    std::regex re;
+    try {
+      re = std::regex(r["filter"].as<std::string>());
+    } catch (const std::regex_error& e) {
+      throw UsageError("--filter: invalid regular expression: " + std::string(e.what()));
+    }
+    for (auto& s : all)
+      if (std::regex_search(s.name, re)) scenarios.push_back(std::move(s));
+  } else {
+    scenarios = std::move(all);
+  }
+
+  core::RunOptions opt;
+  opt.fail_fast = r.count("fail-fast") > 0;
+  std::vector<core::ScenarioResult> results;
+  if (backend == "sim") {
+    unsigned jobs = r.count("jobs") ? static_cast<unsigned>(std::max(1, r["jobs"].as<int>()))
+                                    : std::max(1u, std::thread::hardware_concurrency());
+    // Each scenario has its own in-process cluster: run them side by side.
+    results.resize(scenarios.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    auto worker = [&] {
+      for (size_t i; !stop && (i = next++) < scenarios.size();) {
+        results[i] = run_on_simulator(scenarios[i], opt);
+        if (opt.fail_fast && !results[i].passed) stop = true;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < std::min<size_t>(jobs, scenarios.size()); ++t) threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+    // Drop scenarios never started after a fail-fast stop.
+    std::vector<core::ScenarioResult> ran;
+    for (auto& res : results)
+      if (!res.name.empty()) ran.push_back(std::move(res));
+    results = std::move(ran);
+  } else {
+    std::string context_ns;
+    auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
+                             r.count("context") ? r["context"].as<std::string>() : "", "", &context_ns);
+    opt.poll = true;
+    opt.clean_up = true;
+    opt.default_timeout = core::parse_duration(r["timeout"].as<std::string>());
+    opt.now = [] {
+      return core::Time(std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
+    };
+    opt.sleep = [](core::Duration d) { std::this_thread::sleep_for(d); };
+    for (const auto& sc : scenarios) {
+      auto start = std::chrono::steady_clock::now();
+      core::ScenarioResult res = core::run_scenario(sc, *cluster, nullptr, opt);
+      res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      results.push_back(std::move(res));
+      if (opt.fail_fast && !results.back().passed) break;
+    }
+  }
+
+  std::string console = core::render_console(results);
+  if (r.count("quiet")) {
+    std::istringstream in(console);
+    std::string line, kept;
+    bool in_fail = false;
+    for (; std::getline(in, line);) {
+      if (line.starts_with("PASS ")) in_fail = false;
+      else if (line.starts_with("FAIL ")) in_fail = true;
+      if (in_fail || std::isdigit(static_cast<unsigned char>(line[0]))) kept += line + "\n";
+    }
+    console = kept;
+  }
+  out << console;
+  if (r.count("report-json")) write_file(r["report-json"].as<std::string>(), core::render_json(results));
+  if (r.count("junit")) write_file(r["junit"].as<std::string>(), core::render_junit(results));
+  (void)err;
+  bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
+  return ok ? 0 : 1;
+}
+
+}  // namespace gpuops::cli

@@ -1,0 +1,542 @@
+#include "core/lab.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/analysis.h"
+#include "core/codec.h"
+#include "core/manifests.h"
+#include "core/placement.h"
+
+namespace gpuops::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kGpuLabel = "feature.node.kubernetes.io/pci-10de.present";
+const std::vector<std::string> kNodes = {"lab-node-0", "lab-node-1", "lab-node-2"};
+
+const Operand& op(const Catalog& c, const std::string& name) {
+  const Operand* o = c.by_name(name);
+  if (!o) throw InputError("", 0, "operands", "the lab needs operand \"" + name + "\" in the catalog");
+  return *o;
+}
+
+void write(const fs::path& path, const std::string& text, bool executable = false) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw InputError(path.string(), 0, "", "cannot write file");
+  f << text;
+  f.close();
+  if (executable)
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return {};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const DaemonSet* find_ds(const ClusterState& s, const std::string& name) {
+  for (const auto& d : s.daemonsets)
+    if (d.metadata.name == name) return &d;
+  return nullptr;
+}
+
+// Present (operand, node) pairs, as the audit judges them.
+std::set<std::pair<std::string, std::string>> present_set(const ClusterState& s, const Catalog& c) {
+  std::set<std::pair<std::string, std::string>> out;
+  for (const auto& o : c.operands)
+    for (const Pod* p : present_pods(s, o)) out.insert({o.name, p->spec.node_name});
+  return out;
+}
+
+// DESIRED and SKIPPED of LAB.md step 3, read from the state: the driver's
+// desiredNumberScheduled, and the GPU nodes (NFD's pci-10de label) without a
+// Running driver pod.
+std::string driver_txt(const ClusterState& s, const Catalog& c) {
+  const Operand& drv = op(c, "driver");
+  const DaemonSet* ds = find_ds(s, drv.daemonset);
+  std::vector<std::string> skipped;
+  std::vector<const Node*> nodes;
+  for (const auto& n : s.nodes) nodes.push_back(&n);
+  std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
+  for (const Node* n : nodes) {
+    auto it = n->metadata.labels.find(kGpuLabel);
+    if (it != n->metadata.labels.end() && it->second == "true" && !operand_present(s, drv, n->metadata.name))
+      skipped.push_back(n->metadata.name);
+  }
+  std::string sk;
+  for (size_t i = 0; i < skipped.size(); ++i) sk += (i ? "," : "") + skipped[i];
+  return "DESIRED=" + std::to_string(ds ? ds->status.desired_number_scheduled : 0) + "\nSKIPPED=" + sk + "\n";
+}
+
+int desired(const ClusterState& s, const std::string& ds_name) {
+  const DaemonSet* ds = find_ds(s, ds_name);
+  return ds ? ds->status.desired_number_scheduled : 0;
+}
+
+std::string order_txt(const ClusterState& s, const Catalog& c) {
+  std::vector<std::string> names;
+  for (const auto& n : s.nodes) names.push_back(n.metadata.name);
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const auto& n : names) out += n + " " + order_check(s, c, n).lines.at(0) + "\n";
+  return out;
+}
+
+// The teaching narration: what changed, where, and why.
+class Narrator {
+ public:
+  Narrator(std::ostream* os, const Catalog& c) : os_(os), c_(c) {}
+  void step(int n, const std::string& title) {
+    if (os_) *os_ << (n > 1 ? "\n" : "") << "== Step " << n << ": " << title << "\n";
+  }
+  void say(const std::string& line) {
+    if (os_) *os_ << "  " << line << "\n";
+  }
+  // Lists pods that appeared or went between two states, with the placement
+  // reason for each node an applied DaemonSet skipped.
+  void changes(const ClusterState& before, const ClusterState& after, const std::vector<std::string>& applied = {}) {
+    if (!os_) return;
+    auto b = present_set(before, c_), a = present_set(after, c_);
+    for (const auto& [o, n] : a)
+      if (!b.count({o, n})) say("+ " + o + " pod Running on " + n + why_here(after, o, n));
+    for (const auto& [o, n] : b)
+      if (!a.count({o, n})) say("- " + o + " pod gone from " + n + why_not(after, o, n));
+    for (const auto& name : applied) {
+      const Operand& o = op(c_, name);
+      const DaemonSet* ds = find_ds(after, o.daemonset);
+      if (!ds) continue;
+      for (const auto& n : after.nodes) {
+        Placement p = should_run(*ds, n);
+        if (!p.should_run) say("  " + o.name + " not on " + n.metadata.name + ": " + p.reasons.at(0));
+      }
+    }
+  }
+  void matrix_after(const ClusterState& s) {
+    if (!os_) return;
+    for (const auto& l : matrix(s, c_).lines) say("| " + l);
+  }
+
+ private:
+  std::string why_here(const ClusterState& s, const std::string& o, const std::string& n) {
+    const Operand& operand = op(c_, o);
+    for (const auto& node : s.nodes)
+      if (node.metadata.name == n) {
+        auto it = node.metadata.labels.find(operand.label);
+        if (it != node.metadata.labels.end()) return " (" + operand.label + "=" + it->second + " matches the nodeSelector)";
+      }
+    return "";
+  }
+  std::string why_not(const ClusterState& s, const std::string& o, const std::string& n) {
+    const DaemonSet* ds = find_ds(s, op(c_, o).daemonset);
+    if (!ds) return " (its DaemonSet is gone)";
+    for (const auto& node : s.nodes)
+      if (node.metadata.name == n) {
+        Placement p = should_run(*ds, node);
+        if (!p.reasons.empty()) return " (" + p.reasons[0] + ")";
+      }
+    return "";
+  }
+  std::ostream* os_;
+  const Catalog& c_;
+};
+
+}  // namespace
+
+std::vector<Node> lab_nodes() {
+  std::vector<Node> out;
+  for (const auto& name : kNodes) {
+    Node n;
+    n.metadata.name = name;
+    n.metadata.labels = {{"kubernetes.io/hostname", name}};
+    n.conditions.push_back({"Ready", "True", "KubeletReady", ""});
+    out.push_back(n);
+  }
+  return out;
+}
+
+void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
+  fs::path dir(o.dir);
+  fs::path out = dir / "out", k8s = dir / "k8s";
+  Narrator say(o.narrate, c);
+  auto state = [&] { return cluster.state(o.ns); };
+  auto apply_operands = [&](const std::vector<std::string>& names) {
+    std::vector<Object> objs;
+    for (const auto& name : names) {
+      const Operand& operand = op(c, name);
+      std::string text = builtin_manifest(operand.manifest);
+      fs::path file = k8s / operand.manifest;
+      write(file, text);
+      for (const auto& d : read_documents(text, file.string())) objs.push_back(decode_object(d));
+      say.say("kubectl apply -f k8s/" + operand.manifest);
+    }
+    ClusterState before = state();
+    cluster.apply(objs);
+    cluster.settle();
+    ClusterState after = state();
+    say.changes(before, after, names);
+    return after;
+  };
+
+  // Step 1: labels differ per node.
+  say.step(1, "labels differ per node");
+  if (o.create_nodes) {
+    ClusterState s = state();
+    for (const auto& n : lab_nodes()) {
+      bool exists = std::any_of(s.nodes.begin(), s.nodes.end(),
+                                [&](const Node& x) { return x.metadata.name == n.metadata.name; });
+      if (!exists) cluster.add_node(n);
+    }
+  }
+  cluster.create_namespace(o.ns);
+  say.say("kubectl create namespace " + o.ns);
+  for (int i = 0; i < 2; ++i) {
+    const std::string& node = kNodes[i];
+    std::vector<std::pair<std::string, std::string>> labels = {{kGpuLabel, "true"}, {"nvidia.com/gpu.present", "true"}};
+    for (size_t k = 0; k < 5; ++k) {
+      const Operand& operand = c.operands.at(k);
+      labels.push_back({operand.label, (i == 1 && operand.name == "driver") ? "false" : "true"});
+    }
+    std::string line = "kubectl label node " + node;
+    for (const auto& [k, v] : labels) {
+      cluster.set_node_label(node, k, v);
+      line += " " + k + "=" + v;
+    }
+    say.say(line);
+  }
+  say.say("lab-node-2 gets no nvidia.com/gpu.deploy.* label");
+  cluster.settle();
+  write(out / "roster.txt", roster(c).text());
+  say.say("wrote out/roster.txt");
+
+  say.step(2, "first operand placed by label");
+  ClusterState s = apply_operands({"container-toolkit"});
+  say.say("desiredNumberScheduled=" + std::to_string(desired(s, op(c, "container-toolkit").daemonset)));
+  say.matrix_after(s);
+
+  say.step(3, "the node that skips the driver");
+  s = apply_operands({"driver"});
+  std::string drv = driver_txt(s, c);
+  write(out / "driver.txt", drv);
+  say.say("wrote out/driver.txt: " + std::regex_replace(drv.substr(0, drv.size() - 1), std::regex("\n"), " "));
+  say.matrix_after(s);
+
+  say.step(4, "device plugin and GFD together");
+  s = apply_operands({"device-plugin", "gpu-feature-discovery"});
+  say.matrix_after(s);
+
+  say.step(5, "lower a label, the pod goes away");
+  const Operand& dcgm = op(c, "dcgm-exporter");
+  s = apply_operands({"dcgm-exporter"});
+  int before = desired(s, dcgm.daemonset);
+  say.say("kubectl label node lab-node-1 " + dcgm.label + "=false --overwrite");
+  cluster.set_node_label("lab-node-1", dcgm.label, "false");
+  cluster.settle();
+  ClusterState s2 = state();
+  say.changes(s, s2);
+  s = s2;
+  int after = desired(s, dcgm.daemonset);
+  write(out / "optout.txt", "BEFORE=" + std::to_string(before) + "\nAFTER=" + std::to_string(after) + "\n");
+  say.say("wrote out/optout.txt: BEFORE=" + std::to_string(before) + " AFTER=" + std::to_string(after));
+  say.matrix_after(s);
+
+  say.step(6, "are all expected operands there?");
+  write(dir / "operand-audit.sh", lab_script("operand-audit.sh"), true);
+  Report a = audit(s, c);
+  write(out / "audit.txt", a.text());
+  for (const auto& l : a.lines) say.say(l);
+  say.say("wrote operand-audit.sh and out/audit.txt");
+
+  say.step(7, "the combination that makes no sense");
+  const Operand& dp = op(c, "device-plugin");
+  say.say("kubectl label node lab-node-2 " + dp.label + "=true");
+  cluster.set_node_label("lab-node-2", dp.label, "true");
+  cluster.settle();
+  s2 = state();
+  say.changes(s, s2);
+  s = s2;
+  write(dir / "order-check.sh", lab_script("order-check.sh"), true);
+  std::string order = order_txt(s, c);
+  write(out / "order.txt", order);
+  std::istringstream ol(order);
+  for (std::string l; std::getline(ol, l);) say.say(l);
+  say.say("wrote order-check.sh and out/order.txt");
+
+  say.step(8, "the table, read from the live state");
+  Report m = matrix(s, c);
+  write(out / "matrix.txt", m.text());
+  say.matrix_after(s);
+  say.say("wrote out/matrix.txt");
+}
+
+// ------------------------------------------------------------------ grading
+
+namespace {
+
+struct Grader {
+  Cluster& cluster;
+  const Catalog& c;
+  const GradeOptions& o;
+  std::vector<GradeLine> lines;
+
+  void add(int step, std::vector<std::string> problems, const std::string& ok) {
+    GradeLine g;
+    g.step = step;
+    g.pass = problems.empty();
+    if (g.pass) {
+      g.reason = ok;
+    } else {
+      for (size_t i = 0; i < problems.size(); ++i) g.reason += (i ? "; " : "") + problems[i];
+    }
+    lines.push_back(g);
+  }
+
+  std::string file(const std::string& rel) const { return (fs::path(o.dir) / rel).string(); }
+
+  // Manifest checks: it must decode as the API would (an unquoted true is the
+  // API's 400), and carry the lab's names, labels, nodeSelector, image and
+  // memory request.
+  void manifest(const std::string& operand, std::vector<std::string>& problems) const {
+    const Operand& want = op(c, operand);
+    std::string rel = "k8s/" + want.manifest;
+    std::string text = read(file(rel));
+    if (text.empty()) {
+      problems.push_back(rel + " is missing or empty");
+      return;
+    }
+    DaemonSet ds;
+    try {
+      auto docs = read_documents(text, rel);
+      bool found = false;
+      for (const auto& d : docs) {
+        Object obj = decode_object(d);
+        if (auto* x = std::get_if<DaemonSet>(&obj)) {
+          ds = *x;
+          found = true;
+        }
+      }
+      if (!found) {
+        problems.push_back(rel + " holds no DaemonSet");
+        return;
+      }
+    } catch (const InputError& e) {
+      problems.push_back(std::string("the API would refuse ") + e.what());
+      return;
+    }
+    auto expect = [&](bool ok, const std::string& what) {
+      if (!ok) problems.push_back(rel + ": " + what);
+    };
+    expect(ds.metadata.name == want.daemonset, "metadata.name must be " + want.daemonset + ", not \"" + ds.metadata.name + "\"");
+    expect(ds.metadata.namespace_ == o.ns, "metadata.namespace must be " + o.ns);
+    auto app = [](const Labels& l) {
+      auto it = l.find("app");
+      return it == l.end() ? std::string("(none)") : it->second;
+    };
+    expect(app(ds.template_.labels) == want.app, "the pod label app must be " + want.app);
+    expect(app(ds.selector.match_labels) == want.app, "the selector must be app: " + want.app);
+    auto ns = ds.template_.spec.node_selector.find(want.label);
+    expect(ns != ds.template_.spec.node_selector.end() && ns->second == "true",
+           "the nodeSelector must be " + want.label + ": \"true\"");
+    bool image = false, memory = false;
+    for (const auto& ct : ds.template_.spec.containers) {
+      image = image || ct.image == want.image;
+      auto it = ct.requests.find("memory");
+      memory = memory || (it != ct.requests.end() && !want.memory.empty() && it->second == Quantity::parse(want.memory));
+    }
+    expect(image, "the image must be " + want.image);
+    expect(memory, "the memory request must be " + want.memory);
+  }
+
+  void out_file(const std::string& rel, const std::string& expected, const std::string& what,
+                std::vector<std::string>& problems) const {
+    std::string got = read(file(rel));
+    if (got.empty()) {
+      problems.push_back(rel + " is missing or empty");
+    } else if (got != expected && got + "\n" != expected) {
+      std::string e = std::regex_replace(expected, std::regex("\n$"), "");
+      std::string g = std::regex_replace(got, std::regex("\n$"), "");
+      problems.push_back(rel + " does not match " + what + ": expected \"" + std::regex_replace(e, std::regex("\n"), "\\n") +
+                         "\", found \"" + std::regex_replace(g, std::regex("\n"), "\\n") + "\"");
+    }
+  }
+
+  void daemonset_live(const ClusterState& s, const std::string& operand, int want_desired,
+                      std::vector<std::string>& problems) const {
+    const Operand& want = op(c, operand);
+    const DaemonSet* ds = find_ds(s, want.daemonset);
+    if (!ds) {
+      problems.push_back("DaemonSet " + want.daemonset + " is not in the cluster");
+      return;
+    }
+    if (want_desired >= 0 && ds->status.desired_number_scheduled != want_desired)
+      problems.push_back(want.daemonset + " desiredNumberScheduled is " + std::to_string(ds->status.desired_number_scheduled) +
+                         ", expected " + std::to_string(want_desired));
+  }
+
+  // Scripts must not name nodes: the grader adds one before running them.
+  void no_node_names(const std::string& rel, std::vector<std::string>& problems) const {
+    std::string text = read(file(rel));
+    static const std::regex node_name(R"(\blab-node-[0-9]+\b)");
+    std::smatch m;
+    if (std::regex_search(text, m, node_name)) problems.push_back(rel + " names a node (" + m.str() + "): read nodes from the API");
+  }
+};
+
+}  // namespace
+
+std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const GradeOptions& o) {
+  Grader g{cluster, c, o, {}};
+  ClusterState s = cluster.state(o.ns);
+
+  // Step 1: roster, and the GPU nodes' labels.
+  {
+    std::vector<std::string> p;
+    g.out_file("out/roster.txt", roster(c).text(), "the operand roster", p);
+    for (const auto& name : {"lab-node-0", "lab-node-1"}) {
+      auto it = std::find_if(s.nodes.begin(), s.nodes.end(), [&](const Node& n) { return n.metadata.name == name; });
+      if (it == s.nodes.end()) {
+        p.push_back(std::string("node ") + name + " is not in the cluster");
+        continue;
+      }
+      auto lbl = it->metadata.labels.find(op(c, "container-toolkit").label);
+      if (lbl == it->metadata.labels.end() || lbl->second != "true")
+        p.push_back(std::string(name) + " lacks " + op(c, "container-toolkit").label + "=true");
+    }
+    g.add(1, p, "roster and node labels");
+  }
+  // Step 2: toolkit manifest, and the live DaemonSet on the two GPU nodes.
+  {
+    std::vector<std::string> p;
+    g.manifest("container-toolkit", p);
+    g.daemonset_live(s, "container-toolkit", -1, p);
+    g.add(2, p, "k8s/toolkit-ds.yaml and its DaemonSet");
+  }
+  // Step 3: driver manifest and driver.txt equal to what the API says now.
+  {
+    std::vector<std::string> p;
+    g.manifest("driver", p);
+    g.daemonset_live(s, "driver", -1, p);
+    g.out_file("out/driver.txt", driver_txt(s, c), "the API (desiredNumberScheduled, GPU nodes without a driver pod)", p);
+    g.add(3, p, "k8s/driver-ds.yaml and out/driver.txt");
+  }
+  // Step 4: device plugin and GFD.
+  {
+    std::vector<std::string> p;
+    g.manifest("device-plugin", p);
+    g.manifest("gpu-feature-discovery", p);
+    g.daemonset_live(s, "device-plugin", -1, p);
+    g.daemonset_live(s, "gpu-feature-discovery", -1, p);
+    g.add(4, p, "k8s/device-plugin-ds.yaml and k8s/gfd-ds.yaml");
+  }
+  // Step 5: AFTER is the DCGM exporter's desiredNumberScheduled now; BEFORE
+  // adds back the GPU nodes that were opted out with "false".
+  {
+    std::vector<std::string> p;
+    g.manifest("dcgm-exporter", p);
+    const Operand& dcgm = op(c, "dcgm-exporter");
+    int after = desired(s, dcgm.daemonset);
+    int opted_out = 0;
+    for (const auto& n : s.nodes) {
+      auto l = n.metadata.labels.find(dcgm.label);
+      auto gpu = n.metadata.labels.find(kGpuLabel);
+      if (l != n.metadata.labels.end() && l->second == "false" && gpu != n.metadata.labels.end() && gpu->second == "true")
+        ++opted_out;
+    }
+    if (opted_out == 0) p.push_back("no GPU node has " + dcgm.label + "=false: the opt-out was not made");
+    g.out_file("out/optout.txt",
+               "BEFORE=" + std::to_string(after + opted_out) + "\nAFTER=" + std::to_string(after) + "\n",
+               "the API (the DCGM exporter's desiredNumberScheduled before and after the opt-out)", p);
+    g.add(5, p, "k8s/dcgm-ds.yaml and out/optout.txt");
+  }
+  // Steps 6 and 7 try the scripts on a cluster with one more node, whose
+  // driver and device-plugin pods cannot be scheduled (64Mi of memory).
+  std::vector<std::string> p6, p7;
+  g.out_file("out/audit.txt", audit(s, c).text(), "gpuops audit on the cluster now", p6);
+  g.no_node_names("operand-audit.sh", p6);
+  g.out_file("out/order.txt", order_txt(s, c), "gpuops order-check on every node now", p7);
+  g.no_node_names("order-check.sh", p7);
+  if (o.run_script) {
+    Node probe;
+    probe.metadata.name = o.probe_node;
+    probe.metadata.labels = {{"kubernetes.io/hostname", o.probe_node},
+                             {kGpuLabel, "true"},
+                             {op(c, "driver").label, "true"},
+                             {op(c, "device-plugin").label, "true"}};
+    probe.allocatable = {{"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
+    probe.conditions.push_back({"Ready", "True", "KubeletReady", ""});
+    cluster.add_node(probe);
+    try {
+      cluster.settle();
+      ClusterState ps = cluster.state(o.ns);
+      Report want = audit(ps, c);
+      ScriptResult got = o.run_script(g.file("operand-audit.sh"), {});
+      if (got.out != want.text() || got.exit_code != want.exit_code) {
+        std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
+                          std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
+                          std::to_string(got.exit_code) + " and\n" + got.out;
+        bool trusts_desired = want.text().find(o.probe_node + " MISSING") != std::string::npos &&
+                              got.out.find(o.probe_node + " MISSING") == std::string::npos;
+        if (trusts_desired)
+          why = "operand-audit.sh misses the gaps on " + o.probe_node +
+                " (pods Pending: Insufficient memory); judging by desiredNumberScheduled or pod existence is not "
+                "enough. " + why;
+        p6.push_back(why);
+      }
+      std::vector<std::string> names;
+      for (const auto& n : ps.nodes) names.push_back(n.metadata.name);
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) {
+        Report w = order_check(ps, c, n);
+        ScriptResult r = o.run_script(g.file("order-check.sh"), {n});
+        if (r.out != w.text() || r.exit_code != w.exit_code)
+          p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
+                       ", got \"" + std::regex_replace(r.out, std::regex("\n$"), "") + "\" exit " +
+                       std::to_string(r.exit_code));
+      }
+    } catch (...) {
+      cluster.delete_node(o.probe_node);
+      cluster.settle();
+      throw;
+    }
+    cluster.delete_node(o.probe_node);
+    cluster.settle();
+  } else {
+    p6.push_back("operand-audit.sh was not run (no script runner)");
+    p7.push_back("order-check.sh was not run (no script runner)");
+  }
+  g.add(6, p6, "out/audit.txt and operand-audit.sh (run with an extra node)");
+  g.add(7, p7, "out/order.txt and order-check.sh on every node");
+  // Step 8: the matrix equals the live state.
+  {
+    std::vector<std::string> p;
+    g.out_file("out/matrix.txt", matrix(cluster.state(o.ns), c).text(),
+               "gpuops matrix on the cluster now (was it written from memory?)", p);
+    g.add(8, p, "out/matrix.txt matches the live state");
+  }
+  return g.lines;
+}
+
+std::string render_grade(const std::vector<GradeLine>& lines) {
+  std::string out;
+  for (const auto& l : lines) {
+    std::string reason = l.reason;
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    out += std::string(l.pass ? "PASS" : "FAIL") + " step " + std::to_string(l.step) + ": " + reason + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpuops::core

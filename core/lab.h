@@ -1,0 +1,82 @@
+// core/lab.h: the reference lab (LAB.md) performed on any backend, and the
+// grader that checks a learner's working directory against a live cluster.
+//
+// Working directory layout (LAB.md): k8s/{toolkit,driver,device-plugin,gfd,
+// dcgm}-ds.yaml; out/{roster,driver,optout,audit,order,matrix}.txt;
+// operand-audit.sh and order-check.sh (bash + kubectl + jq, honour
+// KUBECONFIG, no node names). Every value written is read back from the
+// cluster after it settles, never from memory.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "core/cluster.h"
+#include "core/operands.h"
+
+namespace gpuops::core {
+
+// The lab's nodes (LAB.md "Environment"): lab-node-0 (GPU), lab-node-1 (GPU,
+// host driver), lab-node-2 (no GPU), with no label beyond
+// kubernetes.io/hostname.
+std::vector<Node> lab_nodes();
+
+// The reference scripts shipped with gpuops (data/lab/), "" if unknown:
+// "operand-audit.sh", "order-check.sh".
+std::string lab_script(const std::string& name);
+
+struct LabRunOptions {
+  std::string dir;                  // the learner's working directory
+  std::string ns = "gpu-operator";
+  // Narration for a teaching demo: each step's title, the change made, what
+  // appeared or disappeared on which node and why, and the matrix after it.
+  // nullptr: silent.
+  std::ostream* narrate = nullptr;
+  // Create lab-node-0..2 when they are missing (simulators, KWOK clusters).
+  bool create_nodes = true;
+};
+
+// Performs the eight steps on `cluster` and writes the working directory.
+// Throws InputError when `dir` cannot be written, ClusterError from the
+// backend. `catalog` must be the lab catalog (or a superset with the same
+// first five operands).
+void run_lab(Cluster& cluster, const Catalog& catalog, const LabRunOptions& options);
+
+// Runs a learner's script: `script` is a path, `args` its arguments. Returns
+// the exit status and stdout. Supplied by the CLI (it runs bash with
+// KUBECONFIG pointing at the cluster being graded).
+struct ScriptResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args)>;
+
+struct GradeLine {
+  int step = 0;     // 1..8
+  bool pass = false;
+  std::string reason;  // why it failed, or what was checked
+};
+
+struct GradeOptions {
+  std::string dir;
+  std::string ns = "gpu-operator";
+  // The node the grader adds to try the scripts (removed afterwards). Its
+  // labels ask for the driver and the device plugin, and its allocatable
+  // memory (64Mi) cannot hold them: the scheduler leaves both Pending, so a
+  // correct audit reports them MISSING while desiredNumberScheduled counts
+  // the node.
+  std::string probe_node = "grader-probe";
+  ScriptRunner run_script;  // nullptr: scripts are not run (steps 6 and 7 say so)
+};
+
+// Grades the working directory against the live cluster: one line per step.
+// Never throws for the learner's mistakes; backend failures propagate.
+std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& catalog, const GradeOptions& options);
+
+// "PASS step N: reason" / "FAIL step N: reason" lines.
+std::string render_grade(const std::vector<GradeLine>& lines);
+
+}  // namespace gpuops::core

@@ -1,0 +1,114 @@
+// The scenario library, run through the CLI on the simulator, and the run
+// command's reports and exit codes.
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/app.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run run_gpuops(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = gpuops::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+const std::string kScenarios = std::string(GPUOPS_SOURCE_DIR) + "/scenarios";
+
+}  // namespace
+
+TEST(ScenarioLibrary, AllPassOnTheSimulator) {
+  fs::path junit = fs::temp_directory_path() / "gpuops-scenarios-junit.xml";
+  fs::path report = fs::temp_directory_path() / "gpuops-scenarios.json";
+  auto r = run_gpuops({"run", kScenarios, "--junit", junit.string(), "--report-json", report.string()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+  // At least 20 scenarios, every one passed.
+  size_t passes = 0;
+  for (size_t p = r.out.find("PASS "); p != std::string::npos; p = r.out.find("PASS ", p + 1)) ++passes;
+  EXPECT_GE(passes, 20u);
+  EXPECT_NE(r.out.find(std::to_string(passes) + " passed, 0 failed\n"), std::string::npos);
+  // JUnit: valid XML, one testcase per scenario.
+  boost::property_tree::ptree t;
+  ASSERT_NO_THROW(boost::property_tree::read_xml(junit.string(), t));
+  EXPECT_EQ(t.get<size_t>("testsuite.<xmlattr>.tests"), passes);
+  EXPECT_EQ(t.get_child("testsuite").count("testcase"), passes);
+  EXPECT_EQ(t.get<int>("testsuite.<xmlattr>.failures"), 0);
+  std::ifstream js(report);
+  std::string json((std::istreambuf_iterator<char>(js)), {});
+  EXPECT_NE(json.find("\"failed\":0"), std::string::npos);
+  fs::remove(junit);
+  fs::remove(report);
+}
+
+TEST(ScenarioLibrary, LabScenarioAlone) {
+  auto r = run_gpuops({"run", kScenarios + "/lab/lab.yaml"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "PASS lab (11 steps)\n1 passed, 0 failed\n");
+}
+
+TEST(ScenarioRun, DeliberatelyWrongExpectationFailsWithDiff) {
+  fs::path dir = fs::temp_directory_path() / "gpuops-wrong-scenario";
+  fs::create_directories(dir);
+  std::ofstream(dir / "wrong.yaml") << R"(name: wrong-opt-out
+cluster:
+  nodes:
+    - name: gpu-a
+      labels: {nvidia.com/gpu.deploy.dcgm-exporter: "true"}
+steps:
+  - createNamespace: gpu-operator
+  - apply: {operands: [dcgm-exporter]}
+  - label: {node: gpu-a, set: {nvidia.com/gpu.deploy.dcgm-exporter: "false"}}
+    expect:
+      matrix: |
+        gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=yes
+        TOTAL_PODS=1
+)";
+  auto r = run_gpuops({"run", (dir / "wrong.yaml").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out,
+            "FAIL wrong-opt-out (3 steps)\n"
+            "  " + (dir / "wrong.yaml").string() + ":9: step \"label gpu-a nvidia.com/gpu.deploy.dcgm-exporter=false\"\n"
+            "    matrix (line 11): output differs\n"
+            "    --- expected\n"
+            "    +++ actual\n"
+            "    @@ -1,2 +1,2 @@\n"
+            "    -gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=yes\n"
+            "    -TOTAL_PODS=1\n"
+            "    +gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
+            "    +TOTAL_PODS=0\n"
+            "0 passed, 1 failed\n");
+  fs::remove_all(dir);
+}
+
+TEST(ScenarioRun, InvalidScenarioIsExit2) {
+  fs::path dir = fs::temp_directory_path() / "gpuops-bad-scenario";
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.yaml") << "name: bad\nsteps:\n  - cordon: a\n    colour: blue\n";
+  auto r = run_gpuops({"run", (dir / "bad.yaml").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find((dir / "bad.yaml").string() + ":4: steps[0].colour: unknown field \"colour\""), std::string::npos)
+      << r.err;
+  fs::remove_all(dir);
+  EXPECT_EQ(run_gpuops({"run"}).code, 2);
+  EXPECT_EQ(run_gpuops({"run", "--backend", "moon", kScenarios}).code, 2);
+}
+
+TEST(ScenarioRun, FilterSelectsByName) {
+  auto r = run_gpuops({"run", kScenarios, "--filter", "^opt-out$"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "PASS opt-out (3 steps)\n1 passed, 0 failed\n");
+}

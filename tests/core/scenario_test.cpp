@@ -1,0 +1,332 @@
+// The scenario format and runner, against a mocked core::Cluster.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "../common/builders.h"
+#include "core/scenario.h"
+
+using namespace gpuops;
+using namespace gpuops::testing;
+using ::testing::_;
+using ::testing::Return;
+namespace fs = std::filesystem;
+
+namespace {
+
+class MockCluster : public core::Cluster {
+ public:
+  MOCK_METHOD(core::ClusterState, state, (const std::string& ns), (override));
+  MOCK_METHOD(void, apply, (const std::vector<core::Object>& objects), (override));
+  MOCK_METHOD(void, create_namespace, (const std::string& name), (override));
+  MOCK_METHOD(void, set_node_label,
+              (const std::string& node, const std::string& key, const std::optional<std::string>& value), (override));
+  MOCK_METHOD(void, add_node, (const core::Node& node), (override));
+  MOCK_METHOD(void, delete_node, (const std::string& node), (override));
+  MOCK_METHOD(void, set_node_taints, (const std::string& node, const std::vector<core::Taint>& taints), (override));
+  MOCK_METHOD(void, set_node_unschedulable, (const std::string& node, bool unschedulable), (override));
+  MOCK_METHOD(void, set_node_ready, (const std::string& node, const std::string& status), (override));
+  MOCK_METHOD(void, delete_pod, (const std::string& ns, const std::string& name), (override));
+  MOCK_METHOD(void, delete_namespace, (const std::string& name), (override));
+  MOCK_METHOD(void, settle, (), (override));
+};
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("gpuops-scenario-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return (path_ / name).string();
+  }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+// gpu-a runs the toolkit; gpu-b is labelled for it but has no pod.
+core::ClusterState toolkit_state() {
+  core::ClusterState s;
+  s.namespace_ = "gpu-operator";
+  s.nodes = {node("gpu-a", {{"nvidia.com/gpu.deploy.container-toolkit", "true"}}),
+             node("gpu-b", {{"nvidia.com/gpu.deploy.container-toolkit", "true"}})};
+  core::DaemonSet ds = daemonset("nvidia-container-toolkit-daemonset", "nvidia.com/gpu.deploy.container-toolkit");
+  ds.status.desired_number_scheduled = 2;
+  s.daemonsets = {ds};
+  s.pods = {pod(ds, "gpu-a")};
+  return s;
+}
+
+core::InputError load_error(const std::string& text) {
+  TempDir d;
+  std::string f = d.write("s.yaml", text);
+  try {
+    core::load_scenario(f);
+  } catch (const core::InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return core::InputError("", 0, "", "");
+}
+
+}  // namespace
+
+TEST(Scenario, ParsesActionsAndExpectations) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: demo
+cluster:
+  nodes:
+    - name: gpu-a
+      labels: {nvidia.com/gpu.deploy.driver: "true"}
+      taints: [{key: k, value: v, effect: NoSchedule}]
+      allocatable: {memory: 1Gi}
+      ready: false
+steps:
+  - createNamespace: gpu-operator
+  - apply: {operands: [driver], files: [x.yaml]}
+    expect:
+      audit: {exit: 1, lines: [gpu-a MISSING driver]}
+      daemonsets: {nvidia-driver-daemonset: {desiredNumberScheduled: 1}}
+      running: {nvidia-driver-daemonset: [b, a]}
+  - label: {node: gpu-a, set: {x: "false"}, remove: [y]}
+  - advance: 1m30s
+    timeout: 5s
+)");
+  core::Scenario s = core::load_scenario(f);
+  EXPECT_EQ(s.name, "demo");
+  ASSERT_EQ(s.nodes.size(), 1u);
+  EXPECT_EQ(s.nodes[0].metadata.labels.at("kubernetes.io/hostname"), "gpu-a");
+  EXPECT_EQ(s.nodes[0].ready_status(), "False");
+  EXPECT_EQ(s.nodes[0].allocatable.at("memory").value(), 1LL << 30);
+  ASSERT_EQ(s.steps.size(), 4u);
+  EXPECT_EQ(s.steps[0].action, "createNamespace");
+  EXPECT_EQ(s.steps[1].apply_files.at(0), (fs::path(f).parent_path() / "x.yaml").string());
+  EXPECT_EQ(s.steps[1].expect.running.at("nvidia-driver-daemonset"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(s.steps[1].line, 11);
+  EXPECT_EQ(s.steps[2].title(), "label gpu-a x=false y-");
+  EXPECT_EQ(s.steps[3].advance, std::chrono::seconds(90));
+  EXPECT_EQ(*s.steps[3].timeout, std::chrono::seconds(5));
+  EXPECT_TRUE(s.steps[3].simulator_only());
+}
+
+TEST(Scenario, MalformedScenariosNameFileLineField) {
+  auto e = load_error("name: x\nsteps:\n  - lable: {node: a}\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.field(), "steps[0].lable");
+  EXPECT_NE(e.message().find("unknown field \"lable\""), std::string::npos);
+
+  auto two = load_error("name: x\nsteps:\n  - cordon: a\n    uncordon: a\n");
+  EXPECT_EQ(two.line(), 4);
+  EXPECT_NE(two.message().find("one action"), std::string::npos);
+
+  auto unquoted = load_error("name: x\nsteps:\n  - label: {node: a, set: {k: true}}\n");
+  EXPECT_EQ(unquoted.field(), "steps[0].label.set[k]");
+  EXPECT_NE(unquoted.message().find("write \"true\" in quotes"), std::string::npos);
+
+  auto dur = load_error("name: x\nsteps:\n  - advance: soon\n");
+  EXPECT_EQ(dur.field(), "steps[0].advance");
+  EXPECT_NE(dur.message().find("invalid duration"), std::string::npos);
+
+  auto op = load_error("name: x\nsteps:\n  - apply: {operands: [nope]}\n");
+  EXPECT_NE(op.message().find("no operand \"nope\""), std::string::npos);
+
+  EXPECT_EQ(load_error("steps:\n  - cordon: a\n").field(), "name");
+  EXPECT_EQ(load_error("name: x\n").field(), "steps");
+  EXPECT_EQ(load_error("name: x\nsteps:\n  - name: nothing\n").field(), "steps[0]");
+  auto order = load_error("name: x\nsteps:\n  - expect: {order: {a: fine}}\n");
+  EXPECT_EQ(order.field(), "steps[0].expect.order[a]");
+  auto field = load_error("name: x\nsteps:\n  - expect: {daemonsets: {d: {desired: 1}}}\n");
+  EXPECT_EQ(field.field(), "steps[0].expect.daemonsets[d].desired");
+  auto yaml = load_error("name: x\nsteps: [\n");
+  EXPECT_NE(yaml.message().find("invalid YAML"), std::string::npos);
+}
+
+TEST(Scenario, DurationsAsGo) {
+  EXPECT_EQ(core::parse_duration("30s"), std::chrono::seconds(30));
+  EXPECT_EQ(core::parse_duration("500ms"), std::chrono::milliseconds(500));
+  EXPECT_EQ(core::parse_duration("1h2m3s"), std::chrono::seconds(3723));
+  EXPECT_EQ(core::parse_duration("1.5s"), std::chrono::milliseconds(1500));
+  EXPECT_THROW(core::parse_duration("30"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("s"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration(""), std::invalid_argument);
+}
+
+TEST(Scenario, RunnerDrivesTheClusterInOrder) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: drive
+cluster:
+  nodes: [{name: gpu-a}]
+steps:
+  - createNamespace: gpu-operator
+  - label: {node: gpu-a, set: {k: v}, remove: [old]}
+  - apply: {operands: [container-toolkit]}
+)");
+  core::Scenario s = core::load_scenario(f);
+  MockCluster c;
+  ::testing::InSequence seq;
+  EXPECT_CALL(c, add_node(::testing::Field(&core::Node::metadata, ::testing::Field(&core::ObjectMeta::name, "gpu-a"))));
+  EXPECT_CALL(c, settle());
+  EXPECT_CALL(c, create_namespace("gpu-operator"));
+  EXPECT_CALL(c, settle());
+  EXPECT_CALL(c, set_node_label("gpu-a", "k", std::optional<std::string>("v")));
+  EXPECT_CALL(c, set_node_label("gpu-a", "old", std::optional<std::string>()));
+  EXPECT_CALL(c, settle());
+  EXPECT_CALL(c, apply(::testing::SizeIs(1)));
+  EXPECT_CALL(c, settle());
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, {});
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.steps.size(), 3u);
+}
+
+TEST(Scenario, WrongExpectationFailsWithReadableDiff) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: wrong
+steps:
+  - name: check
+    expect:
+      audit:
+        exit: 0
+        lines: |
+          gpu-a OK
+          gpu-b OK
+      daemonsets: {nvidia-container-toolkit-daemonset: {desiredNumberScheduled: 3}}
+      running: {nvidia-container-toolkit-daemonset: [gpu-a, gpu-b]}
+      order: {gpu-b: device-plugin-without-toolkit}
+)");
+  core::Scenario s = core::load_scenario(f);
+  MockCluster c;
+  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
+  EXPECT_CALL(c, state("gpu-operator")).WillRepeatedly(Return(toolkit_state()));
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, {});
+  EXPECT_FALSE(r.passed);
+  ASSERT_EQ(r.steps.size(), 1u);
+  const auto& fails = r.steps[0].failures;
+  ASSERT_EQ(fails.size(), 5u);
+  EXPECT_EQ(fails[0],
+            "audit (line 5): output differs\n"
+            "--- expected\n+++ actual\n"
+            "@@ -1,2 +1,2 @@\n"
+            " gpu-a OK\n"
+            "-gpu-b OK\n"
+            "+gpu-b MISSING container-toolkit\n");
+  EXPECT_EQ(fails[1], "audit (line 5): exit code: expected 0, got 1");
+  EXPECT_EQ(fails[2], "order (line 12): gpu-b: expected device-plugin-without-toolkit, got ok");
+  EXPECT_EQ(fails[3], "daemonsets (line 10): nvidia-container-toolkit-daemonset: status.desiredNumberScheduled: expected 3, got 2");
+  EXPECT_EQ(fails[4], "running (line 11): nvidia-container-toolkit-daemonset: expected Running on [gpu-a, gpu-b], got [gpu-a]");
+
+  std::string console = core::render_console({r});
+  EXPECT_NE(console.find("FAIL wrong (1 steps)\n  " + f + ":3: step \"check\"\n    audit (line 5): output differs\n"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("    -gpu-b OK\n    +gpu-b MISSING container-toolkit\n"), std::string::npos);
+  EXPECT_EQ(console.substr(console.size() - 19), "0 passed, 1 failed\n");
+}
+
+TEST(Scenario, ExpectErrorChecksExitFieldAndLine) {
+  TempDir d;
+  d.write("bad.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\nspec:\n  selector: {matchLabels: {app: x}}\n"
+                      "  template:\n    metadata: {labels: {app: x}}\n    spec:\n      nodeSelector: {k: true}\n"
+                      "      containers: [{name: c, image: i}]\n");
+  std::string f = d.write("s.yaml", R"(name: errors
+steps:
+  - apply: {files: [bad.yaml]}
+    expectError: {exit: 2, line: 9, field: "spec.template.spec.nodeSelector[k]", contains: cannot unmarshal bool}
+  - apply: {files: [bad.yaml]}
+    expectError: {exit: 3}
+  - createNamespace: x
+    expectError: {exit: 2}
+)");
+  core::Scenario s = core::load_scenario(f);
+  MockCluster c;
+  EXPECT_CALL(c, apply(_)).Times(0);  // refused before any write
+  EXPECT_CALL(c, create_namespace("x"));
+  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, {});
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_EQ(r.steps[0].status, core::StepResult::Status::kPassed);
+  EXPECT_EQ(r.steps[1].status, core::StepResult::Status::kFailed);
+  EXPECT_NE(r.steps[1].failures.at(0).find("expectError: exit: expected 3, got 2"), std::string::npos);
+  EXPECT_EQ(r.steps[2].failures.at(0), "expectError: the action succeeded, expected it to fail");
+}
+
+TEST(Scenario, SimulatorOnlyStepsAreSkippedVisiblyWithoutControls) {
+  TempDir d;
+  std::string f = d.write("s.yaml", "name: sim\nsteps:\n  - advance: 30s\n  - fault: {kind: crash-loop}\n");
+  core::Scenario s = core::load_scenario(f);
+  MockCluster c;
+  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, {});
+  EXPECT_TRUE(r.passed);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[0].status, core::StepResult::Status::kSkipped);
+  EXPECT_EQ(r.steps[0].skip_reason, "simulator only (advance)");
+  EXPECT_NE(core::render_console({r}).find("  skipped \"advance\": simulator only (advance)\n"), std::string::npos);
+}
+
+TEST(Scenario, PollingRetriesUntilTimeout) {
+  TempDir d;
+  std::string f = d.write("s.yaml", "name: poll\nsteps:\n  - expect: {audit: {exit: 0}}\n    timeout: 2s\n");
+  core::Scenario s = core::load_scenario(f);
+  MockCluster c;
+  core::ClusterState good = toolkit_state();
+  good.pods.push_back(pod(good.daemonsets[0], "gpu-b", "Running", "b"));
+  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
+  EXPECT_CALL(c, state(_)).WillOnce(Return(toolkit_state())).WillOnce(Return(toolkit_state())).WillRepeatedly(Return(good));
+  core::Time t{};
+  core::RunOptions opt;
+  opt.poll = true;
+  opt.now = [&] { return t; };
+  opt.sleep = [&](core::Duration dur) { t += dur; };
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(t, core::Time(std::chrono::seconds(1)));  // two 500 ms waits
+
+  MockCluster never;
+  EXPECT_CALL(never, settle()).Times(::testing::AnyNumber());
+  EXPECT_CALL(never, state(_)).WillRepeatedly(Return(toolkit_state()));
+  t = core::Time{};
+  core::ScenarioResult r2 = core::run_scenario(s, never, nullptr, opt);
+  EXPECT_FALSE(r2.passed);
+  EXPECT_EQ(t, core::Time(std::chrono::seconds(2)));
+  EXPECT_EQ(r2.steps[0].failures.back(), "(still failing after 2s; last state shown)");
+}
+
+TEST(Scenario, JunitIsValidXmlWithOneTestcasePerScenario) {
+  core::ScenarioResult ok;
+  ok.name = "a";
+  ok.file = "scenarios/a.yaml";
+  ok.steps.push_back({"step", 3, core::StepResult::Status::kPassed, {}, ""});
+  core::ScenarioResult bad;
+  bad.name = "b <&>";
+  bad.file = "scenarios/b.yaml";
+  bad.passed = false;
+  bad.steps.push_back({"check", 7, core::StepResult::Status::kFailed, {"audit: expected \"x\" & <y>"}, ""});
+  std::string xml = core::render_junit({ok, bad});
+  std::istringstream in(xml);
+  boost::property_tree::ptree t;
+  ASSERT_NO_THROW(boost::property_tree::read_xml(in, t));
+  EXPECT_EQ(t.get<int>("testsuite.<xmlattr>.tests"), 2);
+  EXPECT_EQ(t.get<int>("testsuite.<xmlattr>.failures"), 1);
+  int cases = 0;
+  for (const auto& [k, v] : t.get_child("testsuite")) {
+    if (k != "testcase") continue;
+    ++cases;
+    if (v.get<std::string>("<xmlattr>.name") == "b <&>") {
+      EXPECT_EQ(v.get<std::string>("failure.<xmlattr>.message"), "step \"check\" failed");
+      EXPECT_NE(v.get<std::string>("failure").find("audit: expected \"x\" & <y>"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(cases, 2);
+  std::string js = core::render_json({ok, bad});
+  EXPECT_NE(js.find(R"("passed":1,"failed":1)"), std::string::npos);
+}
