@@ -23,6 +23,7 @@
 #include "core/codec.h"
 #include "core/errors.h"
 #include "simulator/api_patch.h"
+#include "simulator/api_proto.h"
 #include "simulator/api_pki.h"
 #include "simulator/api_select.h"
 #include "simulator/api_table.h"
@@ -179,6 +180,13 @@ core::Object decode_value(const json::value& v, const std::string& file = "reque
 
 // Reads a request body (JSON or YAML, one object).
 json::value read_body(const std::string& body) {
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && body[first] == '{') {
+    error_code ec;
+    json::value v = json::parse(body, ec);
+    if (ec) throw_api(400, "the object provided is unrecognized: " + ec.message());
+    return v;
+  }
   std::vector<core::Document> docs;
   try {
     docs = core::read_documents(body, "request body");
@@ -597,6 +605,45 @@ json::object apps_group() {
   return g;
 }
 
+// Minimal OpenAPI v3 documents: for each resource, the item path's PATCH
+// operation with its group-version-kind extension and the fieldValidation
+// query parameter, which is what kubectl's QueryParamVerifierV3
+// (cli-runtime pkg/resource/query_param_verifier_v3.go) looks for before it
+// leaves validation to the server (fieldValidation=Strict) instead of
+// downloading schemas. No component schemas: kubectl then builds strategic
+// merge patches from its compiled-in types.
+json::object openapi_v3_index() {
+  json::object paths;
+  paths["api/v1"] = json::object{{"serverRelativeURL", "/openapi/v3/api/v1?hash=gpuops"}};
+  paths["apis/apps/v1"] = json::object{{"serverRelativeURL", "/openapi/v3/apis/apps/v1?hash=gpuops"}};
+  return json::object{{"paths", paths}};
+}
+
+json::object openapi_v3_doc(const std::string& group) {
+  json::object paths;
+  for (const auto& r : kResources) {
+    if (group != r.group) continue;
+    std::string prefix = group.empty() ? "/api/v1" : "/apis/" + group + "/v1";
+    std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
+    json::object gvk{{"group", r.group}, {"version", "v1"}, {"kind", r.kind_name}};
+    json::array params;
+    for (const char* p : {"dryRun", "fieldManager", "fieldValidation", "force"})
+      params.push_back(json::object{{"name", p}, {"in", "query"}, {"schema", json::object{{"type", "string"}}}});
+    json::object patch{{"operationId", std::string("patch") + r.kind_name},
+                       {"parameters", params},
+                       {"x-kubernetes-action", "patch"},
+                       {"x-kubernetes-group-version-kind", gvk},
+                       {"responses", json::object{{"200", json::object{{"description", "OK"}}}}}};
+    paths[item] = json::object{{"patch", patch}};
+  }
+  json::object doc;
+  doc["openapi"] = "3.0.0";
+  doc["info"] = json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}};
+  doc["paths"] = paths;
+  doc["components"] = json::object{{"schemas", json::object()}};
+  return doc;
+}
+
 // The parsed path of a resource request.
 struct Route {
   const Resource* res = nullptr;
@@ -793,6 +840,20 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
     return resource_list("apps");
   }
 
+  if (segs.size() == 2 && segs[0] == "openapi" && segs[1] == "v3") {
+    get_only();
+    return openapi_v3_index();
+  }
+  if (segs.size() == 4 && segs[0] == "openapi" && segs[1] == "v3" && segs[2] == "api" && segs[3] == "v1") {
+    get_only();
+    return openapi_v3_doc("");
+  }
+  if (segs.size() == 5 && segs[0] == "openapi" && segs[1] == "v3" && segs[2] == "apis" && segs[3] == "apps" &&
+      segs[4] == "v1") {
+    get_only();
+    return openapi_v3_doc("apps");
+  }
+
   Route route;
   if (!parse_route(segs, route)) throw_api(404, "the server could not find the requested resource");
   const Resource& res = *route.res;
@@ -931,7 +992,18 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
     }
     if (method == http::verb::post) {
       if (route.status) throw_api(405, "the server does not allow this method on the requested resource");
-      json::value body = read_body(req.body());
+      std::string ctype;
+      if (auto it = req.find(http::field::content_type); it != req.end()) ctype = std::string(it->value());
+      json::value body;
+      if (ctype.rfind("application/vnd.kubernetes.protobuf", 0) == 0) {
+        try {
+          body = decode_protobuf_object(req.body());
+        } catch (const core::InputError& e) {
+          throw_api(e.http_status, e.message());
+        }
+      } else {
+        body = read_body(req.body());
+      }
       core::Object obj;
       try {
         obj = decode_value(body);

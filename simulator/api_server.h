@@ -6,7 +6,11 @@
 //  * /version, /api, /apis, /apis/apps, /api/v1, /apis/apps/v1 (legacy
 //    discovery; the aggregated-discovery Accept types are answered with the
 //    legacy documents, which kubectl accepts), /healthz, /readyz, /livez;
-//    /openapi/v2 and /openapi/v3 answer 404 as a server without OpenAPI.
+//    minimal /openapi/v3 documents (PATCH operations with the fieldValidation
+//    parameter, no schemas: what kubectl checks before validating on the
+//    server); /openapi/v2 is 404.
+//  * request bodies in JSON or YAML; protobuf only for a Namespace
+//    (`kubectl create namespace`, simulator/api_proto.h).
 //  * namespaces, nodes, pods (core/v1), daemonsets (apps/v1) and their
 //    /status: get, list (labelSelector, fieldSelector, limit/continue), watch
 //    (resourceVersion, allowWatchBookmarks, timeoutSeconds; chunked),
