@@ -1,0 +1,249 @@
+// Per-endpoint behaviour, through real/'s client (which also checks the
+// kubeconfig, CA and token the server writes).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <thread>
+
+#include "real/client.h"
+#include "real/kubeconfig.h"
+#include "tests/serve/helpers.h"
+
+namespace gpuops::serve_testing {
+namespace {
+
+namespace json = boost::json;
+namespace http = boost::beast::http;
+using real::ApiError;
+using real::Client;
+using simulator::FakeCluster;
+
+class EndpointTest : public ::testing::Test {
+ protected:
+  EndpointTest() : s(true, options()) {
+    real::LoadOptions lo;
+    lo.kubeconfig = s.kubeconfig;
+    lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+    client = std::make_unique<Client>(real::load_rest_config(lo));
+  }
+  static simulator::ApiServer::Options options() {
+    simulator::ApiServer::Options o;
+    o.bookmark_interval = std::chrono::milliseconds(50);
+    return o;
+  }
+  json::value get(const std::string& path, std::vector<std::pair<std::string, std::string>> query = {}) {
+    real::Request r;
+    r.path = path;
+    r.query = std::move(query);
+    return client->send_json(r);
+  }
+  // The Status of a refused request.
+  ApiError refused(http::verb method, const std::string& path, const std::string& body = "",
+                   const std::string& ctype = "application/json") {
+    real::Request r;
+    r.method = method;
+    r.path = path;
+    r.body = body;
+    r.content_type = ctype;
+    try {
+      client->send(r);
+    } catch (const ApiError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "not refused: " << path;
+    return ApiError("", 0, "", nullptr);
+  }
+  json::value send(http::verb method, const std::string& path, const std::string& body, const std::string& ctype,
+                   std::vector<std::pair<std::string, std::string>> query = {}) {
+    real::Request r;
+    r.method = method;
+    r.path = path;
+    r.body = body;
+    r.content_type = ctype;
+    r.query = std::move(query);
+    return client->send_json(r);
+  }
+  Served s;
+  std::unique_ptr<Client> client;
+};
+
+TEST_F(EndpointTest, NoTokenIs401Status) {
+  real::LoadOptions lo;
+  lo.kubeconfig = s.kubeconfig;
+  lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+  real::RestConfig cfg = real::load_rest_config(lo);
+  cfg.token.clear();
+  Client anon(cfg);
+  real::Request r;
+  r.path = "/api/v1/nodes";
+  try {
+    anon.send(r);
+    FAIL() << "served without a token";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.http_status(), 401);
+    EXPECT_EQ(e.reason(), "Unauthorized");
+    EXPECT_EQ(e.status().at("kind"), "Status");
+    EXPECT_EQ(e.status().at("code"), 401);
+  }
+}
+
+TEST_F(EndpointTest, VersionApiApis) {
+  EXPECT_EQ(get("/version").at("gitVersion"), "v1.32.0-gpuops");
+  EXPECT_EQ(get("/api").at("versions"), json::array{"v1"});
+  json::value apis = get("/apis");
+  EXPECT_EQ(apis.at("groups").at(0).at("name"), "apps");
+  json::value core = get("/api/v1");
+  std::vector<std::string> names;
+  for (const auto& r : core.at("resources").as_array()) names.push_back(std::string(r.at("name").as_string()));
+  EXPECT_EQ(names, (std::vector<std::string>{"namespaces", "namespaces/status", "nodes", "nodes/status", "pods",
+                                             "pods/status"}));
+  EXPECT_EQ(refused(http::verb::get, "/openapi/v2").http_status(), 404);
+  EXPECT_EQ(refused(http::verb::get, "/api/v1/services").http_status(), 404);
+}
+
+TEST_F(EndpointTest, NotFoundStatusIsUpstreamShaped) {
+  ApiError e = refused(http::verb::get, "/apis/apps/v1/namespaces/default/daemonsets/nope");
+  EXPECT_EQ(e.http_status(), 404);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"daemonsets.apps \"nope\" not found","reason":"NotFound",
+      "details":{"name":"nope","group":"apps","kind":"daemonsets"},"code":404})"));
+}
+
+TEST_F(EndpointTest, CreateInMissingNamespaceIs404AndConflictsAre409) {
+  std::string pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                        "spec":{"containers":[{"name":"c","image":"i"}]}})";
+  ApiError e = refused(http::verb::post, "/api/v1/namespaces/nowhere/pods", pod);
+  EXPECT_EQ(e.http_status(), 404);
+  EXPECT_EQ(e.status().at("message"), "namespaces \"nowhere\" not found");
+  send(http::verb::post, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns"}})",
+       "application/json");
+  json::value created = send(http::verb::post, "/api/v1/namespaces/ns/pods", pod, "application/json");
+  EXPECT_EQ(created.at("metadata").at("namespace"), "ns");
+  ApiError dup = refused(http::verb::post, "/api/v1/namespaces/ns/pods", pod);
+  EXPECT_EQ(dup.http_status(), 409);
+  EXPECT_EQ(dup.reason(), "AlreadyExists");
+  // A replace carrying a stale resourceVersion.
+  json::value node = get("/api/v1/nodes/lab-node-0");
+  s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-0", "x", "1"); });
+  ApiError stale = refused(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(node));
+  EXPECT_EQ(stale.http_status(), 409);
+  EXPECT_EQ(stale.reason(), "Conflict");
+  EXPECT_EQ(stale.status().at("message"),
+            "Operation cannot be fulfilled on nodes \"lab-node-0\": the object has been modified; please apply your "
+            "changes to the latest version and try again");
+  // A merge patch with the current version applies; with the old one, 409.
+  std::string rv(get("/api/v1/nodes/lab-node-0").at("metadata").at("resourceVersion").as_string());
+  send(http::verb::patch, "/api/v1/nodes/lab-node-0",
+       R"({"metadata":{"resourceVersion":")" + rv + R"(","labels":{"y":"2"}}})", "application/merge-patch+json");
+  EXPECT_EQ(refused(http::verb::patch, "/api/v1/nodes/lab-node-0",
+                    R"({"metadata":{"resourceVersion":")" + rv + R"(","labels":{"z":"3"}}})",
+                    "application/merge-patch+json")
+                .http_status(),
+            409);
+  EXPECT_EQ(refused(http::verb::patch, "/api/v1/nodes/lab-node-0", "{}", "text/plain").http_status(), 415);
+}
+
+TEST_F(EndpointTest, ListPagesWithLimitAndContinue) {
+  json::value p1 = get("/api/v1/nodes", {{"limit", "2"}});
+  ASSERT_EQ(p1.at("items").as_array().size(), 2u);
+  EXPECT_EQ(p1.at("items").at(0).at("metadata").at("name"), "lab-node-0");
+  EXPECT_EQ(p1.at("metadata").at("remainingItemCount"), 1);
+  std::string cont(p1.at("metadata").at("continue").as_string());
+  json::value p2 = get("/api/v1/nodes", {{"limit", "2"}, {"continue", cont}});
+  ASSERT_EQ(p2.at("items").as_array().size(), 1u);
+  EXPECT_EQ(p2.at("items").at(0).at("metadata").at("name"), "lab-node-2");
+  EXPECT_FALSE(p2.at("metadata").as_object().contains("continue"));
+  EXPECT_EQ(refused(http::verb::get, "/api/v1/nodes?continue=garbage").http_status(), 400);
+  json::value sel = get("/api/v1/nodes", {{"labelSelector", "kubernetes.io/hostname in (lab-node-1,lab-node-2)"},
+                                          {"fieldSelector", "metadata.name!=lab-node-2"}});
+  ASSERT_EQ(sel.at("items").as_array().size(), 1u);
+  EXPECT_EQ(sel.at("items").at(0).at("metadata").at("name"), "lab-node-1");
+}
+
+TEST_F(EndpointTest, WatchFromAVersionWithBookmarksAndTimeout) {
+  std::string rv(get("/api/v1/nodes").at("metadata").at("resourceVersion").as_string());
+  s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-1", "w", "1"); });
+  real::Request r;
+  r.path = "/api/v1/nodes";
+  r.query = {{"watch", "1"}, {"resourceVersion", rv}, {"allowWatchBookmarks", "true"}, {"timeoutSeconds", "1"},
+             {"fieldSelector", "metadata.name=lab-node-1"}};
+  std::vector<json::object> events;
+  auto end = client->watch(r, [&](const json::object& ev) {
+    events.push_back(ev);
+    return true;
+  }, std::chrono::seconds(10));
+  EXPECT_EQ(end, Client::WatchEnd::kClosed);  // timeoutSeconds ended it
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[0].at("type"), "MODIFIED");
+  EXPECT_EQ(events[0].at("object").at("metadata").at("labels").at("w"), "1");
+  bool bookmark = false;
+  for (size_t i = 1; i < events.size(); ++i)
+    if (events[i].at("type") == "BOOKMARK") {
+      bookmark = true;
+      EXPECT_EQ(events[i].at("object").at("kind"), "Node");
+    }
+  EXPECT_TRUE(bookmark);
+  // A label change that makes the node stop matching is DELETED for a
+  // label-selected watch (as the cacher does): synthetic ADDED first (no
+  // resourceVersion), then the change made while the watch is open.
+  r.query = {{"watch", "1"}, {"labelSelector", "w=1"}, {"timeoutSeconds", "10"}};
+  events.clear();
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-1", "w", std::nullopt); });
+  });
+  client->watch(r, [&](const json::object& ev) {
+    events.push_back(ev);
+    return ev.at("type") != "DELETED";
+  }, std::chrono::seconds(10));
+  writer.join();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].at("type"), "ADDED");
+  EXPECT_EQ(events[0].at("object").at("metadata").at("name"), "lab-node-1");
+  EXPECT_EQ(events[1].at("type"), "DELETED");
+  EXPECT_FALSE(events[1].at("object").at("metadata").at("labels").as_object().contains("w"));
+}
+
+TEST_F(EndpointTest, GracefulPodDeleteReturnsThePod) {
+  simulator::FakeCluster::Options o;
+  o.profile = simulator::KubeletProfile::kKubelet;
+  FakeCluster slow(o);
+  simulator::add_lab_nodes(slow);
+  slow.create_namespace("ns");
+  simulator::ApiServer srv(slow, {});
+  TempDir d;
+  srv.write_kubeconfig(d.path + "/k");
+  srv.start();
+  real::LoadOptions lo;
+  lo.kubeconfig = d.path + "/k";
+  lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+  Client c(real::load_rest_config(lo));
+  real::Request create;
+  create.method = http::verb::post;
+  create.path = "/api/v1/namespaces/ns/pods";
+  create.content_type = "application/json";
+  create.body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                   "spec":{"nodeName":"lab-node-0","containers":[{"name":"c","image":"i"}]}})";
+  c.send(create);
+  real::Request del;
+  del.method = http::verb::delete_;
+  del.path = "/api/v1/namespaces/ns/pods/p";
+  json::value gone = c.send_json(del);
+  EXPECT_EQ(gone.at("kind"), "Pod");
+  EXPECT_EQ(gone.at("metadata").at("deletionGracePeriodSeconds"), 30);
+  // Virtual time has not moved: the pod is still there, terminating.
+  real::Request get;
+  get.path = "/api/v1/namespaces/ns/pods/p";
+  EXPECT_TRUE(c.send_json(get).at("metadata").as_object().contains("deletionTimestamp"));
+  srv.with_cluster([](FakeCluster& fc) { fc.advance(std::chrono::seconds(30)); });
+  try {
+    c.send(get);
+    FAIL() << "pod still there after its grace period";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.http_status(), 404);
+  }
+}
+
+}  // namespace
+}  // namespace gpuops::serve_testing

@@ -1,0 +1,115 @@
+// tests/serve/helpers.h: an in-process `gpuops serve` and a way to run stock
+// kubectl against it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "simulator/api_server.h"
+#include "simulator/fake_cluster.h"
+
+namespace gpuops::serve_testing {
+
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/gpuops-serve-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::string p = path + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::string path;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Single-quotes `s` for /bin/sh.
+inline std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
+  }
+  return out + "'";
+}
+
+struct Proc {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `cmd` with /bin/sh, capturing stdout and stderr.
+inline Proc sh(const std::string& cmd, const std::string& tmpdir) {
+  Proc r;
+  std::string errfile = tmpdir + "/stderr.txt";
+  FILE* p = ::popen((cmd + " 2>" + quote(errfile)).c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = ::pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.err = read_file(errfile);
+  return r;
+}
+
+// A FakeCluster (KWOK kubelet, virtual time still) with the lab's nodes,
+// served in-process on a free loopback port, and its kubeconfig on disk.
+class Served {
+ public:
+  explicit Served(bool lab = true, simulator::ApiServer::Options opts = {}) {
+    if (lab) simulator::add_lab_nodes(cluster);
+    server = std::make_unique<simulator::ApiServer>(cluster, opts);
+    kubeconfig = dir.path + "/kubeconfig";
+    server->write_kubeconfig(kubeconfig);
+    server->start();
+  }
+  ~Served() { server.reset(); }
+
+  // kubectl --kubeconfig <ours> <args...> (each argument quoted).
+  Proc kubectl(const std::vector<std::string>& args, const std::string& prefix = "") {
+    std::string cmd = prefix + "kubectl --kubeconfig " + quote(kubeconfig);
+    for (const auto& a : args) cmd += " " + quote(a);
+    return sh(cmd, dir.path);
+  }
+  // kubectl with stdin from `text` (a manifest for `apply -f -`).
+  Proc kubectl_stdin(const std::string& text, const std::vector<std::string>& args) {
+    std::string f = dir.write("stdin.yaml", text);
+    std::string cmd = "kubectl --kubeconfig " + quote(kubeconfig);
+    for (const auto& a : args) cmd += " " + quote(a);
+    return sh(cmd + " <" + quote(f), dir.path);
+  }
+
+  TempDir dir;
+  simulator::FakeCluster cluster;
+  std::unique_ptr<simulator::ApiServer> server;
+  std::string kubeconfig;
+};
+
+inline std::string manifest(const std::string& name) {
+  return std::string(GPUOPS_SOURCE_DIR) + "/manifests/" + name;
+}
+
+}  // namespace gpuops::serve_testing
