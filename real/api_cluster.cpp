@@ -44,15 +44,15 @@ std::string first_field(const json::value& status) {
 }
 
 // Removes what server-side apply must not be sent or would turn into a
-// precondition (managedFields, resourceVersion, uid) or ignores (status of
-// objects other than Node, which keeps it on create).
+// precondition (managedFields, resourceVersion, uid) or drops (status: the
+// strategies' reset fields).
 void prepare_apply_body(json::object& body) {
   if (auto* m = body.if_contains("metadata"); m && m->is_object()) {
     auto& mo = m->as_object();
     for (const char* k : {"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"})
       mo.erase(k);
   }
-  if (body.contains("kind") && body.at("kind") != "Node") body.erase("status");
+  body.erase("status");
 }
 
 }  // namespace
@@ -182,6 +182,7 @@ void ApiCluster::apply(const std::vector<core::Object>& objects) {
     d.value = body;
     d.file = what;
     core::decode_object(d);  // throws InputError, as the API server would refuse it
+    json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
     prepare_apply_body(body);
     // mirrors kubectl apply --server-side --force-conflicts (ApplyPatchType)
     Request r = write_request(http_verb::patch, path);
@@ -190,6 +191,16 @@ void ApiCluster::apply(const std::vector<core::Object>& objects) {
     r.body = json::serialize(body);
     r.content_type = kApplyPatch;
     writes.emplace_back(std::move(r), what);
+    // Server-side apply drops status (the Node strategy's reset fields), so a
+    // Node's status (allocatable, conditions: what a KWOK node carries) goes
+    // to the status subresource as a merge patch.
+    if (std::holds_alternative<core::Node>(obj))
+      if (status.is_object() && !status.as_object().empty()) {
+        Request sr = write_request(http_verb::patch, path + "/status");
+        sr.body = json::serialize(json::object{{"status", status}});
+        sr.content_type = kMergePatch;
+        writes.emplace_back(std::move(sr), what);
+      }
   }
   for (const auto& [r, what] : writes) send_write(r, what);
 }
@@ -321,6 +332,31 @@ void ApiCluster::delete_pod(const std::string& ns, const std::string& name) {
   } catch (const ApiError& e) {
     if (e.http_status() == 404) throw core::ClusterError("pod \"" + n + "/" + name + "\" not found", 404);
     throw;
+  }
+}
+
+void ApiCluster::delete_namespace(const std::string& name) {
+  const std::string path = "/api/v1/namespaces/" + query_escape(name);
+  try {
+    client_->send(write_request(http_verb::delete_, path));
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) return;
+    throw;
+  }
+  if (options_.dry_run) return;
+  auto deadline = std::chrono::steady_clock::now() + options_.settle_timeout;
+  auto poll = std::min(options_.settle_poll, milliseconds(500));
+  for (;;) {
+    try {
+      client_->send(Request{http_verb::get, path, {}, "", ""});
+    } catch (const ApiError& e) {
+      if (e.http_status() == 404) return;
+      throw;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw core::ClusterError("namespace \"" + name + "\" is still terminating after " +
+                               std::to_string(options_.settle_timeout.count()) + "ms");
+    std::this_thread::sleep_for(poll);
   }
 }
 

@@ -13,8 +13,10 @@
 //    --force-conflicts` (kubectl pkg/cmd/apply). Every object is re-validated
 //    with core::decode_object before the first request.
 //  - create_namespace: POST; 409 AlreadyExists is success.
-//  - add_node: server-side apply of the Node (status included, which the API
-//    keeps on create, as KWOK clusters need); delete_node / delete_pod: DELETE.
+//  - add_node (and a Node in apply): server-side apply of the Node, then its
+//    status (allocatable, conditions, as a KWOK node needs) as a merge patch
+//    of the status subresource, since apply drops status (the Node strategy's
+//    reset fields); delete_node / delete_pod: DELETE.
 //  - set_node_taints, set_node_unschedulable: merge patch of spec;
 //    set_node_ready: strategic merge patch of status.conditions (merge key
 //    "type") on the status subresource.
@@ -73,6 +75,13 @@ class ApiCluster : public core::Cluster {
   void set_node_unschedulable(const std::string& node, bool unschedulable) override;
   void set_node_ready(const std::string& node, const std::string& status) override;
   void delete_pod(const std::string& ns, const std::string& name) override;
+  // mirrors `kubectl delete namespace NAME` with its default --wait=true:
+  // DELETE, then GET until 404 (the namespace controller has deleted its
+  // contents and removed the kubernetes finalizer), polling every
+  // min(settle_poll, 500ms) until settle_timeout. A namespace that is already
+  // gone is fine; with dry_run nothing is waited for. Throws
+  // core::ClusterError when it is still there at the deadline.
+  void delete_namespace(const std::string& name) override;
   // Waits for the namespace of the RestConfig (the one of the last state()
   // call, if any) to settle; see settle_pending.
   void settle() override;

@@ -271,6 +271,24 @@ TEST(ApiClusterWrites, ApplyIsServerSideApplyWithFieldManagerAndForce) {
   EXPECT_EQ(body.at("spec").at("template").at("spec").at("nodeSelector").at(kDriverLabel), "true");
 }
 
+TEST(ApiClusterWrites, AddNodeAppliesThenPatchesStatus) {
+  Fixture f;
+  ApiCluster c(f.config(), f.options());
+  core::Node n;
+  n.metadata.name = "gpu-small";
+  n.metadata.labels = {{"nvidia.com/gpu.present", "true"}};
+  n.allocatable["memory"] = core::Quantity::parse("768Mi");
+  c.add_node(n);
+  auto seen = f.server.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/nodes/gpu-small?fieldManager=gpuops&force=true");
+  EXPECT_EQ(seen[0].content_type, "application/apply-patch+yaml");
+  EXPECT_FALSE(json::parse(seen[0].body).as_object().contains("status"));
+  EXPECT_EQ(seen[1].method + " " + seen[1].target, "PATCH /api/v1/nodes/gpu-small/status");
+  EXPECT_EQ(seen[1].content_type, "application/merge-patch+json");
+  EXPECT_EQ(json::parse(seen[1].body).at("status").at("allocatable").at("memory"), "768Mi");
+}
+
 TEST(ApiClusterWrites, DryRunSendsDryRunAll) {
   Fixture f;
   ApiClusterOptions o = f.options();
