@@ -471,14 +471,17 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
   if (o.run_script) {
     Node probe;
     probe.metadata.name = o.probe_node;
-    probe.metadata.labels = {{"kubernetes.io/hostname", o.probe_node},
-                             {kGpuLabel, "true"},
-                             {op(c, "driver").label, "true"},
-                             {op(c, "device-plugin").label, "true"}};
+    probe.metadata.labels = {{"kubernetes.io/hostname", o.probe_node}};
     probe.allocatable = {{"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
     probe.conditions.push_back({"Ready", "True", "KubeletReady", ""});
+    // The node first, without deploy labels: its allocatable reaches the API
+    // through the status subresource after the create, and no pod may be
+    // scheduled before it is there. Then the labels that make pods come.
     cluster.add_node(probe);
     try {
+      cluster.settle();
+      for (const std::string& key : {std::string(kGpuLabel), op(c, "driver").label, op(c, "device-plugin").label})
+        cluster.set_node_label(o.probe_node, key, "true");
       cluster.settle();
       ClusterState ps = cluster.state(o.ns);
       Report want = audit(ps, c);

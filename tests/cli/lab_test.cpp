@@ -1,0 +1,188 @@
+// gpuops lab run reproduces LAB.md; gpuops lab grade passes it, and fails
+// exactly the step that owns each of the lab's named mistakes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "cli/app.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun run_gpuops(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = gpuops::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void spit(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+class LabDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuops-lab-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    CliRun r = run_gpuops({"lab", "run", "--dir", dir_.string(), "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_EQ(r.out, "");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The grade lines, one per step, and the exit code.
+  std::pair<std::vector<std::string>, int> grade() {
+    CliRun r = run_gpuops({"lab", "grade", "--dir", dir_.string()});
+    std::vector<std::string> lines;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return {lines, r.code};
+  }
+  // Which steps failed, e.g. {3}.
+  std::vector<int> failed_steps() {
+    auto [lines, code] = grade();
+    std::vector<int> out;
+    static const std::regex re(R"(^FAIL step (\d):)");
+    for (const auto& l : lines) {
+      std::smatch m;
+      if (std::regex_search(l, m, re)) out.push_back(std::stoi(m[1]));
+    }
+    EXPECT_EQ(code, out.empty() ? 0 : 1);
+    EXPECT_EQ(lines.size(), 8u);
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace
+
+// LAB.md's results, every file (worked out in LAB.md "Final state" and steps 1-7).
+TEST_F(LabDir, RunReproducesLabMd) {
+  EXPECT_EQ(slurp(dir_ / "out/roster.txt"),
+            "driver=nvidia.com/gpu.deploy.driver\n"
+            "container-toolkit=nvidia.com/gpu.deploy.container-toolkit\n"
+            "device-plugin=nvidia.com/gpu.deploy.device-plugin\n"
+            "gpu-feature-discovery=nvidia.com/gpu.deploy.gpu-feature-discovery\n"
+            "dcgm-exporter=nvidia.com/gpu.deploy.dcgm-exporter\n");
+  EXPECT_EQ(slurp(dir_ / "out/driver.txt"), "DESIRED=1\nSKIPPED=lab-node-1\n");
+  EXPECT_EQ(slurp(dir_ / "out/optout.txt"), "BEFORE=2\nAFTER=1\n");
+  EXPECT_EQ(slurp(dir_ / "out/audit.txt"), "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n");
+  EXPECT_EQ(slurp(dir_ / "out/order.txt"),
+            "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n");
+  EXPECT_EQ(slurp(dir_ / "out/matrix.txt"),
+            "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
+            "lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n"
+            "TOTAL_PODS=9\n");
+  for (const char* f : {"toolkit-ds.yaml", "driver-ds.yaml", "device-plugin-ds.yaml", "gfd-ds.yaml", "dcgm-ds.yaml"})
+    EXPECT_TRUE(fs::exists(dir_ / "k8s" / f)) << f;
+  // The manifests are valid, the scripts executable and free of node names.
+  EXPECT_EQ(run_gpuops({"lint", (dir_ / "k8s").string()}).code, 0);
+  for (const char* s : {"operand-audit.sh", "order-check.sh"}) {
+    auto perms = fs::status(dir_ / s).permissions();
+    EXPECT_NE(perms & fs::perms::owner_exec, fs::perms::none) << s;
+    EXPECT_EQ(slurp(dir_ / s).find("lab-node"), std::string::npos) << s;
+  }
+  EXPECT_NE(slurp(dir_ / "k8s/driver-ds.yaml").find("nvidia.com/gpu.deploy.driver: \"true\""), std::string::npos);
+}
+
+TEST_F(LabDir, RunNarratesEachStep) {
+  CliRun r = run_gpuops({"lab", "run", "--dir", dir_.string()});
+  ASSERT_EQ(r.code, 0);
+  for (int i = 1; i <= 8; ++i) EXPECT_NE(r.out.find("== Step " + std::to_string(i) + ":"), std::string::npos) << i;
+  EXPECT_NE(r.out.find("driver not on lab-node-1: nodeSelector nvidia.com/gpu.deploy.driver=true: node has \"false\""),
+            std::string::npos);
+  EXPECT_NE(r.out.find("- dcgm-exporter pod gone from lab-node-1"), std::string::npos);
+}
+
+TEST_F(LabDir, GradingTheReferencePassesAllEightSteps) {
+  auto [lines, code] = grade();
+  ASSERT_EQ(lines.size(), 8u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(lines[i].substr(0, 12), "PASS step " + std::to_string(i + 1) + ":") << lines[i];
+  EXPECT_EQ(code, 0);
+}
+
+TEST_F(LabDir, UnquotedTrueFailsStep3) {
+  std::string m = slurp(dir_ / "k8s/driver-ds.yaml");
+  spit(dir_ / "k8s/driver-ds.yaml", std::regex_replace(m, std::regex("driver: \"true\""), "driver: true"));
+  EXPECT_EQ(failed_steps(), std::vector<int>{3});
+}
+
+TEST_F(LabDir, NodeNamesInTheAuditScriptFailStep6) {
+  // A script that walks a fixed list of nodes: right today, wrong when the
+  // grader adds a node.
+  std::string s = slurp(dir_ / "operand-audit.sh");
+  s = std::regex_replace(s, std::regex(R"(\| \$nodes\[0\]\.items \| sort_by\(\.metadata\.name\)\[\])"),
+                         R"(| $$nodes[0].items | map(select(.metadata.name == "lab-node-0" or .metadata.name == "lab-node-1" or .metadata.name == "lab-node-2")) | sort_by(.metadata.name)[])");
+  ASSERT_NE(s.find("lab-node-0"), std::string::npos);
+  spit(dir_ / "operand-audit.sh", s);
+  EXPECT_EQ(failed_steps(), std::vector<int>{6});
+}
+
+TEST_F(LabDir, AuditTrustingDesiredNumberScheduledFailsStep6) {
+  // desiredNumberScheduled counts a node whose pod is Pending: this audit
+  // says OK where the pod never came up.
+  spit(dir_ / "operand-audit.sh", R"SH(#!/usr/bin/env bash
+# judges by the DaemonSet's desiredNumberScheduled and pod existence only
+set -euo pipefail
+OPS='driver nvidia.com/gpu.deploy.driver nvidia-driver-daemonset
+container-toolkit nvidia.com/gpu.deploy.container-toolkit nvidia-container-toolkit-daemonset
+device-plugin nvidia.com/gpu.deploy.device-plugin nvidia-device-plugin-daemonset
+gpu-feature-discovery nvidia.com/gpu.deploy.gpu-feature-discovery gpu-feature-discovery
+dcgm-exporter nvidia.com/gpu.deploy.dcgm-exporter nvidia-dcgm-exporter'
+pods=$(kubectl get pods -n gpu-operator -o json)
+rc=0
+for node in $(kubectl get nodes -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | sort); do
+  labels=$(kubectl get node "$node" -o json | jq -r '.metadata.labels // {} | to_entries[] | "\(.key)=\(.value)"')
+  missing=0
+  while read -r op label ds; do
+    grep -qx "$label=true" <<<"$labels" || continue
+    n=$(jq --arg ds "$ds" --arg node "$node" '[.items[] | select(.metadata.ownerReferences[0].name == $ds) | select((.spec.nodeName // .spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0]) == $node)] | length' <<<"$pods")
+    if [ "$n" = 0 ]; then echo "$node MISSING $op"; missing=1; rc=1; fi
+  done <<<"$OPS"
+  [ $missing = 0 ] && echo "$node OK"
+done
+exit $rc
+)SH");
+  EXPECT_EQ(failed_steps(), std::vector<int>{6});
+}
+
+TEST_F(LabDir, MatrixWrittenFromMemoryFailsStep8) {
+  // The table as it was before the opt-out: stale.
+  spit(dir_ / "out/matrix.txt",
+       "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+       "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+       "lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n"
+       "TOTAL_PODS=10\n");
+  EXPECT_EQ(failed_steps(), std::vector<int>{8});
+}
+
+TEST_F(LabDir, WrongOptOutNumbersFailStep5) {
+  spit(dir_ / "out/optout.txt", "BEFORE=2\nAFTER=2\n");
+  EXPECT_EQ(failed_steps(), std::vector<int>{5});
+}
+
+TEST(Lab, GradeNeedsTheDirectory) {
+  CliRun r = run_gpuops({"lab", "grade", "--dir", "/no/such/lab"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "gpuops: error: /no/such/lab: no such working directory\n");
+  EXPECT_EQ(run_gpuops({"lab", "frobnicate"}).code, 2);
+}
