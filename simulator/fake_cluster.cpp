@@ -26,6 +26,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -161,8 +162,8 @@ Amounts pod_requests(const core::Pod& pod) {
   return sum;
 }
 
-void set_condition(core::PodStatus& s, const std::string& type, const std::string& status, const std::string& reason,
-                   const std::string& message, Time now) {
+void set_condition(core::PodStatus& s, std::string_view type, std::string_view status, std::string_view reason,
+                   std::string_view message, Time now) {
   for (auto& c : s.conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;
@@ -171,7 +172,9 @@ void set_condition(core::PodStatus& s, const std::string& type, const std::strin
     c.message = message;
     return;
   }
-  s.conditions.push_back(core::PodCondition{type, status, reason, message, now});
+  if (s.conditions.empty()) s.conditions.reserve(4);  // a pod has at most four
+  s.conditions.push_back(core::PodCondition{std::string(type), std::string(status), std::string(reason),
+                                            std::string(message), now});
 }
 
 bool same_container_statuses(const std::vector<core::ContainerStatus>& a, const std::vector<core::ContainerStatus>& b) {

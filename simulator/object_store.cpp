@@ -98,7 +98,6 @@ bool same_requirements(const std::vector<core::Requirement>& a, const std::vecto
 
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
 
-char kind_char(Kind kind) { return static_cast<char>('0' + static_cast<int>(kind)); }
 
 }  // namespace
 
@@ -117,11 +116,20 @@ std::string ObjectStore::new_uid() {
   uint64_t a = splitmix(rng_), b = splitmix(rng_);
   a = (a & ~0xf000ULL) | 0x4000ULL;                              // version 4
   b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;      // variant 10
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
+  // "%08x-%04x-%04x-%04x-%012x" of a's 64 and b's 64 bits, without printf.
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(36, '-');
+  int pos = 0;
+  auto put = [&](uint64_t v, int digits) {
+    for (int i = digits - 1; i >= 0; --i) out[pos + i] = kHex[v & 0xf], v >>= 4;
+    pos += digits + 1;
+  };
+  put(a >> 32, 8);
+  put((a >> 16) & 0xffff, 4);
+  put(a & 0xffff, 4);
+  put(b >> 48, 4);
+  put(b & 0xffffffffffffULL, 12);
+  return out;
 }
 
 // k8s.io/apimachinery/pkg/util/rand String: alphabet without vowels and
@@ -148,8 +156,22 @@ void ObjectStore::stamp_new(core::ObjectMeta& meta) {
 }
 
 void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv) {
+  if (!new_rv) return index(kind, nullptr, old_rv, 0);
+  // The entry points at the stored object's own map key (stable while it lives).
+  const std::string* stored = nullptr;
+  switch (kind) {
+    case Kind::kNamespace: stored = &namespaces_.find(key)->first; break;
+    case Kind::kNode: stored = &nodes_.find(key)->first; break;
+    case Kind::kDaemonSet: stored = &daemonsets_.find(key)->first; break;
+    case Kind::kPod: stored = &pods_.find(key)->first; break;
+  }
+  index(kind, stored, old_rv, new_rv);
+}
+
+void ObjectStore::index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv) {
   if (old_rv) by_rv_.erase(old_rv);
-  if (new_rv) by_rv_.emplace(new_rv, std::make_pair(kind, key));
+  // Versions only grow: the new entry goes at the end.
+  if (new_rv) by_rv_.emplace_hint(by_rv_.end(), new_rv, std::make_pair(kind, stored_key));
 }
 
 void ObjectStore::tombstone(WatchEvent event) {
@@ -196,8 +218,8 @@ const core::Namespace* ObjectStore::find_namespace(const std::string& name) cons
   return it == namespaces_.end() ? nullptr : &it->second;
 }
 const core::Node* ObjectStore::find_node(const std::string& name) const {
-  auto it = nodes_.find(name);
-  return it == nodes_.end() ? nullptr : &it->second;
+  auto it = node_index_.find(name);
+  return it == node_index_.end() ? nullptr : it->second;
 }
 const core::DaemonSet* ObjectStore::find_daemonset(const std::string& ns, const std::string& name) const {
   auto it = daemonsets_.find(key(ns, name));
@@ -265,19 +287,19 @@ boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const
 
 // ---------------------------------------------------------------- writes
 
-core::Object ObjectStore::create_pod(core::Pod pod) {
+const core::Pod& ObjectStore::create_pod(core::Pod pod) {
   // Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
   // status starts Pending, terminationGracePeriodSeconds defaults to 30.
   if (!pod.spec.termination_grace_period_seconds) pod.spec.termination_grace_period_seconds = 30;
   if (pod.status.phase.empty()) pod.status.phase = "Pending";
   std::string k = key(pod.metadata.namespace_, pod.metadata.name);
   pod.metadata.resource_version = std::to_string(next_rv());
-  created_rv_[kind_char(Kind::kPod) + k] = rv_;
-  index(Kind::kPod, k, 0, rv_);
-  auto [it, ok] = pods_.emplace(k, std::move(pod));
+  auto [it, ok] = pods_.emplace(std::move(k), std::move(pod));
   (void)ok;
+  created_rv_[&it->first] = rv_;
+  index(Kind::kPod, &it->first, 0, rv_);
   emit(EventType::kAdded, it->second);
-  return core::Object(it->second);
+  return it->second;
 }
 
 core::Object ObjectStore::create(core::Object obj) {
@@ -303,18 +325,23 @@ core::Object ObjectStore::create(core::Object obj) {
     case Kind::kNamespace: {
       auto& ns = std::get<core::Namespace>(obj);
       ns.metadata.resource_version = std::to_string(next_rv());
-      created_rv_[kind_char(kind) + ns.metadata.name] = rv_;
+      auto [slot, fresh] = namespaces_.try_emplace(ns.metadata.name);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = ns;
       index(kind, ns.metadata.name, 0, rv_);
-      auto& stored = namespaces_[ns.metadata.name] = ns;
       emit(EventType::kAdded, stored);
       return core::Object(stored);
     }
     case Kind::kNode: {
       auto& n = std::get<core::Node>(obj);
       n.metadata.resource_version = std::to_string(next_rv());
-      created_rv_[kind_char(kind) + n.metadata.name] = rv_;
+      auto [slot, fresh] = nodes_.try_emplace(n.metadata.name);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = n;
       index(kind, n.metadata.name, 0, rv_);
-      auto& stored = nodes_[n.metadata.name] = n;
+      node_index_[n.metadata.name] = &stored;
       emit(EventType::kAdded, stored);
       return core::Object(stored);
     }
@@ -328,14 +355,16 @@ core::Object ObjectStore::create(core::Object obj) {
       ds.metadata.annotations[kTemplateGeneration] = "1";
       ds.metadata.resource_version = std::to_string(next_rv());
       std::string k = key(ds.metadata.namespace_, ds.metadata.name);
-      created_rv_[kind_char(kind) + k] = rv_;
+      auto [slot, fresh] = daemonsets_.try_emplace(k);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = ds;
       index(kind, k, 0, rv_);
-      auto& stored = daemonsets_[k] = ds;
       emit(EventType::kAdded, stored);
       return core::Object(stored);
     }
     case Kind::kPod:
-      return create_pod(std::move(std::get<core::Pod>(obj)));
+      return core::Object(create_pod(std::move(std::get<core::Pod>(obj))));
   }
   return obj;
 }
@@ -503,7 +532,7 @@ void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core
   fn(it->second);
   uint64_t old = std::stoull(it->second.metadata.resource_version);
   it->second.metadata.resource_version = std::to_string(next_rv());
-  index(Kind::kPod, k, old, rv_);
+  index(Kind::kPod, &it->first, old, rv_);
   emit(EventType::kModified, it->second);
 }
 
@@ -523,7 +552,7 @@ void ObjectStore::erase_pod(const std::string& k) {
   uint64_t old = std::stoull(it->second.metadata.resource_version);
   it->second.metadata.resource_version = std::to_string(next_rv());
   index(Kind::kPod, k, old, 0);
-  created_rv_.erase(kind_char(Kind::kPod) + k);
+  created_rv_.erase(&it->first);
   // Observers see the stored object (same address as in ADDED/MODIFIED)
   // before it goes.
   emit(EventType::kDeleted, it->second);
@@ -562,11 +591,12 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       auto it = nodes_.find(name);
       if (it == nodes_.end()) not_found(kind, name);
       core::Node node = std::move(it->second);
+      created_rv_.erase(&it->first);
       nodes_.erase(it);
+      node_index_.erase(name);
       uint64_t old = std::stoull(node.metadata.resource_version);
       node.metadata.resource_version = std::to_string(next_rv());
       index(kind, name, old, 0);
-      created_rv_.erase(kind_char(kind) + name);
       emit(EventType::kDeleted, node);
       tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(node))});
       return;
@@ -576,11 +606,11 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       auto it = daemonsets_.find(k);
       if (it == daemonsets_.end()) not_found(kind, name);
       core::DaemonSet ds = std::move(it->second);
+      created_rv_.erase(&it->first);
       daemonsets_.erase(it);
       uint64_t old = std::stoull(ds.metadata.resource_version);
       ds.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, 0);
-      created_rv_.erase(kind_char(kind) + k);
       emit(EventType::kDeleted, ds);
       tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(ds))});
       return;
@@ -598,11 +628,11 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       for (const auto& k : pods) erase_pod(k);
       it = namespaces_.find(name);
       core::Namespace nsobj = std::move(it->second);
+      created_rv_.erase(&it->first);
       namespaces_.erase(it);
       uint64_t old = std::stoull(nsobj.metadata.resource_version);
       nsobj.metadata.resource_version = std::to_string(next_rv());
       index(kind, name, old, 0);
-      created_rv_.erase(kind_char(kind) + name);
       emit(EventType::kDeleted, nsobj);
       tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(nsobj))});
       return;
@@ -631,7 +661,8 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
   while (live != by_rv_.end() || dead != tombstones_.end()) {
     bool take_live = dead == tombstones_.end() || (live != by_rv_.end() && live->first < dead->rv);
     if (take_live) {
-      const auto& [k, key] = live->second;
+      const Kind k = live->second.first;
+      const std::string& key = *live->second.second;
       if (!kind || *kind == k) {
         std::string n = key, s;
         if (auto slash = key.find('/'); slash != std::string::npos) {
@@ -640,7 +671,7 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
         }
         auto obj = get(k, s, n);
         if (obj && namespace_ok(*obj)) {
-          auto c = created_rv_.find(kind_char(k) + key);
+          auto c = created_rv_.find(&key);
           EventType t = (c != created_rv_.end() && c->second > since) ? EventType::kAdded : EventType::kModified;
           out.push_back(WatchEvent{t, k, live->first, std::move(*obj)});
         }

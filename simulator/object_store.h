@@ -185,9 +185,10 @@ class ObjectStore {
   void emit(EventType type, const core::Pod& obj);
   void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
+  void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
   void tombstone(WatchEvent event);
   void check_namespace(const std::string& ns) const;
-  core::Object create_pod(core::Pod pod);
+  const core::Pod& create_pod(core::Pod pod);
   void erase_pod(const std::string& key);
 
   std::function<core::Time()> clock_;
@@ -196,12 +197,15 @@ class ObjectStore {
   uint64_t rng_;
   std::map<std::string, core::Namespace> namespaces_;
   std::map<std::string, core::Node> nodes_;
+  std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
   std::unordered_map<std::string, core::Pod> pods_;
-  // resourceVersion at creation, per object (kind, key): ADDED vs MODIFIED.
-  std::unordered_map<std::string, uint64_t> created_rv_;
-  // Live objects by their current resourceVersion: (kind, key).
-  std::map<uint64_t, std::pair<Kind, std::string>> by_rv_;
+  // resourceVersion at creation, per live object (by the address of its key
+  // in its map above, stable while it lives): ADDED vs MODIFIED.
+  std::unordered_map<const std::string*, uint64_t> created_rv_;
+  // Live objects by their current resourceVersion: (kind, the key of the
+  // stored object in its map above).
+  std::map<uint64_t, std::pair<Kind, const std::string*>> by_rv_;
   std::deque<Tombstone> tombstones_;
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
