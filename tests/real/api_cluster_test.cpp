@@ -72,6 +72,9 @@ struct FakeApi {
   // Called for a watch request instead of the default (silence until the deadline).
   std::function<void(Exchange&)> on_watch;
   std::function<void(const HttpRequest&, Exchange&)> on_write;
+  // Called for a GET of a path that is none of the three lists (a single
+  // object); returns false to fall back to the default 404.
+  std::function<bool(const std::string& path, Exchange&)> on_get;
   std::atomic<int> lists{0};
 
   static std::map<std::string, std::string> query(const std::string& target) {
@@ -108,6 +111,7 @@ struct FakeApi {
       if (path == "/api/v1/nodes") items = nodes, kind = "NodeList";
       else if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets") items = dss, kind = "DaemonSetList";
       else if (path == "/api/v1/namespaces/gpu-operator/pods") items = pods, kind = "PodList";
+      else if (on_get && on_get(path, ex)) return;
       else return ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
     }
     ++lists;
@@ -349,6 +353,55 @@ TEST(ApiClusterWrites, CreateNamespaceThatExistsIsFine) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(json::parse(seen[0].body),
             json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpu-operator"}})"));
+}
+
+// kubectl delete namespace waits (--wait=true) until a GET answers 404: the
+// namespace controller has emptied it and removed its finalizer.
+TEST(ApiClusterWrites, DeleteNamespaceWaitsUntilItIsGone) {
+  Fixture f;
+  std::atomic<int> gets{0};
+  f.api.on_get = [&](const std::string& path, Exchange& ex) {
+    if (path != "/api/v1/namespaces/gpu-operator") return false;
+    if (++gets <= 2) {
+      ex.reply(200, R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
+      return true;
+    }
+    ex.reply(404, status_json(404, "NotFound", "namespaces \"gpu-operator\" not found"));
+    return true;
+  };
+  ApiCluster c(f.config(), f.options());
+  c.delete_namespace("gpu-operator");
+  EXPECT_EQ(f.targets(), (std::vector<std::string>{"DELETE /api/v1/namespaces/gpu-operator",
+                                                   "GET /api/v1/namespaces/gpu-operator",
+                                                   "GET /api/v1/namespaces/gpu-operator",
+                                                   "GET /api/v1/namespaces/gpu-operator"}));
+}
+
+TEST(ApiClusterWrites, DeleteNamespaceThatIsGoneIsFine) {
+  Fixture f;
+  f.api.on_write = [](const HttpRequest&, Exchange& ex) {
+    ex.reply(404, status_json(404, "NotFound", "namespaces \"gpu-operator\" not found"));
+  };
+  ApiCluster c(f.config(), f.options());
+  EXPECT_NO_THROW(c.delete_namespace("gpu-operator"));
+  EXPECT_EQ(f.targets(), (std::vector<std::string>{"DELETE /api/v1/namespaces/gpu-operator"}));
+}
+
+TEST(ApiClusterWrites, DeleteNamespaceStillTerminatingAtTheDeadline) {
+  Fixture f;
+  f.api.on_get = [](const std::string&, Exchange& ex) {
+    ex.reply(200, R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
+    return true;
+  };
+  auto o = f.options();
+  o.settle_timeout = milliseconds(200);
+  ApiCluster c(f.config(), o);
+  try {
+    c.delete_namespace("gpu-operator");
+    FAIL() << "expected ClusterError";
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(std::string(e.what()), "namespace \"gpu-operator\" is still terminating after 200ms");
+  }
 }
 
 // ---- settle ----
