@@ -79,6 +79,9 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
 
   core::RunOptions opt;
   opt.fail_fast = r.count("fail-fast") > 0;
+  // The JSON report carries what audit/order-check/matrix saw after each step
+  // (scripts/fidelity.sh compares the two backends with it).
+  opt.observe = r.count("report-json") > 0;
   std::vector<core::ScenarioResult> results;
   if (backend == "sim") {
     unsigned jobs = r.count("jobs") ? static_cast<unsigned>(std::max(1, r["jobs"].as<int>()))

@@ -502,6 +502,31 @@ void do_action(const Step& s, const Scenario& sc, Cluster& c, SimulationControls
 
 }  // namespace
 
+StepObservation observe(const ClusterState& state, const Catalog& catalog) {
+  StepObservation o;
+  Report a = audit(state, catalog);
+  o.audit = a.lines;
+  o.audit_exit = a.exit_code;
+  std::vector<std::string> names;
+  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) o.order.push_back(n + " " + order_check(state, catalog, n).lines.at(0));
+  o.matrix = matrix(state, catalog).lines;
+  for (const auto& ds : state.daemonsets) {
+    auto& f = o.daemonsets[ds.metadata.name];
+    const DaemonSetStatus& st = ds.status;
+    f["currentNumberScheduled"] = st.current_number_scheduled;
+    f["numberMisscheduled"] = st.number_misscheduled;
+    f["desiredNumberScheduled"] = st.desired_number_scheduled;
+    f["numberReady"] = st.number_ready;
+    f["observedGeneration"] = st.observed_generation;
+    f["updatedNumberScheduled"] = st.updated_number_scheduled;
+    f["numberAvailable"] = st.number_available;
+    f["numberUnavailable"] = st.number_unavailable;
+  }
+  return o;
+}
+
 std::string Step::title() const {
   if (!name.empty()) return name;
   if (action.empty()) return "check";
@@ -720,6 +745,7 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
     sr.status = StepResult::Status::kSkipped;
     sr.skip_reason = "simulator only (fault injection or virtual time)";
     res.steps.push_back(sr);
+    if (opt.observe) res.observations.emplace_back();
     return res;
   }
   std::vector<std::string> created_nodes;
@@ -742,12 +768,14 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
       sr.status = StepResult::Status::kSkipped;
       sr.skip_reason = "an earlier step failed";
       res.steps.push_back(sr);
+      if (opt.observe) res.observations.emplace_back();
       continue;
     }
     if (s.simulator_only() && !sim) {
       sr.status = StepResult::Status::kSkipped;
       sr.skip_reason = std::string("simulator only (") + (s.settle ? s.action : "settle: false") + ")";
       res.steps.push_back(sr);
+      if (opt.observe) res.observations.emplace_back();
       continue;
     }
     // The action.
@@ -787,13 +815,16 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
       sr.failures.push_back(s.action + " failed: " + *error);
     }
     // The expectations, polled on a real cluster.
+    std::optional<ClusterState> last;  // the state they were last checked on
     if (sr.failures.empty() && !s.expect.empty()) {
       Duration timeout = s.timeout.value_or(opt.default_timeout);
       Time deadline = opt.poll ? opt.now() + timeout : Time{};
       while (true) {
         try {
-          sr.failures = check_expectations(s.expect, c.state(sc.namespace_), sc.catalog);
+          last = c.state(sc.namespace_);
+          sr.failures = check_expectations(s.expect, *last, sc.catalog);
         } catch (const std::exception& e) {
+          last.reset();
           sr.failures = {std::string("reading the cluster: ") + e.what()};
         }
         if (sr.failures.empty() || !opt.poll || opt.now() >= deadline) break;
@@ -808,6 +839,15 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
       if (opt.fail_fast) stop = true;
     }
     res.steps.push_back(std::move(sr));
+    if (opt.observe) {
+      std::optional<StepObservation> o;
+      try {
+        if (!last) last = c.state(sc.namespace_);
+        o = observe(*last, sc.catalog);
+      } catch (const std::exception&) {
+      }
+      res.observations.push_back(std::move(o));
+    }
   }
   if (opt.clean_up) {
     for (const auto& s : sc.steps)
@@ -863,7 +903,8 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
   int passed = 0;
   for (const auto& r : results) {
     json::array steps;
-    for (const auto& s : r.steps) {
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+      const StepResult& s = r.steps[i];
       const char* st = s.status == StepResult::Status::kPassed   ? "passed"
                        : s.status == StepResult::Status::kFailed ? "failed"
                                                                  : "skipped";
@@ -871,6 +912,23 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
       for (const auto& f : s.failures) failures.push_back(json::value(f));
       json::object so{{"title", s.title}, {"line", s.line}, {"status", st}, {"failures", failures}};
       if (!s.skip_reason.empty()) so["skipReason"] = s.skip_reason;
+      if (i < r.observations.size() && r.observations[i]) {
+        const StepObservation& o = *r.observations[i];
+        auto lines = [](const std::vector<std::string>& v) {
+          json::array a;
+          for (const auto& l : v) a.push_back(json::value(l));
+          return a;
+        };
+        json::object dss;
+        for (const auto& [name, fields] : o.daemonsets) {
+          json::object f;
+          for (const auto& [k, v] : fields) f[k] = v;
+          dss[name] = std::move(f);
+        }
+        so["observed"] = json::object{{"audit", lines(o.audit)},   {"auditExit", o.audit_exit},
+                                      {"order", lines(o.order)},   {"matrix", lines(o.matrix)},
+                                      {"daemonsets", std::move(dss)}};
+      }
       steps.push_back(std::move(so));
     }
     json::object o{{"name", r.name}, {"file", r.file}, {"status", r.passed ? "passed" : "failed"},

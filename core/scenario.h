@@ -163,11 +163,31 @@ struct StepResult {
   std::string skip_reason;
 };
 
+// What gpuops' analyses saw after a step, for the differential run
+// (scripts/fidelity.sh compares these between the simulator and a real
+// cluster): the same text as `gpuops audit`, `gpuops order-check NODE` and
+// `gpuops matrix` on that state, and every DaemonSet's status.
+struct StepObservation {
+  std::vector<std::string> audit;  // audit report lines
+  int audit_exit = 0;
+  std::vector<std::string> order;  // "<node> <order-check result>", by node name
+  std::vector<std::string> matrix; // matrix report lines
+  // DaemonSet name -> status field (API JSON name) -> value; the eight
+  // integer fields ds_field knows.
+  std::map<std::string, std::map<std::string, int64_t>> daemonsets;
+};
+
+// Computes the observation of one state (pure).
+StepObservation observe(const ClusterState& state, const Catalog& catalog);
+
 struct ScenarioResult {
   std::string file;
   std::string name;
   bool passed = true;
   std::vector<StepResult> steps;
+  // With RunOptions::observe: one entry per step, parallel to `steps`; empty
+  // for a skipped step or when the state could not be read.
+  std::vector<std::optional<StepObservation>> observations;
   std::string error;  // the scenario could not run (set-up failed)
   double seconds = 0; // wall time, filled by the caller
 };
@@ -187,6 +207,9 @@ struct RunOptions {
   // Set up the scenario's initial cluster (nodes, namespace) before the
   // steps; a real backend deletes what it created afterwards.
   bool clean_up = false;
+  // Record a StepObservation after every step that ran (after its
+  // expectations held or timed out; without expectations, after settle()).
+  bool observe = false;
 };
 
 // Replays `scenario` on `cluster`. `sim` is nullptr on backends without
@@ -203,6 +226,10 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
 std::string line_diff(const std::vector<std::string>& expected, const std::vector<std::string>& actual);
 
 // Reports.
+// JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,
+// status, failures, skipReason?, observed?}], error?}], passed, failed};
+// `observed` (with RunOptions::observe) is {audit: [lines], auditExit,
+// order: [lines], matrix: [lines], daemonsets: {name: {field: n}}}.
 // Console: one line per scenario ("PASS name (N steps)" / "FAIL name"), the
 // failures indented below, then "N passed, M failed".
 std::string render_console(const std::vector<ScenarioResult>& results);

@@ -330,3 +330,24 @@ TEST(Scenario, JunitIsValidXmlWithOneTestcasePerScenario) {
   std::string js = core::render_json({ok, bad});
   EXPECT_NE(js.find(R"("passed":1,"failed":1)"), std::string::npos);
 }
+
+// observe(): what audit, order-check and matrix print on the state (LAB.md's
+// formats), and the DaemonSet's status fields, for the differential run.
+TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
+  core::ClusterState s = toolkit_state();
+  s.daemonsets[0].status.current_number_scheduled = 1;
+  s.daemonsets[0].status.number_ready = 1;
+  core::StepObservation o = core::observe(s, core::load_catalog("lab"));
+  EXPECT_EQ(o.audit, (std::vector<std::string>{"gpu-a OK", "gpu-b MISSING container-toolkit"}));
+  EXPECT_EQ(o.audit_exit, 1);
+  EXPECT_EQ(o.order, (std::vector<std::string>{"gpu-a ok", "gpu-b ok"}));
+  EXPECT_EQ(o.matrix, (std::vector<std::string>{"gpu-a driver=no toolkit=yes device-plugin=no gfd=no dcgm=no",
+                                                "gpu-b driver=no toolkit=no device-plugin=no gfd=no dcgm=no",
+                                                "TOTAL_PODS=1"}));
+  const auto& f = o.daemonsets.at("nvidia-container-toolkit-daemonset");
+  EXPECT_EQ(f.size(), 8u);
+  EXPECT_EQ(f.at("desiredNumberScheduled"), 2);
+  EXPECT_EQ(f.at("currentNumberScheduled"), 1);
+  EXPECT_EQ(f.at("numberReady"), 1);
+  EXPECT_EQ(f.at("numberMisscheduled"), 0);
+}
