@@ -305,14 +305,42 @@ struct FakeCluster::Impl : StoreObserver {
     }
   }
 
-  void mark_dirty(DsState& st, const std::string& node) {
+  // Marks the pair for recounting at the DaemonSet's next sync; with
+  // `enqueue` false the sync is left to whatever enqueues the DaemonSet next
+  // (upstream recounts every node on every sync, so a stale pair is exactly
+  // what a full sync would redo).
+  void mark_dirty(DsState& st, const std::string& node, bool enqueue = true) {
     Slot& slot = st.slots[node];
     if (slot.in_sync) return;  // the running sync recounts this pair anyway
     if (!slot.dirty) {
       slot.dirty = true;
       st.dirty_nodes.push_back(node);
     }
-    enqueue_ds(st);
+    if (enqueue) enqueue_ds(st);
+  }
+
+  // Labels and taints of each node as last seen: updateNode's
+  // shouldIgnoreNodeUpdate compares only these.
+  std::unordered_map<std::string, std::pair<core::Labels, std::vector<core::Taint>>> node_placement_inputs;
+
+  // mirrors addNode / updateNode / syncNodeUpdate, pkg/controller/daemon
+  // (v1.37): a node event enqueues a DaemonSet only when
+  // (shouldRun && !scheduled) || (!shouldContinueRunning && scheduled) ||
+  // (scheduled && status.numberMisscheduled > 0), where scheduled means a pod
+  // of it is bound to the node (the spec.nodeName index); an update that
+  // changes neither labels nor taints is ignored, and there is no node delete
+  // handler. So a NoSchedule taint on a node whose pod runs leaves the status
+  // as it was until something else syncs the DaemonSet.
+  bool node_event_enqueues(const DsState& st, const core::Node& node) {
+    const core::DaemonSet* d = store.find_daemonset(st.ns, st.name);
+    if (!d) return true;
+    core::Placement pl = core::should_run(*d, node);
+    bool scheduled = false;
+    auto it = st.slots.find(node.metadata.name);
+    if (it != st.slots.end())
+      for (const core::Pod* p : it->second.pods) scheduled = scheduled || p->spec.node_name == node.metadata.name;
+    return (pl.should_run && !scheduled) || (!pl.should_continue_running && scheduled) ||
+           (scheduled && d->status.number_misscheduled > 0);
   }
 
   void retry_unschedulable(const std::string& node) {
@@ -326,7 +354,15 @@ struct FakeCluster::Impl : StoreObserver {
 
   void on_node(EventType type, const core::Node& node) override {
     const std::string& name = node.metadata.name;
-    for (auto& [k, st] : ds) mark_dirty(st, name);
+    bool placement_event = false;  // addNode, or updateNode not ignored
+    if (type == EventType::kDeleted) {
+      node_placement_inputs.erase(name);
+    } else {
+      auto [it, added] = node_placement_inputs.try_emplace(name);
+      placement_event = added || it->second.first != node.metadata.labels || it->second.second != node.taints;
+      it->second = {node.metadata.labels, node.taints};
+    }
+    for (auto& [k, st] : ds) mark_dirty(st, name, placement_event && node_event_enqueues(st, node));
     retry_unschedulable(name);
     if (type == EventType::kDeleted) {
       observed_ready.erase(name);
@@ -960,8 +996,11 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // Node lifecycle controller: doNoScheduleTaintingPass and
-  // doNoExecuteTaintingPass keep the condition taints in sync; on a Ready
-  // True -> not True transition, MarkPodsNotReady.
+  // doNoExecuteTaintingPass keep the condition taints in sync; when Ready goes
+  // from True to Unknown (the controller's own verdict that the kubelet
+  // stopped posting), MarkPodsNotReady. monitorNodeHealth calls it only when
+  // its tryUpdateNodeHealth turned an observed True into something else; a
+  // Ready=False posted by the kubelet itself marks no pod.
   void node_lifecycle(const std::string& name) {
     const core::Node* n = store.find_node(name);
     if (!n) return;
@@ -991,7 +1030,7 @@ struct FakeCluster::Impl : StoreObserver {
     std::string before = observed_ready.count(name) ? observed_ready[name] : "True";
     observed_ready[name] = ready;
     if (changed) store.mutate_node(name, [&](core::Node& node) { node.taints = taints; });
-    if (before == "True" && ready != "True") {
+    if (before == "True" && ready == "Unknown") {
       // controllerutil.MarkPodsNotReady: Ready=False on every pod of the node.
       auto it = pods_on_node.find(name);
       if (it == pods_on_node.end()) return;
