@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# End-to-end tests on a real control plane (issue 8): upstream etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler and KWOK, built (or
+# reused) by scripts/cluster-build.sh and started on loopback by
+# scripts/cluster-up.sh in a temporary directory. Against it:
+#   1. the whole scenario library with `gpuops run --backend real`
+#      (simulator-only scenarios and steps are reported as skipped);
+#   2. `gpuops lab run --kubeconfig` into a temporary working directory, then
+#      `gpuops lab grade --kubeconfig` on it (must print 8 PASS lines);
+#   3. the lab's two scripts from that directory (operand-audit.sh,
+#      order-check.sh NODE for every node) against `gpuops audit` and
+#      `gpuops order-check NODE`: same output, same exit code;
+#   4. with --fidelity: the differential run (scripts/fidelity.sh) on the
+#      same cluster, which rewrites docs/FIDELITY.md.
+# The cluster is always brought down (trap, by recorded PID). Prints a summary
+# and exits non-zero on any failure.
+#
+#   scripts/e2e-real.sh [--fidelity] [--keep]
+#
+# Environment: GPUOPS (the gpuops binary; default build/gpuops), GPUOPS_CACHE
+# and GPUOPS_CLUSTER_BIN (see scripts/cluster-build.sh / cluster-up.sh),
+# E2E_DIR (work directory; default a new one under /tmp, deleted at the end
+# unless --keep or a failure), E2E_TIMEOUT (default expectation timeout of
+# `gpuops run`, default 60s).
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gpuops=${GPUOPS:-$repo/build/gpuops}
+fidelity=0 keep=0
+for a in "$@"; do
+  case $a in
+    --fidelity) fidelity=1 ;;
+    --keep) keep=1 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "e2e-real: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+[ -x "$gpuops" ] || { echo "e2e-real: $gpuops not found: build it (scripts/build.sh) or set GPUOPS" >&2; exit 2; }
+gpuops=$(cd "$(dirname "$gpuops")" && pwd)/$(basename "$gpuops")
+
+work=${E2E_DIR:-$(mktemp -d /tmp/gpuops-e2e.XXXXXX)}
+mkdir -p "$work"
+cluster=$work/cluster
+results=()   # "PASS|FAIL name (detail)"
+failed=0
+t_all=$(date +%s.%N)
+
+say() { echo "e2e-real: $*" >&2; }
+record() { # STATUS NAME DETAIL
+  results+=("$1 $2${3:+ ($3)}")
+  [ "$1" = PASS ] || failed=$((failed + 1))
+  say "$1 $2${3:+ ($3)}"
+}
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+down() {
+  if [ -d "$cluster/pids" ]; then
+    "$repo/scripts/cluster-down.sh" "$cluster" >&2 || say "cluster-down failed"
+  fi
+}
+finish() {
+  local rc=$?
+  down
+  echo
+  echo "=== e2e-real summary ($work) ==="
+  for r in "${results[@]}"; do echo "  $r"; done
+  echo "  total $(since "$t_all")"
+  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then
+    echo "e2e-real: all passed"
+    [ "$keep" = 1 ] || [ -n "${E2E_DIR:-}" ] || rm -rf "$work"
+  else
+    echo "e2e-real: $failed failed (logs kept in $work)"
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+# --- the control plane ------------------------------------------------------
+t=$(date +%s.%N)
+if ! bin=$("$repo/scripts/cluster-build.sh" | tail -n1); then
+  record FAIL cluster-build "see the messages above"
+  exit 1
+fi
+record PASS cluster-build "$(since "$t")"
+t=$(date +%s.%N)
+if ! GPUOPS_CLUSTER_BIN=$bin "$repo/scripts/cluster-up.sh" "$cluster" >"$work/cluster-up.out" 2>&1; then
+  cat "$work/cluster-up.out" >&2
+  record FAIL cluster-up "see $work/cluster-up.out"
+  exit 1
+fi
+record PASS cluster-up "$(since "$t")"
+# shellcheck disable=SC1091
+. "$cluster/env"
+kc=$KUBECONFIG
+# The lab's scripts call kubectl (and jq): use the kubectl built with the
+# control plane, whatever else is on PATH.
+export PATH="$GPUOPS_CLUSTER_BIN:$PATH"
+
+# --- 1. the scenario library ------------------------------------------------
+t=$(date +%s.%N)
+"$gpuops" run --backend real --kubeconfig "$kc" --timeout "${E2E_TIMEOUT:-60s}" \
+  --junit "$work/scenarios.junit.xml" --report-json "$work/scenarios-real.json" \
+  "$repo/scenarios" >"$work/scenarios.out" 2>"$work/scenarios.err"
+rc=$?
+cat "$work/scenarios.out"
+summary=$(tail -n1 "$work/scenarios.out")
+skipped=$(grep -c '^  skipped ' "$work/scenarios.out")
+if [ $rc -eq 0 ]; then
+  record PASS "scenarios --backend real" "$summary, $skipped simulator-only skips, $(since "$t")"
+else
+  sed 's/^/  stderr: /' "$work/scenarios.err" | tail -n 20 >&2
+  record FAIL "scenarios --backend real" "exit $rc: $summary, $(since "$t")"
+fi
+
+# --- 2. the lab, run and graded on the real cluster -------------------------
+t=$(date +%s.%N)
+lab=$work/lab
+if "$gpuops" lab run --dir "$lab" --kubeconfig "$kc" --quiet >"$work/lab-run.out" 2>&1; then
+  record PASS "lab run" "$(since "$t")"
+else
+  cat "$work/lab-run.out" >&2
+  record FAIL "lab run" "exit $?"
+fi
+t=$(date +%s.%N)
+"$gpuops" lab grade --dir "$lab" --kubeconfig "$kc" >"$work/lab-grade.out" 2>&1
+rc=$?
+cat "$work/lab-grade.out"
+passes=$(grep -c '^PASS' "$work/lab-grade.out")
+if [ $rc -eq 0 ] && [ "$passes" -eq 8 ]; then
+  record PASS "lab grade" "8 PASS lines, $(since "$t")"
+else
+  record FAIL "lab grade" "exit $rc, $passes PASS lines (expected 8)"
+fi
+
+# --- 3. the lab's two scripts against gpuops --------------------------------
+compare() { # NAME -- SCRIPT-CMD... -- GPUOPS-CMD...
+  local name=$1; shift 2
+  local a=() b=()
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  local out_a out_b rc_a rc_b
+  out_a=$("${a[@]}" 2>"$work/$name.script.err"); rc_a=$?
+  out_b=$("${b[@]}" 2>"$work/$name.gpuops.err"); rc_b=$?
+  if [ "$out_a" = "$out_b" ] && [ $rc_a -eq $rc_b ]; then
+    record PASS "$name" "exit $rc_a, $(printf '%s\n' "$out_a" | wc -l) lines agree"
+  else
+    say "$name: script (exit $rc_a):"; printf '%s\n' "$out_a" >&2
+    say "$name: gpuops (exit $rc_b):"; printf '%s\n' "$out_b" >&2
+    record FAIL "$name" "script exit $rc_a, gpuops exit $rc_b; outputs $([ "$out_a" = "$out_b" ] && echo agree || echo differ)"
+  fi
+}
+if [ -f "$lab/operand-audit.sh" ]; then
+  compare operand-audit.sh -- env KUBECONFIG="$kc" bash "$lab/operand-audit.sh" -- \
+    "$gpuops" audit --kubeconfig "$kc"
+  for node in $(kubectl --kubeconfig "$kc" get nodes -o 'jsonpath={.items[*].metadata.name}'); do
+    compare "order-check.sh-$node" -- env KUBECONFIG="$kc" bash "$lab/order-check.sh" "$node" -- \
+      "$gpuops" order-check --kubeconfig "$kc" "$node"
+  done
+else
+  record FAIL "lab scripts" "no $lab/operand-audit.sh"
+fi
+
+# --- 4. the differential run ------------------------------------------------
+if [ "$fidelity" = 1 ]; then
+  t=$(date +%s.%N)
+  if GPUOPS=$gpuops E2E_KUBECONFIG=$kc E2E_REAL_JSON=$work/scenarios-real.json \
+      "$repo/scripts/fidelity.sh" "$work/fidelity" >"$work/fidelity.out" 2>&1; then
+    record PASS fidelity "$(tail -n1 "$work/fidelity.out"), $(since "$t")"
+  else
+    cat "$work/fidelity.out" >&2
+    record FAIL fidelity "$(tail -n1 "$work/fidelity.out")"
+  fi
+fi
