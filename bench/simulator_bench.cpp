@@ -1,66 +1,36 @@
-// Simulator benchmarks (issue 3): settle from empty for 1,000 and 5,000 nodes
-// x 5 and x 16 operands, one label flip on a settled cluster, peak RSS.
+// Simulator benchmarks (issues 3 and 9): settle from empty and one label flip
+// on a settled cluster, for 1,000 and 5,000 nodes x 5 and x 16 operands of the
+// gpu-operator catalog (bench_common.h); peak RSS.
 //
 //   ninja -C build simulator_bench && build/bench/simulator_bench
 //
 // Targets: 5,000 x 16 settles in < 1 s; a label flip costs < 5 ms and does
-// not grow with the cluster; peak RSS < 500 MB. Results: docs/SIMULATOR.md.
+// not grow with the cluster; peak RSS < 500 MB. Results: docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
-#include <fstream>
+#include <memory>
 #include <string>
 
+#include "bench/bench_common.h"
 #include "simulator/fake_cluster.h"
 
 namespace {
 
 using gpuops::simulator::FakeCluster;
 namespace core = gpuops::core;
+namespace bench = gpuops::bench;
+using bench::kNs;
+using bench::peak_rss_mb;
 
-const char* kNs = "gpu-operator";
-
-std::string label_of(int i) { return "nvidia.com/gpu.deploy.operand-" + std::to_string(i); }
-
-// A synthetic operand DaemonSet shaped like the lab's: nodeSelector
-// `<deploy label>: "true"`, selector and pod label app=<name>, one container
-// with a memory request, the GPU toleration.
-core::DaemonSet operand(int i) {
-  core::DaemonSet d;
-  d.metadata.name = "operand-" + std::to_string(i);
-  d.metadata.namespace_ = kNs;
-  d.selector.match_labels = {{"app", d.metadata.name}};
-  d.template_.labels = {{"app", d.metadata.name}};
-  d.template_.spec.node_selector = {{label_of(i), "true"}};
-  d.template_.spec.tolerations.push_back(core::Toleration{"nvidia.com/gpu", "Exists", "", "NoSchedule", std::nullopt});
-  core::Container c;
-  c.name = "main";
-  c.image = "nvcr.io/nvidia/operand-" + std::to_string(i) + ":v1";
-  c.requests["memory"] = core::Quantity::parse("64Mi");
-  d.template_.spec.containers.push_back(c);
-  return d;
-}
-
-// N nodes with every deploy label "true", then the operands applied. Not settled.
+// N nodes with every deploy label "true", then the first `operands` operands
+// of the gpu-operator catalog applied (bench_common.h). Not settled.
 void populate(FakeCluster& c, int nodes, int operands) {
+  auto ops = bench::operands(operands);
   c.create_namespace(kNs);
-  for (int n = 0; n < nodes; ++n) {
-    core::Node node;
-    node.metadata.name = "node-" + std::to_string(n);
-    node.metadata.labels = {{"kubernetes.io/hostname", node.metadata.name}, {"nvidia.com/gpu.present", "true"}};
-    for (int i = 0; i < operands; ++i) node.metadata.labels[label_of(i)] = "true";
-    c.add_node(node);
-  }
+  for (int n = 0; n < nodes; ++n) c.add_node(bench::node(n, ops));
   std::vector<core::Object> ds;
-  for (int i = 0; i < operands; ++i) ds.emplace_back(operand(i));
+  for (const auto& op : ops) ds.emplace_back(bench::daemonset(op));
   c.apply(ds);
-}
-
-double peak_rss_mb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
-  return 0;
 }
 
 void BM_SettleFromEmpty(benchmark::State& state) {
@@ -91,25 +61,33 @@ BENCHMARK(BM_SettleFromEmpty)
 
 // One deploy label flipped on one node of a settled cluster, then settle:
 // alternately an opt-out (pod deleted) and an opt-in (pod created, bound,
-// Running), with every DaemonSet status kept exact.
+// Running), with every DaemonSet status kept exact. The label is the
+// container-toolkit's (only its DaemonSet selects on it).
 void BM_LabelFlip(benchmark::State& state) {
-  const int nodes = static_cast<int>(state.range(0)), operands = 16;
+  const int nodes = static_cast<int>(state.range(0)), operands = static_cast<int>(state.range(1));
+  auto ops = bench::operands(operands);
+  const core::Operand& op = ops[1];
   FakeCluster c;
   populate(c, nodes, operands);
   c.settle();
   bool on = true;
   for (auto _ : state) {
     on = !on;
-    c.set_node_label("node-" + std::to_string(nodes / 2), label_of(3), on ? "true" : "false");
+    c.set_node_label(bench::node_name(nodes / 2), op.label, on ? "true" : "false");
     c.settle();
   }
-  auto* d = c.store().find_daemonset(kNs, "operand-3");
+  auto* d = c.store().find_daemonset(kNs, op.daemonset);
   int expected = nodes - (on ? 0 : 1);
   if (!d || d->status.desired_number_scheduled != expected || d->status.number_ready != expected)
     state.SkipWithError("wrong DaemonSet status after flips");
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
-BENCHMARK(BM_LabelFlip)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LabelFlip)
+    ->Args({1000, 5})
+    ->Args({1000, 16})
+    ->Args({5000, 5})
+    ->Args({5000, 16})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

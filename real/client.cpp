@@ -157,6 +157,7 @@ struct Client::Impl {
   std::unique_ptr<ssl::context> ssl_ctx;
   std::unique_ptr<Conn> pooled;
   int sent = 0;
+  uint64_t received = 0;  // response body bytes, non-watch requests
   std::set<std::string> warned;
 
   // tokenFile cache (NewCachedFileTokenSource, transport/token_source.go)
@@ -549,6 +550,7 @@ struct Client::Impl {
     print_warnings(res.base());
     Raw out;
     out.status = static_cast<int>(res.result_int());
+    received += res.body().size();
     out.body = std::move(res.body());
     out.retry_after = std::string(res[http::field::retry_after]);
     if (!res.keep_alive())
@@ -735,5 +737,6 @@ Client::WatchEnd Client::watch(const Request& request, const std::function<bool(
 const RestConfig& Client::config() const { return impl_->cfg; }
 
 int Client::requests_sent() const { return impl_->sent; }
+uint64_t Client::bytes_received() const { return impl_->received; }
 
 }  // namespace gpuops::real

@@ -143,6 +143,10 @@ class Client {
   // Number of requests put on the wire (each retry counts), for tests and
   // benchmarks that check the request count does not grow with cluster size.
   int requests_sent() const;
+  // Response body bytes received by send()/send_json() (as decoded from the
+  // chunked or sized body, headers not counted; watches not counted), for
+  // benchmarks.
+  uint64_t bytes_received() const;
 
  private:
   struct Impl;
