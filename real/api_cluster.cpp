@@ -488,10 +488,6 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
       for (auto* p : pods)
         out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " +
                       (nn.empty() ? "(none)" : nn));
-    if (st.desired_number_scheduled != expected)
-      out.push_back("DaemonSet " + dn + ": status.desiredNumberScheduled is " +
-                    std::to_string(st.desired_number_scheduled) + ", nodes that should run it: " +
-                    std::to_string(expected));
     bool status_current = st.observed_generation >= ds->metadata.generation && st.desired_number_scheduled == expected &&
                           st.current_number_scheduled == expected && st.number_misscheduled == 0;
     if (!status_current) out.insert(out.end(), not_running.begin(), not_running.end());

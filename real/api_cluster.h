@@ -49,7 +49,9 @@ namespace gpuops::real {
 struct ApiClusterOptions {
   bool dry_run = false;                            // send dryRun=All on every write
   std::string field_manager = "gpuops";            // server-side apply field manager
-  std::chrono::milliseconds settle_timeout{60000};  // settle() deadline
+  // settle() deadline. 120 s: a deleted node's pods go only when pod GC
+  // deletes them (gcOrphaned: 20 s period, 40 s quarantine, so 40-80 s).
+  std::chrono::milliseconds settle_timeout{120000};
   std::chrono::milliseconds settle_poll{2000};      // longest wait between two re-lists in settle()
   int64_t page_size = 500;                          // list `limit` (client-go pager default)
   // Where settle() writes its progress line ("\r" rewritten). nullptr: stderr
@@ -111,11 +113,11 @@ class ApiCluster : public core::Cluster {
 //  - a pod of it (controller owner reference to the DaemonSet) on a node
 //    where it should not continue running, or on a node that is gone:
 //    "DaemonSet <name>: pod <pod> remains on node <node>";
-//  - status.desiredNumberScheduled not equal to the number of nodes that
-//    should run it (a DaemonSet's generation does not change when a node label
-//    does, so its status must be compared with the nodes, not with
-//    observedGeneration): "DaemonSet <name>: status.desiredNumberScheduled is
-//    <n>, nodes that should run it: <m>";
+//  (status.desiredNumberScheduled is not waited for: the DaemonSet
+//  controller leaves it stale on purpose after node changes that need no pod
+//  change, e.g. a NoSchedule taint on a node whose pod runs, or a deleted
+//  node: v1.37 syncNodeUpdate, no node delete handler; it is only updated at
+//  the next sync for another reason);
 //  - a pod that is not Running while the status is not up to date
 //    (observedGeneration < generation, desiredNumberScheduled or
 //    currentNumberScheduled not equal to the nodes that should run it, or

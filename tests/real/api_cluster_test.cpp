@@ -444,12 +444,24 @@ TEST(SettlePending, StaleDesiredNumberAndPendingPods) {
   auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
                     {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
   EXPECT_EQ(settle_pending(s), (std::vector<std::string>{
-                                   "DaemonSet driver: status.desiredNumberScheduled is 1, nodes that should run it: 2",
                                    "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
                                }));
   // An up-to-date status accepts a Pending pod (an image still pulling).
   s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+}
+
+// A NoSchedule taint on gpu-2, whose pod runs: NodeShouldRunDaemonPod gives
+// (false, true), the pod stays, and kube-controller-manager v1.37 leaves the
+// status at desired 2 (syncNodeUpdate does not enqueue the DaemonSet). That is
+// settled: no controller will act.
+TEST(SettlePending, StaleDesiredAfterANoScheduleTaintIsSettled) {
+  json::object tainted = node_json("gpu-2", {{kDriverLabel, "true"}});
+  tainted["spec"] = json::object{
+      {"taints", json::array{json::object{{"key", "dedicated"}, {"value", "ml-team"}, {"effect", "NoSchedule"}}}}};
+  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), tainted}, {ds_json(2, 2)},
+                    {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Running")});
   EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
 }
 
