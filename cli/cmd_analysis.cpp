@@ -35,6 +35,26 @@ int emit(const core::Report& rep, const json::value& doc, const std::string& out
   return rep.exit_code;
 }
 
+// What audit, order-check and matrix share: their options read, the catalog
+// loaded, the cluster opened and read once, node names sorted.
+struct Loaded {
+  ClusterOptions opts;
+  core::Catalog catalog;
+  core::ClusterState state;
+  std::vector<std::string> node_names;
+};
+
+Loaded load(const cxxopts::ParseResult& r) {
+  Loaded l;
+  l.opts = read_cluster_options(r);
+  l.catalog = core::load_catalog(l.opts.operands);
+  auto cluster = open_cluster(l.opts);
+  l.state = cluster->state(l.opts.namespace_);
+  for (const auto& n : l.state.nodes) l.node_names.push_back(n.metadata.name);
+  std::sort(l.node_names.begin(), l.node_names.end());
+  return l;
+}
+
 }  // namespace
 
 int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
@@ -65,23 +85,17 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream&) {
   auto r = parse(opts, args);
   if (help_requested(opts, r, out)) return 0;
   no_extra_args(r, 0);
-  ClusterOptions o = read_cluster_options(r);
-  core::Catalog catalog = core::load_catalog(o.operands);
-  auto cluster = open_cluster(o);
-  core::ClusterState state = cluster->state(o.namespace_);
-  core::Report rep = core::audit(state, catalog);
+  Loaded l = load(r);
+  core::Report rep = core::audit(l.state, l.catalog);
   json::array nodes;
-  std::vector<std::string> names;
-  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
-  std::sort(names.begin(), names.end());
-  for (const auto& name : names) {
+  for (const auto& name : l.node_names) {
     json::array missing;
     for (const auto& line : rep.lines)
       if (line.starts_with(name + " MISSING ")) missing.push_back(json::value(line.substr(name.size() + 9)));
     nodes.push_back(json::object{{"node", name}, {"ok", missing.empty()}, {"missing", missing}});
   }
-  return emit(rep, json::object{{"namespace", o.namespace_}, {"nodes", nodes}, {"exitCode", rep.exit_code}}, o.output,
-              out);
+  return emit(rep, json::object{{"namespace", l.opts.namespace_}, {"nodes", nodes}, {"exitCode", rep.exit_code}},
+              l.opts.output, out);
 }
 
 int cmd_order_check(const Args& args, std::ostream& out, std::ostream&) {
@@ -97,16 +111,12 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream&) {
   no_extra_args(r, 0);
   if (!r.count("node")) throw UsageError("missing NODE");
   std::string node = r["node"].as<std::string>();
-  ClusterOptions o = read_cluster_options(r);
-  core::Catalog catalog = core::load_catalog(o.operands);
-  auto cluster = open_cluster(o);
-  core::ClusterState state = cluster->state(o.namespace_);
-  bool known = std::any_of(state.nodes.begin(), state.nodes.end(),
-                           [&](const core::Node& n) { return n.metadata.name == node; });
-  if (!known) throw core::ClusterError("node \"" + node + "\" not found");
-  core::Report rep = core::order_check(state, catalog, node);
-  return emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}}, o.output,
-              out);
+  Loaded l = load(r);
+  if (!std::binary_search(l.node_names.begin(), l.node_names.end(), node))
+    throw core::ClusterError("node \"" + node + "\" not found");
+  core::Report rep = core::order_check(l.state, l.catalog, node);
+  return emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}},
+              l.opts.output, out);
 }
 
 int cmd_matrix(const Args& args, std::ostream& out, std::ostream&) {
@@ -117,24 +127,18 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream&) {
   auto r = parse(opts, args);
   if (help_requested(opts, r, out)) return 0;
   no_extra_args(r, 0);
-  ClusterOptions o = read_cluster_options(r);
-  core::Catalog catalog = core::load_catalog(o.operands);
-  auto cluster = open_cluster(o);
-  core::ClusterState state = cluster->state(o.namespace_);
-  core::Report rep = core::matrix(state, catalog);
+  Loaded l = load(r);
+  core::Report rep = core::matrix(l.state, l.catalog);
   json::array rows;
-  std::vector<std::string> names;
-  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
-  std::sort(names.begin(), names.end());
-  for (const auto& name : names) {
+  for (const auto& name : l.node_names) {
     json::object row{{"node", name}};
     json::object cols;
-    for (const auto& op : catalog.operands) cols[op.column] = core::operand_present(state, op, name);
+    for (const auto& op : l.catalog.operands) cols[op.column] = core::operand_present(l.state, op, name);
     row["operands"] = std::move(cols);
     rows.push_back(std::move(row));
   }
   std::string total = rep.lines.back().substr(std::string("TOTAL_PODS=").size());
-  return emit(rep, json::object{{"nodes", rows}, {"totalPods", std::stoi(total)}}, o.output, out);
+  return emit(rep, json::object{{"nodes", rows}, {"totalPods", std::stoi(total)}}, l.opts.output, out);
 }
 
 }  // namespace gpuops::cli
