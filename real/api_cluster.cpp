@@ -447,6 +447,17 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
   std::sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->metadata.name < b->metadata.name; });
 
   std::vector<std::string> out;
+  // A new node carries node.kubernetes.io/not-ready:NoSchedule from the
+  // NodeTaint admission plugin (plugin/pkg/admission/nodetaint) until the node
+  // lifecycle controller sees Ready=True and removes it
+  // (doNoScheduleTaintingPass): until then no DaemonSet pod should run there,
+  // yet the controller is about to act.
+  for (const core::Node* node : nodes) {
+    if (node->ready_status() != "True") continue;
+    for (const auto& t : node->taints)
+      if (t.key == "node.kubernetes.io/not-ready" || t.key == "node.kubernetes.io/unreachable")
+        out.push_back("Node " + node->metadata.name + ": taint " + t.key + ":" + t.effect + " while Ready is True");
+  }
   for (const core::DaemonSet* ds : dss) {
     const std::string& dn = ds->metadata.name;
     // Pods this DaemonSet controls, by node (getNodesToDaemonPods).
@@ -476,9 +487,16 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
           continue;
         }
         for (auto* p : active)
-          if (p->status.phase != "Running")
-            not_running.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " on node " + nn + " is " +
-                                  (p->status.phase.empty() ? "Pending" : p->status.phase));
+          if (p->status.phase != "Running") {
+            std::string m = "DaemonSet " + dn + ": pod " + p->metadata.name + " on node " + nn + " is " +
+                            (p->status.phase.empty() ? "Pending" : p->status.phase);
+            // A node without status.allocatable has not posted its capacity
+            // yet (its kubelet, here KWOK, is about to): the scheduler's
+            // NodeResourcesFit refuses it for now and retries on the node's
+            // update, so the pod is still on its way whatever the status says.
+            if (node->allocatable.empty()) out.push_back(m + " (node has no allocatable yet)");
+            else not_running.push_back(m);
+          }
       } else if (!pl.should_continue_running) {
         for (auto* p : pods) out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " + nn);
       }

@@ -106,7 +106,11 @@ class ApiCluster : public core::Cluster {
   std::string last_pods_rv_;
 };
 
-// Why `state` has not settled; empty when it has. For each DaemonSet of the
+// Why `state` has not settled; empty when it has. First, for each node whose
+// Ready condition is True but which still carries a not-ready or unreachable
+// taint (a new node, tainted by the NodeTaint admission plugin until the node
+// lifecycle controller removes it): "Node <node>: taint <key>:<effect> while
+// Ready is True". Then for each DaemonSet of the
 // namespace, with core::should_run as the DaemonSet controller decides:
 //  - a node that should run it and has no pod of it (not being deleted):
 //    "DaemonSet <name>: no pod on node <node>";

@@ -441,13 +441,19 @@ TEST(SettlePending, LabelChangedButNothingHappenedYet) {
 }
 
 TEST(SettlePending, StaleDesiredNumberAndPendingPods) {
-  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
+  // Nodes that posted their capacity (a Pending pod is otherwise still on its way).
+  auto posted = [](const std::string& name, const core::Labels& labels) {
+    json::object n = node_json(name, labels);
+    n["status"].as_object()["allocatable"] = json::object{{"pods", "110"}};
+    return n;
+  };
+  auto s = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
                     {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
   EXPECT_EQ(settle_pending(s), (std::vector<std::string>{
                                    "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
                                }));
   // An up-to-date status accepts a Pending pod (an image still pulling).
-  s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "true"}})},
+  s = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
   EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
 }
@@ -463,6 +469,27 @@ TEST(SettlePending, StaleDesiredAfterANoScheduleTaintIsSettled) {
   auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), tainted}, {ds_json(2, 2)},
                     {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Running")});
   EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+}
+
+// A node just created: Ready=True, but the NodeTaint admission plugin's
+// not-ready:NoSchedule is still there, so no pod should run yet; the node
+// lifecycle controller is about to remove the taint.
+TEST(SettlePending, NewNodeStillTaintedNotReady) {
+  json::object fresh = node_json("gpu-1", {{kDriverLabel, "true"}});
+  fresh["spec"] = json::object{
+      {"taints", json::array{json::object{{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}}}}};
+  auto s = state_of({fresh}, {ds_json(0, 0)}, {});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
+                                   "Node gpu-1: taint node.kubernetes.io/not-ready:NoSchedule while Ready is True"});
+}
+
+// The node has not posted its capacity yet: a Pending pod there is still on
+// its way even with an up-to-date status.
+TEST(SettlePending, PendingPodOnANodeWithoutAllocatable) {
+  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}})}, {ds_json(1, 1)},
+                    {pod_json("driver-a", "gpu-1", "Pending")});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
+                                   "DaemonSet driver: pod driver-a on node gpu-1 is Pending (node has no allocatable yet)"});
 }
 
 TEST(SettlePending, PodOfADeletedNodeRemains) {
