@@ -11,7 +11,12 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "bench/bench_common.h"
+#include "core/lab.h"
 #include "simulator/fake_cluster.h"
 
 namespace {
@@ -88,6 +93,23 @@ BENCHMARK(BM_LabelFlip)
     ->Args({5000, 5})
     ->Args({5000, 16})
     ->Unit(benchmark::kMicrosecond);
+
+// LAB.md's eight steps (core::run_lab, as `gpuops lab run` does) on a fresh
+// simulator, in process: what `gpuops lab run` costs without starting a
+// process. Writes the working directory to a temporary folder.
+void BM_LabRun(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("gpuops-bench-lab-" + std::to_string(::getpid()));
+  core::Catalog catalog = core::load_catalog("lab");
+  for (auto _ : state) {
+    FakeCluster c;
+    core::LabRunOptions lo;
+    lo.dir = dir.string();
+    core::run_lab(c, catalog, lo);
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_LabRun)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

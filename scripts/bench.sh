@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: every benchmark of issue 9 in one run, one table at the end.
+#
+#   scripts/bench.sh [BUILD_DIR]          # default: build
+#
+# Environment:
+#   BENCH_QUICK=1        skip the 5,000-node kubectl script run (the slowest part)
+#   BENCH_CALLGRIND=1    also count instructions of each settle under callgrind
+#                        (valgrind; about 1 min per 1,000 x 16 settle)
+#   BENCH_CLUSTER=0      skip the lab on the real control plane
+#                        (scripts/cluster-up.sh; needs the built binaries)
+#
+# Builds (Release-like RelWithDebInfo, -O2) core_bench, simulator_bench,
+# api_audit_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
+#   core       core::should_run and core::audit, 1,000 / 5,000 / 20,000 nodes x 16
+#   simulator  settle from empty and one label flip, 1,000 / 5,000 nodes x 5 / x 16,
+#              each configuration in its own process so its peak RSS is its own
+#   api        the audit over the API (real::ApiCluster against the simulator's
+#              API server) vs data/lab/operand-audit.sh (kubectl + jq), same cluster
+#   lab        `gpuops lab run` on the simulator vs on the real control plane
+# Times are wall and CPU; the machine is described first (nproc, CPU model, load).
+# Results and their discussion: docs/PERFORMANCE.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+case "$BUILD" in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/gpuops-bench.XXXXXX")
+CLUSTER_DIR=""
+cleanup() {
+  if [ -n "$CLUSTER_DIR" ] && [ -d "$CLUSTER_DIR/pids" ]; then "$ROOT/scripts/cluster-down.sh" "$CLUSTER_DIR" >/dev/null 2>&1 || true; fi
+  rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+need() { command -v "$1" >/dev/null || { echo "bench.sh: needs $1" >&2; exit 2; }; }
+need jq
+need cmake
+need ninja
+
+log() { printf '%s\n' "$*" >&2; }
+ROWS=()
+row() { ROWS+=("$(printf '%s\t' "$@")"); }
+
+# ---------------------------------------------------------------- build
+log "== build ($BUILD)"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
+ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench gpuops >&2
+
+# ---------------------------------------------------------------- machine
+CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+log "== machine: $(nproc) cores, $CPU, load $LOAD_START"
+
+# Google Benchmark JSON -> rows. $1 file, $2 label prefix
+gbench_rows() {
+  jq -r '.benchmarks[] | [.name, .real_time, .cpu_time, .time_unit, (.peak_rss_MB // 0), (.error_message // "")] | @tsv' "$1"
+}
+to_ms() {  # value unit -> ms
+  awk -v v="$1" -v u="$2" 'BEGIN { f = (u=="ns") ? 1e-6 : (u=="us") ? 1e-3 : (u=="ms") ? 1 : 1000; printf "%.3f", v*f }'
+}
+
+# ---------------------------------------------------------------- core
+log "== core: placement and audit"
+"$BUILD/bench/core_bench" --benchmark_out="$OUT/core.json" --benchmark_out_format=json >&2
+while IFS=$'\t' read -r name real cpu unit _rss err; do
+  [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+  n=${name#BM_*/}
+  what=${name%%/*}
+  case "$what" in BM_Placement) w="core::should_run, every (DaemonSet, node)" ;; *) w="core::audit" ;; esac
+  row core "$w" "${n%%/*} x 16" "$(to_ms "$real" "$unit") ms" "$(to_ms "$cpu" "$unit") ms" "" ""
+done < <(gbench_rows "$OUT/core.json")
+
+# ---------------------------------------------------------------- simulator
+log "== simulator: settle from empty, label flip"
+for bm in SettleFromEmpty LabelFlip; do
+  for cfg in 1000/5 1000/16 5000/5 5000/16; do
+    f="$OUT/sim-$bm-${cfg/\//x}.json"
+    "$BUILD/bench/simulator_bench" --benchmark_filter="BM_$bm/$cfg(/|\$)" --benchmark_out="$f" \
+      --benchmark_out_format=json >&2
+    while IFS=$'\t' read -r name real cpu unit rss err; do
+      [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+      case "$bm" in
+        SettleFromEmpty) w="settle from empty"; tgt=$([ "$cfg" = 5000/16 ] && echo "< 1 s, RSS < 500 MB" || true) ;;
+        *) w="one label flip + settle"; tgt="< 5 ms, flat" ;;
+      esac
+      ins=""
+      if [ "$bm" = SettleFromEmpty ] && [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
+        valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
+          --toggle-collect='gpuops::simulator::FakeCluster::settle()' \
+          "$BUILD/bench/simulator_bench" --benchmark_filter="BM_$bm/$cfg(/|\$)" >/dev/null 2>"$OUT/cg.err"
+        ins=$(grep -o 'Collected : [0-9]*' "$OUT/cg.err" | awk '{ printf "%.2f G instr", $3 / 3 / 1e9 }')
+      fi
+      row simulator "$w" "${cfg/\// x }" "$(to_ms "$real" "$unit") ms" "$(to_ms "$cpu" "$unit") ms" \
+        "RSS $(printf '%.0f' "$rss") MB${ins:+, $ins}" "$tgt"
+    done < <(gbench_rows "$f")
+  done
+done
+
+# ---------------------------------------------------------------- audit over the API
+log "== audit over the API vs operand-audit.sh (kubectl + jq)"
+have_kubectl=0
+command -v kubectl >/dev/null && have_kubectl=1
+for n in 1000 5000; do
+  flags=()
+  if [ "$have_kubectl" = 1 ] && { [ "$n" = 1000 ] || [ "${BENCH_QUICK:-0}" != 1 ]; }; then flags+=(--kubectl); fi
+  "$BUILD/bench/api_audit_bench" --nodes "$n" --operands 5 --runs 5 "${flags[@]}" >"$OUT/api-$n.txt"
+  cat "$OUT/api-$n.txt" >&2
+  v() { grep "^$1=" "$OUT/api-$n.txt" | cut -d= -f2; }
+  row api "audit over the API (ApiCluster::state + core::audit)" "$n x 5 ($(v pods) pods)" \
+    "$(awk -v s="$(v api_wall_s)" 'BEGIN{printf "%.1f ms", s*1000}')" \
+    "$(awk -v c="$(v api_client_cpu_s)" -v s="$(v api_server_cpu_s)" 'BEGIN{printf "%.0f ms client + %.0f ms server", c*1000, s*1000}')" \
+    "$(v api_requests) requests (3 lists + $(v api_continue_pages) pages), $(awk -v b="$(v api_bytes)" 'BEGIN{printf "%.1f MB", b/1e6}')" \
+    "<= 3 lists + pages"
+  if grep -q '^kubectl_wall_s=' "$OUT/api-$n.txt"; then
+    row api "operand-audit.sh (kubectl + jq), same cluster" "$n x 5" \
+      "$(awk -v s="$(v kubectl_wall_s)" 'BEGIN{printf "%.2f s", s}')" \
+      "$(awk -v s="$(v kubectl_cpu_s)" 'BEGIN{printf "%.2f s", s}')" \
+      "ratio $(awk -v r="$(v ratio_wall)" 'BEGIN{printf "%.0fx", r}'), same output: $(v kubectl_same_output)" \
+      "$([ "$n" = 1000 ] && echo ">= 100x" || true)"
+  fi
+done
+
+# ---------------------------------------------------------------- the lab
+log "== the lab: simulator vs real control plane"
+time_cmd() {  # prints "wall user+sys" seconds of the command
+  local TIMEFORMAT='%R %U %S'
+  { time "$@" >/dev/null 2>"$OUT/time.err"; } 2>&1 | tail -1 | awk '{ printf "%s %.3f", $1, $2 + $3 }'
+}
+sim_times=()
+for i in 1 2 3 4 5; do
+  rm -rf "$OUT/lab-sim"
+  sim_times+=("$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-sim" --quiet)")
+done
+sim=$(printf '%s\n' "${sim_times[@]}" | sort -n | sed -n 3p)
+sim_wall=${sim% *}
+row lab "gpuops lab run, simulator (process, median of 5)" "3 nodes x 5" "${sim_wall} s" "${sim#* } s" "" ""
+"$BUILD/bench/simulator_bench" --benchmark_filter='BM_LabRun' --benchmark_out="$OUT/lab.json" \
+  --benchmark_out_format=json >&2
+read -r _ lab_real lab_cpu lab_unit _ _ < <(gbench_rows "$OUT/lab.json")
+lab_ms=$(to_ms "$lab_real" "$lab_unit")
+row lab "core::run_lab on FakeCluster (in process)" "3 nodes x 5" "$lab_ms ms" "$(to_ms "$lab_cpu" "$lab_unit") ms" "" ""
+if [ "${BENCH_CLUSTER:-1}" != 0 ]; then
+  CLUSTER_DIR="$OUT/cluster"
+  if "$ROOT/scripts/cluster-up.sh" "$CLUSTER_DIR" >"$OUT/cluster-up.log" 2>&1; then
+    real=$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-real" --quiet --kubeconfig "$CLUSTER_DIR/kubeconfig") ||
+      real=""
+    "$ROOT/scripts/cluster-down.sh" "$CLUSTER_DIR" >/dev/null 2>&1 || true
+    CLUSTER_DIR=""
+    if [ -n "$real" ]; then
+      real_wall=${real% *}
+      row lab "gpuops lab run, real control plane (cluster-up.sh)" "3 nodes x 5" "${real_wall} s" \
+        "${real#* } s gpuops only" "ratio $(awk -v a="$real_wall" -v b="$sim_wall" -v c="$lab_ms" 'BEGIN{printf "%.0fx (process), %.0fx (in process)", a/b, a*1000/c}')" \
+        ">= 1000x"
+    else
+      log "bench.sh: gpuops lab run on the real control plane failed: $(tail -3 "$OUT/time.err")"
+      row lab "gpuops lab run, real control plane" "3 nodes x 5" "failed" "" "" ""
+    fi
+  else
+    log "bench.sh: cluster-up.sh failed: $(tail -5 "$OUT/cluster-up.log")"
+    row lab "gpuops lab run, real control plane" "3 nodes x 5" "cluster-up failed" "" "" ""
+  fi
+fi
+
+# ---------------------------------------------------------------- table
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+echo
+echo "gpuops benchmarks  $(date -u +%Y-%m-%dT%H:%MZ)  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "machine: $(nproc) cores, $CPU; load average $LOAD_START at start, $LOAD_END at end"
+echo
+{
+  printf 'area\tbenchmark\tsize\twall\tCPU\tnotes\ttarget\n'
+  printf '%s\n' "${ROWS[@]}"
+} | column -t -s $'\t'
