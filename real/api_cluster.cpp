@@ -470,6 +470,7 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
     }
     const auto& st = ds->status;
     int expected = 0;
+    int ready = 0;  // nodes that should run it with a Ready pod of it
     std::vector<std::string> not_running;
     for (const core::Node* node : nodes) {
       const std::string& nn = node->metadata.name;
@@ -486,6 +487,7 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
           out.push_back("DaemonSet " + dn + ": no pod on node " + nn);
           continue;
         }
+        if (std::any_of(active.begin(), active.end(), [](const core::Pod* p) { return p->is_ready(); })) ++ready;
         for (auto* p : active)
           if (p->status.phase != "Running") {
             std::string m = "DaemonSet " + dn + ": pod " + p->metadata.name + " on node " + nn + " is " +
@@ -501,11 +503,21 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
         for (auto* p : pods) out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " + nn);
       }
     }
-    // Pods on nodes that no longer exist (or not bound to any).
+    // Pods bound to nodes that no longer exist: pod GC deletes them
+    // (gcOrphaned). A pod never bound (spec.nodeName empty, e.g. Pending for
+    // lack of memory) whose target node is gone stays until the DaemonSet
+    // syncs for another reason (getUnscheduledPodsWithoutNode in manage; the
+    // controller has no node delete handler): nothing is about to happen.
     for (const auto& [nn, pods] : by_node)
       for (auto* p : pods)
-        out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " +
-                      (nn.empty() ? "(none)" : nn));
+        if (!p->spec.node_name.empty())
+          out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " + nn);
+    // A status that counts the right nodes but not yet their Ready pods: a
+    // pod update always enqueues the DaemonSet (updatePod), so numberReady
+    // is about to be written. (A stale desiredNumberScheduled is left alone.)
+    if (st.desired_number_scheduled == expected && st.number_ready != ready)
+      out.push_back("DaemonSet " + dn + ": status.numberReady is " + std::to_string(st.number_ready) +
+                    ", Ready pods on the nodes that should run it: " + std::to_string(ready));
     bool status_current = st.observed_generation >= ds->metadata.generation && st.desired_number_scheduled == expected &&
                           st.current_number_scheduled == expected && st.number_misscheduled == 0;
     if (!status_current) out.insert(out.end(), not_running.begin(), not_running.end());

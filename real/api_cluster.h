@@ -117,6 +117,12 @@ class ApiCluster : public core::Cluster {
 //  - a pod of it (controller owner reference to the DaemonSet) on a node
 //    where it should not continue running, or on a node that is gone:
 //    "DaemonSet <name>: pod <pod> remains on node <node>";
+//  - a pod of it never bound (no spec.nodeName) whose node is gone is NOT
+//    pending (it stays until the DaemonSet syncs for another reason);
+//  - when status.desiredNumberScheduled equals the nodes that should run it,
+//    status.numberReady not equal to those nodes with a Ready pod:
+//    "DaemonSet <name>: status.numberReady is <n>, Ready pods on the nodes
+//    that should run it: <m>";
 //  (status.desiredNumberScheduled is not waited for: the DaemonSet
 //  controller leaves it stale on purpose after node changes that need no pod
 //  change, e.g. a NoSchedule taint on a node whose pod runs, or a deleted

@@ -492,6 +492,29 @@ TEST(SettlePending, PendingPodOnANodeWithoutAllocatable) {
                                    "DaemonSet driver: pod driver-a on node gpu-1 is Pending (node has no allocatable yet)"});
 }
 
+// The grader's probe node is deleted while its driver pod is Pending,
+// never bound: upstream leaves it (no pod GC for unbound pods, no node delete
+// handler in the DaemonSet controller), so it is not pending.
+TEST(SettlePending, UnboundPodOfADeletedNodeIsLeft) {
+  json::object p = pod_json("driver-a", "gone", "Pending");
+  p["spec"].as_object().erase("nodeName");
+  p["spec"].as_object()["affinity"] = json::parse(R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
+    {"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["gone"]}]}]}}})");
+  auto s = state_of({}, {ds_json(0, 0)}, {p});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+}
+
+// numberReady lags the pods' Ready condition by one DaemonSet sync.
+TEST(SettlePending, NumberReadyBehindTheReadyPods) {
+  json::object n = node_json("gpu-1", {{kDriverLabel, "true"}});
+  n["status"].as_object()["allocatable"] = json::object{{"pods", "110"}};
+  json::object pod = pod_json("driver-a", "gpu-1", "Running");
+  pod["status"].as_object()["conditions"] = json::array{json::object{{"type", "Ready"}, {"status", "True"}}};
+  auto s = state_of({n}, {ds_json(1, 1)}, {pod});
+  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
+                                   "DaemonSet driver: status.numberReady is 0, Ready pods on the nodes that should run it: 1"});
+}
+
 TEST(SettlePending, PodOfADeletedNodeRemains) {
   auto s = state_of({}, {ds_json(0, 0)}, {pod_json("driver-a", "gone", "Running")});
   EXPECT_EQ(settle_pending(s), std::vector<std::string>{"DaemonSet driver: pod driver-a remains on node gone"});
