@@ -10,8 +10,10 @@
 #   3. the lab's two scripts from that directory (operand-audit.sh,
 #      order-check.sh NODE for every node) against `gpuops audit` and
 #      `gpuops order-check NODE`: same output, same exit code;
-#   4. with --fidelity: the differential run (scripts/fidelity.sh) on the
-#      same cluster, which rewrites docs/FIDELITY.md.
+#   4. the API front end's kubectl conformance test (tests/serve, Kubectl*)
+#      with the kubectl built here first on PATH, when its binary is built;
+#   5. with --fidelity: the differential run (scripts/fidelity.sh) on the
+#      same cluster, which rewrites the table of docs/FIDELITY.md.
 # The cluster is always brought down (trap, by recorded PID). Prints a summary
 # and exits non-zero on any failure.
 #
@@ -163,7 +165,23 @@ else
   record FAIL "lab scripts" "no $lab/operand-audit.sh"
 fi
 
-# --- 4. the differential run ------------------------------------------------
+# --- 4. the API front end's kubectl conformance test, with this kubectl -------
+# tests/serve runs `kubectl` from PATH; PATH starts with the kubectl built
+# here (v1.37.2). Runs when the test binary exists next to gpuops
+# (E2E_SERVE_TESTS overrides the path; set it to "" to skip).
+serve_tests=${E2E_SERVE_TESTS-$(dirname "$gpuops")/tests/serve_tests}
+if [ -n "$serve_tests" ] && [ -x "$serve_tests" ]; then
+  t=$(date +%s.%N)
+  if "$serve_tests" --gtest_filter='Kubectl*' >"$work/serve-kubectl.out" 2>&1; then
+    record PASS "serve kubectl conformance ($(kubectl version --client -o json | grep -m1 gitVersion | tr -d ' ",'))" \
+      "$(grep -c '^\[       OK' "$work/serve-kubectl.out") tests, $(since "$t")"
+  else
+    grep -E '^\[  FAILED|Failure' "$work/serve-kubectl.out" | head -n 20 >&2
+    record FAIL "serve kubectl conformance" "see $work/serve-kubectl.out"
+  fi
+fi
+
+# --- 5. the differential run ------------------------------------------------
 if [ "$fidelity" = 1 ]; then
   t=$(date +%s.%N)
   if GPUOPS=$gpuops E2E_KUBECONFIG=$kc E2E_REAL_JSON=$work/scenarios-real.json \
