@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds gpuops into build/ (or build-asan/ with --sanitize). Runs setup first.
+# Usage: scripts/build.sh [--sanitize] [TARGET...] (default: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -8,6 +9,7 @@ extra=()
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
   extra=(-DGPUOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  shift
 fi
 cmake -S . -B "$dir" -G Ninja "${extra[@]}" >/dev/null
-ninja -C "$dir" -j "$(nproc)"
+ninja -C "$dir" -j "$(nproc)" "$@"

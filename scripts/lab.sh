@@ -3,5 +3,7 @@
 # the learner's working directory in ./lab (k8s/, out/, the two scripts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
+# Only the CLI: the tests and benchmarks are scripts/test.sh's business. The
+# first build takes several minutes; ninja shows its progress on stderr.
+scripts/build.sh gpuops >&2
 exec build/gpuops lab run --dir "${1:-lab}"
