@@ -496,7 +496,16 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
             // yet (its kubelet, here KWOK, is about to): the scheduler's
             // NodeResourcesFit refuses it for now and retries on the node's
             // update, so the pod is still on its way whatever the status says.
+            // A Pending pod neither refused by the scheduler (PodScheduled
+            // False) nor seen by its kubelet (container statuses) is on its
+            // way too; one that is Unschedulable or waiting for its image may
+            // stay so, and is accepted once the status is up to date.
+            bool refused = std::any_of(p->status.conditions.begin(), p->status.conditions.end(), [](const auto& c) {
+              return c.type == "PodScheduled" && c.status == "False";
+            });
+            bool seen = !p->status.container_statuses.empty() || !p->status.init_container_statuses.empty();
             if (node->allocatable.empty()) out.push_back(m + " (node has no allocatable yet)");
+            else if (p->status.phase == "Pending" && !refused && !seen) out.push_back(m + " (not scheduled or started yet)");
             else not_running.push_back(m);
           }
       } else if (!pl.should_continue_running) {

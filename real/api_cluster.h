@@ -117,6 +117,11 @@ class ApiCluster : public core::Cluster {
 //  - a pod of it (controller owner reference to the DaemonSet) on a node
 //    where it should not continue running, or on a node that is gone:
 //    "DaemonSet <name>: pod <pod> remains on node <node>";
+//  - a Pending pod on a node that has not posted allocatable yet, or that
+//    is neither refused by the scheduler (PodScheduled False) nor started by
+//    its kubelet (no container statuses): "DaemonSet <name>: pod <pod> on
+//    node <node> is Pending (node has no allocatable yet | not scheduled or
+//    started yet)";
 //  - a pod of it never bound (no spec.nodeName) whose node is gone is NOT
 //    pending (it stays until the DaemonSet syncs for another reason);
 //  - when status.desiredNumberScheduled equals the nodes that should run it,

@@ -447,15 +447,24 @@ TEST(SettlePending, StaleDesiredNumberAndPendingPods) {
     n["status"].as_object()["allocatable"] = json::object{{"pods", "110"}};
     return n;
   };
-  auto s = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
-                    {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
-  EXPECT_EQ(settle_pending(s), (std::vector<std::string>{
-                                   "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
-                               }));
-  // An up-to-date status accepts a Pending pod (an image still pulling).
-  s = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
-               {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
-  EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
+  // Refused by the scheduler (Insufficient memory): it may stay so.
+  json::object refused = pod_json("driver-b", "gpu-2", "Pending");
+  refused["status"].as_object()["conditions"] = json::array{
+      json::object{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
+  auto s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
+                     {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), refused});
+  EXPECT_EQ(settle_pending(s2), (std::vector<std::string>{
+                                    "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
+                                }));
+  // An up-to-date status accepts it.
+  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
+                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), refused});
+  EXPECT_EQ(settle_pending(s2), std::vector<std::string>{});
+  // Neither refused nor started: still on its way, whatever the status.
+  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
+                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
+  EXPECT_EQ(settle_pending(s2), std::vector<std::string>{
+                                    "DaemonSet driver: pod driver-b on node gpu-2 is Pending (not scheduled or started yet)"});
 }
 
 // A NoSchedule taint on gpu-2, whose pod runs: NodeShouldRunDaemonPod gives
