@@ -2,6 +2,7 @@
 
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -38,10 +39,42 @@ const std::vector<Command>& commands() {
 
 void usage(std::ostream& os) {
   os << "gpuops: label-driven placement of GPU Operator operands, made visible and checkable.\n\n"
-        "Usage: gpuops <command> [options]\n\nCommands:\n";
+        "Usage: gpuops <command> [options]\n       gpuops --version\n\nCommands:\n";
   for (const auto& c : commands()) os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
   os << "\nRun 'gpuops <command> --help' for a command's options.\n"
         "Exit codes: 0 fine, 1 a finding, 2 bad usage or input, 3 cluster or connection error.\n";
+}
+
+// Levenshtein distance (for "did you mean"), as kubectl's suggestions use.
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command closest to `name`, if at most 2 edits away (cobra's default
+// SuggestionsMinimumDistance) or `name` is its prefix.
+const char* nearest_command(const std::string& name) {
+  const char* best = nullptr;
+  size_t best_d = 3;
+  for (const auto& c : commands()) {
+    std::string cn = c.name;
+    size_t d = cn.starts_with(name) && !name.empty() ? 0 : distance(name, cn);
+    if (d < best_d) {
+      best_d = d;
+      best = c.name;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -63,6 +96,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const std::string& name = args[0];
   if (name == "help" || name == "--help" || name == "-h") {
     usage(out);
+    return core::kExitOk;
+  }
+  if (name == "version" || name == "--version") {
+    out << "gpuops " << GPUOPS_VERSION << "\n";
     return core::kExitOk;
   }
   for (const auto& c : commands()) {
@@ -87,7 +124,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       return core::kExitCluster;
     }
   }
-  err << "gpuops: unknown command \"" << name << "\"\n\n";
+  err << "gpuops: unknown command \"" << name << "\"\n";
+  if (const char* near = nearest_command(name)) err << "Did you mean \"" << near << "\"?\n";
+  err << "\n";
   usage(err);
   return core::kExitInput;
 }

@@ -50,8 +50,8 @@ Loaded load(const cxxopts::ParseResult& r) {
   l.catalog = core::load_catalog(l.opts.operands);
   auto cluster = open_cluster(l.opts);
   l.state = cluster->state(l.opts.namespace_);
-  for (const auto& n : l.state.nodes) l.node_names.push_back(n.metadata.name);
-  std::sort(l.node_names.begin(), l.node_names.end());
+  l.node_names = sorted_node_names(l.state);
+  require_nodes_in_snapshot(l.opts, l.state);
   return l;
 }
 
@@ -112,8 +112,7 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream&) {
   if (!r.count("node")) throw UsageError("missing NODE");
   std::string node = r["node"].as<std::string>();
   Loaded l = load(r);
-  if (!std::binary_search(l.node_names.begin(), l.node_names.end(), node))
-    throw core::ClusterError("node \"" + node + "\" not found");
+  require_node(l.opts, l.node_names, node);
   core::Report rep = core::order_check(l.state, l.catalog, node);
   return emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}},
               l.opts.output, out);

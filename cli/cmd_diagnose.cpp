@@ -27,7 +27,11 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
   auto cluster = open_cluster(o);
   std::vector<std::string> nodes;
   if (r.count("nodes")) nodes = r["nodes"].as<std::vector<std::string>>();
-  auto findings = core::diagnose(cluster->state(o.namespace_), catalog, nodes);
+  core::ClusterState state = cluster->state(o.namespace_);
+  require_nodes_in_snapshot(o, state);
+  auto names = sorted_node_names(state);
+  for (const auto& n : nodes) require_node(o, names, n);
+  auto findings = core::diagnose(state, catalog, nodes);
   out << (o.output == "json" ? core::render_json(findings) : core::render_text(findings));
   return core::exit_code(findings);
 }
@@ -51,8 +55,10 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {
   ClusterOptions o = read_cluster_options(r);
   core::Catalog catalog = core::load_catalog(o.operands);
   auto cluster = open_cluster(o);
-  auto e = core::explain(cluster->state(o.namespace_), catalog, r["node"].as<std::string>(),
-                         r["operand"].as<std::string>());
+  core::ClusterState state = cluster->state(o.namespace_);
+  require_nodes_in_snapshot(o, state);
+  require_node(o, sorted_node_names(state), r["node"].as<std::string>());
+  auto e = core::explain(state, catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
   out << (o.output == "json" ? core::render_json(e) : core::render_text(e));
   return core::exit_code(e.findings);
 }

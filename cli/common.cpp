@@ -1,6 +1,9 @@
 #include "cli/common.h"
 
+#include <algorithm>
+
 #include "cli/backends.h"
+#include "core/errors.h"
 #include "core/snapshot.h"
 
 namespace gpuops::cli {
@@ -43,6 +46,38 @@ std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
   auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns);
   if (!o.namespace_given && !context_ns.empty()) o.namespace_ = context_ns;
   return c;
+}
+
+namespace {
+
+std::string snapshot_list(const ClusterOptions& o) {
+  std::string s;
+  for (const auto& f : o.snapshots) s += (s.empty() ? "" : ",") + f;
+  return s;
+}
+
+}  // namespace
+
+void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state) {
+  if (o.snapshots.empty() || !state.nodes.empty()) return;
+  throw core::InputError(snapshot_list(o), 0, "",
+                         "no nodes in this snapshot: save one with `kubectl get nodes,daemonsets,pods -A -o json`");
+}
+
+std::vector<std::string> sorted_node_names(const core::ClusterState& state) {
+  std::vector<std::string> names;
+  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void require_node(const ClusterOptions& o, const std::vector<std::string>& sorted_names, const std::string& node) {
+  if (std::binary_search(sorted_names.begin(), sorted_names.end(), node)) return;
+  std::string known;
+  for (const auto& n : sorted_names) known += (known.empty() ? "" : ", ") + n;
+  std::string where = o.snapshots.empty() ? "" : snapshot_list(o);
+  throw core::InputError(where, 0, "", "nodes \"" + node + "\" not found" +
+                                           (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
 }  // namespace gpuops::cli

@@ -41,6 +41,19 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
 // InputError/ClusterError.
 std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o);
 
+// A snapshot without a single node (an empty dump, a dump of other kinds, a
+// folder without dumps) cannot be audited: throws core::InputError naming the
+// snapshot files ("no nodes in ..."). A live cluster without nodes is a fact,
+// not an error: nothing is thrown for it.
+void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state);
+
+// The names of the state's nodes, sorted.
+std::vector<std::string> sorted_node_names(const core::ClusterState& state);
+
+// Throws core::InputError (exit 2) `nodes "NAME" not found`, kubectl's wording,
+// followed by the nodes there are, when `node` is not in `sorted_names`.
+void require_node(const ClusterOptions& o, const std::vector<std::string>& sorted_names, const std::string& node);
+
 // A usage error: the CLI prints it with a hint and exits 2.
 class UsageError : public std::runtime_error {
  public:

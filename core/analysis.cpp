@@ -40,6 +40,18 @@ std::vector<std::string> sorted_node_names(const ClusterState& state) {
   return names;
 }
 
+// For a catalog with `audit: deployed`: the operand's DaemonSet exists and the
+// rest of its nodeSelector (every key but the deploy label) matches the node.
+bool wanted_by_operator(const DaemonSet* ds, const Operand& op, const Node& node) {
+  if (!ds) return false;
+  for (const auto& [k, v] : ds->template_.spec.node_selector) {
+    if (k == op.label) continue;
+    auto it = node.metadata.labels.find(k);
+    if (it == node.metadata.labels.end() || it->second != v) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<const Pod*> present_pods(const ClusterState& state, const Operand& op) {
@@ -70,7 +82,9 @@ Report audit(const ClusterState& state, const Catalog& catalog) {
             [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
   // Present (operand, node) pairs, computed once.
   std::vector<std::vector<std::string>> present(catalog.operands.size());
+  std::vector<const DaemonSet*> deployed(catalog.operands.size());
   for (size_t i = 0; i < catalog.operands.size(); ++i) {
+    deployed[i] = find_ds(state, catalog.operands[i].daemonset);
     for (const Pod* p : present_pods(state, catalog.operands[i])) present[i].push_back(p->spec.node_name);
     std::sort(present[i].begin(), present[i].end());
   }
@@ -79,6 +93,7 @@ Report audit(const ClusterState& state, const Catalog& catalog) {
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
       auto it = n->metadata.labels.find(catalog.operands[i].label);
       if (it == n->metadata.labels.end() || it->second != "true") continue;
+      if (catalog.audit_deployed_only && !wanted_by_operator(deployed[i], catalog.operands[i], *n)) continue;
       if (!std::binary_search(present[i].begin(), present[i].end(), n->metadata.name)) {
         r.lines.push_back(n->metadata.name + " MISSING " + catalog.operands[i].name);
         gap = true;

@@ -35,7 +35,10 @@ Report roster(const Catalog& catalog);
 // LAB.md step 6: for every node (sorted by name) and every operand (catalog
 // order) whose deploy label is exactly "true" on that node, `<node> MISSING
 // <operand>` when it is not present; `<node> OK` for a node with no gap. Exit 1
-// if any line is MISSING.
+// if any line is MISSING. With a catalog whose `audit` is `deployed`
+// (Catalog::audit_deployed_only), an operand is checked on a node only when its
+// DaemonSet exists in the state and the rest of the DaemonSet's nodeSelector
+// matches the node.
 Report audit(const ClusterState& state, const Catalog& catalog);
 
 // LAB.md step 7, for one node: `device-plugin-without-toolkit` (exit 1) when

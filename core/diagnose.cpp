@@ -951,7 +951,8 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
                     const std::string& operand) {
   const Node& n = require_node(state, node);
   const Operand* op = catalog.by_name(operand);
-  if (!op) throw InputError("", 0, "operand", "Not found: \"" + operand + "\" is not an operand of the catalog");
+  if (!op) throw InputError("", 0, "operand", "Not found: \"" + operand + "\" is not an operand of the catalog (operands: " +
+                                                        catalog.names() + ")");
   Explanation e;
   e.node = node;
   e.operand = operand;

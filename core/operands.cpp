@@ -26,6 +26,12 @@ const Operand* Catalog::by_label(const std::string& label_key) const {
   return nullptr;
 }
 
+std::string Catalog::names() const {
+  std::string s;
+  for (const auto& o : operands) s += (s.empty() ? "" : ", ") + o.name;
+  return s;
+}
+
 namespace {
 
 int line_of(const YAML::Node& n) { return n.Mark().line + 1; }
@@ -66,6 +72,12 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
   if (!root.IsMap() || !root["operands"] || !root["operands"].IsSequence())
     throw InputError(file, root ? line_of(root) : 0, "operands", "Required value: a list of operands");
   Catalog c;
+  if (const YAML::Node a = root["audit"]) {
+    std::string v = a.IsScalar() ? a.Scalar() : "";
+    if (v != "labelled" && v != "deployed")
+      throw InputError(file, line_of(a), "audit", "Unsupported value: \"" + v + "\": supported values: \"labelled\", \"deployed\"");
+    c.audit_deployed_only = v == "deployed";
+  }
   std::set<std::string> names, columns;
   const YAML::Node ops = root["operands"];
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -46,11 +46,23 @@ struct Operand {
 
 struct Catalog {
   std::vector<Operand> operands;
+  // Which labelled operands the audit checks (catalog key `audit`):
+  //   labelled (default, the lab's contract, LAB.md step 6): every operand whose
+  //     deploy label is "true" on the node;
+  //   deployed (the full GPU Operator set): only those whose DaemonSet exists in
+  //     the namespace and whose nodeSelector's other keys match the node, since
+  //     the ClusterPolicy deploys an operand only when it is enabled and some
+  //     operands select on more than the deploy label (MPS also needs
+  //     nvidia.com/mps.capable=true; reference/gpu-operator.md §2.3).
+  bool audit_deployed_only = false;
 
   // nullptr if absent.
   const Operand* by_name(const std::string& name) const;
   const Operand* by_daemonset(const std::string& ds_name) const;
   const Operand* by_label(const std::string& label_key) const;
+  // The operand names in catalog order, comma-separated ("driver,
+  // container-toolkit, ..."), for error messages.
+  std::string names() const;
 };
 
 // Parses a catalog from YAML text. Throws InputError naming `file`, the line

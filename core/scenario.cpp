@@ -292,7 +292,7 @@ Step read_step(const Reader& r, const YAML::Node& n, const std::string& field, c
       s.apply_operands = r.strings(an["operands"], af + ".operands");
       for (const auto& o : s.apply_operands) {
         const Operand* op = catalog.by_name(o);
-        if (!op) r.fail(an["operands"], af + ".operands", "no operand \"" + o + "\" in the catalog");
+        if (!op) r.fail(an["operands"], af + ".operands", "no operand \"" + o + "\" in the catalog (operands: " + catalog.names() + ")");
         if (op->manifest.empty() || builtin_manifest(op->manifest).empty())
           r.fail(an["operands"], af + ".operands", "operand \"" + o + "\" has no shipped manifest");
       }
@@ -877,7 +877,7 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
     int skipped = 0;
     for (const auto& s : r.steps) skipped += s.status == StepResult::Status::kSkipped;
     skipped_steps += skipped;
-    os << (r.passed ? "PASS " : "FAIL ") << r.name << " (" << steps << " steps";
+    os << (r.passed ? "PASS " : "FAIL ") << r.name << " (" << steps << (steps == 1 ? " step" : " steps");
     if (skipped) os << ", " << skipped << " skipped";
     os << ")\n";
     if (!r.error.empty()) os << "  " << r.file << ": " << r.error << "\n";

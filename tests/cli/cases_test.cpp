@@ -3,9 +3,13 @@
 // field and exit 2.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cli/app.h"
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -143,6 +147,13 @@ TEST(Cli, UsageErrorsExit2) {
   auto u = run_gpuops({"frobnicate"});
   EXPECT_EQ(u.code, 2);
   EXPECT_NE(u.err.find("unknown command \"frobnicate\""), std::string::npos);
+  EXPECT_EQ(u.err.find("Did you mean"), std::string::npos) << u.err;
+  auto typo = run_gpuops({"audti"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_EQ(typo.err.substr(0, typo.err.find("\n\n")), "gpuops: unknown command \"audti\"\nDid you mean \"audit\"?");
+  auto v = run_gpuops({"--version"});
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out, "gpuops 0.1.0\n");
   auto o = run_gpuops({"audit", "--snapshot", dump("lab-final-state"), "-o", "xml"});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("--output must be text or json"), std::string::npos);
@@ -161,10 +172,77 @@ TEST(Cli, MissingSnapshotFileIsInputError) {
   EXPECT_EQ(r.err, "gpuops: error: /no/such/dump.json: no such file or directory\n");
 }
 
-TEST(Cli, UnknownNodeInOrderCheckIsClusterError) {
-  auto r = run_gpuops({"order-check", "lab-node-9", "--snapshot", dump("lab-final-state")});
-  EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(r.err, "gpuops: error: node \"lab-node-9\" not found\n");
+// A node name that is not in the snapshot is bad input (exit 2), worded as
+// kubectl words it, the same for every command that takes a node.
+TEST(Cli, UnknownNodeIsInputErrorEverywhere) {
+  std::string snap = dump("lab-final-state");
+  std::string want = "gpuops: error: " + snap +
+                     ": nodes \"lab-node-9\" not found (nodes: lab-node-0, lab-node-1, lab-node-2)\n";
+  auto o = run_gpuops({"order-check", "lab-node-9", "--snapshot", snap});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, want);
+  auto d = run_gpuops({"diagnose", "lab-node-9", "--snapshot", snap});
+  EXPECT_EQ(d.code, 2);
+  EXPECT_EQ(d.err, want);
+  auto e = run_gpuops({"explain", "lab-node-9", "driver", "--snapshot", snap});
+  EXPECT_EQ(e.code, 2);
+  EXPECT_EQ(e.err, want);
+}
+
+TEST(Cli, UnknownOperandListsTheCatalog) {
+  auto e = run_gpuops({"explain", "lab-node-0", "drivr", "--snapshot", dump("lab-final-state")});
+  EXPECT_EQ(e.code, 2);
+  EXPECT_EQ(e.err,
+            "gpuops: error: operand: Not found: \"drivr\" is not an operand of the catalog (operands: driver, "
+            "container-toolkit, device-plugin, gpu-feature-discovery, dcgm-exporter)\n");
+}
+
+// A snapshot without nodes (an empty list, another kind, a folder without
+// dumps) cannot be audited: exit 2 naming it, never an empty "all fine".
+TEST(Cli, SnapshotWithoutNodesIsInputError) {
+  fs::path dir = fs::temp_directory_path() / "gpuops-cli-empty-snapshot";
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "pods.json") << R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x"}}]})";
+  std::string file = (dir / "pods.json").string();
+  for (const char* cmd : {"audit", "matrix", "diagnose"}) {
+    auto r = run_gpuops({cmd, "--snapshot", file});
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_EQ(r.out, "") << cmd;
+    EXPECT_EQ(r.err, "gpuops: error: " + file +
+                         ": no nodes in this snapshot: save one with `kubectl get nodes,daemonsets,pods -A -o json`\n")
+        << cmd;
+  }
+  auto folder = run_gpuops({"audit", "--snapshot", (dir / "sub").string()});
+  EXPECT_EQ(folder.code, 2) << folder.err;
+  fs::remove_all(dir);
+}
+
+// With the full GPU Operator catalog the audit checks only operands the
+// operator deploys there: the lab's dump has no MPS or MIG manager DaemonSet,
+// so a node labelled for them is not MISSING them; with the lab catalog the
+// five operands are judged exactly as before.
+TEST(Cli, AuditWithTheGpuOperatorCatalogSkipsUndeployedOperands) {
+  auto lab = run_gpuops({"audit", "--snapshot", dump("lab-final-state")});
+  auto full = run_gpuops({"audit", "--snapshot", dump("lab-final-state"), "--operands", "gpu-operator"});
+  EXPECT_EQ(full.code, lab.code) << full.out;
+  EXPECT_EQ(full.out, lab.out);
+  EXPECT_EQ(full.out.find("mps-control-daemon"), std::string::npos);
+}
+
+TEST(Cli, LintReportsEveryInvalidFile) {
+  std::string a = kCases + "bad-manifests/unquoted-true.yaml";
+  std::string b = kCases + "bad-manifests/selector-mismatch.yaml";
+  std::string good = std::string(GPUOPS_SOURCE_DIR) + "/manifests/driver-ds.yaml";
+  auto r = run_gpuops({"lint", a, good, b});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  std::istringstream is(r.err);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(is, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 2u) << r.err;
+  EXPECT_EQ(lines[0].rfind("gpuops: error: " + a + ":16: ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("gpuops: error: " + b + ":12: ", 0), 0u) << lines[1];
+  EXPECT_EQ(run_gpuops({"lint", good}).code, 0);
 }
 
 TEST(Cli, JsonOutputs) {

@@ -3,6 +3,8 @@
 
 #include "../common/builders.h"
 #include "core/analysis.h"
+#include "core/errors.h"
+#include "core/operands.h"
 
 using namespace gpuops;
 using namespace gpuops::testing;
@@ -224,4 +226,45 @@ TEST(Catalog, BuiltinsAndErrors) {
   }
   EXPECT_THROW(core::load_catalog("/no/such/catalog.yaml"), core::InputError);
   EXPECT_THROW(core::parse_catalog("operands: 3\n", "x.yaml"), core::InputError);
+}
+
+// `audit: deployed` (the gpu-operator catalog): an operand is audited on a
+// node only when its DaemonSet exists and the rest of its nodeSelector matches
+// (reference/gpu-operator.md §2.3); the lab catalog audits every "true" label.
+TEST(Audit, GpuOperatorCatalogAuditsOnlyWhatTheOperatorDeploys) {
+  core::Catalog full = core::load_catalog("gpu-operator");
+  ASSERT_TRUE(full.audit_deployed_only);
+  EXPECT_FALSE(lab().audit_deployed_only);
+  core::ClusterState s = lab_state();
+  // Every lab operand Running where labelled, so only the extra operands count.
+  for (const auto& n : s.nodes)
+    for (const auto& op : lab().operands)
+      if (auto it = n.metadata.labels.find(op.label); it != n.metadata.labels.end() && it->second == "true")
+        s.pods.push_back(pod(ds(s, op.daemonset), n.metadata.name, "Running", n.metadata.name));
+  // operator-validator: labelled "true", but no DaemonSet (not enabled).
+  s.nodes[1].metadata.labels["nvidia.com/gpu.deploy.operator-validator"] = "true";
+  // MPS: its DaemonSet selects on the device-plugin label and mps.capable.
+  core::DaemonSet mps = daemonset("nvidia-device-plugin-mps-control-daemon", kPlugin);
+  mps.template_.spec.node_selector["nvidia.com/mps.capable"] = "true";
+  s.daemonsets.push_back(mps);
+  core::Report r = core::audit(s, full);
+  EXPECT_EQ(r.text(), "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n");
+  EXPECT_EQ(r.exit_code, 0);
+  // mps.capable on lab-node-0: now the operator wants MPS there, and it is missing.
+  s.nodes[1].metadata.labels["nvidia.com/mps.capable"] = "true";
+  r = core::audit(s, full);
+  EXPECT_EQ(r.text(), "lab-node-0 MISSING mps-control-daemon\nlab-node-1 OK\nlab-node-2 OK\n");
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(Catalog, AuditKeyIsValidated) {
+  core::Catalog c = core::parse_catalog("audit: deployed\noperands:\n  - {name: a, label: l/a, daemonset: a}\n", "c.yaml");
+  EXPECT_TRUE(c.audit_deployed_only);
+  try {
+    core::parse_catalog("audit: sometimes\noperands:\n  - {name: a, label: l/a, daemonset: a}\n", "c.yaml");
+    FAIL() << "no throw";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "c.yaml:1: audit: Unsupported value: \"sometimes\": supported values: \"labelled\", \"deployed\"");
+  }
 }

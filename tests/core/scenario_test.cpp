@@ -225,7 +225,7 @@ steps:
   EXPECT_EQ(fails[4], "running (line 11): nvidia-container-toolkit-daemonset: expected Running on [gpu-a, gpu-b], got [gpu-a]");
 
   std::string console = core::render_console({r});
-  EXPECT_NE(console.find("FAIL wrong (1 steps)\n  " + f + ":3: step \"check\"\n    audit (line 5): output differs\n"),
+  EXPECT_NE(console.find("FAIL wrong (1 step)\n  " + f + ":3: step \"check\"\n    audit (line 5): output differs\n"),
             std::string::npos)
       << console;
   EXPECT_NE(console.find("    -gpu-b OK\n    +gpu-b MISSING container-toolkit\n"), std::string::npos);
