@@ -52,7 +52,17 @@ class LabDir : public ::testing::Test {
     CliRun r = run_gpuops({"lab", "grade", "--dir", dir_.string()});
     std::vector<std::string> lines;
     std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    // One line per step; a multi-line reason continues on lines indented by
+    // four spaces.
+    for (std::string l; std::getline(in, l);) {
+      if (l.starts_with("    ")) {
+        EXPECT_FALSE(lines.empty()) << r.out;
+        EXPECT_EQ(lines.back().substr(0, 4), "FAIL") << r.out;
+        continue;
+      }
+      lines.push_back(l);
+    }
+    last_output_ = r.out;
     return {lines, r.code};
   }
   // Which steps failed, e.g. {3}.
@@ -70,6 +80,7 @@ class LabDir : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::string last_output_;  // of the last grade()
 };
 
 }  // namespace
@@ -111,6 +122,9 @@ TEST_F(LabDir, RunNarratesEachStep) {
   EXPECT_NE(r.out.find("driver not on lab-node-1: nodeSelector nvidia.com/gpu.deploy.driver=true: node has \"false\""),
             std::string::npos);
   EXPECT_NE(r.out.find("- dcgm-exporter pod gone from lab-node-1"), std::string::npos);
+  // Step 4: both DaemonSets at 2 (LAB.md).
+  EXPECT_NE(r.out.find("nvidia-device-plugin-daemonset: desiredNumberScheduled=2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpu-feature-discovery: desiredNumberScheduled=2\n"), std::string::npos) << r.out;
 }
 
 TEST_F(LabDir, GradingTheReferencePassesAllEightSteps) {
@@ -185,4 +199,29 @@ TEST(Lab, GradeNeedsTheDirectory) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "gpuops: error: /no/such/lab: no such working directory\n");
   EXPECT_EQ(run_gpuops({"lab", "frobnicate"}).code, 2);
+}
+
+// A working directory without the scripts: steps 6 and 7 say which script is
+// missing (not "got exit 127" from running it), the other steps still grade.
+TEST_F(LabDir, MissingScriptsFailSteps6And7ByName) {
+  fs::remove(dir_ / "operand-audit.sh");
+  fs::remove(dir_ / "order-check.sh");
+  auto [lines, code] = grade();
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(lines[5], "FAIL step 6: operand-audit.sh is missing");
+  EXPECT_EQ(lines[6], "FAIL step 7: order-check.sh is missing");
+  for (int i : {0, 1, 2, 3, 4, 7}) EXPECT_EQ(lines[i].substr(0, 4), "PASS") << lines[i];
+}
+
+// An out/ file that differs is shown as a diff below the step's line.
+TEST_F(LabDir, MatrixFromMemoryFailsStep8WithADiff) {
+  std::string m = slurp(dir_ / "out/matrix.txt");
+  spit(dir_ / "out/matrix.txt", std::regex_replace(m, std::regex("TOTAL_PODS=9"), "TOTAL_PODS=10"));
+  auto [lines, code] = grade();
+  EXPECT_EQ(code, 1);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_EQ(lines[7], "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
+                      "from memory?):");
+  EXPECT_NE(last_output_.find("\n    -TOTAL_PODS=9\n    +TOTAL_PODS=10\n"), std::string::npos) << last_output_;
 }
