@@ -1,10 +1,12 @@
 // gpuops serve: the simulator behind the Kubernetes API (simulator/api_server.h).
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "core/errors.h"
+#include "core/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/api_server.h"
 #endif
@@ -17,7 +19,8 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
                         "Writes a kubeconfig for kubectl before printing 'serving on https://...'.");
   opts.add_options()
       ("lab", "start with the lab's three nodes lab-node-0..2 (LAB.md), labelled only kubernetes.io/hostname")
-      ("scenario", "start with a scenario's initial cluster (not yet supported)", cxxopts::value<std::string>())
+      ("scenario", "start with a scenario's initial cluster: its cluster.nodes, its kubelet profile and its "
+                   "namespace (docs/SCENARIOS.md); the steps are not run", cxxopts::value<std::string>())
       ("port", "port to listen on (0: a free one)", cxxopts::value<int>()->default_value("0"))
       ("address", "address to listen on", cxxopts::value<std::string>()->default_value("127.0.0.1"))
       ("allow-non-loopback", "allow --address to be reachable from other machines")
@@ -35,13 +38,14 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   (void)err;
   throw UsageError("this gpuops was built without the simulator (GPUOPS_WITH_SIMULATOR=OFF)");
 #else
-  if (r.count("scenario"))
-    throw UsageError("--scenario is not supported yet (the scenario format is not in core yet); use --lab or no "
-                     "option for an empty cluster");
+  if (r.count("scenario") && r.count("lab")) throw UsageError("--lab and --scenario cannot be combined");
+  std::optional<core::Scenario> scenario;
+  if (r.count("scenario")) scenario = core::load_scenario(r["scenario"].as<std::string>());
   int port = r["port"].as<int>();
   if (port < 0 || port > std::numeric_limits<uint16_t>::max()) throw UsageError("--port must be 0..65535");
   simulator::FakeCluster::Options copts;
   std::string kubelet = r["kubelet"].as<std::string>();
+  if (scenario && !r.count("kubelet")) kubelet = scenario->profile;
   if (kubelet == "kwok") {
     copts.profile = simulator::KubeletProfile::kKwok;
   } else if (kubelet == "kubelet") {
@@ -51,6 +55,11 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   }
   simulator::FakeCluster cluster(copts);
   if (r.count("lab")) simulator::add_lab_nodes(cluster);
+  if (scenario) {
+    cluster.create_namespace(scenario->namespace_);
+    for (const auto& n : scenario->nodes) cluster.add_node(n);
+    cluster.settle();
+  }
 
   simulator::ApiServer::Options sopts;
   sopts.address = r["address"].as<std::string>();

@@ -1,0 +1,92 @@
+// The whole scenario library through real/ (`gpuops run --backend real`)
+// against the simulator served over the Kubernetes API (`gpuops serve`), and
+// the same library on the built-in simulator: the same scenarios pass, and
+// exactly the simulator-only ones are skipped over the API.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <set>
+
+#include "cli/app.h"
+#include "core/scenario.h"
+#include "helpers.h"
+
+namespace gpuops::serve_testing {
+namespace {
+
+namespace json = boost::json;
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun run_gpuops(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+const std::string kScenarios = std::string(GPUOPS_SOURCE_DIR) + "/scenarios";
+
+// name -> (status, number of skipped steps) from a --report-json report.
+std::map<std::string, std::pair<std::string, int>> outcomes(const std::string& report_path) {
+  json::value doc = json::parse(read_file(report_path));
+  std::map<std::string, std::pair<std::string, int>> out;
+  for (const auto& s : doc.at("scenarios").as_array()) {
+    int skipped = 0;
+    for (const auto& st : s.at("steps").as_array())
+      if (st.at("status").as_string() == "skipped") ++skipped;
+    out[std::string(s.at("name").as_string())] = {std::string(s.at("status").as_string()), skipped};
+  }
+  return out;
+}
+
+TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
+  // An empty served cluster whose virtual time follows the wall clock, as
+  // `gpuops serve` runs it (pod GC of a deleted node's pods takes its
+  // upstream 40 s or so: deleted-node is the slow scenario).
+  simulator::ApiServer::Options opts;
+  opts.clock = [] { return std::chrono::steady_clock::now(); };
+  Served served(/*lab=*/false, opts);
+  TempDir dir;
+
+  std::string real_report = dir.path + "/real.json";
+  CliRun real = run_gpuops({"run", "--backend", "real", "--kubeconfig", served.kubeconfig, "--report-json",
+                            real_report, kScenarios});
+  std::string sim_report = dir.path + "/sim.json";
+  CliRun sim = run_gpuops({"run", "--report-json", sim_report, kScenarios});
+  ASSERT_EQ(sim.code, 0) << sim.out << sim.err;
+  EXPECT_EQ(real.code, 0) << real.out << real.err;
+
+  auto over_api = outcomes(real_report);
+  auto in_process = outcomes(sim_report);
+  ASSERT_GE(in_process.size(), 20u);
+  // Which scenarios need the simulator's controls, from the files themselves.
+  std::set<std::string> simulator_only;
+  for (const auto& sc : core::load_scenarios({kScenarios}))
+    if (sc.simulator_only) simulator_only.insert(sc.name);
+  EXPECT_GE(simulator_only.size(), 1u);
+
+  ASSERT_EQ(over_api.size(), in_process.size()) << real.out;
+  for (const auto& [name, sim_outcome] : in_process) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(over_api.count(name));
+    EXPECT_EQ(sim_outcome.first, "passed");
+    EXPECT_EQ(sim_outcome.second, 0);
+    EXPECT_EQ(over_api[name].first, "passed");
+    // A simulator-only scenario is skipped whole over the API; the others run
+    // every step (none of their steps needs fault injection or virtual time).
+    if (simulator_only.count(name)) EXPECT_EQ(over_api[name].second, 1);
+    else EXPECT_EQ(over_api[name].second, 0);
+  }
+  // The served cluster is left as it was found: every scenario cleaned up
+  // its nodes and DaemonSets.
+  CliRun left = run_gpuops({"matrix", "--kubeconfig", served.kubeconfig});
+  EXPECT_EQ(left.out, "TOTAL_PODS=0\n") << left.err;
+  EXPECT_EQ(left.code, 0);
+}
+
+}  // namespace
+}  // namespace gpuops::serve_testing
