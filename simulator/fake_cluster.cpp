@@ -54,7 +54,8 @@ constexpr Duration kPodGCQuarantine = 40s;
 // Kubelet image pull back-off starts at 10 s (pkg/kubelet/images).
 constexpr Duration kImagePullBackoff = 10s;
 
-bool terminal(const core::Pod& p) { return p.status.phase == "Failed" || p.status.phase == "Succeeded"; }
+bool terminal(const core::PodStatus& s) { return s.phase == "Failed" || s.phase == "Succeeded"; }
+bool terminal(const PodRecord& p) { return terminal(*p.status); }
 
 // API timestamps (metav1.Time) have second precision.
 Time truncate_seconds(Time t) { return Time(std::chrono::floor<std::chrono::seconds>(t.time_since_epoch())); }
@@ -95,7 +96,7 @@ struct Counters {
 struct Slot {
   // The DaemonSet's pods targeting this node (stored objects: their address
   // is stable until the store reports them DELETED).
-  std::vector<const core::Pod*> pods;
+  std::vector<const PodRecord*> pods;
   Contribution counted;
   // NodeShouldRunDaemonPod's answer, cached for the node resourceVersion and
   // DaemonSet generation it was computed for: a pod event does not change it.
@@ -112,7 +113,9 @@ struct DsState {
   int64_t generation = 0;
   std::string template_generation;
   std::string hash;
-  core::Pod prototype;  // CreatePodTemplate output without the node pinning
+  // CreatePodTemplate output without the node pinning, shared by the pods
+  // created from this revision (PodRecord::base).
+  std::shared_ptr<const core::Pod> prototype;
   std::unordered_map<std::string, Slot> slots;
   std::vector<std::string> dirty_nodes;
   bool full = true;
@@ -153,11 +156,11 @@ struct KeyQueue {
 
 // pkg/api/v1/resource PodRequests (computePodResourceRequest): the sum of the
 // containers' requests, raised to any single init container's request.
-Amounts pod_requests(const core::Pod& pod) {
+Amounts pod_requests(const core::PodSpec& spec) {
   Amounts sum;
-  for (const auto& c : pod.spec.containers)
+  for (const auto& c : spec.containers)
     for (const auto& [k, q] : c.requests) sum[k] += q.nanos();
-  for (const auto& c : pod.spec.init_containers)
+  for (const auto& c : spec.init_containers)
     for (const auto& [k, q] : c.requests) sum[k] = std::max(sum[k], q.nanos());
   return sum;
 }
@@ -257,7 +260,7 @@ struct FakeCluster::Impl : StoreObserver {
   KeyQueue sched_queue;
   std::unordered_map<std::string, std::unordered_set<std::string>> unschedulable;  // target node -> pods
   std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
-  std::unordered_map<const core::Pod*, std::pair<std::string, Amounts>> counted;   // pod -> (node, requests)
+  std::unordered_map<const PodRecord*, std::pair<std::string, Amounts>> counted;   // pod -> (node, requests)
   // Kubelet.
   KeyQueue kubelet_queue;
   bool kubelet_writing = false;
@@ -289,8 +292,8 @@ struct FakeCluster::Impl : StoreObserver {
 
   // ------------------------------------------------------------ observers
 
-  DsState* owner_state(const core::Pod& pod) {
-    const core::OwnerReference* ref = pod.metadata.controller_ref();
+  DsState* owner_state(const PodRecord& pod) {
+    const core::OwnerReference* ref = pod.shared_meta().controller_ref();
     if (!ref || ref->kind != "DaemonSet") return nullptr;
     auto it = ds_by_uid.find(ref->uid);
     if (it == ds_by_uid.end()) return nullptr;
@@ -338,7 +341,7 @@ struct FakeCluster::Impl : StoreObserver {
     bool scheduled = false;
     auto it = st.slots.find(node.metadata.name);
     if (it != st.slots.end())
-      for (const core::Pod* p : it->second.pods) scheduled = scheduled || p->spec.node_name == node.metadata.name;
+      for (const PodRecord* p : it->second.pods) scheduled = scheduled || p->node_name == node.metadata.name;
     return (pl.should_run && !scheduled) || (!pl.should_continue_running && scheduled) ||
            (scheduled && d->status.number_misscheduled > 0);
   }
@@ -369,8 +372,8 @@ struct FakeCluster::Impl : StoreObserver {
       auto it = pods_on_node.find(name);
       if (it != pods_on_node.end()) {
         for (const auto& pk : it->second) {
-          const core::Pod* p = store.find_pod(pk);
-          if (p && p->spec.node_name == name) {
+          const PodRecord* p = store.find_pod(pk);
+          if (p && p->node_name == name) {
             missing_nodes.insert(name);
             schedule_podgc();
             break;
@@ -393,7 +396,7 @@ struct FakeCluster::Impl : StoreObserver {
       if (it == ds.end()) return;
       // Garbage collector, background propagation: the dependents go next.
       for (auto& [node, slot] : it->second.slots)
-        for (const core::Pod* p : slot.pods) orphan_queue.push(ObjectStore::key(p->metadata.namespace_, p->metadata.name));
+        for (const PodRecord* p : slot.pods) orphan_queue.push(ObjectStore::key(p->namespace_(), p->name));
       ds_by_uid.erase(it->second.uid);
       ds.erase(it);
       return;
@@ -419,8 +422,8 @@ struct FakeCluster::Impl : StoreObserver {
     enqueue_ds(st);
   }
 
-  void on_pod(EventType type, const core::Pod& pod) override {
-    std::string key = ObjectStore::key(pod.metadata.namespace_, pod.metadata.name);
+  void on_pod(EventType type, const PodRecord& pod) override {
+    std::string key = ObjectStore::key(pod.namespace_(), pod.name);
     std::string target = pod.target_node();
     DsState* st = owner_state(pod);
     if (type == EventType::kAdded) {
@@ -441,20 +444,20 @@ struct FakeCluster::Impl : StoreObserver {
     }
     if (st) mark_dirty(*st, target);
     account(type, pod);
-    if (type == EventType::kAdded && pod.spec.node_name.empty() && !pod.metadata.deletion_timestamp)
+    if (type == EventType::kAdded && pod.node_name.empty() && !pod.deletion_timestamp)
       sched_queue.push(key);
-    if (type != EventType::kDeleted && !pod.spec.node_name.empty()) {
+    if (type != EventType::kDeleted && !pod.node_name.empty()) {
       if (!kubelet_writing) kubelet_queue.push(key);
-      if (!store.find_node(pod.spec.node_name)) {
-        missing_nodes.insert(pod.spec.node_name);
+      if (!store.find_node(pod.node_name)) {
+        missing_nodes.insert(pod.node_name);
         schedule_podgc();
       }
     }
   }
 
   // Scheduler cache: bound, non-terminal pods hold their requests on the node.
-  void account(EventType type, const core::Pod& pod) {
-    bool should = type != EventType::kDeleted && !pod.spec.node_name.empty() && !terminal(pod);
+  void account(EventType type, const PodRecord& pod) {
+    bool should = type != EventType::kDeleted && !pod.node_name.empty() && !terminal(pod);
     auto it = counted.find(&pod);
     if (it != counted.end() && !should) {
       Usage& u = usage[it->second.first];
@@ -464,11 +467,11 @@ struct FakeCluster::Impl : StoreObserver {
       counted.erase(it);
       retry_unschedulable(node);  // freed resources: a parked pod may fit now
     } else if (it == counted.end() && should) {
-      Amounts req = pod_requests(pod);
-      Usage& u = usage[pod.spec.node_name];
+      Amounts req = pod_requests(pod.shared_spec());
+      Usage& u = usage[pod.node_name];
       for (const auto& [r, v] : req) u.requested[r] += v;
       u.pods += 1;
-      counted.emplace(&pod, std::make_pair(pod.spec.node_name, std::move(req)));
+      counted.emplace(&pod, std::make_pair(pod.node_name, std::move(req)));
     }
   }
 
@@ -493,35 +496,27 @@ struct FakeCluster::Impl : StoreObserver {
     p.metadata.owner_references.push_back(core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
     p.spec = d.template_.spec;
     p.spec.tolerations = core::with_daemon_tolerations(p.spec.tolerations, p.spec.host_network);
-    st.prototype = std::move(p);
-  }
-
-  // ReplaceDaemonSetPodNodeNameNodeAffinity: the pod's required node affinity
-  // becomes the single term `matchFields metadata.name In [node]`; no nodeName.
-  core::Pod new_pod(const DsState& st, const std::string& node) {
-    core::Pod p = st.prototype;
-    core::NodeSelectorTerm term;
-    term.match_fields.push_back(core::Requirement{"metadata.name", "In", {node}});
-    p.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{term};
-    return p;
+    // The API server's pod defaulting (ObjectStore::create), once per revision.
+    if (!p.spec.termination_grace_period_seconds) p.spec.termination_grace_period_seconds = 30;
+    st.prototype = std::make_shared<const core::Pod>(std::move(p));
   }
 
   // getNodesToDaemonPods(ds, includeDeletedTerminal=false) for one node.
-  std::vector<const core::Pod*> pods_of(const Slot& slot) {
-    std::vector<const core::Pod*> out;
-    for (const core::Pod* p : slot.pods) {
-      if (terminal(*p) && p->metadata.deletion_timestamp) continue;
+  std::vector<const PodRecord*> pods_of(const Slot& slot) {
+    std::vector<const PodRecord*> out;
+    for (const PodRecord* p : slot.pods) {
+      if (terminal(*p) && p->deletion_timestamp) continue;
       out.push_back(p);
     }
     return out;
   }
 
   // podByCreationTimestampAndPhase: bound pods first, then older, then by name.
-  static bool older(const core::Pod* a, const core::Pod* b) {
-    bool ab = !a->spec.node_name.empty(), bb = !b->spec.node_name.empty();
+  static bool older(const PodRecord* a, const PodRecord* b) {
+    bool ab = !a->node_name.empty(), bb = !b->node_name.empty();
     if (ab != bb) return ab;
-    Time ta = a->metadata.creation_timestamp.value_or(Time{}), tb = b->metadata.creation_timestamp.value_or(Time{});
-    if (ta == tb) return a->metadata.name < b->metadata.name;
+    Time ta = a->creation_timestamp.value_or(Time{}), tb = b->creation_timestamp.value_or(Time{});
+    if (ta == tb) return a->name < b->name;
     return ta < tb;
   }
 
@@ -547,12 +542,12 @@ struct FakeCluster::Impl : StoreObserver {
   void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
                               const core::Node* node, std::vector<std::string>& nodes_needing_pods,
                               std::vector<std::string>& pods_to_delete) {
-    std::vector<const core::Pod*> pods = pods_of(slot);
+    std::vector<const PodRecord*> pods = pods_of(slot);
     if (!node) {
       slot.should_run = slot.should_continue = false;
       slot.placement_generation = -1;
-      for (const core::Pod* p : pods)
-        if (p->spec.node_name.empty()) pods_to_delete.push_back(ObjectStore::key(st.ns, p->metadata.name));
+      for (const PodRecord* p : pods)
+        if (p->node_name.empty()) pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
       return;
     }
     if (slot.placement_generation != st.generation || slot.placement_node_rv != node->metadata.resource_version) {
@@ -566,11 +561,11 @@ struct FakeCluster::Impl : StoreObserver {
     if (slot.should_run && !exists) {
       nodes_needing_pods.push_back(node_name);
     } else if (slot.should_continue) {
-      std::vector<const core::Pod*> running;
-      for (const core::Pod* p : pods) {
-        if (p->metadata.deletion_timestamp) continue;  // ignored until it is gone: no replacement yet
-        std::string pk = ObjectStore::key(st.ns, p->metadata.name);
-        if (p->status.phase == "Failed") {
+      std::vector<const PodRecord*> running;
+      for (const PodRecord* p : pods) {
+        if (p->deletion_timestamp) continue;  // ignored until it is gone: no replacement yet
+        std::string pk = ObjectStore::key(st.ns, p->name);
+        if (p->status->phase == "Failed") {
           // Failed pods are killed with a per (uid, observedGeneration, node) backoff.
           std::string id = st.uid + "/" + std::to_string(d.status.observed_generation) + "/" + node_name;
           if (in_backoff_since_update(id)) {
@@ -586,7 +581,7 @@ struct FakeCluster::Impl : StoreObserver {
           }
           backoff_next(id);
           pods_to_delete.push_back(pk);
-        } else if (p->status.phase == "Succeeded") {
+        } else if (p->status->phase == "Succeeded") {
           pods_to_delete.push_back(pk);
         } else {
           running.push_back(p);
@@ -596,11 +591,11 @@ struct FakeCluster::Impl : StoreObserver {
       if (running.size() > 1) {
         std::sort(running.begin(), running.end(), older);
         for (size_t i = 1; i < running.size(); ++i)
-          pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->metadata.name));
+          pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->name));
       }
     } else if (exists) {
-      for (const core::Pod* p : pods)
-        if (!p->metadata.deletion_timestamp) pods_to_delete.push_back(ObjectStore::key(st.ns, p->metadata.name));
+      for (const PodRecord* p : pods)
+        if (!p->deletion_timestamp) pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
     }
   }
 
@@ -610,10 +605,13 @@ struct FakeCluster::Impl : StoreObserver {
   // many syncs it takes, not the result.)
   void sync_nodes(const DsState& st, const std::vector<std::string>& nodes_needing_pods,
                   const std::vector<std::string>& pods_to_delete) {
-    for (const auto& node : nodes_needing_pods) store.create_generated_pod(new_pod(st, node), st.name + "-");
+    // ReplaceDaemonSetPodNodeNameNodeAffinity: the pod's required node affinity
+    // becomes the single term `matchFields metadata.name In [node]`; no nodeName.
+    std::string generate_name = st.name + "-";
+    for (const auto& node : nodes_needing_pods) store.create_generated_pod(st.prototype, generate_name, node);
     for (const auto& pk : pods_to_delete) {
-      const core::Pod* p = store.find_pod(pk);
-      if (p) store.remove(Kind::kPod, p->metadata.namespace_, p->metadata.name);
+      const PodRecord* p = store.find_pod(pk);
+      if (p) store.remove(Kind::kPod, p->namespace_(), p->name);
     }
   }
 
@@ -622,12 +620,12 @@ struct FakeCluster::Impl : StoreObserver {
                const core::Node* node) {
     Contribution c;
     if (node) {  // pods on nodes that no longer exist count nowhere
-      std::vector<const core::Pod*> pods = pods_of(slot);
+      std::vector<const PodRecord*> pods = pods_of(slot);
       if (slot.should_run) {
         c.desired = 1;
         if (!pods.empty()) {
           c.current = 1;
-          const core::Pod* p = *std::min_element(pods.begin(), pods.end(), older);  // only the oldest counts
+          const PodRecord* p = *std::min_element(pods.begin(), pods.end(), older);  // only the oldest counts
           if (p->is_ready()) {
             c.ready = 1;
             // podutil.IsPodAvailable: Ready for at least minReadySeconds.
@@ -647,10 +645,11 @@ struct FakeCluster::Impl : StoreObserver {
             }
           }
           // util.IsPodUpdated: hash label or template generation label matches.
-          auto h = p->metadata.labels.find(kRevisionHashLabel);
-          auto g = p->metadata.labels.find(kTemplateGenerationLabel);
-          if ((h != p->metadata.labels.end() && h->second == st.hash) ||
-              (!st.template_generation.empty() && g != p->metadata.labels.end() && g->second == st.template_generation))
+          const core::Labels& labels = p->shared_meta().labels;
+          auto h = labels.find(kRevisionHashLabel);
+          auto g = labels.find(kTemplateGenerationLabel);
+          if ((h != labels.end() && h->second == st.hash) ||
+              (!st.template_generation.empty() && g != labels.end() && g->second == st.template_generation))
             c.updated = 1;
         }
       } else if (!pods.empty()) {
@@ -733,18 +732,19 @@ struct FakeCluster::Impl : StoreObserver {
   // NodeAffinity, NodeResourcesFit); the first that fails decides. Returns
   // the failure reasons (empty: fits) and whether preemption could help
   // (Unschedulable vs UnschedulableAndUnresolvable).
-  std::vector<std::string> filter(const core::Pod& pod, const core::Node& node, const Amounts& req, bool& resolvable) {
+  std::vector<std::string> filter(const PodRecord& pod, const core::Node& node, const Amounts& req, bool& resolvable) {
     resolvable = false;
+    const core::PodSpec& spec = pod.shared_spec();
     if (node.unschedulable) {
       core::Taint t{"node.kubernetes.io/unschedulable", "", "NoSchedule", std::nullopt};
-      bool ok = std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
+      bool ok = std::any_of(spec.tolerations.begin(), spec.tolerations.end(),
                             [&](const core::Toleration& tol) { return core::tolerates(tol, t); });
       if (!ok) return {"node(s) were unschedulable"};
     }
     static const std::vector<std::string> kEffects = {"NoSchedule", "NoExecute"};
-    if (core::untolerated_taint(node.taints, pod.spec.tolerations, kEffects))
+    if (core::untolerated_taint(node.taints, spec.tolerations, kEffects))
       return {"node(s) had untolerated taint(s)"};  // wording since v1.35 (PR #134740)
-    if (!core::node_affinity_matches(pod.spec, node)) return {"node(s) didn't match Pod's node affinity/selector"};
+    if (!pod.affinity_matches(node)) return {"node(s) didn't match Pod's node affinity/selector"};
     // noderesources fitsRequest.
     std::vector<std::string> reasons;
     const Usage& u = usage[node.metadata.name];
@@ -774,11 +774,11 @@ struct FakeCluster::Impl : StoreObserver {
   // (pkg/scheduler/framework/types.go FitError.Error) with DefaultPreemption's
   // PostFilter message appended.
   void schedule_one(const std::string& key) {
-    const core::Pod* pod = store.find_pod(key);
-    if (!pod || !pod->spec.node_name.empty() || pod->metadata.deletion_timestamp || terminal(*pod)) return;
+    const PodRecord* pod = store.find_pod(key);
+    if (!pod || !pod->node_name.empty() || pod->deletion_timestamp || terminal(*pod)) return;
     std::string target = pod->target_node();
     size_t total = store.nodes().size();
-    Amounts req = pod_requests(*pod);
+    Amounts req = pod_requests(pod->shared_spec());
     std::map<std::string, int> reasons, preemption;
     auto evaluate = [&](const core::Node& n) -> bool {
       bool resolvable = false;
@@ -815,45 +815,63 @@ struct FakeCluster::Impl : StoreObserver {
                                      : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
                                            n + " nodes are available: " + histogram(preemption) + ".";
     unschedulable[target].insert(key);
-    core::PodStatus s = pod->status;
+    core::PodStatus s = *pod->status;
     set_condition(s, "PodScheduled", "False", "Unschedulable", message, truncate_seconds(now));
-    if (!same_status(s, pod->status)) store.mutate_pod(key, [&](core::Pod& p) { p.status = std::move(s); });
+    if (!same_status(s, *pod->status)) store.set_pod_status(key, std::make_shared<const core::PodStatus>(std::move(s)));
   }
+
+  // The last status a controller derived from another, by a rule that depends
+  // only on its inputs: pods going through the same step at the same instant
+  // share the result (PodRecord::status) instead of each holding a copy.
+  struct StatusMemo {
+    std::shared_ptr<const core::PodStatus> in;
+    std::shared_ptr<const core::Pod> base;
+    Time at;
+    std::shared_ptr<const core::PodStatus> out;
+    bool hit(const PodRecord& p, Time t) const { return out && in == p.status && base == p.base && at == t; }
+  };
+  StatusMemo bind_memo, kubelet_memo;
 
   // DefaultBinder: pods/binding sets spec.nodeName; PodScheduled=True.
   void bind(const std::string& key, const std::string& node) {
-    store.mutate_pod(key, [&](core::Pod& p) {
-      p.spec.node_name = node;
-      set_condition(p.status, "PodScheduled", "True", "", "", truncate_seconds(now));
-    });
+    const PodRecord* pod = store.find_pod(key);  // schedule_one found it
+    Time t = truncate_seconds(now);
+    if (!(bind_memo.out && bind_memo.in == pod->status && bind_memo.at == t)) {
+      core::PodStatus s = *pod->status;
+      set_condition(s, "PodScheduled", "True", "", "", t);
+      bind_memo = StatusMemo{pod->status, nullptr, t, std::make_shared<const core::PodStatus>(std::move(s))};
+    }
+    store.bind_pod(key, node, bind_memo.out);
   }
 
   // ------------------------------------------------------------ kubelet
 
-  const Fault* fault_for(const core::Pod& pod) const {
-    const core::OwnerReference* ref = pod.metadata.controller_ref();
+  const Fault* fault_for(const PodRecord& pod) const {
+    if (faults.empty()) return nullptr;
+    const core::OwnerReference* ref = pod.shared_meta().controller_ref();
     for (const auto& [id, f] : faults) {
-      if (!f.node.empty() && f.node != pod.spec.node_name) continue;
+      if (!f.node.empty() && f.node != pod.node_name) continue;
       if (!f.daemonset.empty() && (!ref || ref->kind != "DaemonSet" || ref->name != f.daemonset)) continue;
-      if (f.kind == FaultKind::kStuckInInit && pod.spec.init_containers.empty()) continue;
+      if (f.kind == FaultKind::kStuckInInit && pod.shared_spec().init_containers.empty()) continue;
       return &f;
     }
     return nullptr;
   }
 
   // The status the kubelet (kubelet_pods.go generateAPIPodStatus / getPhase)
-  // or KWOK's pod-ready stage would write for a bound, live pod.
-  core::PodStatus desired_status(const core::Pod& pod, const std::string& key) {
+  // or KWOK's pod-ready stage would write for a bound, live pod, given its
+  // fault `f`. Sets `timed` when it started a timer for the pod.
+  core::PodStatus desired_status(const PodRecord& pod, const std::string& key, const Fault* f, bool& timed) {
     Time t = truncate_seconds(now);
-    core::PodStatus s = pod.status;
+    core::PodStatus s = *pod.status;
     s.reason.clear();
     s.message.clear();
     if (!s.start_time) s.start_time = t;
     const core::PodCondition* sched = pod.condition("PodScheduled");
     Time bound_at = sched && sched->last_transition_time ? *sched->last_transition_time : t;
     Time started_at = opt.profile == KubeletProfile::kKubelet ? bound_at + opt.start_delay : bound_at;
-    const auto& cs = pod.spec.containers;
-    const auto& ics = pod.spec.init_containers;
+    const auto& cs = pod.shared_spec().containers;
+    const auto& ics = pod.shared_spec().init_containers;
     auto not_ready = [&](const std::string& reason) {
       std::string msg = "containers with unready status: " + names_of(cs);
       set_condition(s, "ContainersReady", "False", reason, msg, t);
@@ -869,7 +887,6 @@ struct FakeCluster::Impl : StoreObserver {
       set_condition(s, "Initialized", "True", "", "", t);
     };
     s.container_statuses.clear();
-    const Fault* f = fault_for(pod);
     if (f && f->kind == FaultKind::kFailed) {
       // Admission rejection (pkg/kubelet/lifecycle/predicate.go).
       s.phase = "Failed";
@@ -892,6 +909,7 @@ struct FakeCluster::Impl : StoreObserver {
       }
       not_ready("ContainersNotReady");
       at(started_at, "kubelet start of pod " + key, [this, key] { kubelet_queue.push(key); });
+      timed = true;
       return s;
     }
     if (f && f->kind == FaultKind::kStuckInInit) {
@@ -928,7 +946,7 @@ struct FakeCluster::Impl : StoreObserver {
       for (const auto& c : cs) {
         auto st = container_status(c, false, "waiting", "CrashLoopBackOff",
                                    "back-off 5m0s restarting failed container=" + c.name + " pod=" +
-                                       pod.metadata.name + "_" + pod.metadata.namespace_ + "(" + pod.metadata.uid + ")");
+                                       pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
         st.restart_count = 5;
         s.container_statuses.push_back(st);
       }
@@ -947,26 +965,38 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void kubelet_sync(const std::string& key) {
-    const core::Pod* pod = store.find_pod(key);
-    if (!pod || pod->spec.node_name.empty()) return;
-    const core::Node* node = store.find_node(pod->spec.node_name);
+    const PodRecord* pod = store.find_pod(key);
+    if (!pod || pod->node_name.empty()) return;
+    const core::Node* node = store.find_node(pod->node_name);
     if (!node) return;  // no kubelet: pod GC handles these
     std::string ready = node->ready_status();
-    if (pod->metadata.deletion_timestamp) {
+    if (pod->deletion_timestamp) {
       if (ready == "Unknown") return;  // unreachable: stays Terminating
-      if (opt.profile == KubeletProfile::kKwok || now >= *pod->metadata.deletion_timestamp) {
+      if (opt.profile == KubeletProfile::kKwok || now >= *pod->deletion_timestamp) {
         // KWOK pod-delete stage / kubelet after the grace period: delete with grace 0.
         store.force_remove_pod(key);
       } else {
-        at(*pod->metadata.deletion_timestamp, "graceful deletion of pod " + key, [this, key] { kubelet_queue.push(key); });
+        at(*pod->deletion_timestamp, "graceful deletion of pod " + key, [this, key] { kubelet_queue.push(key); });
       }
       return;
     }
     if (terminal(*pod) || ready != "True") return;  // a NotReady node's kubelet starts nothing new
-    core::PodStatus s = desired_status(*pod, key);
-    if (same_status(s, pod->status)) return;
+    // Without a fault the status depends only on the pod's status, its shared
+    // template part and the time; pods in the same state share the result.
+    const Fault* f = fault_for(*pod);
+    std::shared_ptr<const core::PodStatus> out;
+    if (!f && kubelet_memo.hit(*pod, now)) {
+      out = kubelet_memo.out;
+    } else {
+      bool timed = false;
+      core::PodStatus s = desired_status(*pod, key, f, timed);
+      if (same_status(s, *pod->status)) return;
+      out = std::make_shared<const core::PodStatus>(std::move(s));
+      if (!f && !timed) kubelet_memo = StatusMemo{pod->status, pod->base, now, out};
+    }
+    if (out == pod->status) return;
     kubelet_writing = true;
-    store.mutate_pod(key, [&](core::Pod& p) { p.status = std::move(s); });
+    store.set_pod_status(key, std::move(out));
     kubelet_writing = false;
   }
 
@@ -1036,15 +1066,15 @@ struct FakeCluster::Impl : StoreObserver {
       if (it == pods_on_node.end()) return;
       std::vector<std::string> keys(it->second.begin(), it->second.end());
       for (const auto& pk : keys) {
-        const core::Pod* p = store.find_pod(pk);
-        if (!p || p->spec.node_name != name || !p->is_ready()) continue;
-        store.mutate_pod(pk, [&](core::Pod& pod) {
-          for (auto& c : pod.status.conditions)
-            if (c.type == "Ready") {
-              c.status = "False";
-              c.last_transition_time = truncate_seconds(now);
-            }
-        });
+        const PodRecord* p = store.find_pod(pk);
+        if (!p || p->node_name != name || !p->is_ready()) continue;
+        core::PodStatus s = *p->status;
+        for (auto& c : s.conditions)
+          if (c.type == "Ready") {
+            c.status = "False";
+            c.last_transition_time = truncate_seconds(now);
+          }
+        store.set_pod_status(pk, std::make_shared<const core::PodStatus>(std::move(s)));
       }
     }
   }
@@ -1073,7 +1103,7 @@ struct FakeCluster::Impl : StoreObserver {
       auto pn = pods_on_node.find(name);
       if (pn != pods_on_node.end())
         for (const auto& pk : pn->second)
-          if (const core::Pod* p = store.find_pod(pk); p && p->spec.node_name == name) has_bound = true;
+          if (const PodRecord* p = store.find_pod(pk); p && p->node_name == name) has_bound = true;
       if (store.find_node(name) || !has_bound) {
         quarantine.erase(name);
         it = missing_nodes.erase(it);
@@ -1094,14 +1124,14 @@ struct FakeCluster::Impl : StoreObserver {
       if (pn == pods_on_node.end()) continue;
       std::vector<std::string> keys(pn->second.begin(), pn->second.end());
       for (const auto& pk : keys) {
-        const core::Pod* p = store.find_pod(pk);
-        if (!p || p->spec.node_name != name) continue;
+        const PodRecord* p = store.find_pod(pk);
+        if (!p || p->node_name != name) continue;
         // markFailedAndDeletePod
-        store.mutate_pod(pk, [&](core::Pod& pod) {
-          if (!terminal(pod)) pod.status.phase = "Failed";
-          set_condition(pod.status, "DisruptionTarget", "True", "DeletionByPodGC", "PodGC: node no longer exists",
-                        truncate_seconds(now));
-        });
+        core::PodStatus s = *p->status;
+        if (!terminal(s)) s.phase = "Failed";
+        set_condition(s, "DisruptionTarget", "True", "DeletionByPodGC", "PodGC: node no longer exists",
+                      truncate_seconds(now));
+        store.set_pod_status(pk, std::make_shared<const core::PodStatus>(std::move(s)));
         store.force_remove_pod(pk);
       }
     }
@@ -1112,11 +1142,11 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void collect_orphan(const std::string& key) {
-    const core::Pod* p = store.find_pod(key);
-    if (!p || p->metadata.deletion_timestamp) return;
-    const core::OwnerReference* ref = p->metadata.controller_ref();
+    const PodRecord* p = store.find_pod(key);
+    if (!p || p->deletion_timestamp) return;
+    const core::OwnerReference* ref = p->shared_meta().controller_ref();
     if (ref && ds_by_uid.count(ref->uid)) return;  // owner still there
-    store.remove(Kind::kPod, p->metadata.namespace_, p->metadata.name);
+    store.remove(Kind::kPod, p->namespace_(), p->name);
   }
 
   // ------------------------------------------------------------ loop

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/placement.h"
+
 namespace gpuops::simulator {
 
 namespace json = boost::json;
@@ -98,8 +100,101 @@ bool same_requirements(const std::vector<core::Requirement>& a, const std::vecto
 
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
 
+// Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
+// status starts Pending, terminationGracePeriodSeconds defaults to 30.
+void default_pod(core::Pod& pod) {
+  if (!pod.spec.termination_grace_period_seconds) pod.spec.termination_grace_period_seconds = 30;
+  if (pod.status.phase.empty()) pod.status.phase = "Pending";
+}
+
+const std::shared_ptr<const core::PodStatus>& pending_status() {
+  static const auto kPending = [] {
+    core::PodStatus s;
+    s.phase = "Pending";
+    return std::make_shared<const core::PodStatus>(std::move(s));
+  }();
+  return kPending;
+}
+
+// The required node affinity of a pod pinned to `node`.
+std::vector<core::NodeSelectorTerm> pin_terms(const std::string& node) {
+  core::NodeSelectorTerm term;
+  term.match_fields.push_back(core::Requirement{"metadata.name", "In", {node}});
+  return {std::move(term)};
+}
+
 
 }  // namespace
+
+// ---------------------------------------------------------------- PodRecord
+
+std::string PodRecord::target_node() const {
+  if (!node_name.empty()) return node_name;
+  if (!pinned_node.empty()) return pinned_node;
+  return base->target_node();  // base's spec.nodeName is empty
+}
+
+const core::PodCondition* PodRecord::condition(std::string_view type) const {
+  for (const auto& c : status->conditions)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+bool PodRecord::is_ready() const {
+  const core::PodCondition* c = condition("Ready");
+  return c && c->status == "True";
+}
+
+bool PodRecord::affinity_matches(const core::Node& node) const {
+  if (pinned_node.empty()) {
+    if (base->spec.node_name.empty()) return core::node_affinity_matches(base->spec, node);
+    return core::node_affinity_matches(pod().spec, node);
+  }
+  // nodeSelector, then the single pinning term (node_affinity_matches).
+  for (const auto& [k, v] : base->spec.node_selector) {
+    auto it = node.metadata.labels.find(k);
+    if (it == node.metadata.labels.end() || it->second != v) return false;
+  }
+  return node.metadata.name == pinned_node;
+}
+
+core::Pod PodRecord::pod() const {
+  core::Pod p = *base;
+  p.metadata.name = name;
+  p.metadata.uid = uid;
+  p.metadata.resource_version = resource_version ? std::to_string(resource_version) : "";
+  p.metadata.creation_timestamp = creation_timestamp;
+  p.metadata.deletion_timestamp = deletion_timestamp;
+  p.metadata.deletion_grace_period_seconds = deletion_grace_period_seconds;
+  p.spec.node_name = node_name;
+  if (!pinned_node.empty()) p.spec.required_node_affinity = pin_terms(pinned_node);
+  p.status = *status;
+  return p;
+}
+
+PodRecord PodRecord::from_pod(core::Pod pod) {
+  PodRecord r;
+  r.name = std::move(pod.metadata.name);
+  r.uid = std::move(pod.metadata.uid);
+  r.resource_version = pod.metadata.resource_version.empty() ? 0 : std::stoull(pod.metadata.resource_version);
+  r.creation_timestamp = pod.metadata.creation_timestamp;
+  r.deletion_timestamp = pod.metadata.deletion_timestamp;
+  r.deletion_grace_period_seconds = pod.metadata.deletion_grace_period_seconds;
+  r.node_name = std::move(pod.spec.node_name);
+  r.status = std::make_shared<const core::PodStatus>(std::move(pod.status));
+  pod.metadata.name.clear();
+  pod.metadata.uid.clear();
+  pod.metadata.resource_version.clear();
+  pod.metadata.creation_timestamp.reset();
+  pod.metadata.deletion_timestamp.reset();
+  pod.metadata.deletion_grace_period_seconds.reset();
+  pod.spec.node_name.clear();
+  pod.status = {};
+  r.base = std::make_shared<const core::Pod>(std::move(pod));
+  return r;
+}
+
+// ---------------------------------------------------------------- ObjectStore
 
 ObjectStore::ObjectStore(std::function<core::Time()> clock, Options options)
     : clock_(std::move(clock)), options_(options), rng_(options.seed) {}
@@ -201,9 +296,9 @@ void ObjectStore::emit(EventType type, const core::DaemonSet& obj) {
   for (auto* o : observers_) o->on_daemonset(type, obj);
   publish(type, Kind::kDaemonSet, rv_, [&] { return core::Object(obj); });
 }
-void ObjectStore::emit(EventType type, const core::Pod& obj) {
+void ObjectStore::emit(EventType type, const PodRecord& obj) {
   for (auto* o : observers_) o->on_pod(type, obj);
-  publish(type, Kind::kPod, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kPod, rv_, [&] { return core::Object(obj.pod()); });
 }
 
 void ObjectStore::check_namespace(const std::string& ns) const {
@@ -225,10 +320,10 @@ const core::DaemonSet* ObjectStore::find_daemonset(const std::string& ns, const 
   auto it = daemonsets_.find(key(ns, name));
   return it == daemonsets_.end() ? nullptr : &it->second;
 }
-const core::Pod* ObjectStore::find_pod(const std::string& ns, const std::string& name) const {
+const PodRecord* ObjectStore::find_pod(const std::string& ns, const std::string& name) const {
   return find_pod(key(ns, name));
 }
-const core::Pod* ObjectStore::find_pod(const std::string& k) const {
+const PodRecord* ObjectStore::find_pod(const std::string& k) const {
   auto it = pods_.find(k);
   return it == pods_.end() ? nullptr : &it->second;
 }
@@ -245,7 +340,7 @@ std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, c
       if (auto* p = find_daemonset(ns, name)) return core::Object(*p);
       break;
     case Kind::kPod:
-      if (auto* p = find_pod(ns, name)) return core::Object(*p);
+      if (auto* p = find_pod(ns, name)) return core::Object(p->pod());
       break;
   }
   return std::nullopt;
@@ -265,14 +360,15 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
         if (ns.empty() || v.metadata.namespace_ == ns) out.emplace_back(v);
       break;
     case Kind::kPod: {
-      std::vector<const core::Pod*> ps;
+      std::vector<const PodRecord*> ps;
       for (const auto& [k, v] : pods_)
-        if (ns.empty() || v.metadata.namespace_ == ns) ps.push_back(&v);
-      std::sort(ps.begin(), ps.end(), [](const core::Pod* a, const core::Pod* b) {
-        if (a->metadata.namespace_ != b->metadata.namespace_) return a->metadata.namespace_ < b->metadata.namespace_;
-        return a->metadata.name < b->metadata.name;
+        if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+      std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
+        if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
+        return a->name < b->name;
       });
-      for (auto* p : ps) out.emplace_back(*p);
+      out.reserve(ps.size());
+      for (auto* p : ps) out.emplace_back(p->pod());
       break;
     }
   }
@@ -287,14 +383,10 @@ boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const
 
 // ---------------------------------------------------------------- writes
 
-const core::Pod& ObjectStore::create_pod(core::Pod pod) {
-  // Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
-  // status starts Pending, terminationGracePeriodSeconds defaults to 30.
-  if (!pod.spec.termination_grace_period_seconds) pod.spec.termination_grace_period_seconds = 30;
-  if (pod.status.phase.empty()) pod.status.phase = "Pending";
-  std::string k = key(pod.metadata.namespace_, pod.metadata.name);
-  pod.metadata.resource_version = std::to_string(next_rv());
-  auto [it, ok] = pods_.emplace(std::move(k), std::move(pod));
+const PodRecord& ObjectStore::create_pod(PodRecord rec) {
+  std::string k = key(rec.namespace_(), rec.name);
+  rec.resource_version = next_rv();
+  auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
   (void)ok;
   created_rv_[&it->first] = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
@@ -363,8 +455,11 @@ core::Object ObjectStore::create(core::Object obj) {
       emit(EventType::kAdded, stored);
       return core::Object(stored);
     }
-    case Kind::kPod:
-      return core::Object(create_pod(std::move(std::get<core::Pod>(obj))));
+    case Kind::kPod: {
+      auto& pod = std::get<core::Pod>(obj);
+      default_pod(pod);
+      return core::Object(create_pod(PodRecord::from_pod(std::move(pod))).pod());
+    }
   }
   return obj;
 }
@@ -376,7 +471,33 @@ std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& 
   } while (pods_.count(key(pod.metadata.namespace_, pod.metadata.name)));
   stamp_new(pod.metadata);
   std::string k = key(pod.metadata.namespace_, pod.metadata.name);
-  create_pod(std::move(pod));
+  default_pod(pod);
+  create_pod(PodRecord::from_pod(std::move(pod)));
+  return k;
+}
+
+std::string ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> base, const std::string& generate_name,
+                                              const std::string& pinned_node) {
+  const std::string& ns = base->metadata.namespace_;
+  check_namespace(ns);
+  PodRecord rec;
+  std::string k;
+  do {
+    rec.name = generate_name + random_suffix(5);
+    k = key(ns, rec.name);
+  } while (pods_.count(k));
+  // stamp_new
+  rec.uid = new_uid();
+  rec.creation_timestamp = now_seconds();
+  rec.pinned_node = pinned_node;
+  if (!base->spec.termination_grace_period_seconds) {  // default_pod, on a copy
+    auto copy = std::make_shared<core::Pod>(*base);
+    copy->spec.termination_grace_period_seconds = 30;
+    base = std::move(copy);
+  }
+  rec.base = std::move(base);
+  rec.status = pending_status();
+  create_pod(std::move(rec));
   return k;
 }
 
@@ -465,16 +586,18 @@ core::Object ObjectStore::update(core::Object obj) {
     case Kind::kPod: {
       auto& given = std::get<core::Pod>(obj);
       std::string k = key(ns, given.metadata.name);
-      auto& stored = pods_.at(k);
+      PodRecord& rec = pods_.at(k);
+      core::Pod stored = rec.pod();
       check_version(given, stored, kind);
       keep_system_meta(given, stored);
-      given.status = stored.status;
-      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.status = std::move(stored.status);
+      uint64_t old = rec.resource_version;
       given.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, rv_);
-      stored = std::move(given);
-      emit(EventType::kModified, stored);
-      return core::Object(stored);
+      core::Object out(given);
+      rec = PodRecord::from_pod(std::move(given));
+      emit(EventType::kModified, rec);
+      return out;
     }
   }
   return obj;
@@ -506,9 +629,11 @@ core::Object ObjectStore::update_status(core::Object obj) {
     case Kind::kPod: {
       auto& given = std::get<core::Pod>(obj);
       std::string k = key(ns, m.name);
-      check_version(given, pods_.at(k), kind);
-      mutate_pod(k, [&](core::Pod& p) { p.status = given.status; });
-      return core::Object(pods_.at(k));
+      if (!given.metadata.resource_version.empty() &&
+          given.metadata.resource_version != std::to_string(pods_.at(k).resource_version))
+        check_version(given, pods_.at(k).pod(), kind);  // throws the 409
+      set_pod_status(k, std::make_shared<const core::PodStatus>(std::move(given.status)));
+      return core::Object(pods_.at(k).pod());
     }
     case Kind::kNamespace:
       return update(std::move(obj));
@@ -526,14 +651,34 @@ void ObjectStore::mutate_node(const std::string& name, const std::function<void(
   emit(EventType::kModified, it->second);
 }
 
-void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core::Pod&)>& fn) {
+template <class Fn>
+void ObjectStore::write_pod(const std::string& k, Fn&& fn) {
   auto it = pods_.find(k);
   if (it == pods_.end()) not_found(Kind::kPod, k.substr(k.find('/') + 1));
   fn(it->second);
-  uint64_t old = std::stoull(it->second.metadata.resource_version);
-  it->second.metadata.resource_version = std::to_string(next_rv());
+  uint64_t old = it->second.resource_version;
+  it->second.resource_version = next_rv();
   index(Kind::kPod, &it->first, old, rv_);
   emit(EventType::kModified, it->second);
+}
+
+void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core::Pod&)>& fn) {
+  write_pod(k, [&](PodRecord& rec) {
+    core::Pod p = rec.pod();
+    fn(p);
+    rec = PodRecord::from_pod(std::move(p));
+  });
+}
+
+void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
+  write_pod(k, [&](PodRecord& rec) {
+    rec.node_name = node;
+    rec.status = std::move(status);
+  });
+}
+
+void ObjectStore::set_pod_status(const std::string& k, std::shared_ptr<const core::PodStatus> status) {
+  write_pod(k, [&](PodRecord& rec) { rec.status = std::move(status); });
 }
 
 void ObjectStore::mutate_daemonset_status(const std::string& k, const core::DaemonSetStatus& status) {
@@ -549,14 +694,14 @@ void ObjectStore::mutate_daemonset_status(const std::string& k, const core::Daem
 void ObjectStore::erase_pod(const std::string& k) {
   auto it = pods_.find(k);
   if (it == pods_.end()) return;
-  uint64_t old = std::stoull(it->second.metadata.resource_version);
-  it->second.metadata.resource_version = std::to_string(next_rv());
+  uint64_t old = it->second.resource_version;
+  it->second.resource_version = next_rv();
   index(Kind::kPod, k, old, 0);
   created_rv_.erase(&it->first);
   // Observers see the stored object (same address as in ADDED/MODIFIED)
   // before it goes.
   emit(EventType::kDeleted, it->second);
-  core::Pod pod = std::move(it->second);
+  core::Pod pod = it->second.pod();
   pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
 }
@@ -570,20 +715,20 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       std::string k = key(ns, name);
       auto it = pods_.find(k);
       if (it == pods_.end()) not_found(kind, name);
-      core::Pod& pod = it->second;
+      const PodRecord& pod = it->second;
       // CheckGracefulDelete, pkg/registry/core/pod/strategy.go.
-      int64_t grace = grace_seconds ? *grace_seconds : pod.spec.termination_grace_period_seconds.value_or(30);
-      if (pod.spec.node_name.empty() || pod.status.phase == "Failed" || pod.status.phase == "Succeeded") grace = 0;
+      int64_t grace = grace_seconds ? *grace_seconds : pod.shared_spec().termination_grace_period_seconds.value_or(30);
+      if (pod.node_name.empty() || pod.status->phase == "Failed" || pod.status->phase == "Succeeded") grace = 0;
       if (grace <= 0) {
         erase_pod(k);
         return;
       }
       core::Time deadline = now_seconds() + std::chrono::seconds(grace);
       // A second delete may only shorten the grace period.
-      if (pod.metadata.deletion_timestamp && *pod.metadata.deletion_timestamp <= deadline) return;
-      mutate_pod(k, [&](core::Pod& p) {
-        p.metadata.deletion_timestamp = deadline;
-        p.metadata.deletion_grace_period_seconds = grace;
+      if (pod.deletion_timestamp && *pod.deletion_timestamp <= deadline) return;
+      write_pod(k, [&](PodRecord& p) {
+        p.deletion_timestamp = deadline;
+        p.deletion_grace_period_seconds = grace;
       });
       return;
     }
@@ -624,7 +769,7 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
         if (d.metadata.namespace_ == name) dss.push_back(d.metadata.name);
       for (const auto& d : dss) remove(Kind::kDaemonSet, name, d);
       for (const auto& [k, p] : pods_)
-        if (p.metadata.namespace_ == name) pods.push_back(k);
+        if (p.namespace_() == name) pods.push_back(k);
       for (const auto& k : pods) erase_pod(k);
       it = namespaces_.find(name);
       core::Namespace nsobj = std::move(it->second);

@@ -32,8 +32,10 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -62,6 +64,45 @@ struct WatchEvent {
   core::Object object;        // for DELETED: the object as it was last stored
 };
 
+// How the store keeps a pod: compact, with the parts many pods have in common
+// shared. `base` holds everything but the per-pod fields below (its own copies
+// of those are ignored); pods a DaemonSet controller creates from one template
+// revision share one `base`, and pods with equal statuses may share `status`
+// (both immutable once stored). pod() materialises the core::Pod the API
+// serves, field for field what was written.
+struct PodRecord {
+  std::shared_ptr<const core::Pod> base;
+  std::string name;
+  std::string uid;
+  uint64_t resource_version = 0;
+  std::optional<core::Time> creation_timestamp;
+  std::optional<core::Time> deletion_timestamp;
+  std::optional<int64_t> deletion_grace_period_seconds;
+  std::string node_name;  // spec.nodeName
+  // Non-empty: spec.affinity.nodeAffinity.required is the single term
+  // `matchFields metadata.name In [pinned_node]` (the DaemonSet controller's
+  // ReplaceDaemonSetPodNodeNameNodeAffinity), whatever `base` has. Empty: it
+  // is base's.
+  std::string pinned_node;
+  std::shared_ptr<const core::PodStatus> status;
+
+  const std::string& namespace_() const { return base->metadata.namespace_; }
+  // metadata.labels, annotations, ownerReferences (from base).
+  const core::ObjectMeta& shared_meta() const { return base->metadata; }
+  // spec but nodeName and, when pinned, the node affinity (from base).
+  const core::PodSpec& shared_spec() const { return base->spec; }
+  // As core::Pod::target_node, condition, is_ready.
+  std::string target_node() const;
+  const core::PodCondition* condition(std::string_view type) const;
+  bool is_ready() const;
+  // core::node_affinity_matches(pod().spec, node), without materialising.
+  bool affinity_matches(const core::Node& node) const;
+  // The pod as the API serves it.
+  core::Pod pod() const;
+  // Splits `pod` into a record (its own base, its own status).
+  static PodRecord from_pod(core::Pod pod);
+};
+
 // Synchronous, typed notifications of every write, for in-process
 // controllers. For kDeleted the object is its final state. The reference is to
 // the stored object: its address is stable from ADDED to DELETED (inclusive),
@@ -73,7 +114,7 @@ class StoreObserver {
   virtual void on_namespace(EventType, const core::Namespace&) {}
   virtual void on_node(EventType, const core::Node&) {}
   virtual void on_daemonset(EventType, const core::DaemonSet&) {}
-  virtual void on_pod(EventType, const core::Pod&) {}
+  virtual void on_pod(EventType, const PodRecord&) {}
 };
 
 class ObjectStore {
@@ -144,8 +185,8 @@ class ObjectStore {
   const core::Namespace* find_namespace(const std::string& name) const;
   const core::Node* find_node(const std::string& name) const;
   const core::DaemonSet* find_daemonset(const std::string& ns, const std::string& name) const;
-  const core::Pod* find_pod(const std::string& ns, const std::string& name) const;
-  const core::Pod* find_pod(const std::string& key) const;  // key "ns/name"
+  const PodRecord* find_pod(const std::string& ns, const std::string& name) const;
+  const PodRecord* find_pod(const std::string& key) const;  // key "ns/name"
   const std::map<std::string, core::Node>& nodes() const { return nodes_; }
   const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
   size_t pod_count() const { return pods_.size(); }
@@ -153,11 +194,25 @@ class ObjectStore {
   // Creates a pod named `<generate_name><5 chars>` (utilrand.String(5)
   // alphabet). Returns its key "ns/name".
   std::string create_generated_pod(core::Pod pod, const std::string& generate_name);
+  // The same for a pod whose template part `base` is shared with other pods
+  // (PodRecord): the pod stored is *base with a generated name, uid and
+  // creationTimestamp, no nodeName, status `status` (phase Pending when
+  // null), and, when `pinned_node` is not empty, the required node affinity
+  // `matchFields metadata.name In [pinned_node]`. REQUIRES:
+  // base->spec.terminationGracePeriodSeconds set (create defaults it).
+  std::string create_generated_pod(std::shared_ptr<const core::Pod> base, const std::string& generate_name,
+                                   const std::string& pinned_node);
   // Applies `fn` to the stored node/pod/DaemonSet in place and records a
   // MODIFIED write (no copy). Throws ClusterError 404 if absent. `fn` must
   // not change the name or namespace.
   void mutate_node(const std::string& name, const std::function<void(core::Node&)>& fn);
   void mutate_pod(const std::string& key, const std::function<void(core::Pod&)>& fn);
+  // Cheaper pod writes that touch only per-pod fields (a MODIFIED write each,
+  // as mutate_pod): the binding (spec.nodeName and the new status) and a
+  // status write. `status` must not be null; it may be shared with other
+  // pods. Throw ClusterError 404 if absent.
+  void bind_pod(const std::string& key, const std::string& node, std::shared_ptr<const core::PodStatus> status);
+  void set_pod_status(const std::string& key, std::shared_ptr<const core::PodStatus> status);
   void mutate_daemonset_status(const std::string& key, const core::DaemonSetStatus& status);
   // Removes a pod now, whatever its grace (grace 0 delete, as the kubelet and
   // pod GC do). No-op if absent.
@@ -182,13 +237,15 @@ class ObjectStore {
   void emit(EventType type, const core::Namespace& obj);
   void emit(EventType type, const core::Node& obj);
   void emit(EventType type, const core::DaemonSet& obj);
-  void emit(EventType type, const core::Pod& obj);
+  void emit(EventType type, const PodRecord& obj);
   void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
   void tombstone(WatchEvent event);
   void check_namespace(const std::string& ns) const;
-  const core::Pod& create_pod(core::Pod pod);
+  const PodRecord& create_pod(PodRecord rec);
+  template <class Fn>
+  void write_pod(const std::string& key, Fn&& fn);
   void erase_pod(const std::string& key);
 
   std::function<core::Time()> clock_;
@@ -199,7 +256,7 @@ class ObjectStore {
   std::map<std::string, core::Node> nodes_;
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
-  std::unordered_map<std::string, core::Pod> pods_;
+  std::unordered_map<std::string, PodRecord> pods_;
   // resourceVersion at creation, per live object (by the address of its key
   // in its map above, stable while it lives): ADDED vs MODIFIED.
   std::unordered_map<const std::string*, uint64_t> created_rv_;
