@@ -154,6 +154,18 @@ struct KeyQueue {
   }
 };
 
+// The same for pods, by PodRecord::id (no string per entry).
+struct PodQueue {
+  std::vector<uint64_t> q;
+  void push(uint64_t id) { q.push_back(id); }
+  bool empty() const { return q.empty(); }
+  std::vector<uint64_t> take() {
+    std::vector<uint64_t> out;
+    out.swap(q);
+    return out;
+  }
+};
+
 // pkg/api/v1/resource PodRequests (computePodResourceRequest): the sum of the
 // containers' requests, raised to any single init container's request.
 Amounts pod_requests(const core::PodSpec& spec) {
@@ -257,12 +269,14 @@ struct FakeCluster::Impl : StoreObserver {
   };
   std::unordered_map<std::string, BackoffEntry> failed_backoff;  // flowcontrol.Backoff perItemBackoff
   // Scheduler.
-  KeyQueue sched_queue;
+  PodQueue sched_queue;
   std::unordered_map<std::string, std::unordered_set<std::string>> unschedulable;  // target node -> pods
   std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
-  std::unordered_map<const PodRecord*, std::pair<std::string, Amounts>> counted;   // pod -> (node, requests)
+  // pod -> (node, requests); requests shared by pods of one template part.
+  std::unordered_map<const PodRecord*, std::pair<std::string, std::shared_ptr<const Amounts>>> counted;
+  std::pair<std::shared_ptr<const core::Pod>, std::shared_ptr<const Amounts>> requests_memo;
   // Kubelet.
-  KeyQueue kubelet_queue;
+  PodQueue kubelet_queue;
   bool kubelet_writing = false;
   std::map<int, Fault> faults;
   int next_fault = 1;
@@ -350,7 +364,8 @@ struct FakeCluster::Impl : StoreObserver {
     for (const std::string& n : {node, std::string()}) {
       auto it = unschedulable.find(n);
       if (it == unschedulable.end()) continue;
-      for (const auto& k : it->second) sched_queue.push(k);
+      for (const auto& k : it->second)
+        if (const PodRecord* p = store.find_pod(k)) sched_queue.push(p->id);  // a gone pod: nothing to do
       unschedulable.erase(it);
     }
   }
@@ -386,7 +401,8 @@ struct FakeCluster::Impl : StoreObserver {
     lifecycle_queue.push(name);
     auto it = pods_on_node.find(name);
     if (it != pods_on_node.end())
-      for (const auto& pk : it->second) kubelet_queue.push(pk);
+      for (const auto& pk : it->second)
+        if (const PodRecord* p = store.find_pod(pk)) kubelet_queue.push(p->id);
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
@@ -423,13 +439,13 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void on_pod(EventType type, const PodRecord& pod) override {
-    std::string key = ObjectStore::key(pod.namespace_(), pod.name);
     std::string target = pod.target_node();
     DsState* st = owner_state(pod);
     if (type == EventType::kAdded) {
-      pods_on_node[target].insert(key);
+      pods_on_node[target].insert(ObjectStore::key(pod.namespace_(), pod.name));
       if (st) st->slots[target].pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
+      std::string key = ObjectStore::key(pod.namespace_(), pod.name);
       auto it = pods_on_node.find(target);
       if (it != pods_on_node.end()) {
         it->second.erase(key);
@@ -445,9 +461,9 @@ struct FakeCluster::Impl : StoreObserver {
     if (st) mark_dirty(*st, target);
     account(type, pod);
     if (type == EventType::kAdded && pod.node_name.empty() && !pod.deletion_timestamp)
-      sched_queue.push(key);
+      sched_queue.push(pod.id);
     if (type != EventType::kDeleted && !pod.node_name.empty()) {
-      if (!kubelet_writing) kubelet_queue.push(key);
+      if (!kubelet_writing) kubelet_queue.push(pod.id);
       if (!store.find_node(pod.node_name)) {
         missing_nodes.insert(pod.node_name);
         schedule_podgc();
@@ -461,15 +477,17 @@ struct FakeCluster::Impl : StoreObserver {
     auto it = counted.find(&pod);
     if (it != counted.end() && !should) {
       Usage& u = usage[it->second.first];
-      for (const auto& [r, v] : it->second.second) u.requested[r] -= v;
+      for (const auto& [r, v] : *it->second.second) u.requested[r] -= v;
       u.pods -= 1;
       std::string node = it->second.first;
       counted.erase(it);
       retry_unschedulable(node);  // freed resources: a parked pod may fit now
     } else if (it == counted.end() && should) {
-      Amounts req = pod_requests(pod.shared_spec());
+      if (requests_memo.first != pod.base)
+        requests_memo = {pod.base, std::make_shared<const Amounts>(pod_requests(pod.shared_spec()))};
+      std::shared_ptr<const Amounts> req = requests_memo.second;
       Usage& u = usage[pod.node_name];
-      for (const auto& [r, v] : req) u.requested[r] += v;
+      for (const auto& [r, v] : *req) u.requested[r] += v;
       u.pods += 1;
       counted.emplace(&pod, std::make_pair(pod.node_name, std::move(req)));
     }
@@ -773,8 +791,8 @@ struct FakeCluster::Impl : StoreObserver {
   // schedulingCycle for one pod; on failure the FitError message
   // (pkg/scheduler/framework/types.go FitError.Error) with DefaultPreemption's
   // PostFilter message appended.
-  void schedule_one(const std::string& key) {
-    const PodRecord* pod = store.find_pod(key);
+  void schedule_one(uint64_t id) {
+    const PodRecord* pod = store.find_pod_by_id(id);
     if (!pod || !pod->node_name.empty() || pod->deletion_timestamp || terminal(*pod)) return;
     std::string target = pod->target_node();
     size_t total = store.nodes().size();
@@ -792,7 +810,7 @@ struct FakeCluster::Impl : StoreObserver {
     if (!target.empty()) {
       // NodeAffinity PreFilter: only the pinned node is a candidate.
       const core::Node* n = store.find_node(target);
-      if (n && evaluate(*n)) return bind(key, target);
+      if (n && evaluate(*n)) return bind(*pod, target);
       int others = static_cast<int>(total) - (n ? 1 : 0);
       if (others > 0) {
         reasons["node(s) didn't satisfy plugin(s) [NodeAffinity]"] += others;
@@ -800,7 +818,7 @@ struct FakeCluster::Impl : StoreObserver {
       }
     } else {
       for (const auto& [name, n] : store.nodes())
-        if (evaluate(n)) return bind(key, name);
+        if (evaluate(n)) return bind(*pod, name);
     }
     auto histogram = [&](const std::map<std::string, int>& h) {
       std::vector<std::string> parts;
@@ -814,10 +832,10 @@ struct FakeCluster::Impl : StoreObserver {
     std::string message = total == 0 ? "no nodes available to schedule pods"
                                      : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
                                            n + " nodes are available: " + histogram(preemption) + ".";
-    unschedulable[target].insert(key);
+    unschedulable[target].insert(*store.pod_key(id));
     core::PodStatus s = *pod->status;
     set_condition(s, "PodScheduled", "False", "Unschedulable", message, truncate_seconds(now));
-    if (!same_status(s, *pod->status)) store.set_pod_status(key, std::make_shared<const core::PodStatus>(std::move(s)));
+    if (!same_status(s, *pod->status)) store.set_pod_status(id, std::make_shared<const core::PodStatus>(std::move(s)));
   }
 
   // The last status a controller derived from another, by a rule that depends
@@ -833,15 +851,15 @@ struct FakeCluster::Impl : StoreObserver {
   StatusMemo bind_memo, kubelet_memo;
 
   // DefaultBinder: pods/binding sets spec.nodeName; PodScheduled=True.
-  void bind(const std::string& key, const std::string& node) {
-    const PodRecord* pod = store.find_pod(key);  // schedule_one found it
+  void bind(const PodRecord& p, const std::string& node) {
+    const PodRecord* pod = &p;
     Time t = truncate_seconds(now);
     if (!(bind_memo.out && bind_memo.in == pod->status && bind_memo.at == t)) {
       core::PodStatus s = *pod->status;
       set_condition(s, "PodScheduled", "True", "", "", t);
       bind_memo = StatusMemo{pod->status, nullptr, t, std::make_shared<const core::PodStatus>(std::move(s))};
     }
-    store.bind_pod(key, node, bind_memo.out);
+    store.bind_pod(pod->id, node, bind_memo.out);
   }
 
   // ------------------------------------------------------------ kubelet
@@ -862,6 +880,7 @@ struct FakeCluster::Impl : StoreObserver {
   // or KWOK's pod-ready stage would write for a bound, live pod, given its
   // fault `f`. Sets `timed` when it started a timer for the pod.
   core::PodStatus desired_status(const PodRecord& pod, const std::string& key, const Fault* f, bool& timed) {
+    const uint64_t id = pod.id;
     Time t = truncate_seconds(now);
     core::PodStatus s = *pod.status;
     s.reason.clear();
@@ -908,7 +927,7 @@ struct FakeCluster::Impl : StoreObserver {
         for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
       }
       not_ready("ContainersNotReady");
-      at(started_at, "kubelet start of pod " + key, [this, key] { kubelet_queue.push(key); });
+      at(started_at, "kubelet start of pod " + key, [this, id] { kubelet_queue.push(id); });
       timed = true;
       return s;
     }
@@ -937,7 +956,7 @@ struct FakeCluster::Impl : StoreObserver {
                                                           "failed to pull and unpack image \"" + c.image + "\": not found"));
       }
       if (!backoff)
-        at(started_at + kImagePullBackoff, "kubelet image pull back-off of pod " + key, [this, key] { kubelet_queue.push(key); });
+        at(started_at + kImagePullBackoff, "kubelet image pull back-off of pod " + key, [this, id] { kubelet_queue.push(id); });
       not_ready("ContainersNotReady");
       return s;
     }
@@ -964,9 +983,10 @@ struct FakeCluster::Impl : StoreObserver {
     return s;
   }
 
-  void kubelet_sync(const std::string& key) {
-    const PodRecord* pod = store.find_pod(key);
+  void kubelet_sync(uint64_t id) {
+    const PodRecord* pod = store.find_pod_by_id(id);
     if (!pod || pod->node_name.empty()) return;
+    const std::string& key = *store.pod_key(id);
     const core::Node* node = store.find_node(pod->node_name);
     if (!node) return;  // no kubelet: pod GC handles these
     std::string ready = node->ready_status();
@@ -976,7 +996,7 @@ struct FakeCluster::Impl : StoreObserver {
         // KWOK pod-delete stage / kubelet after the grace period: delete with grace 0.
         store.force_remove_pod(key);
       } else {
-        at(*pod->deletion_timestamp, "graceful deletion of pod " + key, [this, key] { kubelet_queue.push(key); });
+        at(*pod->deletion_timestamp, "graceful deletion of pod " + key, [this, id] { kubelet_queue.push(id); });
       }
       return;
     }
@@ -996,7 +1016,7 @@ struct FakeCluster::Impl : StoreObserver {
     }
     if (out == pod->status) return;
     kubelet_writing = true;
-    store.set_pod_status(key, std::move(out));
+    store.set_pod_status(id, std::move(out));
     kubelet_writing = false;
   }
 
@@ -1159,8 +1179,12 @@ struct FakeCluster::Impl : StoreObserver {
   std::string busy_description() const {
     std::vector<std::string> parts;
     if (!ds_queue.empty()) parts.push_back("DaemonSet controller (" + ds_queue.front() + ")");
-    if (!sched_queue.empty()) parts.push_back("scheduler (" + sched_queue.q.front() + ")");
-    if (!kubelet_queue.empty()) parts.push_back("kubelet (" + kubelet_queue.q.front() + ")");
+    auto pod = [&](uint64_t id) {
+      const std::string* k = store.pod_key(id);
+      return k ? *k : "pod #" + std::to_string(id) + ", deleted";
+    };
+    if (!sched_queue.empty()) parts.push_back("scheduler (" + pod(sched_queue.q.front()) + ")");
+    if (!kubelet_queue.empty()) parts.push_back("kubelet (" + pod(kubelet_queue.q.front()) + ")");
     if (!lifecycle_queue.empty()) parts.push_back("node lifecycle (" + lifecycle_queue.q.front() + ")");
     std::string s;
     for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
@@ -1389,7 +1413,8 @@ int FakeCluster::inject_fault(const Fault& fault) {
   impl_->faults[id] = fault;
   for (const auto& [node, keys] : impl_->pods_on_node)
     if (fault.node.empty() || fault.node == node)
-      for (const auto& k : keys) impl_->kubelet_queue.push(k);
+      for (const auto& k : keys)
+        if (const PodRecord* p = impl_->store.find_pod(k)) impl_->kubelet_queue.push(p->id);
   return id;
 }
 
@@ -1400,7 +1425,8 @@ void FakeCluster::clear_fault(int id) {
   impl_->faults.erase(it);
   for (const auto& [n, keys] : impl_->pods_on_node)
     if (node.empty() || node == n)
-      for (const auto& k : keys) impl_->kubelet_queue.push(k);
+      for (const auto& k : keys)
+        if (const PodRecord* p = impl_->store.find_pod(k)) impl_->kubelet_queue.push(p->id);
 }
 
 void FakeCluster::clear_faults() {

@@ -327,6 +327,14 @@ const PodRecord* ObjectStore::find_pod(const std::string& k) const {
   auto it = pods_.find(k);
   return it == pods_.end() ? nullptr : &it->second;
 }
+const PodRecord* ObjectStore::find_pod_by_id(uint64_t id) const {
+  auto it = pods_by_id_.find(id);
+  return it == pods_by_id_.end() ? nullptr : &it->second->second;
+}
+const std::string* ObjectStore::pod_key(uint64_t id) const {
+  auto it = pods_by_id_.find(id);
+  return it == pods_by_id_.end() ? nullptr : &it->second->first;
+}
 
 std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, const std::string& name) const {
   switch (kind) {
@@ -386,8 +394,10 @@ boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const
 const PodRecord& ObjectStore::create_pod(PodRecord rec) {
   std::string k = key(rec.namespace_(), rec.name);
   rec.resource_version = next_rv();
+  rec.id = ++next_pod_id_;
   auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
   (void)ok;
+  pods_by_id_.emplace(it->second.id, &*it);
   created_rv_[&it->first] = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
   emit(EventType::kAdded, it->second);
@@ -595,7 +605,9 @@ core::Object ObjectStore::update(core::Object obj) {
       given.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, rv_);
       core::Object out(given);
+      uint64_t id = rec.id;
       rec = PodRecord::from_pod(std::move(given));
+      rec.id = id;
       emit(EventType::kModified, rec);
       return out;
     }
@@ -652,22 +664,44 @@ void ObjectStore::mutate_node(const std::string& name, const std::function<void(
 }
 
 template <class Fn>
+void ObjectStore::write_pod(PodEntry& entry, Fn&& fn) {
+  fn(entry.second);
+  uint64_t old = entry.second.resource_version;
+  entry.second.resource_version = next_rv();
+  index(Kind::kPod, &entry.first, old, rv_);
+  emit(EventType::kModified, entry.second);
+}
+
+template <class Fn>
 void ObjectStore::write_pod(const std::string& k, Fn&& fn) {
   auto it = pods_.find(k);
   if (it == pods_.end()) not_found(Kind::kPod, k.substr(k.find('/') + 1));
-  fn(it->second);
-  uint64_t old = it->second.resource_version;
-  it->second.resource_version = next_rv();
-  index(Kind::kPod, &it->first, old, rv_);
-  emit(EventType::kModified, it->second);
+  write_pod(*it, std::forward<Fn>(fn));
 }
 
 void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core::Pod&)>& fn) {
   write_pod(k, [&](PodRecord& rec) {
     core::Pod p = rec.pod();
     fn(p);
+    uint64_t id = rec.id;
     rec = PodRecord::from_pod(std::move(p));
+    rec.id = id;
   });
+}
+
+void ObjectStore::bind_pod(uint64_t id, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
+  auto it = pods_by_id_.find(id);
+  if (it == pods_by_id_.end()) not_found(Kind::kPod, "#" + std::to_string(id));
+  write_pod(*it->second, [&](PodRecord& rec) {
+    rec.node_name = node;
+    rec.status = std::move(status);
+  });
+}
+
+void ObjectStore::set_pod_status(uint64_t id, std::shared_ptr<const core::PodStatus> status) {
+  auto it = pods_by_id_.find(id);
+  if (it == pods_by_id_.end()) not_found(Kind::kPod, "#" + std::to_string(id));
+  write_pod(*it->second, [&](PodRecord& rec) { rec.status = std::move(status); });
 }
 
 void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
@@ -702,6 +736,7 @@ void ObjectStore::erase_pod(const std::string& k) {
   // before it goes.
   emit(EventType::kDeleted, it->second);
   core::Pod pod = it->second.pod();
+  pods_by_id_.erase(it->second.id);
   pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
 }

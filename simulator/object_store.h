@@ -71,6 +71,9 @@ struct WatchEvent {
 // (both immutable once stored). pod() materialises the core::Pod the API
 // serves, field for field what was written.
 struct PodRecord {
+  // The store's handle for this pod: unique for the store's life, never
+  // reused (find_pod_by_id). Not part of the API object.
+  uint64_t id = 0;
   std::shared_ptr<const core::Pod> base;
   std::string name;
   std::string uid;
@@ -187,6 +190,10 @@ class ObjectStore {
   const core::DaemonSet* find_daemonset(const std::string& ns, const std::string& name) const;
   const PodRecord* find_pod(const std::string& ns, const std::string& name) const;
   const PodRecord* find_pod(const std::string& key) const;  // key "ns/name"
+  // By PodRecord::id; nullptr once the pod is gone.
+  const PodRecord* find_pod_by_id(uint64_t id) const;
+  // The key "ns/name" of the pod with that id, or nullptr once it is gone.
+  const std::string* pod_key(uint64_t id) const;
   const std::map<std::string, core::Node>& nodes() const { return nodes_; }
   const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
   size_t pod_count() const { return pods_.size(); }
@@ -213,6 +220,9 @@ class ObjectStore {
   // pods. Throw ClusterError 404 if absent.
   void bind_pod(const std::string& key, const std::string& node, std::shared_ptr<const core::PodStatus> status);
   void set_pod_status(const std::string& key, std::shared_ptr<const core::PodStatus> status);
+  // The same by PodRecord::id.
+  void bind_pod(uint64_t id, const std::string& node, std::shared_ptr<const core::PodStatus> status);
+  void set_pod_status(uint64_t id, std::shared_ptr<const core::PodStatus> status);
   void mutate_daemonset_status(const std::string& key, const core::DaemonSetStatus& status);
   // Removes a pod now, whatever its grace (grace 0 delete, as the kubelet and
   // pod GC do). No-op if absent.
@@ -244,8 +254,11 @@ class ObjectStore {
   void tombstone(WatchEvent event);
   void check_namespace(const std::string& ns) const;
   const PodRecord& create_pod(PodRecord rec);
+  using PodEntry = std::pair<const std::string, PodRecord>;
   template <class Fn>
   void write_pod(const std::string& key, Fn&& fn);
+  template <class Fn>
+  void write_pod(PodEntry& entry, Fn&& fn);
   void erase_pod(const std::string& key);
 
   std::function<core::Time()> clock_;
@@ -257,6 +270,8 @@ class ObjectStore {
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
   std::unordered_map<std::string, PodRecord> pods_;
+  std::unordered_map<uint64_t, PodEntry*> pods_by_id_;  // entries of pods_ (stable addresses)
+  uint64_t next_pod_id_ = 0;
   // resourceVersion at creation, per live object (by the address of its key
   // in its map above, stable while it lives): ADDED vs MODIFIED.
   std::unordered_map<const std::string*, uint64_t> created_rv_;
