@@ -231,8 +231,8 @@ std::string ObjectStore::new_uid() {
 // look-alike characters.
 std::string ObjectStore::random_suffix(int n) {
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  std::string s;
-  for (int i = 0; i < n; ++i) s += kAlphabet[splitmix(rng_) % (sizeof kAlphabet - 1)];
+  std::string s(static_cast<size_t>(n), ' ');
+  for (int i = 0; i < n; ++i) s[static_cast<size_t>(i)] = kAlphabet[splitmix(rng_) % (sizeof kAlphabet - 1)];
   return s;
 }
 
@@ -393,6 +393,10 @@ boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const
 
 const PodRecord& ObjectStore::create_pod(PodRecord rec) {
   std::string k = key(rec.namespace_(), rec.name);
+  return create_pod(std::move(rec), std::move(k));
+}
+
+const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
   rec.resource_version = next_rv();
   rec.id = ++next_pod_id_;
   auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
@@ -507,7 +511,7 @@ std::string ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> b
   }
   rec.base = std::move(base);
   rec.status = pending_status();
-  create_pod(std::move(rec));
+  create_pod(std::move(rec), k);
   return k;
 }
 

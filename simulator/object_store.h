@@ -254,6 +254,7 @@ class ObjectStore {
   void tombstone(WatchEvent event);
   void check_namespace(const std::string& ns) const;
   const PodRecord& create_pod(PodRecord rec);
+  const PodRecord& create_pod(PodRecord rec, std::string key);
   using PodEntry = std::pair<const std::string, PodRecord>;
   template <class Fn>
   void write_pod(const std::string& key, Fn&& fn);
