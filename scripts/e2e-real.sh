@@ -10,7 +10,7 @@
 #   3. the lab's two scripts from that directory (operand-audit.sh,
 #      order-check.sh NODE for every node) against `gpuops audit` and
 #      `gpuops order-check NODE`: same output, same exit code;
-#   4. with E2E_SERVE_TESTS=path/to/serve_tests: the API front end's kubectl
+#   4. when serve_tests is built (or E2E_SERVE_TESTS names it): the API front end's kubectl
 #      conformance test (Kubectl*) with the kubectl built here first on PATH;
 #   5. with --fidelity: the differential run (scripts/fidelity.sh) on the
 #      same cluster, which rewrites the table of docs/FIDELITY.md.
@@ -167,11 +167,9 @@ fi
 
 # --- 4. the API front end's kubectl conformance test, with this kubectl -------
 # tests/serve runs `kubectl` from PATH; PATH starts with the kubectl built
-# here (v1.37.2). Opt-in: E2E_SERVE_TESTS=path/to/serve_tests. (With kubectl
-# v1.37.2 it fails today: `rollout status` hangs, since kubectl >= 1.35 lists
-# by watch with sendInitialEvents, which gpuops serve does not implement, and
-# kubectl now prints `deleted from <ns> namespace`.)
-serve_tests=${E2E_SERVE_TESTS:-}
+# here (v1.37.2). E2E_SERVE_TESTS=path/to/serve_tests; by default the
+# serve_tests beside the gpuops binary (build/tests/serve_tests), when built.
+serve_tests=${E2E_SERVE_TESTS:-$(dirname "$gpuops")/tests/serve_tests}
 if [ -n "$serve_tests" ] && [ -x "$serve_tests" ]; then
   t=$(date +%s.%N)
   if "$serve_tests" --gtest_filter='Kubectl*' >"$work/serve-kubectl.out" 2>&1; then

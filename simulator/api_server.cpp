@@ -875,6 +875,21 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       bool table = wants_table(req);
       std::string include = param(q, "includeObject");
       if (truthy(param(q, "watch"))) {
+        // Streaming lists (sendInitialEvents) are not served: refused as an
+        // API server with the WatchList feature gate off refuses them
+        // (ValidateListOptions, k8s.io/apimachinery/pkg/apis/meta/
+        // internalversion/validation), so that client-go's reflector (its
+        // WatchListClient is on by default since 1.35) falls back to
+        // list + watch.
+        if (!param(q, "sendInitialEvents").empty()) {
+          std::string detail = "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
+          throw_api(422, "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: " + detail,
+                    json::object{{"group", "meta.k8s.io"},
+                                 {"kind", "ListOptions"},
+                                 {"causes", json::array{json::object{{"reason", "FieldValueForbidden"},
+                                                                     {"message", "Forbidden: " + detail},
+                                                                     {"field", "sendInitialEvents"}}}}});
+        }
         WatchSpec spec;
         spec.res = &res;
         spec.ns = route.ns;

@@ -110,6 +110,26 @@ TEST_F(EndpointTest, NotFoundStatusIsUpstreamShaped) {
       "details":{"name":"nope","group":"apps","kind":"daemonsets"},"code":404})"));
 }
 
+// A streaming list (watch with sendInitialEvents, client-go's WatchListClient)
+// is refused as an API server with the WatchList feature gate off refuses it,
+// so that the client falls back to list + watch.
+TEST_F(EndpointTest, WatchWithSendInitialEventsIsRefusedLikeWatchListOff) {
+  real::Request r;
+  r.path = "/api/v1/pods";
+  r.query = {{"watch", "true"}, {"sendInitialEvents", "true"}, {"resourceVersionMatch", "NotOlderThan"}};
+  try {
+    client->send(r);
+    FAIL() << "not refused";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.http_status(), 422);
+    EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+      "reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden",
+      "message":"Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+      "field":"sendInitialEvents"}]},"code":422})"));
+  }
+}
+
 TEST_F(EndpointTest, CreateInMissingNamespaceIs404AndConflictsAre409) {
   std::string pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
                         "spec":{"containers":[{"name":"c","image":"i"}]}})";

@@ -1,5 +1,6 @@
 // Stock kubectl against the in-process API front end, command by command.
 // Expected outputs are kubectl's own messages and the lab's placement rules.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -232,7 +233,9 @@ TEST_F(KubectlTest, RolloutStatusWaitDelete) {
                                "-o", "jsonpath={.items[0].metadata.name}"}).out;
   Proc dp = s.kubectl({"delete", "pod", "-n", "gpu-operator", pod, "--timeout=20s"});
   ASSERT_EQ(dp.code, 0) << dp.err;
-  EXPECT_EQ(dp.out, "pod \"" + pod + "\" deleted\n");
+  // kubectl up to 1.3x prints `pod "x" deleted`; v1.37 adds the namespace.
+  EXPECT_THAT(dp.out, ::testing::AnyOf("pod \"" + pod + "\" deleted\n",
+                                       "pod \"" + pod + "\" deleted from gpu-operator namespace\n"));
   std::string again = s.kubectl({"get", "pods", "-n", "gpu-operator", "--field-selector", "spec.nodeName=lab-node-0",
                                  "-o", "jsonpath={.items[*].metadata.name}"}).out;
   EXPECT_FALSE(again.empty());
@@ -240,7 +243,9 @@ TEST_F(KubectlTest, RolloutStatusWaitDelete) {
 
   Proc d = s.kubectl({"delete", "ds", kToolkit, "-n", "gpu-operator", "--timeout=20s"});
   ASSERT_EQ(d.code, 0) << d.err;
-  EXPECT_EQ(d.out, "daemonset.apps \"nvidia-container-toolkit-daemonset\" deleted\n");
+  EXPECT_THAT(d.out, ::testing::AnyOf("daemonset.apps \"nvidia-container-toolkit-daemonset\" deleted\n",
+                                      "daemonset.apps \"nvidia-container-toolkit-daemonset\" deleted from "
+                                      "gpu-operator namespace\n"));
   EXPECT_EQ(s.kubectl({"get", "pods", "-n", "gpu-operator", "-o", "name"}).out, "");
   Proc nf = s.kubectl({"get", "ds", kToolkit, "-n", "gpu-operator"});
   EXPECT_EQ(nf.err, "Error from server (NotFound): daemonsets.apps \"nvidia-container-toolkit-daemonset\" not found\n");
