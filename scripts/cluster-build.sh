@@ -19,7 +19,37 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mod="$repo/tests/cluster"
 cache="${GPUOPS_CACHE:-$HOME/.cache/gpuops}"
 
-command -v go >/dev/null || { echo "cluster-build: go not found (apt-get install golang-go, or a Go >= the one in $mod/go.mod)" >&2; exit 1; }
+# Go: the machine's, if it is at least the go line of tests/cluster/go.mod;
+# otherwise the official toolchain from the Go module proxy
+# (golang.org/toolchain, the module `GOTOOLCHAIN` itself downloads), unpacked
+# once into the cache. Debian 12's golang-go (1.19) is too old.
+go_want=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$mod/go.mod")
+go_toolchain=${GPUOPS_GO_TOOLCHAIN:-1.26.8}
+go_ok() {
+  command -v go >/dev/null || return 1
+  local have; have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+  [ -n "$have" ] && [ "$(printf '%s\n%s\n' "$go_want" "$have" | sort -V | head -n1)" = "$go_want" ]
+}
+if ! go_ok; then
+  goroot="$cache/go$go_toolchain"
+  if [ ! -x "$goroot/bin/go" ]; then
+    arch=$(uname -m); case $arch in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; esac
+    url="${GOPROXY_TOOLCHAIN:-https://proxy.golang.org}/golang.org/toolchain/@v/v0.0.1-go$go_toolchain.linux-$arch.zip"
+    echo "cluster-build: no Go >= $go_want here; fetching go$go_toolchain from $url" >&2
+    mkdir -p "$cache"
+    tmp=$(mktemp -d "$cache/go-download.XXXXXX")
+    curl -fsSL --retry 3 -o "$tmp/go.zip" "$url" ||
+      { echo "cluster-build: download of $url failed" >&2; rm -rf "$tmp"; exit 1; }
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$tmp/go.zip" "$tmp/x"
+    chmod -R u+x "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch/bin" \
+      "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch/pkg/tool"
+    rm -rf "$goroot"
+    mv "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch" "$goroot"
+    rm -rf "$tmp"
+  fi
+  export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
+  go_ok || { echo "cluster-build: $goroot/bin/go is not a Go >= $go_want" >&2; exit 1; }
+fi
 
 cd "$mod"
 k8s_version=$(go list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' k8s.io/kubernetes)
