@@ -12,9 +12,12 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
   cxxopts::Options opts("gpuops diagnose",
                         "[NODE...]: one finding per node and operand, with a stable name, a one-line reason and the "
                         "evidence (labels, taints, pod status, scheduler message). Exit 1 when any finding is an "
-                        "error. --operands gpu-operator checks the operator's full operand set.");
+                        "error. Shows warnings and errors unless --severity info. --operands gpu-operator checks the "
+                        "operator's full operand set.");
   add_cluster_options(opts);
-  opts.add_options()("nodes", "nodes to diagnose (default: all)", cxxopts::value<std::vector<std::string>>());
+  opts.add_options()("nodes", "nodes to diagnose (default: all)", cxxopts::value<std::vector<std::string>>())(
+      "severity", "show findings of this severity or worse: info (every check), warning, error",
+      cxxopts::value<std::string>()->default_value("warning"));
   opts.parse_positional({"nodes"});
   opts.positional_help("[NODE...]");
   auto r = parse(opts, args);
@@ -31,9 +34,27 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
   require_nodes_in_snapshot(o, state);
   auto names = sorted_node_names(state);
   for (const auto& n : nodes) require_node(o, names, n);
+  std::string sev = r["severity"].as<std::string>();
+  core::Severity min = core::Severity::kInfo;
+  if (sev == "warning") min = core::Severity::kWarning;
+  else if (sev == "error") min = core::Severity::kError;
+  else if (sev != "info") throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
   auto findings = core::diagnose(state, catalog, nodes);
-  out << (o.output == "json" ? core::render_json(findings) : core::render_text(findings));
-  return core::exit_code(findings);
+  int code = core::exit_code(findings);  // from every finding, shown or not
+  std::vector<core::Finding> shown;
+  for (const auto& f : findings)
+    if (f.severity >= min) shown.push_back(f);
+  if (o.output == "json") {
+    out << core::render_json(shown);
+  } else if (shown.empty()) {
+    size_t n = nodes.empty() ? state.nodes.size() : nodes.size();
+    out << "nothing at severity " << sev << (min == core::Severity::kError ? "" : " or above") << " on " << n
+        << (n == 1 ? " node" : " nodes")
+        << (min == core::Severity::kInfo ? "" : " (--severity info lists every check)") << "\n";
+  } else {
+    out << core::render_text(shown);
+  }
+  return code;
 }
 
 int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {

@@ -189,6 +189,31 @@ TEST(Cli, UnknownNodeIsInputErrorEverywhere) {
   EXPECT_EQ(e.err, want);
 }
 
+// diagnose shows warnings and errors by default; --severity info every check.
+TEST(Cli, DiagnoseSeverityFilter) {
+  std::string snap = dump("lab-final-state");
+  auto healthy = run_gpuops({"diagnose", "lab-node-0", "--snapshot", snap});
+  EXPECT_EQ(healthy.code, 0);
+  EXPECT_EQ(healthy.out, "nothing at severity warning or above on 1 node (--severity info lists every check)\n");
+  // Every check of lab-node-0: one "running" info finding per lab operand.
+  auto all = run_gpuops({"diagnose", "lab-node-0", "--snapshot", snap, "--severity", "info"});
+  EXPECT_EQ(all.code, 0);
+  size_t running = 0;
+  for (size_t p = all.out.find(" info running: "); p != std::string::npos; p = all.out.find(" info running: ", p + 1))
+    ++running;
+  EXPECT_EQ(running, 5u) << all.out;
+  // lab-node-2: a device plugin without toolkit (error) and deploy labels on a
+  // node without a GPU (warning); --severity error keeps only the first, and
+  // the exit code stays 1 whatever is shown.
+  auto errors = run_gpuops({"diagnose", "lab-node-2", "--snapshot", snap, "--severity", "error"});
+  EXPECT_EQ(errors.code, 1);
+  EXPECT_EQ(errors.out.rfind("lab-node-2 device-plugin error device-plugin-without-toolkit: ", 0), 0u) << errors.out;
+  EXPECT_EQ(errors.out.find(" warning "), std::string::npos) << errors.out;
+  auto warnings = run_gpuops({"diagnose", "lab-node-2", "--snapshot", snap});
+  EXPECT_EQ(warnings.out.rfind("lab-node-2 - warning deploy-labels-on-non-gpu-node: ", 0), 0u) << warnings.out;
+  EXPECT_EQ(run_gpuops({"diagnose", "--snapshot", snap, "--severity", "loud"}).code, 2);
+}
+
 TEST(Cli, UnknownOperandListsTheCatalog) {
   auto e = run_gpuops({"explain", "lab-node-0", "drivr", "--snapshot", dump("lab-final-state")});
   EXPECT_EQ(e.code, 2);
