@@ -73,9 +73,12 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     }
     for (auto& s : all)
       if (std::regex_search(s.name, re)) scenarios.push_back(std::move(s));
+    if (scenarios.empty())
+      throw UsageError("no scenario name matches --filter \"" + r["filter"].as<std::string>() + "\"");
   } else {
     scenarios = std::move(all);
   }
+  if (r.count("jobs") && r["jobs"].as<int>() < 1) throw UsageError("--jobs must be at least 1");
 
   core::RunOptions opt;
   opt.fail_fast = r.count("fail-fast") > 0;
@@ -84,7 +87,7 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   opt.observe = r.count("report-json") > 0;
   std::vector<core::ScenarioResult> results;
   if (backend == "sim") {
-    unsigned jobs = r.count("jobs") ? static_cast<unsigned>(std::max(1, r["jobs"].as<int>()))
+    unsigned jobs = r.count("jobs") ? static_cast<unsigned>(r["jobs"].as<int>())
                                     : std::max(1u, std::thread::hardware_concurrency());
     // Each scenario has its own in-process cluster: run them side by side.
     results.resize(scenarios.size());
@@ -110,7 +113,15 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
                              r.count("context") ? r["context"].as<std::string>() : "", "", &context_ns);
     opt.poll = true;
     opt.clean_up = true;
-    opt.default_timeout = core::parse_duration(r["timeout"].as<std::string>());
+    try {
+      opt.default_timeout = core::parse_duration(r["timeout"].as<std::string>());
+    } catch (const std::invalid_argument&) {
+      throw UsageError("--timeout must be a duration such as 60s or 2m, not \"" + r["timeout"].as<std::string>() +
+                       "\"");
+    }
+    // One read first: an unreachable cluster or refused credentials are a
+    // cluster error (exit 3), not a failed scenario each.
+    (void)cluster->state(context_ns.empty() ? std::string("default") : context_ns);
     opt.now = [] {
       return core::Time(std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
     };

@@ -748,6 +748,45 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
     if (opt.observe) res.observations.emplace_back();
     return res;
   }
+  // A live cluster: the scenario creates and deletes its nodes and its
+  // namespace, and its expectations speak of every node. Refuse a cluster
+  // that already has nodes, or DaemonSets or pods in the namespace, rather
+  // than change or delete what others put there.
+  if (opt.clean_up) {
+    std::string refusal;
+    try {
+      ClusterState before = c.state(sc.namespace_);
+      if (!before.nodes.empty()) {
+        std::vector<std::string> names;
+        for (const auto& n : before.nodes) names.push_back(n.metadata.name);
+        std::sort(names.begin(), names.end());
+        std::string list;
+        for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
+        if (names.size() > 5) list += ", ...";
+        refusal = "the cluster already has nodes (" + list + ")";
+      } else if (!before.daemonsets.empty() || !before.pods.empty()) {
+        refusal = "namespace " + sc.namespace_ + " already has DaemonSets or pods";
+      }
+    } catch (const std::exception& e) {
+      refusal = std::string("cannot read the cluster: ") + e.what();
+    }
+    if (!refusal.empty()) {
+      res.passed = false;
+      res.error = "not run: " + refusal +
+                  "; a scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an "
+                  "empty cluster (gpuops serve, KWOK); nothing was changed";
+      for (const auto& s : sc.steps) {
+        StepResult sr;
+        sr.title = s.title();
+        sr.line = s.line;
+        sr.status = StepResult::Status::kSkipped;
+        sr.skip_reason = "the scenario was not run";
+        res.steps.push_back(sr);
+        if (opt.observe) res.observations.emplace_back();
+      }
+      return res;
+    }
+  }
   std::vector<std::string> created_nodes;
   try {
     for (const auto& n : sc.nodes) {

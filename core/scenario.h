@@ -204,8 +204,10 @@ struct RunOptions {
   std::function<void(Duration)> sleep;
   // Stop at the first failed step of the scenario.
   bool fail_fast = false;
-  // Set up the scenario's initial cluster (nodes, namespace) before the
-  // steps; a real backend deletes what it created afterwards.
+  // A live cluster: refuse (ScenarioResult::error, every step skipped,
+  // nothing written) when the cluster already has nodes or the scenario's
+  // namespace has DaemonSets or pods; afterwards delete the namespaces and
+  // nodes the scenario created.
   bool clean_up = false;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).

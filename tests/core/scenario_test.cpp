@@ -351,3 +351,64 @@ TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
   EXPECT_EQ(f.at("numberReady"), 1);
   EXPECT_EQ(f.at("numberMisscheduled"), 0);
 }
+
+namespace {
+const char* kLiveScenario = R"(name: live
+cluster:
+  nodes:
+    - name: gpu-a
+steps:
+  - createNamespace: gpu-operator
+)";
+}  // namespace
+
+// On a live cluster (clean_up) a scenario refuses a cluster that already has
+// nodes: nothing is written, nothing deleted, every step skipped.
+TEST(Scenario, LiveClusterWithNodesIsRefusedUntouched) {
+  TempDir d;
+  core::Scenario s = core::load_scenario(d.write("s.yaml", kLiveScenario));
+  ::testing::StrictMock<MockCluster> c;  // any call but state() fails the test
+  EXPECT_CALL(c, state("gpu-operator")).WillOnce(Return(toolkit_state()));
+  core::RunOptions opt;
+  opt.clean_up = true;
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.error,
+            "not run: the cluster already has nodes (gpu-a, gpu-b); a scenario on a live cluster creates and deletes "
+            "its own nodes and namespace, so it needs an empty cluster (gpuops serve, KWOK); nothing was changed");
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].status, core::StepResult::Status::kSkipped);
+}
+
+TEST(Scenario, LiveNamespaceWithDaemonSetsIsRefusedUntouched) {
+  TempDir d;
+  core::Scenario s = core::load_scenario(d.write("s.yaml", kLiveScenario));
+  ::testing::StrictMock<MockCluster> c;
+  core::ClusterState st = toolkit_state();
+  st.nodes.clear();
+  EXPECT_CALL(c, state("gpu-operator")).WillOnce(Return(st));
+  core::RunOptions opt;
+  opt.clean_up = true;
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.error.rfind("not run: namespace gpu-operator already has DaemonSets or pods; ", 0), 0u) << r.error;
+}
+
+// An empty live cluster: the scenario runs, then deletes what it created.
+TEST(Scenario, LiveEmptyClusterRunsAndCleansUp) {
+  TempDir d;
+  core::Scenario s = core::load_scenario(d.write("s.yaml", kLiveScenario));
+  MockCluster c;
+  EXPECT_CALL(c, state(_)).WillRepeatedly(Return(core::ClusterState{}));
+  ::testing::InSequence seq;
+  EXPECT_CALL(c, add_node(::testing::Field(&core::Node::metadata, ::testing::Field(&core::ObjectMeta::name, "gpu-a"))));
+  EXPECT_CALL(c, settle());
+  EXPECT_CALL(c, create_namespace("gpu-operator"));
+  EXPECT_CALL(c, settle());
+  EXPECT_CALL(c, delete_namespace("gpu-operator"));
+  EXPECT_CALL(c, delete_node("gpu-a"));
+  core::RunOptions opt;
+  opt.clean_up = true;
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
+  EXPECT_TRUE(r.passed) << r.error;
+}
