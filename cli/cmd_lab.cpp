@@ -4,8 +4,12 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+
+#include <yaml-cpp/yaml.h>
 
 #include "cli/backends.h"
 #include "cli/commands.h"
@@ -32,10 +36,14 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-core::ScriptRunner script_runner(const std::string& kubeconfig) {
-  return [kubeconfig](const std::string& script, const std::vector<std::string>& args) {
+// Runs `bash script args...` with KUBECONFIG (and NAMESPACE, which the lab's
+// reference scripts honour) set for the cluster being graded; captures stdout
+// and stderr.
+core::ScriptRunner script_runner(const std::string& kubeconfig, const std::string& ns) {
+  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args) {
     std::string cmd;
     if (!kubeconfig.empty()) cmd += "KUBECONFIG=" + quote(kubeconfig) + " ";
+    cmd += "NAMESPACE=" + quote(ns) + " ";
     cmd += "bash " + quote(script);
     for (const auto& a : args) cmd += " " + quote(a);
     fs::path errf = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()) + ".err");
@@ -47,11 +55,55 @@ core::ScriptRunner script_runner(const std::string& kubeconfig) {
     while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
     int status = pclose(p);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream ef(errf);
+    r.err.assign(std::istreambuf_iterator<char>(ef), {});
     std::error_code ec;
     fs::remove(errf, ec);
     return r;
   };
 }
+
+// kubectl takes no context from the environment: for --context, the scripts
+// get a copy of the kubeconfig whose current-context is that context, written
+// beside the original (so that relative certificate paths still resolve) and
+// removed by the destructor. The source is --kubeconfig, else the first file
+// of KUBECONFIG, else ~/.kube/config.
+class ContextKubeconfig {
+ public:
+  ContextKubeconfig(std::string kubeconfig, const std::string& context) : path_(std::move(kubeconfig)) {
+    if (context.empty()) return;
+    std::string src = path_;
+    if (src.empty()) {
+      const char* env = std::getenv("KUBECONFIG");
+      std::string list = env ? env : "";
+      src = list.substr(0, list.find(':'));
+      if (src.empty() && std::getenv("HOME")) src = std::string(std::getenv("HOME")) + "/.kube/config";
+    }
+    YAML::Node doc;
+    try {
+      doc = YAML::LoadFile(src);
+    } catch (const YAML::Exception& e) {
+      throw core::InputError(src, e.mark.line + 1, "", std::string("cannot read the kubeconfig: ") + e.msg);
+    }
+    doc["current-context"] = context;
+    fs::path copy = fs::path(src).parent_path() / (".gpuops-grade-" + std::to_string(::getpid()) + ".kubeconfig");
+    std::ofstream f(copy);
+    if (!f) throw core::InputError(copy.string(), 0, "", "cannot write a kubeconfig for --context beside " + src);
+    f << YAML::Dump(doc) << "\n";
+    fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+    path_ = copy.string();
+    owned_ = true;
+  }
+  ~ContextKubeconfig() {
+    std::error_code ec;
+    if (owned_) fs::remove(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
 
 void lab_options(cxxopts::Options& opts) {
   opts.add_options()("dir", "the working directory (k8s/, out/, the two scripts)",
@@ -67,7 +119,8 @@ int lab_run(const Args& args, std::ostream& out) {
                         "Perform LAB.md's eight steps and leave in DIR what a learner would: k8s/*.yaml, out/*.txt, "
                         "operand-audit.sh and order-check.sh. Shows each step as a teaching demo.");
   lab_options(opts);
-  opts.add_options()("q,quiet", "print nothing but errors");
+  opts.add_options()("q,quiet", "print nothing but errors")(
+      "overwrite", "replace the lab's files if DIR already has them (a learner's work is lost)");
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -78,6 +131,21 @@ int lab_run(const Args& args, std::ostream& out) {
   lo.dir = r["dir"].as<std::string>();
   lo.ns = r["namespace"].as<std::string>();
   lo.narrate = r.count("quiet") ? nullptr : &out;
+  // Never overwrite a learner's work by accident: the demo writes k8s/, out/
+  // and the two scripts.
+  if (!r.count("overwrite")) {
+    std::vector<std::string> there;
+    for (const char* f : {"k8s", "out", "operand-audit.sh", "order-check.sh"}) {
+      std::error_code ec;
+      if (fs::exists(fs::path(lo.dir) / f, ec)) there.push_back(f);
+    }
+    if (!there.empty()) {
+      std::string list;
+      for (const auto& f : there) list += (list.empty() ? "" : ", ") + f;
+      throw UsageError(lo.dir + " already has " + list + ": pass --overwrite to replace them with the reference "
+                       "solution, or choose another --dir");
+    }
+  }
   core::Catalog catalog = core::load_catalog("lab");
   if (r.count("kubeconfig") || r.count("context")) {
     auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
@@ -111,8 +179,10 @@ int lab_grade(const Args& args, std::ostream& out) {
   std::vector<core::GradeLine> lines;
   if (r.count("kubeconfig") || r.count("context")) {
     std::string kc = r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "";
-    auto cluster = open_real(kc, r.count("context") ? r["context"].as<std::string>() : "", go.ns, nullptr);
-    go.run_script = script_runner(kc);
+    std::string context = r.count("context") ? r["context"].as<std::string>() : "";
+    auto cluster = open_real(kc, context, go.ns, nullptr);
+    ContextKubeconfig scripts_kc(kc, context);
+    go.run_script = script_runner(scripts_kc.path(), go.ns);
     lines = core::grade_lab(*cluster, catalog, go);
   } else {
 #ifdef GPUOPS_HAVE_SIMULATOR
@@ -135,7 +205,7 @@ int lab_grade(const Args& args, std::ostream& out) {
         core::run_lab(c, catalog, lo);
       });
       auto cluster = open_real(kc, "", go.ns, nullptr);
-      go.run_script = script_runner(kc);
+      go.run_script = script_runner(kc, go.ns);
       lines = core::grade_lab(*cluster, catalog, go);
     } catch (...) {
       server.stop();

@@ -21,6 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The last lines a failed script wrote to stderr (kubectl's error, a bash
+// syntax error), for the grade's reason; "" when it wrote none.
+std::string stderr_tail(const ScriptResult& r) {
+  std::vector<std::string> lines;
+  std::istringstream is(r.err);
+  for (std::string l; std::getline(is, l);)
+    if (!l.empty()) lines.push_back(l);
+  if (lines.empty()) return "";
+  std::string out = "\nits stderr:";
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) out += "\n  " + lines[i];
+  return out;
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream is(text);
@@ -513,7 +526,7 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
       if (audit_script && (got.out != want.text() || got.exit_code != want.exit_code)) {
         std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
                           std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
-                          std::to_string(got.exit_code) + " and\n" + got.out;
+                          std::to_string(got.exit_code) + " and\n" + got.out + stderr_tail(got);
         bool trusts_desired = want.text().find(o.probe_node + " MISSING") != std::string::npos &&
                               got.out.find(o.probe_node + " MISSING") == std::string::npos;
         if (trusts_desired)
@@ -531,7 +544,7 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
         if (r.out != w.text() || r.exit_code != w.exit_code)
           p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
                        ", got \"" + std::regex_replace(r.out, std::regex("\n$"), "") + "\" exit " +
-                       std::to_string(r.exit_code));
+                       std::to_string(r.exit_code) + stderr_tail(r));
       }
     } catch (...) {
       cluster.delete_node(o.probe_node);

@@ -130,7 +130,7 @@ time_cmd() {  # prints "wall user+sys" seconds of the command
 sim_times=()
 for i in 1 2 3 4 5; do
   rm -rf "$OUT/lab-sim"
-  sim_times+=("$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-sim" --quiet)")
+  sim_times+=("$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-sim" --quiet --overwrite)")
 done
 sim=$(printf '%s\n' "${sim_times[@]}" | sort -n | sed -n 3p)
 sim_wall=${sim% *}
@@ -143,7 +143,7 @@ row lab "core::run_lab on FakeCluster (in process)" "3 nodes x 5" "$lab_ms ms" "
 if [ "${BENCH_CLUSTER:-1}" != 0 ]; then
   CLUSTER_DIR="$OUT/cluster"
   if "$ROOT/scripts/cluster-up.sh" "$CLUSTER_DIR" >"$OUT/cluster-up.log" 2>&1; then
-    real=$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-real" --quiet --kubeconfig "$CLUSTER_DIR/kubeconfig") ||
+    real=$(time_cmd "$BUILD/gpuops" lab run --dir "$OUT/lab-real" --quiet --overwrite --kubeconfig "$CLUSTER_DIR/kubeconfig") ||
       real=""
     "$ROOT/scripts/cluster-down.sh" "$CLUSTER_DIR" >/dev/null 2>&1 || true
     CLUSTER_DIR=""

@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 # Only the CLI: the tests and benchmarks are scripts/test.sh's business. The
 # first build takes several minutes; ninja shows its progress on stderr.
 scripts/build.sh gpuops >&2
-exec build/gpuops lab run --dir "${1:-lab}"
+# The demo owns ./lab: a second run replaces it (--overwrite).
+exec build/gpuops lab run --dir "${1:-lab}" --overwrite

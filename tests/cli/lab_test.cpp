@@ -116,7 +116,14 @@ TEST_F(LabDir, RunReproducesLabMd) {
 }
 
 TEST_F(LabDir, RunNarratesEachStep) {
-  CliRun r = run_gpuops({"lab", "run", "--dir", dir_.string()});
+  // The fixture ran the lab into dir_ already: without --overwrite it is refused.
+  CliRun refused = run_gpuops({"lab", "run", "--dir", dir_.string()});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_EQ(refused.err, "gpuops lab: " + dir_.string() +
+                             " already has k8s, out, operand-audit.sh, order-check.sh: pass --overwrite to replace "
+                             "them with the reference solution, or choose another --dir\nRun 'gpuops lab --help' "
+                             "for usage.\n");
+  CliRun r = run_gpuops({"lab", "run", "--dir", dir_.string(), "--overwrite"});
   ASSERT_EQ(r.code, 0);
   for (int i = 1; i <= 8; ++i) EXPECT_NE(r.out.find("== Step " + std::to_string(i) + ":"), std::string::npos) << i;
   EXPECT_NE(r.out.find("driver not on lab-node-1: nodeSelector nvidia.com/gpu.deploy.driver=true: node has \"false\""),
