@@ -50,6 +50,7 @@ Loaded load(const cxxopts::ParseResult& r) {
   l.catalog = core::load_catalog(l.opts.operands);
   auto cluster = open_cluster(l.opts);
   l.state = cluster->state(l.opts.namespace_);
+  require_operands_in_namespace(l.opts, *cluster, l.state, l.catalog);
   l.node_names = sorted_node_names(l.state);
   require_nodes_in_snapshot(l.opts, l.state);
   return l;

@@ -32,6 +32,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
   if (r.count("nodes")) nodes = r["nodes"].as<std::vector<std::string>>();
   core::ClusterState state = cluster->state(o.namespace_);
   require_nodes_in_snapshot(o, state);
+  require_operands_in_namespace(o, *cluster, state, catalog);
   auto names = sorted_node_names(state);
   for (const auto& n : nodes) require_node(o, names, n);
   std::string sev = r["severity"].as<std::string>();
@@ -78,6 +79,7 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {
   auto cluster = open_cluster(o);
   core::ClusterState state = cluster->state(o.namespace_);
   require_nodes_in_snapshot(o, state);
+  require_operands_in_namespace(o, *cluster, state, catalog);
   require_node(o, sorted_node_names(state), r["node"].as<std::string>());
   auto e = core::explain(state, catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
   out << (o.output == "json" ? core::render_json(e) : core::render_text(e));

@@ -64,6 +64,30 @@ void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState
                          "no nodes in this snapshot: save one with `kubectl get nodes,daemonsets,pods -A -o json`");
 }
 
+namespace {
+
+bool has_operand_daemonset(const core::ClusterState& s, const core::Catalog& catalog) {
+  for (const auto& d : s.daemonsets)
+    if (catalog.by_daemonset(d.metadata.name)) return true;
+  return false;
+}
+
+}  // namespace
+
+void require_operands_in_namespace(const ClusterOptions& o, core::Cluster& cluster, const core::ClusterState& state,
+                                   const core::Catalog& catalog) {
+  auto* snap = dynamic_cast<core::SnapshotCluster*>(&cluster);
+  if (!snap || has_operand_daemonset(state, catalog) || !state.pods.empty()) return;
+  std::string elsewhere;
+  for (const auto& ns : snap->namespaces())
+    if (ns != o.namespace_ && has_operand_daemonset(cluster.state(ns), catalog))
+      elsewhere += (elsewhere.empty() ? "" : ", ") + ns;
+  if (elsewhere.empty()) return;
+  throw core::InputError(snapshot_list(o), 0, "",
+                         "no operand DaemonSets in namespace " + o.namespace_ + "; this snapshot has them in " +
+                             elsewhere + ": pass -n " + elsewhere.substr(0, elsewhere.find(',')));
+}
+
 std::vector<std::string> sorted_node_names(const core::ClusterState& state) {
   std::vector<std::string> names;
   for (const auto& n : state.nodes) names.push_back(n.metadata.name);

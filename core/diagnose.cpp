@@ -716,7 +716,7 @@ class Diagnoser {
         bool is_driver = m->label == kDriverLabel;
         if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
         std::string reason =
-            is_driver ? op.name + " runs on a node with neither a driver pod nor a host driver marker "
+            is_driver ? op.name + " runs on a node with neither a Running driver pod nor a host driver marker "
                                   "(gpu.deploy.driver pre-installed, or false on a GPU node): nothing provides "
                                   "the driver it configures (#378)"
                       : op.name + " runs but " + m->name + " does not run on this node: " + op.name +

@@ -9,12 +9,23 @@ namespace {
 }  // namespace
 
 SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
+  // An object read twice (overlapping dumps, a file and the folder holding it)
+  // counts once: the API has one object per kind, namespace and name.
+  std::set<std::string> seen;
   for (const auto& doc : read_paths(paths)) {
     if (!doc.value.is_object()) continue;
     const auto& o = doc.value.as_object();
     auto kind = o.if_contains("kind");
     if (!kind || !kind->is_string()) continue;
     auto k = kind->as_string();
+    if (const auto* md = o.if_contains("metadata"); md && md->is_object()) {
+      auto str = [&](const char* key) {
+        const auto* v = md->as_object().if_contains(key);
+        return v && v->is_string() ? std::string(v->as_string()) : std::string();
+      };
+      std::string name = str("name");
+      if (!name.empty() && !seen.insert(std::string(k) + "/" + str("namespace") + "/" + name).second) continue;
+    }
     if (k == "Node") nodes_.push_back(decode_node(doc));
     else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(doc));
     else if (k == "Pod") pods_.push_back(decode_pod(doc));

@@ -18,7 +18,8 @@ class SnapshotCluster : public Cluster {
  public:
   // Reads and decodes every document of `paths`. Objects of other kinds
   // (Services, ReplicaSets, ...) are skipped; Namespaces are kept. Throws
-  // InputError for unreadable or malformed input.
+  // InputError for unreadable or malformed input. An object met twice (same
+  // kind, namespace and name: overlapping dumps) is kept once, the first.
   explicit SnapshotCluster(const std::vector<std::string>& paths);
   // From already decoded objects (tests).
   explicit SnapshotCluster(std::vector<Object> objects);
