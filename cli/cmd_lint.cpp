@@ -49,9 +49,15 @@ int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
   if (!r.count("files")) throw UsageError("no manifest given");
   int bad = 0;
   for (const auto& path : r["files"].as<std::vector<std::string>>()) {
-    for (const auto& file : expand(path)) {
+    std::vector<std::string> files = expand(path);
+    if (files.empty()) {
+      err << "gpuops: error: " << path << ": no *.yaml, *.yml or *.json file in this folder\n";
+      ++bad;
+    }
+    for (const auto& file : files) {
       try {
-        core::load_manifests({file});
+        // As `kubectl apply -f` does, a file without a single object is an error.
+        if (core::load_manifests({file}).empty()) throw core::InputError(file, 0, "", "no objects in this file");
       } catch (const core::InputError& e) {
         err << "gpuops: error: " << e.what() << "\n";
         ++bad;

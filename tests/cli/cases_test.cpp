@@ -268,6 +268,13 @@ TEST(Cli, LintReportsEveryInvalidFile) {
   EXPECT_EQ(lines[0].rfind("gpuops: error: " + a + ":16: ", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1].rfind("gpuops: error: " + b + ":12: ", 0), 0u) << lines[1];
   EXPECT_EQ(run_gpuops({"lint", good}).code, 0);
+  // A file of only a document separator holds no object: an error, as for kubectl apply.
+  fs::path empty = fs::temp_directory_path() / "gpuops-lint-empty.yaml";
+  std::ofstream(empty) << "---\n";
+  auto e = run_gpuops({"lint", empty.string()});
+  EXPECT_EQ(e.code, 2);
+  EXPECT_EQ(e.err, "gpuops: error: " + empty.string() + ": no objects in this file\n");
+  fs::remove(empty);
 }
 
 TEST(Cli, JsonOutputs) {
