@@ -1,5 +1,6 @@
 #include "core/codec.h"
 
+#include <boost/container/small_vector.hpp>
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
 
 namespace gpuops::core {
 
@@ -40,6 +43,9 @@ json::value resolve_plain(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (std::find(kTrue.begin(), kTrue.end(), s) != kTrue.end()) return true;
   if (std::find(kFalse.begin(), kFalse.end(), s) != kFalse.end()) return false;
+  // Every number form below starts with a sign, a digit or '.': other
+  // scalars (names, the usual case) skip the regular expressions.
+  if (!(s[0] == '-' || s[0] == '+' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return json::value(s);
   static const std::regex kInt(R"([-+]?(0|[1-9][0-9_]*))");
   static const std::regex kHex(R"([-+]?0x[0-9a-fA-F_]+)");
   static const std::regex kOct(R"([-+]?0[0-7_]+)");
@@ -139,30 +145,66 @@ std::string read_file(const std::string& path) {
 // ---------------------------------------------------------------- decoding
 
 // Where a value sits: segments for line lookup, the field.Path rendering for
-// messages, and the Go json path for decode errors.
+// messages, and the Go json path for decode errors. Built on every decoded
+// field but rendered only for an error, so it only records its segments:
+// literal keys by pointer, other keys by value, indices as numbers, in
+// inline storage (no allocation for the usual depth).
 struct Path {
-  std::vector<std::string> segs;
-  std::string field;  // spec.template.spec.nodeSelector[key]
-  std::string go;     // spec.template.spec.nodeSelector
+  enum class SegKind : char { kChild, kMapKey, kIndex };
+  struct Seg {
+    SegKind kind;
+    std::string_view literal;  // kChild with a string literal
+    std::string owned;         // other keys
+    size_t index = 0;          // kIndex
+    std::string key() const {
+      if (kind == SegKind::kIndex) return std::to_string(index);
+      return owned.empty() ? std::string(literal) : owned;
+    }
+  };
+  boost::container::small_vector<Seg, 10> s;
 
+  // `key` must be a string literal (kept by pointer).
+  Path child(const char* key) const {
+    Path p = *this;
+    p.s.push_back(Seg{SegKind::kChild, key, {}, 0});
+    return p;
+  }
   Path child(const std::string& key) const {
     Path p = *this;
-    p.segs.push_back(key);
-    p.field += (p.field.empty() ? "" : ".") + key;
-    p.go += (p.go.empty() ? "" : ".") + key;
+    p.s.push_back(Seg{SegKind::kChild, {}, key, 0});
     return p;
   }
   Path map_key(const std::string& key) const {
     Path p = *this;
-    p.segs.push_back(key);
-    p.field += "[" + key + "]";
+    p.s.push_back(Seg{SegKind::kMapKey, {}, key, 0});
     return p;
   }
   Path index(size_t i) const {
     Path p = *this;
-    p.segs.push_back(std::to_string(i));
-    p.field += "[" + std::to_string(i) + "]";
+    p.s.push_back(Seg{SegKind::kIndex, {}, {}, i});
     return p;
+  }
+  // Segments as Document::lines keys them.
+  std::vector<std::string> segs() const {
+    std::vector<std::string> out;
+    for (const auto& g : s) out.push_back(g.key());
+    return out;
+  }
+  // spec.template.spec.nodeSelector[key]
+  std::string field() const {
+    std::string f;
+    for (const auto& g : s) {
+      if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
+      else f += "[" + g.key() + "]";
+    }
+    return f;
+  }
+  // spec.template.spec.nodeSelector (map keys and indices are not in it)
+  std::string go() const {
+    std::string f;
+    for (const auto& g : s)
+      if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
+    return f;
   }
 };
 
@@ -188,18 +230,19 @@ class Decoder {
   // 400 BadRequest, as the API server's strict JSON decoder says it.
   [[noreturn]] void type_error(const Path& p, const json::value& v, const std::string& go_struct,
                                const std::string& go_type) const {
-    InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
                      ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
-                     "." + p.go + " of type " + go_type);
+                     "." + p.go() + " of type " + go_type);
     e.http_status = 400;
     throw e;
   }
 
   // 422 Invalid, as field validation says it.
   [[noreturn]] void invalid(const Path& p, const std::string& detail) const {
-    InputError e(doc_.file, doc_.line_of(p.segs), p.field,
-                 group_kind_ + " \"" + name_ + "\" is invalid: " + p.field + ": " + detail);
+    std::string field = p.field();
+    InputError e(doc_.file, doc_.line_of(p.segs()), field,
+                 group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
     e.http_status = 422;
     throw e;
   }
@@ -249,10 +292,7 @@ class Decoder {
         continue;
       }
       if (!kv.value().is_string()) {
-        Path gp = p;  // Go names the map field, not the key
-        gp.segs = kp.segs;
-        gp.field = kp.field;
-        type_error(gp, kv.value(), st, "string");
+        type_error(kp, kv.value(), st, "string");  // Go names the map field, not the key
       }
       out[key] = std::string(kv.value().as_string());
     }
@@ -264,7 +304,7 @@ class Decoder {
     try {
       return parse_time(s);
     } catch (const std::invalid_argument&) {
-      InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+      InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
                    kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
                        ": parsing time \"" + s + "\" as RFC3339");
       e.http_status = 400;
@@ -281,7 +321,7 @@ class Decoder {
     try {
       return Quantity::parse(s);
     } catch (const QuantityError&) {
-      InputError e(doc_.file, doc_.line_of(p.segs), p.field,
+      InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
                    kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
                        ": quantities must match the regular expression "
                        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
@@ -298,8 +338,8 @@ class Decoder {
       for (const char* k : keys) ok = ok || kv.key() == k;
       if (!ok) {
         Path kp = p.child(std::string(kv.key()));
-        InputError e(doc_.file, doc_.line_of(kp.segs), kp.field,
-                     "strict decoding error: unknown field \"" + kp.field + "\"");
+        InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
+                     "strict decoding error: unknown field \"" + kp.field() + "\"");
         e.http_status = 400;
         throw e;
       }
@@ -834,17 +874,28 @@ std::vector<Document> read_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
-Namespace decode_namespace(const Document& doc) {
+static Namespace decode_namespace_typed(const Document& doc) {
   Decoder d(doc, "Namespace", "v1", "Namespace");
   Namespace ns;
   ns.metadata = decode_meta(d, doc.value.as_object(), Path{});
   if (ns.metadata.name.empty()) d.invalid(Path{}.child("metadata").child("name"), "Required value: name or generateName is required");
   validate_meta_labels(d, ns.metadata.labels, Path{}.child("metadata").child("labels"));
-  ns.raw = doc.value.as_object();
   return ns;
 }
 
-Node decode_node(const Document& doc) {
+Namespace decode_namespace(const Document& doc) {
+  Namespace x = decode_namespace_typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+Namespace decode_namespace(Document&& doc) {
+  Namespace x = decode_namespace_typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
+static Node decode_node_typed(const Document& doc) {
   Decoder d(doc, "Node", "v1", "Node");
   const json::object& root = doc.value.as_object();
   Node n;
@@ -873,11 +924,22 @@ Node decode_node(const Document& doc) {
       }
     }
   }
-  n.raw = root;
   return n;
 }
 
-Pod decode_pod(const Document& doc) {
+Node decode_node(const Document& doc) {
+  Node x = decode_node_typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+Node decode_node(Document&& doc) {
+  Node x = decode_node_typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
+static Pod decode_pod_typed(const Document& doc) {
   Decoder d(doc, "Pod", "v1", "Pod");
   const json::object& root = doc.value.as_object();
   Pod pod;
@@ -934,11 +996,22 @@ Pod decode_pod(const Document& doc) {
     read_statuses("initContainerStatuses", pod.status.init_container_statuses);
     read_statuses("containerStatuses", pod.status.container_statuses);
   }
-  pod.raw = root;
   return pod;
 }
 
-DaemonSet decode_daemonset(const Document& doc) {
+Pod decode_pod(const Document& doc) {
+  Pod x = decode_pod_typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+Pod decode_pod(Document&& doc) {
+  Pod x = decode_pod_typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
+static DaemonSet decode_daemonset_typed(const Document& doc) {
   Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
   const json::object& root = doc.value.as_object();
   DaemonSet ds;
@@ -1023,27 +1096,42 @@ DaemonSet decode_daemonset(const Document& doc) {
     ds.status.observed_generation =
         d.integer(get(st, "observedGeneration"), stp.child("observedGeneration"), "DaemonSetStatus", "int64").value_or(0);
   }
-  ds.raw = root;
   return ds;
 }
 
-Object decode_object(const Document& doc) {
+DaemonSet decode_daemonset(const Document& doc) {
+  DaemonSet x = decode_daemonset_typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+DaemonSet decode_daemonset(Document&& doc) {
+  DaemonSet x = decode_daemonset_typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
+template <typename Doc>
+Object decode_object_impl(Doc&& doc) {
   KindInfo k = kind_of(doc);
   if (k.kind == "DaemonSet") {
     if (k.api_version != "apps/v1") no_match(doc, k);
-    return decode_daemonset(doc);
+    return decode_daemonset(std::forward<Doc>(doc));
   }
   if (k.kind == "Node" || k.kind == "Pod" || k.kind == "Namespace") {
     if (k.api_version != "v1") no_match(doc, k);
-    if (k.kind == "Node") return decode_node(doc);
-    if (k.kind == "Pod") return decode_pod(doc);
-    return decode_namespace(doc);
+    if (k.kind == "Node") return decode_node(std::forward<Doc>(doc));
+    if (k.kind == "Pod") return decode_pod(std::forward<Doc>(doc));
+    return decode_namespace(std::forward<Doc>(doc));
   }
   InputError e(doc.file, doc.line_of({"kind"}), "kind",
                "kind \"" + k.kind + "\" (" + k.api_version +
                    ") is not handled by gpuops; expected Namespace, Node, DaemonSet or Pod");
   throw e;
 }
+
+Object decode_object(const Document& doc) { return decode_object_impl(doc); }
+Object decode_object(Document&& doc) { return decode_object_impl(std::move(doc)); }
 
 std::vector<Object> load_manifests(const std::vector<std::string>& paths) {
   std::vector<Object> out;
@@ -1198,58 +1286,158 @@ std::string format_time(Time t) {
   return buf;
 }
 
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Two decimal digits at s[i], s[i+1]; -1 when either is not a digit.
+int two_digits(std::string_view s, size_t i) {
+  if (i + 1 >= s.size() || !is_digit(s[i]) || !is_digit(s[i + 1])) return -1;
+  return (s[i] - '0') * 10 + (s[i + 1] - '0');
+}
+
+bool is_leap(long long y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
+
+int days_in(int month, long long year) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return month == 2 && is_leap(year) ? 29 : kDays[month - 1];
+}
+
+// Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar.
+long long days_from_civil(long long y, int m, int d) {
+  y -= m <= 2;
+  long long era = (y >= 0 ? y : y - 399) / 400;
+  long long yoe = y - era * 400;                                   // [0, 399]
+  long long doy = (153LL * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;  // [0, 365]
+  long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           // [0, 146096]
+  return era * 146097 + doe - 719468;
+}
+
+[[noreturn]] void not_rfc3339(const std::string& text) {
+  throw std::invalid_argument("not an RFC 3339 time: " + text);
+}
+
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c); }
+
+// qualifiedNameFmt "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", without the
+// length limit: alphanumerics, '-', '_' and '.', alphanumeric at both ends.
+bool is_qualified_name_text(std::string_view s) {
+  if (s.empty() || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// dns1123SubdomainFmt "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+// without the length limit: '.'-separated labels of lower-case alphanumerics
+// and '-', each non-empty and alphanumeric at both ends.
+bool is_dns1123_subdomain_text(std::string_view s) {
+  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || is_digit(c); };
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    for (char c : label)
+      if (!lower_alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+// mirrors time.Parse(time.RFC3339, s) (Go's time package), which
+// metav1.Time.UnmarshalJSON calls: parseRFC3339 first, then the general
+// layout parser, which is the more lenient of the two, so its rules decide:
+// "YYYY-MM-DDTHH:MM:SS" with a 4-digit year, 2-digit month (1-12), day
+// (1 to the month's length) minute and second (0-59), a 1- or 2-digit hour
+// (0-23), upper-case 'T'; an optional fraction ('.' or ',' then digits, read
+// to the nanosecond and kept here to the millisecond); then 'Z' or
+// "+hh:mm"/"-hh:mm" with hh <= 24 and mm <= 60 (Go's own leniency). Lower-case
+// 't' or 'z', a space for 'T', and anything after the zone are refused.
 Time parse_time(const std::string& text) {
-  static const std::regex re(R"((\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) throw std::invalid_argument("not an RFC 3339 time: " + text);
-  std::tm tm{};
-  tm.tm_year = std::stoi(m[1]) - 1900;
-  tm.tm_mon = std::stoi(m[2]) - 1;
-  tm.tm_mday = std::stoi(m[3]);
-  tm.tm_hour = std::stoi(m[4]);
-  tm.tm_min = std::stoi(m[5]);
-  tm.tm_sec = std::stoi(m[6]);
-  long long secs = timegm(&tm);
+  std::string_view s = text;
+  size_t i = 0;
+  if (s.size() < 4 || !is_digit(s[0]) || !is_digit(s[1]) || !is_digit(s[2]) || !is_digit(s[3])) not_rfc3339(text);
+  long long year = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+  i = 4;
+  if (i >= s.size() || s[i] != '-') not_rfc3339(text);
+  int month = two_digits(s, i + 1);
+  if (month < 1 || month > 12) not_rfc3339(text);
+  i += 3;
+  if (i >= s.size() || s[i] != '-') not_rfc3339(text);
+  int day = two_digits(s, i + 1);
+  if (day < 1 || day > days_in(month, year)) not_rfc3339(text);
+  i += 3;
+  if (i >= s.size() || s[i] != 'T') not_rfc3339(text);
+  ++i;
+  // stdHour: getnum(value, false), one or two digits
+  if (i >= s.size() || !is_digit(s[i])) not_rfc3339(text);
+  int hour = s[i] - '0';
+  ++i;
+  if (i < s.size() && is_digit(s[i])) hour = hour * 10 + (s[i++] - '0');
+  if (hour > 23) not_rfc3339(text);
+  if (i >= s.size() || s[i] != ':') not_rfc3339(text);
+  int minute = two_digits(s, i + 1);
+  if (minute < 0 || minute > 59) not_rfc3339(text);
+  i += 3;
+  if (i >= s.size() || s[i] != ':') not_rfc3339(text);
+  int second = two_digits(s, i + 1);
+  if (second < 0 || second > 59) not_rfc3339(text);
+  i += 3;
   long long ms = 0;
-  if (m[7].matched) {
-    std::string frac = m[7].str().substr(1) + "000";
-    ms = std::stoll(frac.substr(0, 3));
+  if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && is_digit(s[i + 1])) {
+    ++i;
+    int digits = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (digits < 3) ms = ms * 10 + (s[i] - '0');
+      ++digits;
+      ++i;
+    }
+    for (; digits < 3; ++digits) ms *= 10;
   }
-  std::string tz = m[8];
-  if (tz != "Z" && tz != "z") {
-    int sign = tz[0] == '-' ? -1 : 1;
-    secs -= sign * (std::stoi(tz.substr(1, 2)) * 3600 + std::stoi(tz.substr(4, 2)) * 60);
+  long long offset = 0;
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else {
+    if (s.size() - i < 6 || s[i + 3] != ':') not_rfc3339(text);
+    int hh = two_digits(s, i + 1), mm = two_digits(s, i + 4);
+    if (hh < 0 || mm < 0 || hh > 24 || mm > 60) not_rfc3339(text);
+    if (s[i] != '+' && s[i] != '-') not_rfc3339(text);
+    offset = (hh * 60LL + mm) * 60 * (s[i] == '-' ? -1 : 1);
+    i += 6;
   }
+  if (i != s.size()) not_rfc3339(text);
+  long long secs = days_from_civil(year, month, day) * 86400 + hour * 3600LL + minute * 60LL + second - offset;
   return Time(std::chrono::milliseconds(secs * 1000 + ms));
 }
 
-// IsQualifiedName (apimachinery/pkg/util/validation): optional DNS-1123
-// subdomain prefix of at most 253 characters and '/', then a name of at most
-// 63 characters.
+// mirrors IsQualifiedName (apimachinery/pkg/util/validation): an optional
+// DNS-1123 subdomain prefix of at most 253 characters and '/', then a name of
+// at most 63 characters; more than one '/' is refused.
 std::string validate_label_key(const std::string& key) {
-  static const std::regex name(R"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])");
-  static const std::regex prefix(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
-  std::string n = key, p;
-  auto slash = key.find('/');
-  if (slash != std::string::npos) {
-    p = key.substr(0, slash);
-    n = key.substr(slash + 1);
-    if (p.empty() || p.size() > 253 || !std::regex_match(p, prefix))
+  std::string_view n = key;
+  auto slash = n.find('/');
+  if (slash != std::string_view::npos) {
+    std::string_view p = n.substr(0, slash);
+    n = n.substr(slash + 1);
+    if (p.empty() || p.size() > 253 || !is_dns1123_subdomain_text(p))
       return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
              "'.', and must start and end with an alphanumeric character";
   }
-  if (n.empty() || n.size() > 63 || !std::regex_match(n, name))
+  if (n.empty() || n.size() > 63 || !is_qualified_name_text(n))
     return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
            "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
   return "";
 }
 
-// IsValidLabelValue (apimachinery/pkg/util/validation).
+// mirrors IsValidLabelValue (apimachinery/pkg/util/validation): empty, or at
+// most 63 characters of qualifiedNameFmt.
 std::string validate_label_value(const std::string& value) {
-  static const std::regex re(R"((([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?)");
   if (value.size() > 63) return "must be no more than 63 characters";
-  if (!std::regex_match(value, re))
+  if (!value.empty() && !is_qualified_name_text(value))
     return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
            "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
            "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";

@@ -65,6 +65,9 @@ using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
 // server would on create. Throws InputError (with http_status 400, 404 or 422)
 // when the API would refuse it.
 Object decode_object(const Document& doc);
+// The same, moving the document's JSON into the object's `raw` instead of
+// copying it (for a caller that is done with the document).
+Object decode_object(Document&& doc);
 
 // Decodes and validates every document of every path before returning, so a
 // caller can refuse the whole set when any one is bad (nothing half-applied).
@@ -75,6 +78,12 @@ Node decode_node(const Document& doc);
 DaemonSet decode_daemonset(const Document& doc);
 Pod decode_pod(const Document& doc);
 Namespace decode_namespace(const Document& doc);
+// As above, moving `doc.value` into `raw` (same checks, same errors; the
+// document is left in a valid but unspecified state).
+Node decode_node(Document&& doc);
+DaemonSet decode_daemonset(Document&& doc);
+Pod decode_pod(Document&& doc);
+Namespace decode_namespace(Document&& doc);
 
 // Typed object -> API JSON (raw with typed fields laid over).
 boost::json::object encode(const Node& node);

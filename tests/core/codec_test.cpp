@@ -320,6 +320,94 @@ TEST(Codec, LabelValidation) {
   EXPECT_NE(core::validate_label_key(""), "");
 }
 
+// time.Parse(time.RFC3339, s), as metav1.Time decodes: the rules and the
+// expected instants are worked out from Go's time package.
+TEST(Codec, TimesFollowGoRfc3339Parsing) {
+  auto ms = [](const std::string& s) { return core::parse_time(s).time_since_epoch().count(); };
+  // 2024-01-01 is 19,723 days after the epoch; + 31 (January) + 28 = 2024-02-29.
+  EXPECT_EQ(ms("2024-02-29T00:00:00Z"), 19782LL * 86400 * 1000);
+  EXPECT_EQ(ms("2000-02-29T00:00:00Z"), 951782400000LL);  // 400-year leap
+  EXPECT_EQ(ms("0000-01-01T00:00:00Z"), -62167219200000LL);
+  EXPECT_EQ(ms("9999-12-31T23:59:59Z"), 253402300799000LL);
+  // Fractions: '.' or ',' then any number of digits, kept to the millisecond.
+  EXPECT_EQ(ms("1970-01-01T00:00:00.123456789Z"), 123);
+  EXPECT_EQ(ms("1970-01-01T00:00:00.1234567891234Z"), 123);
+  EXPECT_EQ(ms("1970-01-01T00:00:00,5Z"), 500);
+  EXPECT_EQ(ms("1970-01-01T00:00:00.05Z"), 50);
+  // Offsets: the local time minus the offset; Go accepts hh <= 24, mm <= 60.
+  EXPECT_EQ(ms("1970-01-01T00:00:00-01:30"), 5400 * 1000);
+  EXPECT_EQ(ms("1970-01-02T00:00:00+24:00"), 0);
+  EXPECT_EQ(ms("1970-01-01T01:00:00+00:60"), 0);
+  EXPECT_EQ(ms("1970-01-01T00:00:00.250+00:00"), 250);
+  // The layout parser reads the hour ("15") as one or two digits.
+  EXPECT_EQ(ms("1970-01-01T1:00:00Z"), 3600 * 1000);
+  for (const char* bad : {
+           "", "yesterday", "2026-11-20", "2026-11-20T08:00:00",     // no zone
+           "2026-11-20T08:00:00z", "2026-11-20t08:00:00Z",          // lower case
+           "2026-11-20 08:00:00Z", "2026-11-20T08:00:00 Z",         // spaces
+           "2023-02-29T00:00:00Z", "2100-02-29T00:00:00Z",          // not leap years
+           "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+           "2026-11-00T00:00:00Z", "2026-1-20T08:00:00Z", "2026-11-2T08:00:00Z",
+           "26-11-20T08:00:00Z", "+2026-11-20T08:00:00Z", "12026-11-20T08:00:00Z",
+           "2026-11-20T24:00:00Z", "2026-11-20T08:60:00Z", "2026-11-20T08:00:60Z",  // no leap second
+           "2026-11-20T08:0:00Z", "2026-11-20T08:00:0Z", "2026-11-20T123:00:00Z",
+           "2026-11-20T08:00:00.Z", "2026-11-20T08:00:00.5", "2026-11-20T08:00:00.5.5Z",
+           "2026-11-20T08:00:00+25:00", "2026-11-20T08:00:00+00:61", "2026-11-20T08:00:00+0100",
+           "2026-11-20T08:00:00+01", "2026-11-20T08:00:00*01:00", "2026-11-20T08:00:00+1:00",
+           "2026-11-20T08:00:00ZZ", "2026-11-20T08:00:00+01:00Z", "2026-11-20T08:00:00Z "}) {
+    EXPECT_THROW(core::parse_time(bad), std::invalid_argument) << bad;
+  }
+  try {
+    core::parse_time("2026-11-20T08:00:00z");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "not an RFC 3339 time: 2026-11-20T08:00:00z");
+  }
+}
+
+// IsQualifiedName and IsValidLabelValue (apimachinery/pkg/util/validation).
+TEST(Codec, LabelValidationEdges) {
+  const std::string kPrefixMsg =
+      "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+      "and must start and end with an alphanumeric character";
+  const std::string kNameMsg =
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  const std::string kValueMsg =
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+      "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+      "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+  // Names: at most 63 characters, alphanumeric at both ends.
+  for (const std::string& ok : {std::string("x"), std::string("My_Name.1-b"), std::string(63, 'a'),
+                                std::string("0"), std::string("a.b"), std::string("A__-..z")})
+    EXPECT_EQ(core::validate_label_key(ok), "") << ok;
+  for (const std::string& bad : {std::string(64, 'a'), std::string("_x"), std::string("x_"), std::string("-x"),
+                                 std::string("x-"), std::string(".x"), std::string("x."), std::string("a b"),
+                                 std::string("a:b"), std::string("\xc3\xa9"), std::string("x/"), std::string("")})
+    EXPECT_EQ(core::validate_label_key(bad), kNameMsg) << bad;
+  // Prefixes: a DNS-1123 subdomain of at most 253 characters (no per-label limit).
+  EXPECT_EQ(core::validate_label_key(std::string(253, 'a') + "/x"), "");
+  EXPECT_EQ(core::validate_label_key("a-1.b2.example.com/x"), "");
+  EXPECT_EQ(core::validate_label_key("0/x"), "");
+  for (const std::string& bad : {std::string(254, 'a') + "/x", std::string("/x"), std::string("-a.com/x"),
+                                 std::string("a-.com/x"), std::string("a..b/x"), std::string(".a/x"),
+                                 std::string("a./x"), std::string("A.com/x"), std::string("a_b.com/x"),
+                                 std::string("a.-b/x")})
+    EXPECT_EQ(core::validate_label_key(bad), kPrefixMsg) << bad;
+  EXPECT_EQ(core::validate_label_key("example.com/"), kNameMsg);
+  EXPECT_EQ(core::validate_label_key("a/b/c"), kNameMsg);
+  EXPECT_EQ(core::validate_label_key("example.com/" + std::string(64, 'a')), kNameMsg);
+  // Values: empty, or at most 63 characters of the name alphabet.
+  for (const std::string& ok : {std::string(""), std::string("true"), std::string(63, 'z'), std::string("A-1_b.C")})
+    EXPECT_EQ(core::validate_label_value(ok), "") << ok;
+  EXPECT_EQ(core::validate_label_value(std::string(64, 'z')), "must be no more than 63 characters");
+  EXPECT_EQ(core::validate_label_value(std::string(64, '-')), "must be no more than 63 characters");
+  for (const std::string& bad : {std::string("-x"), std::string("x-"), std::string("_"), std::string("."),
+                                 std::string("a b"), std::string("a/b"), std::string("\xc3\xa9")})
+    EXPECT_EQ(core::validate_label_value(bad), kValueMsg) << bad;
+}
+
 TEST(Codec, ReadPathsFolderAndMissing) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / "gpuops-codec-test";
