@@ -16,6 +16,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
@@ -273,6 +275,18 @@ struct ApiServer::Impl {
   // Server-side apply: the last configuration each field manager applied,
   // per object ("<plural>/<ns>/<name>" + "\n" + manager).
   std::map<std::string, json::value> applied;
+  // The objects of the last paged list that left a continue token, kept
+  // while the store does not change (same resourceVersion), so each continue
+  // page is served from one copy instead of a fresh copy of the whole kind.
+  struct ListSnapshot {
+    const void* res = nullptr;  // the Resource listed
+    std::string ns;
+    uint64_t rv = 0;
+    std::vector<core::Object> objects;
+    std::vector<std::string> keys;  // "ns/name" of each object, same order
+    bool sorted = true;             // keys ascending (always, for one namespace)
+  };
+  std::shared_ptr<const ListSnapshot> list_snapshot;
 
   void accept();
   void schedule_tick();
@@ -971,24 +985,60 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
           throw_api(400, "invalid limit");
         }
       }
+      // A page costs the page: the snapshot of the kind is taken once per
+      // paged list (at its first page, or when the store changed since), the
+      // walk starts after the continue key, and only the page's items are
+      // encoded (plus, with a field selector, the objects it tests).
+      std::shared_ptr<const ListSnapshot> snap = list_snapshot;
+      if (!snap || snap->res != &res || snap->ns != route.ns || snap->rv != store.resource_version()) {
+        auto fresh = std::make_shared<ListSnapshot>();
+        fresh->res = &res;
+        fresh->ns = route.ns;
+        fresh->rv = store.resource_version();
+        fresh->objects = store.list(res.kind, route.ns);
+        fresh->keys.reserve(fresh->objects.size());
+        for (const auto& o : fresh->objects) {
+          const core::ObjectMeta& m = meta_of(o);
+          fresh->keys.push_back(m.namespace_ + "/" + m.name);
+        }
+        fresh->sorted = std::is_sorted(fresh->keys.begin(), fresh->keys.end());
+        snap = std::move(fresh);
+      }
+      const std::vector<std::string>& keys = snap->keys;
+      size_t first = 0;
+      if (!start.empty() && snap->sorted)
+        first = static_cast<size_t>(std::upper_bound(keys.begin(), keys.end(), start) - keys.begin());
+      bool selecting = !labels.empty() || !fields.empty();
       std::vector<json::object> items;
       std::string last_key;
       bool more = false;
       int64_t remaining = 0;
-      for (const auto& o : store.list(res.kind, route.ns)) {
-        const core::ObjectMeta& m = meta_of(o);
-        std::string key = m.namespace_ + "/" + m.name;
-        if (!start.empty() && key <= start) continue;
-        json::object j = core::encode(o);
-        if (!labels.matches(m.labels) || !fields.matches(j)) continue;
+      for (size_t i = first; i < keys.size(); ++i) {
+        const std::string& key = keys[i];
+        if (!start.empty() && key <= start) continue;  // only when the keys are not sorted
+        const core::Object& o = snap->objects[i];
+        std::optional<json::object> j;
+        if (selecting) {
+          if (!labels.matches(meta_of(o).labels)) continue;
+          if (!fields.empty()) {
+            j = core::encode(o);
+            if (!fields.matches(*j)) continue;
+          }
+        }
         if (limit > 0 && static_cast<int64_t>(items.size()) >= limit) {
           more = true;
+          if (selecting) break;  // remainingItemCount is only sent without selectors
+          if (snap->sorted) {
+            remaining = static_cast<int64_t>(keys.size() - i);
+            break;
+          }
           ++remaining;
           continue;
         }
-        items.push_back(std::move(j));
+        items.push_back(j ? std::move(*j) : core::encode(o));
         last_key = key;
       }
+      list_snapshot = more ? snap : nullptr;
       json::object md;
       md["resourceVersion"] = std::to_string(store.resource_version());
       if (more) {
