@@ -201,7 +201,7 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
       std::string text = builtin_manifest(operand.manifest);
       fs::path file = k8s / operand.manifest;
       write(file, text);
-      for (const auto& d : read_documents(text, file.string())) objs.push_back(decode_object(d));
+      for (auto& d : read_documents(text, file.string())) objs.push_back(decode_object(std::move(d)));
       say.say("kubectl apply -f k8s/" + operand.manifest);
     }
     ClusterState before = state();
@@ -252,7 +252,9 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   s = apply_operands({"driver"});
   std::string drv = driver_txt(s, c);
   write(out / "driver.txt", drv);
-  say.say("wrote out/driver.txt: " + std::regex_replace(drv.substr(0, drv.size() - 1), std::regex("\n"), " "));
+  std::string drv_line = drv.substr(0, drv.size() - 1);
+  std::replace(drv_line.begin(), drv_line.end(), '\n', ' ');
+  say.say("wrote out/driver.txt: " + drv_line);
   say.matrix_after(s);
 
   say.step(4, "device plugin and GFD together");

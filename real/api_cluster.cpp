@@ -89,7 +89,7 @@ json::array ApiCluster::list(const std::string& path, std::string* resource_vers
     const json::object* po = page.if_object();
     if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
     if (auto* it = po->if_contains("items"); it && it->is_array())
-      for (auto& v : it->as_array()) items.push_back(v);
+      for (auto& v : it->as_array()) items.push_back(std::move(v));
     cont.clear();
     if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
       auto& mo = md->as_object();
@@ -119,17 +119,18 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
       d.value = std::move(item);
       d.file = "GET " + path;
       try {
-        out.push_back(decode(d));
+        out.push_back(decode(std::move(d)));
       } catch (const core::InputError& e) {
         throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + e.what());
       }
     }
     return rv;
   };
-  decode_all("/api/v1/nodes", "v1", "Node", core::decode_node, s.nodes);
+  decode_all("/api/v1/nodes", "v1", "Node", [](core::Document&& d) { return core::decode_node(std::move(d)); }, s.nodes);
   decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "apps/v1", "DaemonSet",
-             core::decode_daemonset, s.daemonsets);
-  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "v1", "Pod", core::decode_pod, s.pods);
+             [](core::Document&& d) { return core::decode_daemonset(std::move(d)); }, s.daemonsets);
+  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "v1", "Pod",
+                             [](core::Document&& d) { return core::decode_pod(std::move(d)); }, s.pods);
   return s;
 }
 
