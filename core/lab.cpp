@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <regex>
 #include <set>
@@ -67,6 +68,24 @@ std::string read(const fs::path& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// The decoded objects of a built-in manifest, parsed once per process: the
+// text never changes, and YAML parsing was most of a lab run. Keyed by name
+// and text, so a different text is parsed anew; `file` names it in errors
+// (nothing is cached then). Thread-safe.
+std::vector<Object> decoded_manifest(const std::string& name, const std::string& file, const std::string& text) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, std::vector<Object>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(name, text);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::vector<Object> objs;
+    for (auto& d : read_documents(text, file)) objs.push_back(decode_object(std::move(d)));
+    it = cache.emplace(std::move(key), std::move(objs)).first;
+  }
+  return it->second;
 }
 
 const DaemonSet* find_ds(const ClusterState& s, const std::string& name) {
@@ -201,7 +220,7 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
       std::string text = builtin_manifest(operand.manifest);
       fs::path file = k8s / operand.manifest;
       write(file, text);
-      for (auto& d : read_documents(text, file.string())) objs.push_back(decode_object(std::move(d)));
+      for (const auto& obj : decoded_manifest(operand.manifest, file.string(), text)) objs.push_back(obj);
       say.say("kubectl apply -f k8s/" + operand.manifest);
     }
     ClusterState before = state();
