@@ -86,7 +86,7 @@ json::array ApiCluster::list(const std::string& path, std::string* resource_vers
       }
       throw;
     }
-    const json::object* po = page.if_object();
+    json::object* po = page.if_object();  // not const: the items are moved out
     if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
     if (auto* it = po->if_contains("items"); it && it->is_array())
       for (auto& v : it->as_array()) items.push_back(std::move(v));

@@ -1049,10 +1049,11 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       json::object list;
       list["kind"] = std::string(res.kind_name) + "List";
       list["apiVersion"] = api_version(res);
-      list["metadata"] = md;
+      list["metadata"] = std::move(md);
       json::array arr;
+      arr.reserve(items.size());
       for (auto& i : items) arr.push_back(std::move(i));
-      list["items"] = arr;
+      list["items"] = std::move(arr);
       return list;
     }
     if (method == http::verb::post) {
