@@ -97,8 +97,10 @@ std::vector<std::string> sorted_node_names(const core::ClusterState& state) {
 
 void require_node(const ClusterOptions& o, const std::vector<std::string>& sorted_names, const std::string& node) {
   if (std::binary_search(sorted_names.begin(), sorted_names.end(), node)) return;
+  // At most ten names: a large cluster's error stays one readable line.
   std::string known;
-  for (const auto& n : sorted_names) known += (known.empty() ? "" : ", ") + n;
+  for (size_t i = 0; i < sorted_names.size() && i < 10; ++i) known += (i ? ", " : "") + sorted_names[i];
+  if (sorted_names.size() > 10) known += ", ... (" + std::to_string(sorted_names.size()) + " in all)";
   std::string where = o.snapshots.empty() ? "" : snapshot_list(o);
   throw core::InputError(where, 0, "", "nodes \"" + node + "\" not found" +
                                            (known.empty() ? std::string() : " (nodes: " + known + ")"));

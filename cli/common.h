@@ -59,7 +59,8 @@ void require_operands_in_namespace(const ClusterOptions& o, core::Cluster& clust
 std::vector<std::string> sorted_node_names(const core::ClusterState& state);
 
 // Throws core::InputError (exit 2) `nodes "NAME" not found`, kubectl's wording,
-// followed by the nodes there are, when `node` is not in `sorted_names`.
+// followed by the first ten nodes there are, when `node` is not in
+// `sorted_names`.
 void require_node(const ClusterOptions& o, const std::vector<std::string>& sorted_names, const std::string& node);
 
 // A usage error: the CLI prints it with a hint and exits 2.

@@ -189,6 +189,22 @@ TEST(Cli, UnknownNodeIsInputErrorEverywhere) {
   EXPECT_EQ(e.err, want);
 }
 
+// On a large cluster the "not found" line names ten nodes and the count.
+TEST(Cli, UnknownNodeListsAtMostTenNodes) {
+  fs::path file = fs::temp_directory_path() / "gpuops-cli-twelve-nodes.json";
+  std::string items;
+  for (int i = 0; i < 12; ++i)
+    items += std::string(i ? "," : "") + R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n)" +
+             (i < 10 ? "0" : "") + std::to_string(i) + R"("}})";
+  std::ofstream(file) << R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}";
+  auto r = run_gpuops({"order-check", "gpu-z", "--snapshot", file.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "gpuops: error: " + file.string() +
+                       ": nodes \"gpu-z\" not found (nodes: n00, n01, n02, n03, n04, n05, n06, n07, n08, n09, ... "
+                       "(12 in all))\n");
+  fs::remove(file);
+}
+
 // diagnose shows warnings and errors by default; --severity info every check.
 TEST(Cli, DiagnoseSeverityFilter) {
   std::string snap = dump("lab-final-state");
