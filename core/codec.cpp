@@ -874,6 +874,23 @@ std::vector<Document> read_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
+// Decodes `doc` with `typed`, then keeps the document as the object's raw
+// JSON: copied from a const Document, moved out of a Document&& (after the
+// typed decoding has read it).
+template <class T>
+static T with_raw(T (*typed)(const Document&), const Document& doc) {
+  T x = typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+template <class T>
+static T with_raw(T (*typed)(const Document&), Document&& doc) {
+  T x = typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
 static Namespace decode_namespace_typed(const Document& doc) {
   Decoder d(doc, "Namespace", "v1", "Namespace");
   Namespace ns;
@@ -883,17 +900,8 @@ static Namespace decode_namespace_typed(const Document& doc) {
   return ns;
 }
 
-Namespace decode_namespace(const Document& doc) {
-  Namespace x = decode_namespace_typed(doc);
-  x.raw = doc.value.as_object();
-  return x;
-}
-
-Namespace decode_namespace(Document&& doc) {
-  Namespace x = decode_namespace_typed(doc);
-  x.raw = std::move(doc.value.as_object());
-  return x;
-}
+Namespace decode_namespace(const Document& doc) { return with_raw(decode_namespace_typed, doc); }
+Namespace decode_namespace(Document&& doc) { return with_raw(decode_namespace_typed, std::move(doc)); }
 
 static Node decode_node_typed(const Document& doc) {
   Decoder d(doc, "Node", "v1", "Node");
@@ -927,17 +935,8 @@ static Node decode_node_typed(const Document& doc) {
   return n;
 }
 
-Node decode_node(const Document& doc) {
-  Node x = decode_node_typed(doc);
-  x.raw = doc.value.as_object();
-  return x;
-}
-
-Node decode_node(Document&& doc) {
-  Node x = decode_node_typed(doc);
-  x.raw = std::move(doc.value.as_object());
-  return x;
-}
+Node decode_node(const Document& doc) { return with_raw(decode_node_typed, doc); }
+Node decode_node(Document&& doc) { return with_raw(decode_node_typed, std::move(doc)); }
 
 static Pod decode_pod_typed(const Document& doc) {
   Decoder d(doc, "Pod", "v1", "Pod");
@@ -999,17 +998,8 @@ static Pod decode_pod_typed(const Document& doc) {
   return pod;
 }
 
-Pod decode_pod(const Document& doc) {
-  Pod x = decode_pod_typed(doc);
-  x.raw = doc.value.as_object();
-  return x;
-}
-
-Pod decode_pod(Document&& doc) {
-  Pod x = decode_pod_typed(doc);
-  x.raw = std::move(doc.value.as_object());
-  return x;
-}
+Pod decode_pod(const Document& doc) { return with_raw(decode_pod_typed, doc); }
+Pod decode_pod(Document&& doc) { return with_raw(decode_pod_typed, std::move(doc)); }
 
 static DaemonSet decode_daemonset_typed(const Document& doc) {
   Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
@@ -1099,17 +1089,8 @@ static DaemonSet decode_daemonset_typed(const Document& doc) {
   return ds;
 }
 
-DaemonSet decode_daemonset(const Document& doc) {
-  DaemonSet x = decode_daemonset_typed(doc);
-  x.raw = doc.value.as_object();
-  return x;
-}
-
-DaemonSet decode_daemonset(Document&& doc) {
-  DaemonSet x = decode_daemonset_typed(doc);
-  x.raw = std::move(doc.value.as_object());
-  return x;
-}
+DaemonSet decode_daemonset(const Document& doc) { return with_raw(decode_daemonset_typed, doc); }
+DaemonSet decode_daemonset(Document&& doc) { return with_raw(decode_daemonset_typed, std::move(doc)); }
 
 template <typename Doc>
 Object decode_object_impl(Doc&& doc) {
