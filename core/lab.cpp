@@ -22,23 +22,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The last lines a failed script wrote to stderr (kubectl's error, a bash
-// syntax error), for the grade's reason; "" when it wrote none.
-std::string stderr_tail(const ScriptResult& r) {
-  std::vector<std::string> lines;
-  std::istringstream is(r.err);
-  for (std::string l; std::getline(is, l);)
-    if (!l.empty()) lines.push_back(l);
-  if (lines.empty()) return "";
-  std::string out = "\nits stderr:";
-  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) out += "\n  " + lines[i];
-  return out;
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream is(text);
   for (std::string l; std::getline(is, l);) out.push_back(l);
+  return out;
+}
+
+// The last lines a failed script wrote to stderr (kubectl's error, a bash
+// syntax error), for the grade's reason; "" when it wrote none.
+std::string stderr_tail(const ScriptResult& r) {
+  std::vector<std::string> lines;
+  for (auto& l : split_lines(r.err))
+    if (!l.empty()) lines.push_back(std::move(l));
+  if (lines.empty()) return "";
+  std::string out = "\nits stderr:";
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) out += "\n  " + lines[i];
   return out;
 }
 
