@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/app.h"
+#include "../common/cli_run.h"
 
 namespace fs = std::filesystem;
 
@@ -15,16 +15,8 @@ namespace {
 
 const std::string kCases = std::string(GPUOPS_SHARED_DIR) + "/cases/";
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run run_gpuops(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = gpuops::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using gpuops::testing::CliRun;
+using gpuops::testing::run_gpuops;
 
 std::string dump(const std::string& c) { return kCases + c + "/cluster.json"; }
 

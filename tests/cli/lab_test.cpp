@@ -9,22 +9,14 @@
 
 #include <unistd.h>
 
-#include "cli/app.h"
+#include "../common/cli_run.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun run_gpuops(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = gpuops::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using gpuops::testing::CliRun;
+using gpuops::testing::run_gpuops;
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p);

@@ -9,22 +9,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/app.h"
+#include "../common/cli_run.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run run_gpuops(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = gpuops::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using gpuops::testing::CliRun;
+using gpuops::testing::run_gpuops;
 
 const std::string kScenarios = std::string(GPUOPS_SOURCE_DIR) + "/scenarios";
 

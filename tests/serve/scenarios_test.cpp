@@ -8,7 +8,7 @@
 
 #include <set>
 
-#include "cli/app.h"
+#include "tests/common/cli_run.h"
 #include "core/scenario.h"
 #include "helpers.h"
 
@@ -17,16 +17,8 @@ namespace {
 
 namespace json = boost::json;
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun run_gpuops(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using gpuops::testing::CliRun;
+using gpuops::testing::run_gpuops;
 
 const std::string kScenarios = std::string(GPUOPS_SOURCE_DIR) + "/scenarios";
 
