@@ -133,7 +133,7 @@ struct TimerLater {
   bool operator()(const Timer& a, const Timer& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
 };
 
-using Amounts = std::map<std::string, __int128>;  // resource name -> nano-units
+using Amounts = std::map<std::string, __int128, std::less<>>;  // resource name -> nano-units
 
 struct Usage {
   Amounts requested;
@@ -306,13 +306,28 @@ struct FakeCluster::Impl : StoreObserver {
 
   // ------------------------------------------------------------ observers
 
+  // The controlling DaemonSet's state, by the pod's owner reference. The
+  // owner is in the pod's template part, which the pods of one revision
+  // share: the last answer is kept for that part (`ds` is node-based, so the
+  // pointer stays valid until on_daemonset adds or erases an entry, which
+  // clears it).
+  struct OwnerMemo {
+    std::shared_ptr<const core::Pod> base;
+    DsState* st = nullptr;
+  } owner_memo;
   DsState* owner_state(const PodRecord& pod) {
+    if (owner_memo.base && owner_memo.base == pod.base) return owner_memo.st;
+    DsState* found = nullptr;
     const core::OwnerReference* ref = pod.shared_meta().controller_ref();
-    if (!ref || ref->kind != "DaemonSet") return nullptr;
-    auto it = ds_by_uid.find(ref->uid);
-    if (it == ds_by_uid.end()) return nullptr;
-    auto st = ds.find(it->second);
-    return st == ds.end() ? nullptr : &st->second;
+    if (ref && ref->kind == "DaemonSet") {
+      auto it = ds_by_uid.find(ref->uid);
+      if (it != ds_by_uid.end()) {
+        auto st = ds.find(it->second);
+        if (st != ds.end()) found = &st->second;
+      }
+    }
+    owner_memo = OwnerMemo{pod.base, found};
+    return found;
   }
 
   void enqueue_ds(DsState& st) {
@@ -378,7 +393,7 @@ struct FakeCluster::Impl : StoreObserver {
     } else {
       auto [it, added] = node_placement_inputs.try_emplace(name);
       placement_event = added || it->second.first != node.metadata.labels || it->second.second != node.taints;
-      it->second = {node.metadata.labels, node.taints};
+      if (placement_event) it->second = {node.metadata.labels, node.taints};
     }
     for (auto& [k, st] : ds) mark_dirty(st, name, placement_event && node_event_enqueues(st, node));
     retry_unschedulable(name);
@@ -415,9 +430,11 @@ struct FakeCluster::Impl : StoreObserver {
         for (const PodRecord* p : slot.pods) orphan_queue.push(ObjectStore::key(p->namespace_(), p->name));
       ds_by_uid.erase(it->second.uid);
       ds.erase(it);
+      owner_memo = {};
       return;
     }
     auto [it, added] = ds.try_emplace(key);
+    if (added) owner_memo = {};
     DsState& st = it->second;
     std::string tg = d.metadata.annotations.count(kTemplateGenerationAnnotation)
                          ? d.metadata.annotations.at(kTemplateGenerationAnnotation)
@@ -483,14 +500,19 @@ struct FakeCluster::Impl : StoreObserver {
       counted.erase(it);
       retry_unschedulable(node);  // freed resources: a parked pod may fit now
     } else if (it == counted.end() && should) {
-      if (requests_memo.first != pod.base)
-        requests_memo = {pod.base, std::make_shared<const Amounts>(pod_requests(pod.shared_spec()))};
-      std::shared_ptr<const Amounts> req = requests_memo.second;
+      std::shared_ptr<const Amounts> req = requests_of(pod);
       Usage& u = usage[pod.node_name];
       for (const auto& [r, v] : *req) u.requested[r] += v;
       u.pods += 1;
       counted.emplace(&pod, std::make_pair(pod.node_name, std::move(req)));
     }
+  }
+
+  // pod_requests of the pod's template part (pods of one revision share it).
+  const std::shared_ptr<const Amounts>& requests_of(const PodRecord& pod) {
+    if (requests_memo.first != pod.base)
+      requests_memo = {pod.base, std::make_shared<const Amounts>(pod_requests(pod.shared_spec()))};
+    return requests_memo.second;
   }
 
   // ------------------------------------------------------------ DaemonSet controller
@@ -765,18 +787,21 @@ struct FakeCluster::Impl : StoreObserver {
     if (!pod.affinity_matches(node)) return {"node(s) didn't match Pod's node affinity/selector"};
     // noderesources fitsRequest.
     std::vector<std::string> reasons;
-    const Usage& u = usage[node.metadata.name];
+    static const Usage kNone;
+    auto ui = usage.find(node.metadata.name);
+    const Usage& u = ui == usage.end() ? kNone : ui->second;
     auto alloc = [&](const std::string& r) -> __int128 {
       auto it = node.allocatable.find(r);
       return it == node.allocatable.end() ? 0 : it->second.nanos();
     };
-    if (__int128(u.pods + 1) * 1000000000 > alloc("pods")) reasons.push_back("Too many pods");
-    for (const char* r : {"cpu", "memory", "ephemeral-storage"}) {
+    static const std::string kPods = "pods", kScalar[] = {"cpu", "memory", "ephemeral-storage"};
+    if (__int128(u.pods + 1) * 1000000000 > alloc(kPods)) reasons.push_back("Too many pods");
+    for (const std::string& r : kScalar) {
       auto it = req.find(r);
       if (it == req.end() || it->second <= 0) continue;
       auto used = u.requested.find(r);
       __int128 in_use = used == u.requested.end() ? 0 : used->second;
-      if (it->second > alloc(r) - in_use) reasons.push_back(std::string("Insufficient ") + r);
+      if (it->second > alloc(r) - in_use) reasons.push_back("Insufficient " + r);
     }
     for (const auto& [r, v] : req) {
       if (r == "cpu" || r == "memory" || r == "ephemeral-storage" || v <= 0) continue;
@@ -796,7 +821,8 @@ struct FakeCluster::Impl : StoreObserver {
     if (!pod || !pod->node_name.empty() || pod->deletion_timestamp || terminal(*pod)) return;
     std::string target = pod->target_node();
     size_t total = store.nodes().size();
-    Amounts req = pod_requests(pod->shared_spec());
+    std::shared_ptr<const Amounts> req_ptr = requests_of(*pod);
+    const Amounts& req = *req_ptr;
     std::map<std::string, int> reasons, preemption;
     auto evaluate = [&](const core::Node& n) -> bool {
       bool resolvable = false;

@@ -194,6 +194,15 @@ PodRecord PodRecord::from_pod(core::Pod pod) {
   return r;
 }
 
+// Replaces what `rec` holds with `pod`, keeping the store's own fields (id,
+// created_rv), which are not part of the API object.
+static void replace_record(PodRecord& rec, core::Pod pod) {
+  PodRecord fresh = PodRecord::from_pod(std::move(pod));
+  fresh.id = rec.id;
+  fresh.created_rv = rec.created_rv;
+  rec = std::move(fresh);
+}
+
 // ---------------------------------------------------------------- ObjectStore
 
 ObjectStore::ObjectStore(std::function<core::Time()> clock, Options options)
@@ -264,9 +273,20 @@ void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint
 }
 
 void ObjectStore::index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv) {
-  if (old_rv) by_rv_.erase(old_rv);
+  if (old_rv) {
+    auto it = std::lower_bound(by_rv_.begin(), by_rv_.end(), old_rv,
+                               [](const RvEntry& e, uint64_t v) { return e.rv < v; });
+    if (it != by_rv_.end() && it->rv == old_rv && it->key) {
+      it->key = nullptr;
+      ++by_rv_dead_;
+    }
+  }
   // Versions only grow: the new entry goes at the end.
-  if (new_rv) by_rv_.emplace_hint(by_rv_.end(), new_rv, std::make_pair(kind, stored_key));
+  if (new_rv) by_rv_.push_back(RvEntry{new_rv, kind, stored_key});
+  if (by_rv_dead_ > 1024 && by_rv_dead_ * 2 > by_rv_.size()) {
+    std::erase_if(by_rv_, [](const RvEntry& e) { return e.key == nullptr; });
+    by_rv_dead_ = 0;
+  }
 }
 
 void ObjectStore::tombstone(WatchEvent event) {
@@ -402,7 +422,7 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
   auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
   (void)ok;
   pods_by_id_.emplace(it->second.id, &*it);
-  created_rv_[&it->first] = rv_;
+  it->second.created_rv = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
   emit(EventType::kAdded, it->second);
   return it->second;
@@ -609,9 +629,7 @@ core::Object ObjectStore::update(core::Object obj) {
       given.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, rv_);
       core::Object out(given);
-      uint64_t id = rec.id;
-      rec = PodRecord::from_pod(std::move(given));
-      rec.id = id;
+      replace_record(rec, std::move(given));
       emit(EventType::kModified, rec);
       return out;
     }
@@ -687,9 +705,7 @@ void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core
   write_pod(k, [&](PodRecord& rec) {
     core::Pod p = rec.pod();
     fn(p);
-    uint64_t id = rec.id;
-    rec = PodRecord::from_pod(std::move(p));
-    rec.id = id;
+    replace_record(rec, std::move(p));
   });
 }
 
@@ -735,7 +751,6 @@ void ObjectStore::erase_pod(const std::string& k) {
   uint64_t old = it->second.resource_version;
   it->second.resource_version = next_rv();
   index(Kind::kPod, k, old, 0);
-  created_rv_.erase(&it->first);
   // Observers see the stored object (same address as in ADDED/MODIFIED)
   // before it goes.
   emit(EventType::kDeleted, it->second);
@@ -839,14 +854,19 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
     if (k == Kind::kNamespace || k == Kind::kNode) return true;
     return meta_of(const_cast<core::Object&>(obj)).namespace_ == ns;
   };
-  auto live = by_rv_.upper_bound(since);
+  auto live = std::upper_bound(by_rv_.begin(), by_rv_.end(), since,
+                               [](uint64_t v, const RvEntry& e) { return v < e.rv; });
   auto dead = std::upper_bound(tombstones_.begin(), tombstones_.end(), since,
                                [](uint64_t v, const Tombstone& t) { return v < t.rv; });
+  auto skip_dead = [&] {
+    while (live != by_rv_.end() && !live->key) ++live;
+  };
+  skip_dead();
   while (live != by_rv_.end() || dead != tombstones_.end()) {
-    bool take_live = dead == tombstones_.end() || (live != by_rv_.end() && live->first < dead->rv);
+    bool take_live = dead == tombstones_.end() || (live != by_rv_.end() && live->rv < dead->rv);
     if (take_live) {
-      const Kind k = live->second.first;
-      const std::string& key = *live->second.second;
+      const Kind k = live->kind;
+      const std::string& key = *live->key;
       if (!kind || *kind == k) {
         std::string n = key, s;
         if (auto slash = key.find('/'); slash != std::string::npos) {
@@ -855,12 +875,18 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
         }
         auto obj = get(k, s, n);
         if (obj && namespace_ok(*obj)) {
-          auto c = created_rv_.find(&key);
-          EventType t = (c != created_rv_.end() && c->second > since) ? EventType::kAdded : EventType::kModified;
-          out.push_back(WatchEvent{t, k, live->first, std::move(*obj)});
+          uint64_t created = 0;
+          if (k == Kind::kPod) {
+            created = pods_.find(key)->second.created_rv;
+          } else if (auto c = created_rv_.find(&key); c != created_rv_.end()) {
+            created = c->second;
+          }
+          EventType t = created > since ? EventType::kAdded : EventType::kModified;
+          out.push_back(WatchEvent{t, k, live->rv, std::move(*obj)});
         }
       }
       ++live;
+      skip_dead();
     } else {
       if ((!kind || *kind == dead->event.kind) && namespace_ok(dead->event.object)) out.push_back(dead->event);
       ++dead;

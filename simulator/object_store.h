@@ -74,6 +74,9 @@ struct PodRecord {
   // The store's handle for this pod: unique for the store's life, never
   // reused (find_pod_by_id). Not part of the API object.
   uint64_t id = 0;
+  // The resourceVersion it was created at (ADDED vs MODIFIED in
+  // events_since). Not part of the API object.
+  uint64_t created_rv = 0;
   std::shared_ptr<const core::Pod> base;
   std::string name;
   std::string uid;
@@ -273,12 +276,22 @@ class ObjectStore {
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<uint64_t, PodEntry*> pods_by_id_;  // entries of pods_ (stable addresses)
   uint64_t next_pod_id_ = 0;
-  // resourceVersion at creation, per live object (by the address of its key
-  // in its map above, stable while it lives): ADDED vs MODIFIED.
+  // resourceVersion at creation, per live namespace, node and DaemonSet (by
+  // the address of its key in its map above, stable while it lives): ADDED
+  // vs MODIFIED. Pods keep theirs in PodRecord::created_rv.
   std::unordered_map<const std::string*, uint64_t> created_rv_;
-  // Live objects by their current resourceVersion: (kind, the key of the
-  // stored object in its map above).
-  std::map<uint64_t, std::pair<Kind, const std::string*>> by_rv_;
+  // Live objects by their current resourceVersion: (version, kind, the key of
+  // the stored object in its map above), in version order. Versions only
+  // grow, so a write appends; the entry of the version it replaces is marked
+  // dead (key null) and dead entries are compacted away once they outnumber
+  // the live ones. (A flat vector instead of a tree node per write.)
+  struct RvEntry {
+    uint64_t rv;
+    Kind kind;
+    const std::string* key;
+  };
+  std::vector<RvEntry> by_rv_;
+  size_t by_rv_dead_ = 0;
   std::deque<Tombstone> tombstones_;
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
