@@ -18,6 +18,7 @@
 // spec changes (a new hash) still sync every node, as upstream does.
 #include "simulator/fake_cluster.h"
 
+#include <boost/container/small_vector.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -41,8 +42,9 @@ using core::Duration;
 using core::Time;
 using namespace std::chrono_literals;
 
-constexpr const char* kRevisionHashLabel = "controller-revision-hash";        // DefaultDaemonSetUniqueLabelKey
-constexpr const char* kTemplateGenerationLabel = "pod-template-generation";   // DaemonSetTemplateGenerationKey
+// std::string, not const char*: core::Labels lookups would build a string per call.
+const std::string kRevisionHashLabel = "controller-revision-hash";        // DefaultDaemonSetUniqueLabelKey
+const std::string kTemplateGenerationLabel = "pod-template-generation";   // DaemonSetTemplateGenerationKey
 constexpr const char* kTemplateGenerationAnnotation = "deprecated.daemonset.template.generation";
 
 // kube-controller-manager startDaemonSetController: flowcontrol.NewBackOff(1s, 15min).
@@ -54,7 +56,11 @@ constexpr Duration kPodGCQuarantine = 40s;
 // Kubelet image pull back-off starts at 10 s (pkg/kubelet/images).
 constexpr Duration kImagePullBackoff = 10s;
 
-bool terminal(const core::PodStatus& s) { return s.phase == "Failed" || s.phase == "Succeeded"; }
+// (string_view comparisons test the length first: this runs several times per pod event.)
+bool terminal(const core::PodStatus& s) {
+  std::string_view phase = s.phase;
+  return phase == std::string_view("Failed") || phase == std::string_view("Succeeded");
+}
 bool terminal(const PodRecord& p) { return terminal(*p.status); }
 
 // API timestamps (metav1.Time) have second precision.
@@ -270,7 +276,8 @@ struct FakeCluster::Impl : StoreObserver {
   std::unordered_map<std::string, BackoffEntry> failed_backoff;  // flowcontrol.Backoff perItemBackoff
   // Scheduler.
   PodQueue sched_queue;
-  std::unordered_map<std::string, std::unordered_set<std::string>> unschedulable;  // target node -> pods
+  // target node -> pods (PodRecord::id) parked as unschedulable, in the order they were parked.
+  std::unordered_map<std::string, std::vector<uint64_t>> unschedulable;
   std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
   // pod -> (node, requests); requests shared by pods of one template part.
   std::unordered_map<const PodRecord*, std::pair<std::string, std::shared_ptr<const Amounts>>> counted;
@@ -281,7 +288,8 @@ struct FakeCluster::Impl : StoreObserver {
   std::map<int, Fault> faults;
   int next_fault = 1;
   // Nodes.
-  std::unordered_map<std::string, std::unordered_set<std::string>> pods_on_node;  // target node -> pods
+  // target node -> its pods (PodRecord::id), in creation order.
+  std::unordered_map<std::string, std::vector<uint64_t>> pods_on_node;
   KeyQueue init_queue, lifecycle_queue;
   std::unordered_map<std::string, std::string> observed_ready;  // node -> Ready status last seen
   // Garbage collector (owner deleted) and pod GC.
@@ -379,8 +387,8 @@ struct FakeCluster::Impl : StoreObserver {
     for (const std::string& n : {node, std::string()}) {
       auto it = unschedulable.find(n);
       if (it == unschedulable.end()) continue;
-      for (const auto& k : it->second)
-        if (const PodRecord* p = store.find_pod(k)) sched_queue.push(p->id);  // a gone pod: nothing to do
+      for (uint64_t id : it->second)
+        if (store.find_pod_by_id(id)) sched_queue.push(id);  // a gone pod: nothing to do
       unschedulable.erase(it);
     }
   }
@@ -401,8 +409,8 @@ struct FakeCluster::Impl : StoreObserver {
       observed_ready.erase(name);
       auto it = pods_on_node.find(name);
       if (it != pods_on_node.end()) {
-        for (const auto& pk : it->second) {
-          const PodRecord* p = store.find_pod(pk);
+        for (uint64_t id : it->second) {
+          const PodRecord* p = store.find_pod_by_id(id);
           if (p && p->node_name == name) {
             missing_nodes.insert(name);
             schedule_podgc();
@@ -416,8 +424,7 @@ struct FakeCluster::Impl : StoreObserver {
     lifecycle_queue.push(name);
     auto it = pods_on_node.find(name);
     if (it != pods_on_node.end())
-      for (const auto& pk : it->second)
-        if (const PodRecord* p = store.find_pod(pk)) kubelet_queue.push(p->id);
+      for (uint64_t id : it->second) kubelet_queue.push(id);
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
@@ -459,13 +466,12 @@ struct FakeCluster::Impl : StoreObserver {
     std::string target = pod.target_node();
     DsState* st = owner_state(pod);
     if (type == EventType::kAdded) {
-      pods_on_node[target].insert(ObjectStore::key(pod.namespace_(), pod.name));
+      pods_on_node[target].push_back(pod.id);
       if (st) st->slots[target].pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
-      std::string key = ObjectStore::key(pod.namespace_(), pod.name);
       auto it = pods_on_node.find(target);
       if (it != pods_on_node.end()) {
-        it->second.erase(key);
+        std::erase(it->second, pod.id);
         if (it->second.empty()) pods_on_node.erase(it);
       }
       if (st) {
@@ -473,7 +479,7 @@ struct FakeCluster::Impl : StoreObserver {
         v.erase(std::remove(v.begin(), v.end(), &pod), v.end());
       }
       auto u = unschedulable.find(target);
-      if (u != unschedulable.end()) u->second.erase(key);
+      if (u != unschedulable.end()) std::erase(u->second, pod.id);
     }
     if (st) mark_dirty(*st, target);
     account(type, pod);
@@ -542,8 +548,10 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // getNodesToDaemonPods(ds, includeDeletedTerminal=false) for one node.
-  std::vector<const PodRecord*> pods_of(const Slot& slot) {
-    std::vector<const PodRecord*> out;
+  // (A node has one pod of a DaemonSet but for moments: kept inline.)
+  using SlotPods = boost::container::small_vector<const PodRecord*, 2>;
+  SlotPods pods_of(const Slot& slot) {
+    SlotPods out;
     for (const PodRecord* p : slot.pods) {
       if (terminal(*p) && p->deletion_timestamp) continue;
       out.push_back(p);
@@ -582,7 +590,7 @@ struct FakeCluster::Impl : StoreObserver {
   void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
                               const core::Node* node, std::vector<std::string>& nodes_needing_pods,
                               std::vector<std::string>& pods_to_delete) {
-    std::vector<const PodRecord*> pods = pods_of(slot);
+    SlotPods pods = pods_of(slot);
     if (!node) {
       slot.should_run = slot.should_continue = false;
       slot.placement_generation = -1;
@@ -601,11 +609,11 @@ struct FakeCluster::Impl : StoreObserver {
     if (slot.should_run && !exists) {
       nodes_needing_pods.push_back(node_name);
     } else if (slot.should_continue) {
-      std::vector<const PodRecord*> running;
+      SlotPods running;
       for (const PodRecord* p : pods) {
         if (p->deletion_timestamp) continue;  // ignored until it is gone: no replacement yet
-        std::string pk = ObjectStore::key(st.ns, p->name);
-        if (p->status->phase == "Failed") {
+        std::string_view phase = p->status->phase;
+        if (phase == std::string_view("Failed")) {
           // Failed pods are killed with a per (uid, observedGeneration, node) backoff.
           std::string id = st.uid + "/" + std::to_string(d.status.observed_generation) + "/" + node_name;
           if (in_backoff_since_update(id)) {
@@ -620,9 +628,9 @@ struct FakeCluster::Impl : StoreObserver {
             continue;
           }
           backoff_next(id);
-          pods_to_delete.push_back(pk);
-        } else if (p->status->phase == "Succeeded") {
-          pods_to_delete.push_back(pk);
+          pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
+        } else if (phase == std::string_view("Succeeded")) {
+          pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
         } else {
           running.push_back(p);
         }
@@ -660,7 +668,7 @@ struct FakeCluster::Impl : StoreObserver {
                const core::Node* node) {
     Contribution c;
     if (node) {  // pods on nodes that no longer exist count nowhere
-      std::vector<const PodRecord*> pods = pods_of(slot);
+      SlotPods pods = pods_of(slot);
       if (slot.should_run) {
         c.desired = 1;
         if (!pods.empty()) {
@@ -858,7 +866,8 @@ struct FakeCluster::Impl : StoreObserver {
     std::string message = total == 0 ? "no nodes available to schedule pods"
                                      : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
                                            n + " nodes are available: " + histogram(preemption) + ".";
-    unschedulable[target].insert(*store.pod_key(id));
+    auto& parked = unschedulable[target];
+    if (std::find(parked.begin(), parked.end(), id) == parked.end()) parked.push_back(id);
     core::PodStatus s = *pod->status;
     set_condition(s, "PodScheduled", "False", "Unschedulable", message, truncate_seconds(now));
     if (!same_status(s, *pod->status)) store.set_pod_status(id, std::make_shared<const core::PodStatus>(std::move(s)));
@@ -1110,9 +1119,9 @@ struct FakeCluster::Impl : StoreObserver {
       // controllerutil.MarkPodsNotReady: Ready=False on every pod of the node.
       auto it = pods_on_node.find(name);
       if (it == pods_on_node.end()) return;
-      std::vector<std::string> keys(it->second.begin(), it->second.end());
-      for (const auto& pk : keys) {
-        const PodRecord* p = store.find_pod(pk);
+      std::vector<uint64_t> ids = it->second;
+      for (uint64_t id : ids) {
+        const PodRecord* p = store.find_pod_by_id(id);
         if (!p || p->node_name != name || !p->is_ready()) continue;
         core::PodStatus s = *p->status;
         for (auto& c : s.conditions)
@@ -1120,7 +1129,7 @@ struct FakeCluster::Impl : StoreObserver {
             c.status = "False";
             c.last_transition_time = truncate_seconds(now);
           }
-        store.set_pod_status(pk, std::make_shared<const core::PodStatus>(std::move(s)));
+        store.set_pod_status(id, std::make_shared<const core::PodStatus>(std::move(s)));
       }
     }
   }
@@ -1148,8 +1157,8 @@ struct FakeCluster::Impl : StoreObserver {
       bool has_bound = false;
       auto pn = pods_on_node.find(name);
       if (pn != pods_on_node.end())
-        for (const auto& pk : pn->second)
-          if (const PodRecord* p = store.find_pod(pk); p && p->node_name == name) has_bound = true;
+        for (uint64_t id : pn->second)
+          if (const PodRecord* p = store.find_pod_by_id(id); p && p->node_name == name) has_bound = true;
       if (store.find_node(name) || !has_bound) {
         quarantine.erase(name);
         it = missing_nodes.erase(it);
@@ -1168,17 +1177,17 @@ struct FakeCluster::Impl : StoreObserver {
       missing_nodes.erase(name);
       auto pn = pods_on_node.find(name);
       if (pn == pods_on_node.end()) continue;
-      std::vector<std::string> keys(pn->second.begin(), pn->second.end());
-      for (const auto& pk : keys) {
-        const PodRecord* p = store.find_pod(pk);
+      std::vector<uint64_t> ids = pn->second;
+      for (uint64_t id : ids) {
+        const PodRecord* p = store.find_pod_by_id(id);
         if (!p || p->node_name != name) continue;
         // markFailedAndDeletePod
         core::PodStatus s = *p->status;
         if (!terminal(s)) s.phase = "Failed";
         set_condition(s, "DisruptionTarget", "True", "DeletionByPodGC", "PodGC: node no longer exists",
                       truncate_seconds(now));
-        store.set_pod_status(pk, std::make_shared<const core::PodStatus>(std::move(s)));
-        store.force_remove_pod(pk);
+        store.set_pod_status(id, std::make_shared<const core::PodStatus>(std::move(s)));
+        store.force_remove_pod(*store.pod_key(id));
       }
     }
     if (!missing_nodes.empty()) {
@@ -1437,10 +1446,9 @@ void FakeCluster::delete_namespace(const std::string& name) {
 int FakeCluster::inject_fault(const Fault& fault) {
   int id = impl_->next_fault++;
   impl_->faults[id] = fault;
-  for (const auto& [node, keys] : impl_->pods_on_node)
+  for (const auto& [node, ids] : impl_->pods_on_node)
     if (fault.node.empty() || fault.node == node)
-      for (const auto& k : keys)
-        if (const PodRecord* p = impl_->store.find_pod(k)) impl_->kubelet_queue.push(p->id);
+      for (uint64_t pod : ids) impl_->kubelet_queue.push(pod);
   return id;
 }
 
@@ -1449,10 +1457,9 @@ void FakeCluster::clear_fault(int id) {
   if (it == impl_->faults.end()) return;
   std::string node = it->second.node;
   impl_->faults.erase(it);
-  for (const auto& [n, keys] : impl_->pods_on_node)
+  for (const auto& [n, ids] : impl_->pods_on_node)
     if (node.empty() || node == n)
-      for (const auto& k : keys)
-        if (const PodRecord* p = impl_->store.find_pod(k)) impl_->kubelet_queue.push(p->id);
+      for (uint64_t pod : ids) impl_->kubelet_queue.push(pod);
 }
 
 void FakeCluster::clear_faults() {
