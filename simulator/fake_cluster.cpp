@@ -802,17 +802,13 @@ struct FakeCluster::Impl : StoreObserver {
       auto it = node.allocatable.find(r);
       return it == node.allocatable.end() ? 0 : it->second.nanos();
     };
-    static const std::string kPods = "pods", kScalar[] = {"cpu", "memory", "ephemeral-storage"};
+    static const std::string kPods = "pods";
     if (__int128(u.pods + 1) * 1000000000 > alloc(kPods)) reasons.push_back("Too many pods");
-    for (const std::string& r : kScalar) {
-      auto it = req.find(r);
-      if (it == req.end() || it->second <= 0) continue;
-      auto used = u.requested.find(r);
-      __int128 in_use = used == u.requested.end() ? 0 : used->second;
-      if (it->second > alloc(r) - in_use) reasons.push_back("Insufficient " + r);
-    }
+    // Upstream checks cpu, memory and ephemeral-storage, then the scalar
+    // resources; the order only matters for the list of reasons, which the
+    // FitError message counts and sorts, so one pass over the requests does.
     for (const auto& [r, v] : req) {
-      if (r == "cpu" || r == "memory" || r == "ephemeral-storage" || v <= 0) continue;
+      if (v <= 0) continue;
       auto used = u.requested.find(r);
       __int128 in_use = used == u.requested.end() ? 0 : used->second;
       if (v > alloc(r) - in_use) reasons.push_back("Insufficient " + r);

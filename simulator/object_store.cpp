@@ -272,10 +272,43 @@ void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint
   index(kind, stored, old_rv, new_rv);
 }
 
+// by_rv_ is sorted and nearly dense (one entry per write but deletions, less
+// what compaction dropped): guess the position from the versions at the ends,
+// then search the few entries between the guess and the target.
+std::vector<ObjectStore::RvEntry>::iterator ObjectStore::find_rv(uint64_t rv) {
+  auto less = [](const RvEntry& e, uint64_t v) { return e.rv < v; };
+  if (by_rv_.empty() || rv <= by_rv_.front().rv) return by_rv_.begin();
+  if (rv > by_rv_.back().rv) return by_rv_.end();
+  size_t n = by_rv_.size();
+  uint64_t lo_rv = by_rv_.front().rv, hi_rv = by_rv_.back().rv;
+  size_t guess = static_cast<size_t>(static_cast<long double>(rv - lo_rv) * static_cast<long double>(n - 1) /
+                                     static_cast<long double>(hi_rv - lo_rv));
+  if (guess >= n) guess = n - 1;
+  // Gallop from the guess towards the target, then binary search the bracket.
+  size_t lo, hi, step = 1;
+  if (by_rv_[guess].rv < rv) {
+    lo = guess;
+    hi = guess + 1;
+    while (hi < n && by_rv_[hi].rv < rv) {
+      lo = hi;
+      hi = std::min(n, hi + (step *= 2));
+    }
+  } else {
+    hi = guess;
+    lo = guess;
+    while (lo > 0 && by_rv_[lo].rv >= rv) {
+      hi = lo;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+  }
+  return std::lower_bound(by_rv_.begin() + static_cast<std::ptrdiff_t>(lo), by_rv_.begin() + static_cast<std::ptrdiff_t>(hi),
+                          rv, less);
+}
+
 void ObjectStore::index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv) {
   if (old_rv) {
-    auto it = std::lower_bound(by_rv_.begin(), by_rv_.end(), old_rv,
-                               [](const RvEntry& e, uint64_t v) { return e.rv < v; });
+    auto it = find_rv(old_rv);
     if (it != by_rv_.end() && it->rv == old_rv && it->key) {
       it->key = nullptr;
       ++by_rv_dead_;
@@ -348,12 +381,12 @@ const PodRecord* ObjectStore::find_pod(const std::string& k) const {
   return it == pods_.end() ? nullptr : &it->second;
 }
 const PodRecord* ObjectStore::find_pod_by_id(uint64_t id) const {
-  auto it = pods_by_id_.find(id);
-  return it == pods_by_id_.end() ? nullptr : &it->second->second;
+  PodEntry* e = pod_entry(id);
+  return e ? &e->second : nullptr;
 }
 const std::string* ObjectStore::pod_key(uint64_t id) const {
-  auto it = pods_by_id_.find(id);
-  return it == pods_by_id_.end() ? nullptr : &it->second->first;
+  PodEntry* e = pod_entry(id);
+  return e ? &e->first : nullptr;
 }
 
 std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, const std::string& name) const {
@@ -421,7 +454,8 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
   rec.id = ++next_pod_id_;
   auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
   (void)ok;
-  pods_by_id_.emplace(it->second.id, &*it);
+  if (pods_by_id_.size() <= it->second.id) pods_by_id_.resize(it->second.id + 1, nullptr);
+  pods_by_id_[it->second.id] = &*it;
   it->second.created_rv = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
   emit(EventType::kAdded, it->second);
@@ -710,18 +744,18 @@ void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core
 }
 
 void ObjectStore::bind_pod(uint64_t id, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
-  auto it = pods_by_id_.find(id);
-  if (it == pods_by_id_.end()) not_found(Kind::kPod, "#" + std::to_string(id));
-  write_pod(*it->second, [&](PodRecord& rec) {
+  PodEntry* e = pod_entry(id);
+  if (!e) not_found(Kind::kPod, "#" + std::to_string(id));
+  write_pod(*e, [&](PodRecord& rec) {
     rec.node_name = node;
     rec.status = std::move(status);
   });
 }
 
 void ObjectStore::set_pod_status(uint64_t id, std::shared_ptr<const core::PodStatus> status) {
-  auto it = pods_by_id_.find(id);
-  if (it == pods_by_id_.end()) not_found(Kind::kPod, "#" + std::to_string(id));
-  write_pod(*it->second, [&](PodRecord& rec) { rec.status = std::move(status); });
+  PodEntry* e = pod_entry(id);
+  if (!e) not_found(Kind::kPod, "#" + std::to_string(id));
+  write_pod(*e, [&](PodRecord& rec) { rec.status = std::move(status); });
 }
 
 void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
@@ -755,7 +789,7 @@ void ObjectStore::erase_pod(const std::string& k) {
   // before it goes.
   emit(EventType::kDeleted, it->second);
   core::Pod pod = it->second.pod();
-  pods_by_id_.erase(it->second.id);
+  pods_by_id_[it->second.id] = nullptr;
   pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
 }

@@ -274,7 +274,11 @@ class ObjectStore {
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
   std::unordered_map<std::string, PodRecord> pods_;
-  std::unordered_map<uint64_t, PodEntry*> pods_by_id_;  // entries of pods_ (stable addresses)
+  // Entries of pods_ (stable addresses) by PodRecord::id; null once the pod
+  // is gone. Ids are dense (one per pod ever created), so this is a vector:
+  // 8 bytes per pod the store has ever held.
+  std::vector<PodEntry*> pods_by_id_;
+  PodEntry* pod_entry(uint64_t id) const { return id < pods_by_id_.size() ? pods_by_id_[id] : nullptr; }
   uint64_t next_pod_id_ = 0;
   // resourceVersion at creation, per live namespace, node and DaemonSet (by
   // the address of its key in its map above, stable while it lives): ADDED
@@ -292,6 +296,8 @@ class ObjectStore {
   };
   std::vector<RvEntry> by_rv_;
   size_t by_rv_dead_ = 0;
+  // The first entry of by_rv_ whose version is >= rv (lower_bound).
+  std::vector<RvEntry>::iterator find_rv(uint64_t rv);
   std::deque<Tombstone> tombstones_;
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
