@@ -544,16 +544,22 @@ std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& 
   return k;
 }
 
-std::string ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> base, const std::string& generate_name,
-                                              const std::string& pinned_node) {
+const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> base,
+                                                     const std::string& generate_name, const std::string& pinned_node) {
   const std::string& ns = base->metadata.namespace_;
   check_namespace(ns);
   PodRecord rec;
+  // The key "ns/name" is built in place: ns, '/', generateName, 5 random characters.
   std::string k;
-  do {
-    rec.name = generate_name + random_suffix(5);
-    k = key(ns, rec.name);
-  } while (pods_.count(k));
+  k.reserve(ns.size() + 1 + generate_name.size() + 5);
+  k.append(ns).append(1, '/').append(generate_name);
+  const size_t prefix = k.size();
+  while (true) {
+    k.resize(prefix);
+    k += random_suffix(5);
+    if (!pods_.count(k)) break;
+  }
+  rec.name.assign(k, ns.size() + 1);
   // stamp_new
   rec.uid = new_uid();
   rec.creation_timestamp = now_seconds();
@@ -565,8 +571,7 @@ std::string ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> b
   }
   rec.base = std::move(base);
   rec.status = pending_status();
-  create_pod(std::move(rec), k);
-  return k;
+  return *pod_key(create_pod(std::move(rec), std::move(k)).id);
 }
 
 namespace {

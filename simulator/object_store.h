@@ -210,8 +210,9 @@ class ObjectStore {
   // null), and, when `pinned_node` is not empty, the required node affinity
   // `matchFields metadata.name In [pinned_node]`. REQUIRES:
   // base->spec.terminationGracePeriodSeconds set (create defaults it).
-  std::string create_generated_pod(std::shared_ptr<const core::Pod> base, const std::string& generate_name,
-                                   const std::string& pinned_node);
+  // Returns the stored key "ns/name" (valid while the pod exists).
+  const std::string& create_generated_pod(std::shared_ptr<const core::Pod> base, const std::string& generate_name,
+                                          const std::string& pinned_node);
   // Applies `fn` to the stored node/pod/DaemonSet in place and records a
   // MODIFIED write (no copy). Throws ClusterError 404 if absent. `fn` must
   // not change the name or namespace.
