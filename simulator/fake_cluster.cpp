@@ -101,8 +101,9 @@ struct Counters {
 
 struct Slot {
   // The DaemonSet's pods targeting this node (stored objects: their address
-  // is stable until the store reports them DELETED).
-  std::vector<const PodRecord*> pods;
+  // is stable until the store reports them DELETED). Almost always one:
+  // kept inline, no allocation per (DaemonSet, node) pair.
+  boost::container::small_vector<const PodRecord*, 1> pods;
   Contribution counted;
   // NodeShouldRunDaemonPod's answer, cached for the node resourceVersion and
   // DaemonSet generation it was computed for: a pod event does not change it.
