@@ -1061,19 +1061,20 @@ struct FakeCluster::Impl : StoreObserver {
     if (!n) return;
     bool need_alloc = n->allocatable.empty(), need_cond = n->ready_status().empty();
     if (!need_alloc && !need_cond) return;
+    // The same for every node: built once.
+    static const std::map<std::string, core::Quantity> kAllocatable = {
+        {"cpu", core::Quantity::parse("1k")}, {"memory", core::Quantity::parse("1Ti")}, {"pods", core::Quantity::parse("1M")}};
+    static const std::vector<core::NodeCondition> kConditions = {
+        {"Ready", "True", "KubeletReady", "kubelet is posting ready status"},
+        {"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+        {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+        {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+        {"NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"},
+    };
     store.mutate_node(name, [&](core::Node& node) {
-      if (need_alloc) {
-        node.allocatable["cpu"] = core::Quantity::parse("1k");
-        node.allocatable["memory"] = core::Quantity::parse("1Ti");
-        node.allocatable["pods"] = core::Quantity::parse("1M");
-      }
-      if (need_cond) {
-        node.conditions.push_back({"Ready", "True", "KubeletReady", "kubelet is posting ready status"});
-        node.conditions.push_back({"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"});
-        node.conditions.push_back({"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"});
-        node.conditions.push_back({"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"});
-        node.conditions.push_back({"NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"});
-      }
+      if (need_alloc)
+        for (const auto& [k, q] : kAllocatable) node.allocatable[k] = q;
+      if (need_cond) node.conditions.insert(node.conditions.end(), kConditions.begin(), kConditions.end());
     });
   }
 
