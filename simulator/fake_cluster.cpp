@@ -351,7 +351,9 @@ struct FakeCluster::Impl : StoreObserver {
   // (upstream recounts every node on every sync, so a stale pair is exactly
   // what a full sync would redo).
   void mark_dirty(DsState& st, const std::string& node, bool enqueue = true) {
-    Slot& slot = st.slots[node];
+    mark_dirty(st, st.slots[node], node, enqueue);
+  }
+  void mark_dirty(DsState& st, Slot& slot, const std::string& node, bool enqueue = true) {
     if (slot.in_sync) return;  // the running sync recounts this pair anyway
     if (!slot.dirty) {
       slot.dirty = true;
@@ -436,6 +438,8 @@ struct FakeCluster::Impl : StoreObserver {
       // Garbage collector, background propagation: the dependents go next.
       for (auto& [node, slot] : it->second.slots)
         for (const PodRecord* p : slot.pods) orphan_queue.push(ObjectStore::key(p->namespace_(), p->name));
+      for (auto& e : pod_slot)
+        if (e.first == &it->second) e = {};
       ds_by_uid.erase(it->second.uid);
       ds.erase(it);
       owner_memo = {};
@@ -463,26 +467,43 @@ struct FakeCluster::Impl : StoreObserver {
     enqueue_ds(st);
   }
 
+  // Each live pod's owner state and (DaemonSet, target node) slot, by
+  // PodRecord::id, so that a pod's second and later events need no lookup: a
+  // pod's owner and target node never change, and slots live as long as
+  // their DsState. Only found owners are kept (a pod whose DaemonSet is not
+  // known yet is looked up again); entries are cleared when the pod goes and
+  // when its DaemonSet's state is erased.
+  std::vector<std::pair<DsState*, Slot*>> pod_slot;
+
   void on_pod(EventType type, const PodRecord& pod) override {
     std::string target = pod.target_node();
-    DsState* st = owner_state(pod);
+    DsState* st = nullptr;
+    Slot* slot = nullptr;
+    if (pod.id < pod_slot.size() && pod_slot[pod.id].first) {
+      std::tie(st, slot) = pod_slot[pod.id];
+    } else if ((st = owner_state(pod))) {
+      slot = &st->slots[target];
+      if (pod_slot.size() <= pod.id) pod_slot.resize(pod.id + 1);
+      pod_slot[pod.id] = {st, slot};
+    }
     if (type == EventType::kAdded) {
       pods_on_node[target].push_back(pod.id);
-      if (st) st->slots[target].pods.push_back(&pod);
+      if (slot) slot->pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
       auto it = pods_on_node.find(target);
       if (it != pods_on_node.end()) {
         std::erase(it->second, pod.id);
         if (it->second.empty()) pods_on_node.erase(it);
       }
-      if (st) {
-        auto& v = st->slots[target].pods;
+      if (slot) {
+        auto& v = slot->pods;
         v.erase(std::remove(v.begin(), v.end(), &pod), v.end());
+        pod_slot[pod.id] = {};
       }
       auto u = unschedulable.find(target);
       if (u != unschedulable.end()) std::erase(u->second, pod.id);
     }
-    if (st) mark_dirty(*st, target);
+    if (st) mark_dirty(*st, *slot, target);
     account(type, pod);
     if (type == EventType::kAdded && pod.node_name.empty() && !pod.deletion_timestamp)
       sched_queue.push(pod.id);
