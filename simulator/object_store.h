@@ -1,6 +1,7 @@
 // simulator/object_store.h: the simulator's API-server storage.
 //
-// Holds namespaces, nodes, DaemonSets and pods as core typed objects, with
+// Holds namespaces, nodes and DaemonSets as core typed objects and pods as
+// compact PodRecords (below; a core::Pod is built only when one is read), with
 // what the API server adds on write: metadata.uid, metadata.resourceVersion
 // (one cluster-wide counter, as etcd's revision), metadata.generation
 // (DaemonSets: bumped on spec changes, as pkg/registry/apps/daemonset
