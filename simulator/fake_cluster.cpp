@@ -128,6 +128,11 @@ struct DsState {
   bool full = true;
   bool queued = false;
   Counters sum;
+  struct UpdatedMemo {  // is_updated's last answer
+    std::shared_ptr<const core::Pod> base;
+    std::string hash, template_generation;
+    bool updated = false;
+  } updated_memo;
 };
 
 struct Timer {
@@ -714,13 +719,7 @@ struct FakeCluster::Impl : StoreObserver {
                  });
             }
           }
-          // util.IsPodUpdated: hash label or template generation label matches.
-          const core::Labels& labels = p->shared_meta().labels;
-          auto h = labels.find(kRevisionHashLabel);
-          auto g = labels.find(kTemplateGenerationLabel);
-          if ((h != labels.end() && h->second == st.hash) ||
-              (!st.template_generation.empty() && g != labels.end() && g->second == st.template_generation))
-            c.updated = 1;
+          if (is_updated(st, *p)) c.updated = 1;
         }
       } else if (!pods.empty()) {
         c.misscheduled = 1;
@@ -729,6 +728,21 @@ struct FakeCluster::Impl : StoreObserver {
     st.sum.add(slot.counted, -1);
     st.sum.add(c, +1);
     slot.counted = c;
+  }
+
+  // util.IsPodUpdated: the hash label or the template generation label
+  // matches the DaemonSet's. Both labels are in the pod's template part,
+  // which the pods of a revision share: the last answer is kept per part.
+  bool is_updated(DsState& st, const PodRecord& p) {
+    auto& m = st.updated_memo;
+    if (m.base == p.base && m.hash == st.hash && m.template_generation == st.template_generation) return m.updated;
+    const core::Labels& labels = p.shared_meta().labels;
+    auto h = labels.find(kRevisionHashLabel);
+    auto g = labels.find(kTemplateGenerationLabel);
+    bool updated = (h != labels.end() && h->second == st.hash) ||
+                   (!st.template_generation.empty() && g != labels.end() && g->second == st.template_generation);
+    m = {p.base, st.hash, st.template_generation, updated};
+    return updated;
   }
 
   // syncDaemonSet, restricted to the dirty (DaemonSet, node) pairs.

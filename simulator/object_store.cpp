@@ -220,20 +220,19 @@ std::string ObjectStore::new_uid() {
   uint64_t a = splitmix(rng_), b = splitmix(rng_);
   a = (a & ~0xf000ULL) | 0x4000ULL;                              // version 4
   b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;      // variant 10
-  // "%08x-%04x-%04x-%04x-%012x" of a's 64 and b's 64 bits, without printf.
+  // "%08x-%04x-%04x-%04x-%012x" of a's 64 and b's 64 bits, without printf:
+  // the 32 hex digits, most significant first, with '-' after digits 8, 12,
+  // 16 and 20.
   static const char kHex[] = "0123456789abcdef";
-  std::string out(36, '-');
-  int pos = 0;
-  auto put = [&](uint64_t v, int digits) {
-    for (int i = digits - 1; i >= 0; --i) out[pos + i] = kHex[v & 0xf], v >>= 4;
-    pos += digits + 1;
-  };
-  put(a >> 32, 8);
-  put((a >> 16) & 0xffff, 4);
-  put(a & 0xffff, 4);
-  put(b >> 48, 4);
-  put(b & 0xffffffffffffULL, 12);
-  return out;
+  char buf[36];
+  char* out = buf;
+  for (int i = 0; i < 32; ++i) {
+    uint64_t word = i < 16 ? a : b;
+    int shift = 60 - 4 * (i % 16);
+    *out++ = kHex[(word >> shift) & 0xf];
+    if (i == 7 || i == 11 || i == 15 || i == 19) *out++ = '-';
+  }
+  return std::string(buf, sizeof buf);
 }
 
 // k8s.io/apimachinery/pkg/util/rand String: alphabet without vowels and
