@@ -477,7 +477,8 @@ struct FakeCluster::Impl : StoreObserver {
   // pod's owner and target node never change, and slots live as long as
   // their DsState. Only found owners are kept (a pod whose DaemonSet is not
   // known yet is looked up again); entries are cleared when the pod goes and
-  // when its DaemonSet's state is erased.
+  // when its DaemonSet's state is erased. (Ids are dense: 16 bytes per pod
+  // ever created, as ObjectStore's own index by id.)
   std::vector<std::pair<DsState*, Slot*>> pod_slot;
 
   void on_pod(EventType type, const PodRecord& pod) override {
