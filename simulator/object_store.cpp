@@ -420,19 +420,24 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
         if (ns.empty() || v.metadata.namespace_ == ns) out.emplace_back(v);
       break;
     case Kind::kPod: {
-      std::vector<const PodRecord*> ps;
-      for (const auto& [k, v] : pods_)
-        if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
-      std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
-        if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
-        return a->name < b->name;
-      });
+      std::vector<const PodRecord*> ps = list_pods(ns);
       out.reserve(ps.size());
       for (auto* p : ps) out.emplace_back(p->pod());
       break;
     }
   }
   return out;
+}
+
+std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
+  std::vector<const PodRecord*> ps;
+  for (const auto& [k, v] : pods_)
+    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+  std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
+    if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
+    return a->name < b->name;
+  });
+  return ps;
 }
 
 boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const std::string& name) const {

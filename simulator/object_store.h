@@ -146,6 +146,9 @@ class ObjectStore {
   // Every object of `kind`, in namespace `ns` (all namespaces when empty),
   // sorted by namespace then name.
   std::vector<core::Object> list(Kind kind, const std::string& ns = "") const;
+  // The stored pods of namespace `ns` (all when empty), in list's order, not
+  // materialised. The pointers are valid until the next write.
+  std::vector<const PodRecord*> list_pods(const std::string& ns = "") const;
   // Creates `obj`, returning it as stored. An empty name with
   // metadata.generateName in raw gets `<generateName><5 chars>`. Throws
   // ClusterError 409 (AlreadyExists) when the name is taken, 404 when a
