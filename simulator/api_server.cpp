@@ -29,6 +29,7 @@
 #include "simulator/api_pki.h"
 #include "simulator/api_select.h"
 #include "simulator/api_table.h"
+#include "simulator/pod_json.h"
 
 namespace gpuops::simulator {
 namespace {
@@ -282,11 +283,14 @@ struct ApiServer::Impl {
     const void* res = nullptr;  // the Resource listed
     std::string ns;
     uint64_t rv = 0;
-    std::vector<core::Object> objects;
-    std::vector<std::string> keys;  // "ns/name" of each object, same order
+    std::vector<core::Object> objects;  // other kinds
+    std::vector<PodRecord> pods;        // pods, as stored (not materialised)
+    std::vector<std::string> keys;      // "ns/name" of each object, same order
     bool sorted = true;             // keys ascending (always, for one namespace)
   };
   std::shared_ptr<const ListSnapshot> list_snapshot;
+  // Pod JSON built once per shared template part and status (list pages).
+  PodJsonEncoder pod_json;
 
   void accept();
   void schedule_tick();
@@ -295,7 +299,11 @@ struct ApiServer::Impl {
   // Handles one request. Returns false when the session took over the
   // connection (a watch).
   bool handle(const Request& req, const std::shared_ptr<Session>& s, http::response<http::string_body>& res);
-  json::value dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status, bool& watching);
+  // The answer to a request that is not a watch. A list page is built in
+  // `sp` (the caller's arena for this answer); other answers may use the
+  // default resource.
+  json::value dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status, bool& watching,
+                       json::storage_ptr sp);
 };
 
 namespace {
@@ -796,7 +804,7 @@ json::value combine(const json::value& applied, const json::value& rm) {
 }  // namespace
 
 json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status,
-                                      bool& watching) {
+                                      bool& watching, json::storage_ptr sp) {
   urls::result<urls::url_view> parsed = urls::parse_origin_form(req.target());
   if (!parsed) throw_api(400, "invalid request target");
   urls::url_view u = *parsed;
@@ -995,20 +1003,39 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
         fresh->res = &res;
         fresh->ns = route.ns;
         fresh->rv = store.resource_version();
-        fresh->objects = store.list(res.kind, route.ns);
-        fresh->keys.reserve(fresh->objects.size());
-        for (const auto& o : fresh->objects) {
-          const core::ObjectMeta& m = meta_of(o);
-          fresh->keys.push_back(m.namespace_ + "/" + m.name);
+        if (res.kind == Kind::kPod) {
+          std::vector<const PodRecord*> recs = store.list_pods(route.ns);
+          fresh->pods.reserve(recs.size());
+          fresh->keys.reserve(recs.size());
+          for (const PodRecord* r : recs) {
+            fresh->pods.push_back(*r);
+            fresh->keys.push_back(r->namespace_() + "/" + r->name);
+          }
+        } else {
+          fresh->objects = store.list(res.kind, route.ns);
+          fresh->keys.reserve(fresh->objects.size());
+          for (const auto& o : fresh->objects) {
+            const core::ObjectMeta& m = meta_of(o);
+            fresh->keys.push_back(m.namespace_ + "/" + m.name);
+          }
         }
         fresh->sorted = std::is_sorted(fresh->keys.begin(), fresh->keys.end());
         snap = std::move(fresh);
+        // Prototypes of pods no longer listed would only hold memory.
+        if (pod_json.size() > 1024) pod_json.clear();
       }
       const std::vector<std::string>& keys = snap->keys;
       size_t first = 0;
       if (!start.empty() && snap->sorted)
         first = static_cast<size_t>(std::upper_bound(keys.begin(), keys.end(), start) - keys.begin());
       bool selecting = !labels.empty() || !fields.empty();
+      const bool pods = res.kind == Kind::kPod;
+      auto encode_item = [&](size_t i) {
+        return pods ? pod_json.encode(snap->pods[i], sp) : json::object(core::encode(snap->objects[i]), sp);
+      };
+      auto item_labels = [&](size_t i) -> const core::Labels& {
+        return pods ? snap->pods[i].shared_meta().labels : meta_of(snap->objects[i]).labels;
+      };
       std::vector<json::object> items;
       std::string last_key;
       bool more = false;
@@ -1016,12 +1043,11 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       for (size_t i = first; i < keys.size(); ++i) {
         const std::string& key = keys[i];
         if (!start.empty() && key <= start) continue;  // only when the keys are not sorted
-        const core::Object& o = snap->objects[i];
         std::optional<json::object> j;
         if (selecting) {
-          if (!labels.matches(meta_of(o).labels)) continue;
+          if (!labels.matches(item_labels(i))) continue;
           if (!fields.empty()) {
-            j = core::encode(o);
+            j = encode_item(i);
             if (!fields.matches(*j)) continue;
           }
         }
@@ -1035,7 +1061,7 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
           ++remaining;
           continue;
         }
-        items.push_back(j ? std::move(*j) : core::encode(o));
+        items.push_back(j ? std::move(*j) : encode_item(i));
         last_key = key;
       }
       list_snapshot = more ? snap : nullptr;
@@ -1046,11 +1072,11 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
         if (labels.empty() && fields.empty()) md["remainingItemCount"] = remaining;
       }
       if (table) return make_table(res, items, cluster.now(), include, md);
-      json::object list;
+      json::object list(sp);
       list["kind"] = std::string(res.kind_name) + "List";
       list["apiVersion"] = api_version(res);
       list["metadata"] = std::move(md);
-      json::array arr;
+      json::array arr(sp);
       arr.reserve(items.size());
       for (auto& i : items) arr.push_back(std::move(i));
       list["items"] = std::move(arr);
@@ -1344,7 +1370,11 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
   try {
     int status = 200;
     bool watching = false;
-    json::value body = dispatch(req, s, status, watching);
+    // The answer's memory, freed at once after it is written: a
+    // monotonic_resource by plain pointer, so the values are not walked
+    // on destruction either.
+    json::monotonic_resource arena;
+    json::value body = dispatch(req, s, status, watching, json::storage_ptr(&arena));
     if (watching) return false;
     if (mutating && status < 300) {
       try {
