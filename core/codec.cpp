@@ -1,14 +1,15 @@
 #include "core/codec.h"
 
-#include <boost/container/small_vector.hpp>
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -147,53 +148,49 @@ std::string read_file(const std::string& path) {
 // Where a value sits: segments for line lookup, the field.Path rendering for
 // messages, and the Go json path for decode errors. Built on every decoded
 // field but rendered only for an error, so it only records its segments:
-// literal keys by pointer, other keys by value, indices as numbers, in
-// inline storage (no allocation for the usual depth).
+// keys by reference, indices as numbers, in inline storage (no allocation
+// for the usual depth).
 struct Path {
   enum class SegKind : char { kChild, kMapKey, kIndex };
   struct Seg {
     SegKind kind;
-    std::string_view literal;  // kChild with a string literal
-    std::string owned;         // other keys
-    size_t index = 0;          // kIndex
-    std::string key() const {
-      if (kind == SegKind::kIndex) return std::to_string(index);
-      return owned.empty() ? std::string(literal) : owned;
-    }
+    std::string_view name;  // kChild, kMapKey
+    size_t index;           // kIndex
+    std::string key() const { return kind == SegKind::kIndex ? std::to_string(index) : std::string(name); }
   };
-  boost::container::small_vector<Seg, 10> s;
+  // Fixed inline storage of trivially copyable segments: a child path is a
+  // plain copy of its parent's. The deepest path decoded has 11 segments
+  // (spec.template.spec.affinity...nodeSelectorTerms[i].matchExpressions[j]
+  // .values[k]); deeper ones would lose their last segments (in messages only).
+  static constexpr size_t kMaxDepth = 16;
+  std::array<Seg, kMaxDepth> seg_{};
+  size_t size_ = 0;
 
-  // `key` must be a string literal (kept by pointer).
-  Path child(const char* key) const {
+  // `key` (a literal, a key of the document or of the typed object being
+  // validated) is kept by reference: it must outlive the path.
+  Path child(std::string_view key) const { return with(Seg{SegKind::kChild, key, 0}); }
+  Path map_key(std::string_view key) const { return with(Seg{SegKind::kMapKey, key, 0}); }
+  Path index(size_t i) const { return with(Seg{SegKind::kIndex, {}, i}); }
+  std::span<const Seg> s() const { return {seg_.data(), size_}; }
+
+ private:
+  Path with(Seg g) const {
     Path p = *this;
-    p.s.push_back(Seg{SegKind::kChild, key, {}, 0});
+    if (p.size_ < kMaxDepth) p.seg_[p.size_++] = g;
     return p;
   }
-  Path child(const std::string& key) const {
-    Path p = *this;
-    p.s.push_back(Seg{SegKind::kChild, {}, key, 0});
-    return p;
-  }
-  Path map_key(const std::string& key) const {
-    Path p = *this;
-    p.s.push_back(Seg{SegKind::kMapKey, {}, key, 0});
-    return p;
-  }
-  Path index(size_t i) const {
-    Path p = *this;
-    p.s.push_back(Seg{SegKind::kIndex, {}, {}, i});
-    return p;
-  }
+
+ public:
   // Segments as Document::lines keys them.
   std::vector<std::string> segs() const {
     std::vector<std::string> out;
-    for (const auto& g : s) out.push_back(g.key());
+    for (const auto& g : s()) out.push_back(g.key());
     return out;
   }
   // spec.template.spec.nodeSelector[key]
   std::string field() const {
     std::string f;
-    for (const auto& g : s) {
+    for (const auto& g : s()) {
       if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
       else f += "[" + g.key() + "]";
     }
@@ -202,7 +199,7 @@ struct Path {
   // spec.template.spec.nodeSelector (map keys and indices are not in it)
   std::string go() const {
     std::string f;
-    for (const auto& g : s)
+    for (const auto& g : s())
       if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
     return f;
   }
@@ -228,8 +225,8 @@ class Decoder {
       : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
 
   // 400 BadRequest, as the API server's strict JSON decoder says it.
-  [[noreturn]] void type_error(const Path& p, const json::value& v, const std::string& go_struct,
-                               const std::string& go_type) const {
+  [[noreturn]] void type_error(const Path& p, const json::value& v, const char* go_struct,
+                               const char* go_type) const {
     InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
                      ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
@@ -249,30 +246,30 @@ class Decoder {
 
   void set_name(const std::string& n) { name_ = n; }
 
-  const json::object* object(const json::value* v, const Path& p, const std::string& st,
-                             const std::string& type) const {
+  const json::object* object(const json::value* v, const Path& p, const char* st,
+                             const char* type) const {
     if (!v || v->is_null()) return nullptr;
     if (!v->is_object()) type_error(p, *v, st, type);
     return &v->as_object();
   }
-  const json::array* array(const json::value* v, const Path& p, const std::string& st,
-                           const std::string& type) const {
+  const json::array* array(const json::value* v, const Path& p, const char* st,
+                           const char* type) const {
     if (!v || v->is_null()) return nullptr;
     if (!v->is_array()) type_error(p, *v, st, type);
     return &v->as_array();
   }
-  std::string string(const json::value* v, const Path& p, const std::string& st) const {
+  std::string string(const json::value* v, const Path& p, const char* st) const {
     if (!v || v->is_null()) return "";
     if (!v->is_string()) type_error(p, *v, st, "string");
     return std::string(v->as_string());
   }
-  bool boolean(const json::value* v, const Path& p, const std::string& st) const {
+  bool boolean(const json::value* v, const Path& p, const char* st) const {
     if (!v || v->is_null()) return false;
     if (!v->is_bool()) type_error(p, *v, st, "bool");
     return v->as_bool();
   }
-  std::optional<int64_t> integer(const json::value* v, const Path& p, const std::string& st,
-                                 const std::string& type) const {
+  std::optional<int64_t> integer(const json::value* v, const Path& p, const char* st,
+                                 const char* type) const {
     if (!v || v->is_null()) return std::nullopt;
     if (v->is_int64()) return v->as_int64();
     if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
@@ -280,25 +277,26 @@ class Decoder {
       return static_cast<int64_t>(v->as_double());
     type_error(p, *v, st, type);
   }
-  Labels string_map(const json::value* v, const Path& p, const std::string& st) const {
+  Labels string_map(const json::value* v, const Path& p, const char* st) const {
     Labels out;
     const json::object* o = object(v, p, st, "map[string]string");
     if (!o) return out;
     for (const auto& kv : *o) {
-      std::string key(kv.key());
-      Path kp = p.map_key(key);
-      if (kv.value().is_null()) {
-        out[key] = "";
-        continue;
+      std::string_view key(kv.key());
+      std::string_view value;
+      if (!kv.value().is_null()) {
+        if (!kv.value().is_string()) {
+          type_error(p.map_key(key), kv.value(), st, "string");  // Go names the map field, not the key
+        }
+        value = kv.value().get_string();
       }
-      if (!kv.value().is_string()) {
-        type_error(kp, kv.value(), st, "string");  // Go names the map field, not the key
-      }
-      out[key] = std::string(kv.value().as_string());
+      // A key given twice: the last value wins, as in Go's map decoding.
+      auto [it, inserted] = out.try_emplace(std::string(key), value);
+      if (!inserted) it->second = std::string(value);
     }
     return out;
   }
-  std::optional<Time> time(const json::value* v, const Path& p, const std::string& st) const {
+  std::optional<Time> time(const json::value* v, const Path& p, const char* st) const {
     std::string s = string(v, p, st);
     if (s.empty()) return std::nullopt;
     try {
@@ -311,7 +309,7 @@ class Decoder {
       throw e;
     }
   }
-  Quantity quantity(const json::value* v, const Path& p, const std::string& st) const {
+  Quantity quantity(const json::value* v, const Path& p, const char* st) const {
     std::string s;
     if (v && (v->is_int64() || v->is_uint64() || v->is_double())) {
       s = json::serialize(*v);  // a number is a valid quantity in JSON
@@ -337,7 +335,7 @@ class Decoder {
       bool ok = false;
       for (const char* k : keys) ok = ok || kv.key() == k;
       if (!ok) {
-        Path kp = p.child(std::string(kv.key()));
+        Path kp = p.child(std::string_view(kv.key()));
         InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
                      "strict decoding error: unknown field \"" + kp.field() + "\"");
         e.http_status = 400;
@@ -402,7 +400,7 @@ void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p)
 }
 
 std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p,
-                                             const std::string& st, const std::string& type) {
+                                             const char* st, const char* type) {
   std::vector<Requirement> out;
   const json::array* a = d.array(v, p, st, type);
   if (!a) return out;
@@ -441,7 +439,7 @@ std::vector<Taint> decode_taints(Decoder& d, const json::value* v, const Path& p
 }
 
 std::map<std::string, Quantity> decode_resource_list(Decoder& d, const json::value* v, const Path& p,
-                                                     const std::string& st) {
+                                                     const char* st) {
   std::map<std::string, Quantity> out;
   const json::object* o = d.object(v, p, st, "v1.ResourceList");
   if (!o) return out;
@@ -903,7 +901,7 @@ static Namespace decode_namespace_typed(const Document& doc) {
 Namespace decode_namespace(const Document& doc) { return with_raw(decode_namespace_typed, doc); }
 Namespace decode_namespace(Document&& doc) { return with_raw(decode_namespace_typed, std::move(doc)); }
 
-static Node decode_node_typed(const Document& doc) {
+Node decode_node_typed(const Document& doc) {
   Decoder d(doc, "Node", "v1", "Node");
   const json::object& root = doc.value.as_object();
   Node n;
@@ -938,7 +936,7 @@ static Node decode_node_typed(const Document& doc) {
 Node decode_node(const Document& doc) { return with_raw(decode_node_typed, doc); }
 Node decode_node(Document&& doc) { return with_raw(decode_node_typed, std::move(doc)); }
 
-static Pod decode_pod_typed(const Document& doc) {
+Pod decode_pod_typed(const Document& doc) {
   Decoder d(doc, "Pod", "v1", "Pod");
   const json::object& root = doc.value.as_object();
   Pod pod;
@@ -1001,7 +999,7 @@ static Pod decode_pod_typed(const Document& doc) {
 Pod decode_pod(const Document& doc) { return with_raw(decode_pod_typed, doc); }
 Pod decode_pod(Document&& doc) { return with_raw(decode_pod_typed, std::move(doc)); }
 
-static DaemonSet decode_daemonset_typed(const Document& doc) {
+DaemonSet decode_daemonset_typed(const Document& doc) {
   Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
   const json::object& root = doc.value.as_object();
   DaemonSet ds;

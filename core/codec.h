@@ -84,6 +84,12 @@ Node decode_node(Document&& doc);
 DaemonSet decode_daemonset(Document&& doc);
 Pod decode_pod(Document&& doc);
 Namespace decode_namespace(Document&& doc);
+// As above, with the same checks and errors, but `raw` left empty: for a
+// reader of the typed fields only (encode then writes those alone). The
+// document may live in any memory resource (e.g. a page's arena).
+Node decode_node_typed(const Document& doc);
+DaemonSet decode_daemonset_typed(const Document& doc);
+Pod decode_pod_typed(const Document& doc);
 
 // Typed object -> API JSON (raw with typed fields laid over).
 boost::json::object encode(const Node& node);
