@@ -64,32 +64,35 @@ ApiCluster::ApiCluster(RestConfig config, ApiClusterOptions options, ClientOptio
   client_ = std::make_unique<Client>(std::move(config), std::move(client_options));
 }
 
-json::array ApiCluster::list(const std::string& path, std::string* resource_version) {
+void ApiCluster::list(const std::string& path, std::string* resource_version,
+                      const std::function<void(json::array&)>& on_page, const std::function<void()>& on_restart) {
   // mirrors ListPager.List (client-go tools/pager/pager.go) with
   // FullListIfExpired: an expired continue token restarts without a limit.
-  json::array items;
   std::string cont;
   bool full = false;
   for (;;) {
     Request r{http_verb::get, path, {}, "", ""};
     if (!full) r.query.emplace_back("limit", std::to_string(options_.page_size));
     if (!cont.empty()) r.query.emplace_back("continue", cont);
-    json::value page;
+    // Each page is parsed into its own arena: read once, freed at once
+    // (held by plain pointer, so the values are not walked on destruction;
+    // `page` is in the arena too, so the assignment moves, not copies).
+    json::monotonic_resource arena;
+    json::storage_ptr sp(&arena);
+    json::value page(sp);
     try {
-      page = client_->send_json(r);
+      page = client_->send_json(r, sp);
     } catch (const ApiError& e) {
       if (e.http_status() == 410 && !cont.empty() && !full) {
         full = true;
         cont.clear();
-        items.clear();
+        on_restart();
         continue;
       }
       throw;
     }
-    json::object* po = page.if_object();  // not const: the items are moved out
+    json::object* po = page.if_object();  // not const: the items are handed out to modify
     if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
-    if (auto* it = po->if_contains("items"); it && it->is_array())
-      for (auto& v : it->as_array()) items.push_back(std::move(v));
     cont.clear();
     if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
       auto& mo = md->as_object();
@@ -97,7 +100,8 @@ json::array ApiCluster::list(const std::string& path, std::string* resource_vers
         *resource_version = std::string(rv->as_string());
       if (auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->as_string());
     }
-    if (cont.empty() || full) return items;
+    if (auto* it = po->if_contains("items"); it && it->is_array()) on_page(it->as_array());
+    if (cont.empty() || full) return;
   }
 }
 
@@ -106,31 +110,32 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
   settle_namespace_ = ns;
   core::ClusterState s;
   s.namespace_ = ns;
-  auto decode_all = [&](const std::string& path, const char* api_version, const char* kind, auto decode, auto& out) {
+  // The objects keep no `raw`: what reads a state reads the typed fields
+  // (the analyses, settle, the runners), and nothing writes them back.
+  auto decode_all = [&](const std::string& path, const char* kind, auto decode, auto& out) {
     std::string rv;
-    json::array items = list(path, &rv);
-    for (auto& item : items) {
-      if (!item.is_object()) continue;
-      auto& o = item.as_object();
-      // list items carry no apiVersion/kind
-      if (!o.contains("apiVersion")) o["apiVersion"] = api_version;
-      if (!o.contains("kind")) o["kind"] = kind;
-      core::Document d;
-      d.value = std::move(item);
-      d.file = "GET " + path;
-      try {
-        out.push_back(decode(std::move(d)));
-      } catch (const core::InputError& e) {
-        throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + e.what());
-      }
-    }
+    const std::string file = "GET " + path;
+    list(
+        path, &rv,
+        [&](json::array& items) {
+          core::Document d{json::value(items.storage()), file, 0, {}};  // in the page's arena
+          for (auto& item : items) {
+            if (!item.is_object()) continue;
+            d.value = std::move(item);
+            try {
+              out.push_back(decode(d));
+            } catch (const core::InputError& e) {
+              throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + e.what());
+            }
+          }
+        },
+        [&] { out.clear(); });
     return rv;
   };
-  decode_all("/api/v1/nodes", "v1", "Node", [](core::Document&& d) { return core::decode_node(std::move(d)); }, s.nodes);
-  decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "apps/v1", "DaemonSet",
-             [](core::Document&& d) { return core::decode_daemonset(std::move(d)); }, s.daemonsets);
-  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "v1", "Pod",
-                             [](core::Document&& d) { return core::decode_pod(std::move(d)); }, s.pods);
+  decode_all("/api/v1/nodes", "Node", core::decode_node_typed, s.nodes);
+  decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "DaemonSet",
+             core::decode_daemonset_typed, s.daemonsets);
+  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "Pod", core::decode_pod_typed, s.pods);
   return s;
 }
 

@@ -5,7 +5,10 @@
 //    GET /api/v1/nodes, /apis/apps/v1/namespaces/{ns}/daemonsets and
 //    /api/v1/namespaces/{ns}/pods. A continue token answered 410 Expired
 //    restarts that list once without a limit (client-go tools/pager
-//    ListPager.List, FullListIfExpired). Items decode with core::decode_*.
+//    ListPager.List, FullListIfExpired). Each page is parsed into its own
+//    arena and its items decode with core::decode_*_typed: the objects of a
+//    state have their typed fields only, `raw` empty (nothing that reads a
+//    state writes it back).
 //  - set_node_label: one JSON merge patch (RFC 7386) of metadata.labels, null
 //    for a removal, as `kubectl label` sends it (kubectl pkg/cmd/label).
 //  - apply: server-side apply (PATCH, application/apply-patch+yaml with a JSON
@@ -35,6 +38,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -93,7 +97,13 @@ class ApiCluster : public core::Cluster {
   Client& client() { return *client_; }
 
  private:
-  boost::json::array list(const std::string& path, std::string* resource_version);
+  // A paged list (ListPager.List): calls `on_page` with each page's items,
+  // parsed into an arena freed after the call (the callee may move or
+  // modify them); `on_restart` when an expired continue token restarts the
+  // list without a limit (the items of earlier pages are void). Sets
+  // `resource_version` to the list's.
+  void list(const std::string& path, std::string* resource_version,
+            const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart);
   Request write_request(boost::beast::http::verb method, const std::string& path) const;
   void patch_node(const std::string& node, const boost::json::object& patch, const std::string& content_type,
                   bool status = false);

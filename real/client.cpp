@@ -82,6 +82,9 @@ bool is_reset_or_eof(const error_code& ec) {
 
 std::string verb_name(http::verb v) { return std::string(http::to_string(v)); }
 
+// The read buffer of a connection: beast's largest read (http read_some_op).
+constexpr size_t kReadBufferSize = 64 * 1024;
+
 struct Conn {
   std::unique_ptr<beast::tcp_stream> tcp;
   std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
@@ -540,6 +543,11 @@ struct Client::Impl {
     http::response_parser<http::string_body> p;
     p.body_limit(opt.body_limit);
     p.header_limit(256 * 1024);
+    // Beast reads at most the buffer's free capacity (at least 512 bytes,
+    // at most 64 KiB) per read; the parser empties the buffer into the body
+    // after each, so an unreserved buffer reads a large answer 512 bytes at
+    // a time (one TLS read and one completion handler each).
+    if (c.buf.capacity() < kReadBufferSize) c.buf.reserve(kReadBufferSize);
     ec = on_stream(c, [&](auto& s) { return run([&](auto h) { http::async_read(s, c.buf, p, std::move(h)); }); });
     if (ec) {
       bool got = p.got_some();
@@ -719,10 +727,10 @@ Client::~Client() = default;
 
 Response Client::send(const Request& request) { return impl_->send(request); }
 
-json::value Client::send_json(const Request& request) {
+json::value Client::send_json(const Request& request, json::storage_ptr sp) {
   Response r = send(request);
   error_code ec;
-  json::value v = json::parse(r.body, ec);
+  json::value v = json::parse(r.body, ec, std::move(sp));
   if (ec)
     throw core::ClusterError(verb_name(request.method) + " " + impl_->cfg.path_prefix + request.path +
                              ": the answer is not JSON");

@@ -120,9 +120,11 @@ class Client {
   // or the exec plugin fails.
   Response send(const Request& request);
 
-  // Sends `request` and decodes the 2xx answer as JSON. Throws as send(), and
-  // ClusterError when the body is not JSON.
-  boost::json::value send_json(const Request& request);
+  // Sends `request` and decodes the 2xx answer as JSON, allocated from `sp`
+  // (the default resource when null; a monotonic_resource for a list page
+  // that is read once). Throws as send(), and ClusterError when the body is
+  // not JSON.
+  boost::json::value send_json(const Request& request, boost::json::storage_ptr sp = {});
 
   enum class WatchEnd {
     kStopped,   // on_event returned false
