@@ -61,6 +61,15 @@ TEST(PodJsonEncoder, EqualsEncodeOfThePod) {
       break;
     }
   EXPECT_EQ(expect_same_json(s, enc), 15u);
+  // The shapes compared include each optional per-pod field.
+  bool pinned = false, bound = false, graceful = false, generated = false;
+  for (const PodRecord* r : s.list_pods()) {
+    pinned = pinned || !r->pinned_node.empty();
+    bound = bound || !r->node_name.empty();
+    graceful = graceful || (r->deletion_timestamp && r->deletion_grace_period_seconds);
+    generated = generated || r->name.rfind("mypod-", 0) == 0;
+  }
+  EXPECT_TRUE(pinned && bound && graceful && generated);
   c.delete_node("b");
   c.settle();
   expect_same_json(s, enc);
