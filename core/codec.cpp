@@ -4,12 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <array>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -147,62 +145,65 @@ std::string read_file(const std::string& path) {
 
 // Where a value sits: segments for line lookup, the field.Path rendering for
 // messages, and the Go json path for decode errors. Built on every decoded
-// field but rendered only for an error, so it only records its segments:
-// keys by reference, indices as numbers, in inline storage (no allocation
-// for the usual depth).
+// field but rendered only for an error, so a path is one segment and a
+// pointer to its parent path: making a child costs a few stores.
 struct Path {
-  enum class SegKind : char { kChild, kMapKey, kIndex };
-  struct Seg {
-    SegKind kind;
-    std::string_view name;  // kChild, kMapKey
-    size_t index;           // kIndex
-    std::string key() const { return kind == SegKind::kIndex ? std::to_string(index) : std::string(name); }
-  };
-  // Fixed inline storage of trivially copyable segments: a child path is a
-  // plain copy of its parent's. The deepest path decoded has 11 segments
-  // (spec.template.spec.affinity...nodeSelectorTerms[i].matchExpressions[j]
-  // .values[k]); deeper ones would lose their last segments (in messages only).
-  static constexpr size_t kMaxDepth = 16;
-  std::array<Seg, kMaxDepth> seg_{};
-  size_t size_ = 0;
+  enum class SegKind : char { kRoot, kChild, kMapKey, kIndex };
 
-  // `key` (a literal, a key of the document or of the typed object being
-  // validated) is kept by reference: it must outlive the path.
-  Path child(std::string_view key) const { return with(Seg{SegKind::kChild, key, 0}); }
-  Path map_key(std::string_view key) const { return with(Seg{SegKind::kMapKey, key, 0}); }
-  Path index(size_t i) const { return with(Seg{SegKind::kIndex, {}, i}); }
-  std::span<const Seg> s() const { return {seg_.data(), size_}; }
+  Path() = default;  // the root
+  Path(const Path&) = default;
+  Path& operator=(const Path&) = delete;
 
- private:
-  Path with(Seg g) const {
-    Path p = *this;
-    if (p.size_ < kMaxDepth) p.seg_[p.size_++] = g;
-    return p;
-  }
+  // A child refers to its parent and to `key` (a literal, a key of the
+  // document or of the typed object being validated): both must outlive it.
+  // Children of a temporary path are refused at compile time, since bound to
+  // a name they would dangle: name the parent first.
+  Path child(std::string_view key) const& { return Path(this, SegKind::kChild, key, 0); }
+  Path map_key(std::string_view key) const& { return Path(this, SegKind::kMapKey, key, 0); }
+  Path index(size_t i) const& { return Path(this, SegKind::kIndex, {}, i); }
+  Path child(std::string_view) && = delete;
+  Path map_key(std::string_view) && = delete;
+  Path index(size_t) && = delete;
 
- public:
   // Segments as Document::lines keys them.
   std::vector<std::string> segs() const {
     std::vector<std::string> out;
-    for (const auto& g : s()) out.push_back(g.key());
+    for (const Path* g : chain()) out.push_back(g->key());
     return out;
   }
   // spec.template.spec.nodeSelector[key]
   std::string field() const {
     std::string f;
-    for (const auto& g : s()) {
-      if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
-      else f += "[" + g.key() + "]";
+    for (const Path* g : chain()) {
+      if (g->kind_ == SegKind::kChild) f += (f.empty() ? "" : ".") + g->key();
+      else f += "[" + g->key() + "]";
     }
     return f;
   }
   // spec.template.spec.nodeSelector (map keys and indices are not in it)
   std::string go() const {
     std::string f;
-    for (const auto& g : s())
-      if (g.kind == SegKind::kChild) f += (f.empty() ? "" : ".") + g.key();
+    for (const Path* g : chain())
+      if (g->kind_ == SegKind::kChild) f += (f.empty() ? "" : ".") + g->key();
     return f;
   }
+
+ private:
+  Path(const Path* parent, SegKind kind, std::string_view name, size_t index)
+      : parent_(parent), kind_(kind), name_(name), index_(index) {}
+  std::string key() const { return kind_ == SegKind::kIndex ? std::to_string(index_) : std::string(name_); }
+  // The segments from the root's first child to this one.
+  std::vector<const Path*> chain() const {
+    std::vector<const Path*> out;
+    for (const Path* g = this; g && g->kind_ != SegKind::kRoot; g = g->parent_) out.push_back(g);
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  const Path* parent_ = nullptr;
+  SegKind kind_ = SegKind::kRoot;
+  std::string_view name_;
+  size_t index_ = 0;
 };
 
 const char* json_kind(const json::value& v) {
@@ -554,14 +555,18 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
     if (!e.empty()) d.invalid(nsp.map_key(k), "Invalid value: \"" + v + "\": " + e);
   }
   if (s.required_node_affinity) {
-    Path tp = p.child("affinity").child("nodeAffinity").child("requiredDuringSchedulingIgnoredDuringExecution")
-                  .child("nodeSelectorTerms");
+    const Path ap = p.child("affinity");
+    const Path nap = ap.child("nodeAffinity");
+    const Path rp0 = nap.child("requiredDuringSchedulingIgnoredDuringExecution");
+    const Path tp = rp0.child("nodeSelectorTerms");
     if (s.required_node_affinity->empty()) d.invalid(tp, "Required value: must have at least one node selector term");
     for (size_t i = 0; i < s.required_node_affinity->size(); ++i) {
       const auto& term = (*s.required_node_affinity)[i];
       for (size_t j = 0; j < term.match_expressions.size(); ++j) {
         const auto& r = term.match_expressions[j];
-        Path rp = tp.index(i).child("matchExpressions").index(j);
+        const Path ip = tp.index(i);
+        const Path mp = ip.child("matchExpressions");
+        const Path rp = mp.index(j);
         if (r.op == "In" || r.op == "NotIn") {
           if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
         } else if (r.op == "Exists" || r.op == "DoesNotExist") {
@@ -574,7 +579,9 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
       }
       for (size_t j = 0; j < term.match_fields.size(); ++j) {
         const auto& r = term.match_fields[j];
-        Path rp = tp.index(i).child("matchFields").index(j);
+        const Path ip = tp.index(i);
+        const Path mp = ip.child("matchFields");
+        const Path rp = mp.index(j);
         if (r.key != "metadata.name") d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
         if (r.op != "In" && r.op != "NotIn") d.invalid(rp.child("operator"), "Invalid value: \"" + r.op + "\": not a valid selector operator");
         if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
@@ -583,7 +590,8 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
   }
   for (size_t i = 0; i < s.tolerations.size(); ++i) {
     const auto& t = s.tolerations[i];
-    Path tp = p.child("tolerations").index(i);
+    const Path tolp = p.child("tolerations");
+    const Path tp = tolp.index(i);
     if (!t.op.empty() && t.op != "Equal" && t.op != "Exists")
       d.invalid(tp.child("operator"), "Unsupported value: \"" + t.op + "\": supported values: \"Equal\", \"Exists\"");
     if (t.op == "Exists" && !t.value.empty())
@@ -593,8 +601,10 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
   }
   if (s.containers.empty()) d.invalid(p.child("containers"), "Required value");
   for (size_t i = 0; i < s.containers.size(); ++i) {
-    if (s.containers[i].name.empty()) d.invalid(p.child("containers").index(i).child("name"), "Required value");
-    if (s.containers[i].image.empty()) d.invalid(p.child("containers").index(i).child("image"), "Required value");
+    const Path csp = p.child("containers");
+    const Path cp = csp.index(i);
+    if (s.containers[i].name.empty()) d.invalid(cp.child("name"), "Required value");
+    if (s.containers[i].image.empty()) d.invalid(cp.child("image"), "Required value");
   }
 }
 
@@ -892,9 +902,11 @@ static T with_raw(T (*typed)(const Document&), Document&& doc) {
 static Namespace decode_namespace_typed(const Document& doc) {
   Decoder d(doc, "Namespace", "v1", "Namespace");
   Namespace ns;
-  ns.metadata = decode_meta(d, doc.value.as_object(), Path{});
-  if (ns.metadata.name.empty()) d.invalid(Path{}.child("metadata").child("name"), "Required value: name or generateName is required");
-  validate_meta_labels(d, ns.metadata.labels, Path{}.child("metadata").child("labels"));
+  const Path top;
+  const Path mp = top.child("metadata");
+  ns.metadata = decode_meta(d, doc.value.as_object(), top);
+  if (ns.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
   return ns;
 }
 
@@ -905,27 +917,30 @@ Node decode_node_typed(const Document& doc) {
   Decoder d(doc, "Node", "v1", "Node");
   const json::object& root = doc.value.as_object();
   Node n;
-  n.metadata = decode_meta(d, root, Path{});
-  if (n.metadata.name.empty()) d.invalid(Path{}.child("metadata").child("name"), "Required value: name or generateName is required");
-  validate_meta_labels(d, n.metadata.labels, Path{}.child("metadata").child("labels"));
-  Path sp = Path{}.child("spec");
+  const Path top;
+  const Path mp = top.child("metadata");
+  n.metadata = decode_meta(d, root, top);
+  if (n.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
+  Path sp = top.child("spec");
   if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
     n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
     n.taints = decode_taints(d, get(spec, "taints"), sp.child("taints"));
   }
-  Path stp = Path{}.child("status");
+  Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "Node", "v1.NodeStatus")) {
     n.allocatable = decode_resource_list(d, get(st, "allocatable"), stp.child("allocatable"), "NodeStatus");
     Path cp = stp.child("conditions");
     if (const json::array* cs = d.array(get(st, "conditions"), cp, "NodeStatus", "[]v1.NodeCondition")) {
       for (size_t i = 0; i < cs->size(); ++i) {
-        const json::object* c = d.object(&(*cs)[i], cp.index(i), "NodeStatus", "v1.NodeCondition");
+        const Path ip = cp.index(i);
+        const json::object* c = d.object(&(*cs)[i], ip, "NodeStatus", "v1.NodeCondition");
         if (!c) continue;
         NodeCondition nc;
-        nc.type = d.string(get(c, "type"), cp.index(i).child("type"), "NodeCondition");
-        nc.status = d.string(get(c, "status"), cp.index(i).child("status"), "NodeCondition");
-        nc.reason = d.string(get(c, "reason"), cp.index(i).child("reason"), "NodeCondition");
-        nc.message = d.string(get(c, "message"), cp.index(i).child("message"), "NodeCondition");
+        nc.type = d.string(get(c, "type"), ip.child("type"), "NodeCondition");
+        nc.status = d.string(get(c, "status"), ip.child("status"), "NodeCondition");
+        nc.reason = d.string(get(c, "reason"), ip.child("reason"), "NodeCondition");
+        nc.message = d.string(get(c, "message"), ip.child("message"), "NodeCondition");
         n.conditions.push_back(std::move(nc));
       }
     }
@@ -940,10 +955,11 @@ Pod decode_pod_typed(const Document& doc) {
   Decoder d(doc, "Pod", "v1", "Pod");
   const json::object& root = doc.value.as_object();
   Pod pod;
-  pod.metadata = decode_meta(d, root, Path{});
-  Path sp = Path{}.child("spec");
+  const Path top;
+  pod.metadata = decode_meta(d, root, top);
+  Path sp = top.child("spec");
   pod.spec = decode_pod_spec(d, d.object(get(&root, "spec"), sp, "Pod", "v1.PodSpec"), sp, false);
-  Path stp = Path{}.child("status");
+  Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "Pod", "v1.PodStatus")) {
     pod.status.phase = d.string(get(st, "phase"), stp.child("phase"), "PodStatus");
     pod.status.reason = d.string(get(st, "reason"), stp.child("reason"), "PodStatus");
@@ -952,14 +968,15 @@ Pod decode_pod_typed(const Document& doc) {
     Path cp = stp.child("conditions");
     if (const json::array* cs = d.array(get(st, "conditions"), cp, "PodStatus", "[]v1.PodCondition")) {
       for (size_t i = 0; i < cs->size(); ++i) {
-        const json::object* c = d.object(&(*cs)[i], cp.index(i), "PodStatus", "v1.PodCondition");
+        const Path ip = cp.index(i);
+        const json::object* c = d.object(&(*cs)[i], ip, "PodStatus", "v1.PodCondition");
         if (!c) continue;
         PodCondition pc;
-        pc.type = d.string(get(c, "type"), cp.index(i).child("type"), "PodCondition");
-        pc.status = d.string(get(c, "status"), cp.index(i).child("status"), "PodCondition");
-        pc.reason = d.string(get(c, "reason"), cp.index(i).child("reason"), "PodCondition");
-        pc.message = d.string(get(c, "message"), cp.index(i).child("message"), "PodCondition");
-        pc.last_transition_time = d.time(get(c, "lastTransitionTime"), cp.index(i).child("lastTransitionTime"), "PodCondition");
+        pc.type = d.string(get(c, "type"), ip.child("type"), "PodCondition");
+        pc.status = d.string(get(c, "status"), ip.child("status"), "PodCondition");
+        pc.reason = d.string(get(c, "reason"), ip.child("reason"), "PodCondition");
+        pc.message = d.string(get(c, "message"), ip.child("message"), "PodCondition");
+        pc.last_transition_time = d.time(get(c, "lastTransitionTime"), ip.child("lastTransitionTime"), "PodCondition");
         pod.status.conditions.push_back(std::move(pc));
       }
     }
@@ -968,21 +985,23 @@ Pod decode_pod_typed(const Document& doc) {
       const json::array* a = d.array(get(st, key), p, "PodStatus", "[]v1.ContainerStatus");
       if (!a) return;
       for (size_t i = 0; i < a->size(); ++i) {
-        const json::object* c = d.object(&(*a)[i], p.index(i), "PodStatus", "v1.ContainerStatus");
+        const Path ip = p.index(i);
+        const json::object* c = d.object(&(*a)[i], ip, "PodStatus", "v1.ContainerStatus");
         if (!c) continue;
         ContainerStatus cs;
-        cs.name = d.string(get(c, "name"), p.index(i).child("name"), "ContainerStatus");
-        cs.ready = d.boolean(get(c, "ready"), p.index(i).child("ready"), "ContainerStatus");
+        cs.name = d.string(get(c, "name"), ip.child("name"), "ContainerStatus");
+        cs.ready = d.boolean(get(c, "ready"), ip.child("ready"), "ContainerStatus");
         cs.restart_count = static_cast<int32_t>(
-            d.integer(get(c, "restartCount"), p.index(i).child("restartCount"), "ContainerStatus", "int32").value_or(0));
-        Path stp2 = p.index(i).child("state");
+            d.integer(get(c, "restartCount"), ip.child("restartCount"), "ContainerStatus", "int32").value_or(0));
+        Path stp2 = ip.child("state");
         if (const json::object* state = d.object(get(c, "state"), stp2, "ContainerStatus", "v1.ContainerState")) {
           for (const char* k : {"waiting", "running", "terminated"}) {
-            if (const json::object* s = d.object(get(state, k), stp2.child(k), "ContainerState", "v1.ContainerState")) {
+            const Path kp = stp2.child(k);
+            if (const json::object* s = d.object(get(state, k), kp, "ContainerState", "v1.ContainerState")) {
               cs.state = k;
-              cs.reason = d.string(get(s, "reason"), stp2.child(k).child("reason"), "ContainerState");
-              cs.message = d.string(get(s, "message"), stp2.child(k).child("message"), "ContainerState");
-              if (auto ec = d.integer(get(s, "exitCode"), stp2.child(k).child("exitCode"), "ContainerState", "int32"))
+              cs.reason = d.string(get(s, "reason"), kp.child("reason"), "ContainerState");
+              cs.message = d.string(get(s, "message"), kp.child("message"), "ContainerState");
+              if (auto ec = d.integer(get(s, "exitCode"), kp.child("exitCode"), "ContainerState", "int32"))
                 cs.exit_code = static_cast<int32_t>(*ec);
             }
           }
@@ -1003,11 +1022,12 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
   const json::object& root = doc.value.as_object();
   DaemonSet ds;
-  ds.metadata = decode_meta(d, root, Path{});
-  Path mp = Path{}.child("metadata");
+  const Path top;
+  ds.metadata = decode_meta(d, root, top);
+  Path mp = top.child("metadata");
   if (ds.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
   validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
-  Path sp = Path{}.child("spec");
+  Path sp = top.child("spec");
   const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
   if (!spec) d.invalid(sp.child("selector"), "Required value");
   d.known_fields(*spec, sp, {"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"});
@@ -1032,13 +1052,13 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   }
   Path tp = sp.child("template");
   const json::object* tmpl = d.object(get(spec, "template"), tp, "DaemonSetSpec", "v1.PodTemplateSpec");
-  if (!tmpl) d.invalid(tp.child("spec").child("containers"), "Required value");
+  Path tsp = tp.child("spec");
+  if (!tmpl) d.invalid(tsp.child("containers"), "Required value");
   Path tmp = tp.child("metadata");
   if (const json::object* tm = d.object(get(tmpl, "metadata"), tmp, "PodTemplateSpec", "v1.ObjectMeta")) {
     ds.template_.labels = d.string_map(get(tm, "labels"), tmp.child("labels"), "ObjectMeta");
     ds.template_.annotations = d.string_map(get(tm, "annotations"), tmp.child("annotations"), "ObjectMeta");
   }
-  Path tsp = tp.child("spec");
   ds.template_.spec = decode_pod_spec(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp, true);
 
   // ValidateDaemonSetSpec (pkg/apis/apps/validation): a non-empty selector
@@ -1069,7 +1089,7 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   }
   validate_pod_spec(d, ds.template_.spec, tsp);
 
-  Path stp = Path{}.child("status");
+  Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "DaemonSet", "v1.DaemonSetStatus")) {
     auto i32 = [&](const char* k) {
       return static_cast<int32_t>(d.integer(get(st, k), stp.child(k), "DaemonSetStatus", "int32").value_or(0));
