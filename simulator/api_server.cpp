@@ -286,7 +286,7 @@ struct ApiServer::Impl {
     std::vector<core::Object> objects;  // other kinds
     std::vector<PodRecord> pods;        // pods, as stored (not materialised)
     std::vector<std::string> keys;      // "ns/name" of each object, same order
-    bool sorted = true;             // keys ascending (always, for one namespace)
+    bool sorted = true;                 // keys ascending (always, for one namespace)
   };
   std::shared_ptr<const ListSnapshot> list_snapshot;
   // Pod JSON built once per shared template part and status (list pages).
