@@ -538,6 +538,12 @@ void ApiServer::Impl::accept() {
     if (ec) {
       if (ec == asio::error::operation_aborted) return;
     } else {
+      // A response goes out as several TLS records; with Nagle's algorithm
+      // the last small one waits for the client's delayed ACK (about 40 ms
+      // per response on Linux). The API server's Go net/http sets
+      // TCP_NODELAY on every connection (Go's default).
+      error_code ignored;
+      sock.set_option(tcp::no_delay(true), ignored);
       std::make_shared<Session>(std::move(sock), *this)->start();
     }
     accept();
