@@ -60,11 +60,16 @@ struct Proc {
   std::string err;
 };
 
-// Runs `cmd` with /bin/sh, capturing stdout and stderr.
+// Runs `cmd` with /bin/sh, capturing stdout and stderr. kubectl's cache
+// (discovery) goes under `tmpdir`, as for a user who has not talked to this
+// cluster before: with the user's ~/.kube/cache, a discovery cached from an
+// earlier run on the same port changed what kubectl requested first, and so
+// its words for a 401.
 inline Proc sh(const std::string& cmd, const std::string& tmpdir) {
   Proc r;
   std::string errfile = tmpdir + "/stderr.txt";
-  FILE* p = ::popen((cmd + " 2>" + quote(errfile)).c_str(), "r");
+  std::string full = "export KUBECACHEDIR=" + quote(tmpdir + "/kube-cache") + "; " + cmd + " 2>" + quote(errfile);
+  FILE* p = ::popen(full.c_str(), "r");
   if (!p) return r;
   char buf[4096];
   size_t n;
