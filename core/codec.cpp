@@ -1361,14 +1361,17 @@ Time parse_time(const std::string& text) {
   if (s.size() < 4 || !is_digit(s[0]) || !is_digit(s[1]) || !is_digit(s[2]) || !is_digit(s[3])) not_rfc3339(text);
   long long year = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
   i = 4;
-  if (i >= s.size() || s[i] != '-') not_rfc3339(text);
-  int month = two_digits(s, i + 1);
-  if (month < 1 || month > 12) not_rfc3339(text);
-  i += 3;
-  if (i >= s.size() || s[i] != '-') not_rfc3339(text);
-  int day = two_digits(s, i + 1);
-  if (day < 1 || day > days_in(month, year)) not_rfc3339(text);
-  i += 3;
+  // `sep` then two digits in [lo, hi] (Go's stdZeroMonth, stdZeroDay,
+  // stdZeroMinute, stdZeroSecond after a literal separator).
+  auto sep_two_digits = [&](char sep, int lo, int hi) {
+    if (i >= s.size() || s[i] != sep) not_rfc3339(text);
+    int v = two_digits(s, i + 1);
+    if (v < lo || v > hi) not_rfc3339(text);
+    i += 3;
+    return v;
+  };
+  int month = sep_two_digits('-', 1, 12);
+  int day = sep_two_digits('-', 1, days_in(month, year));
   if (i >= s.size() || s[i] != 'T') not_rfc3339(text);
   ++i;
   // stdHour: getnum(value, false), one or two digits
@@ -1377,14 +1380,8 @@ Time parse_time(const std::string& text) {
   ++i;
   if (i < s.size() && is_digit(s[i])) hour = hour * 10 + (s[i++] - '0');
   if (hour > 23) not_rfc3339(text);
-  if (i >= s.size() || s[i] != ':') not_rfc3339(text);
-  int minute = two_digits(s, i + 1);
-  if (minute < 0 || minute > 59) not_rfc3339(text);
-  i += 3;
-  if (i >= s.size() || s[i] != ':') not_rfc3339(text);
-  int second = two_digits(s, i + 1);
-  if (second < 0 || second > 59) not_rfc3339(text);
-  i += 3;
+  int minute = sep_two_digits(':', 0, 59);
+  int second = sep_two_digits(':', 0, 59);
   long long ms = 0;
   if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && is_digit(s[i + 1])) {
     ++i;
