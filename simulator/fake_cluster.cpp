@@ -123,8 +123,10 @@ struct DsState {
   // CreatePodTemplate output without the node pinning, shared by the pods
   // created from this revision (PodRecord::base).
   std::shared_ptr<const core::Pod> prototype;
-  std::unordered_map<std::string, Slot> slots;
-  std::vector<std::string> dirty_nodes;
+  // By node id (Impl::node_id). A deque: growing it keeps the addresses of
+  // the slots already there (pods keep pointers to their slot).
+  std::deque<Slot> slots;
+  std::vector<uint32_t> dirty_nodes;
   bool full = true;
   bool queued = false;
   Counters sum;
@@ -280,13 +282,45 @@ struct FakeCluster::Impl : StoreObserver {
     Time last_update;
   };
   std::unordered_map<std::string, BackoffEntry> failed_backoff;  // flowcontrol.Backoff perItemBackoff
+  // Node ids: every node name the controllers meet (a node's, a pod's target
+  // or bound node, "" for pods with no target) gets a dense id for the life of
+  // the cluster, so the per-node state below and the DaemonSets' slots are
+  // vectors indexed by id instead of maps keyed by name. Names of deleted
+  // nodes keep their ids (a node re-created under the same name is the same
+  // id).
+  struct NodeEntry {
+    std::string name;
+    const core::Node* node = nullptr;  // the stored node (stable address); null while absent
+    Usage usage;                       // scheduler cache: bound, non-terminal pods' requests
+    std::vector<uint64_t> pods;        // pods (PodRecord::id) targeting it, in creation order
+    std::vector<uint64_t> parked;      // pods targeting it parked as unschedulable, in parking order
+  };
+  std::deque<NodeEntry> node_table;
+  std::unordered_map<std::string, uint32_t> node_ids;
+  // Ids of the stored nodes in name order (store.nodes()' order), rebuilt
+  // after a node is added or deleted.
+  std::vector<uint32_t> sorted_node_ids;
+  bool sorted_node_ids_stale = true;
+  uint32_t node_id(const std::string& name) {
+    auto [it, added] = node_ids.try_emplace(name, static_cast<uint32_t>(node_table.size()));
+    if (added) node_table.emplace_back().name = name;
+    return it->second;
+  }
+  const std::vector<uint32_t>& stored_node_ids() {
+    if (sorted_node_ids_stale) {
+      sorted_node_ids.clear();
+      for (const auto& [name, n] : store.nodes()) sorted_node_ids.push_back(node_id(name));
+      sorted_node_ids_stale = false;
+    }
+    return sorted_node_ids;
+  }
+  static Slot& slot_of(DsState& st, uint32_t node) {
+    if (st.slots.size() <= node) st.slots.resize(node + 1);
+    return st.slots[node];
+  }
+
   // Scheduler.
   PodQueue sched_queue;
-  // target node -> pods (PodRecord::id) parked as unschedulable, in the order they were parked.
-  std::unordered_map<std::string, std::vector<uint64_t>> unschedulable;
-  std::unordered_map<std::string, Usage> usage;                                    // node -> bound pods' requests
-  // pod -> (node, requests); requests shared by pods of one template part.
-  std::unordered_map<const PodRecord*, std::pair<std::string, std::shared_ptr<const Amounts>>> counted;
   std::pair<std::shared_ptr<const core::Pod>, std::shared_ptr<const Amounts>> requests_memo;
   // Kubelet.
   PodQueue kubelet_queue;
@@ -294,8 +328,6 @@ struct FakeCluster::Impl : StoreObserver {
   std::map<int, Fault> faults;
   int next_fault = 1;
   // Nodes.
-  // target node -> its pods (PodRecord::id), in creation order.
-  std::unordered_map<std::string, std::vector<uint64_t>> pods_on_node;
   KeyQueue init_queue, lifecycle_queue;
   std::unordered_map<std::string, std::string> observed_ready;  // node -> Ready status last seen
   // Garbage collector (owner deleted) and pod GC.
@@ -355,10 +387,10 @@ struct FakeCluster::Impl : StoreObserver {
   // `enqueue` false the sync is left to whatever enqueues the DaemonSet next
   // (upstream recounts every node on every sync, so a stale pair is exactly
   // what a full sync would redo).
-  void mark_dirty(DsState& st, const std::string& node, bool enqueue = true) {
-    mark_dirty(st, st.slots[node], node, enqueue);
+  void mark_dirty(DsState& st, uint32_t node, bool enqueue = true) {
+    mark_dirty(st, slot_of(st, node), node, enqueue);
   }
-  void mark_dirty(DsState& st, Slot& slot, const std::string& node, bool enqueue = true) {
+  void mark_dirty(DsState& st, Slot& slot, uint32_t node, bool enqueue = true) {
     if (slot.in_sync) return;  // the running sync recounts this pair anyway
     if (!slot.dirty) {
       slot.dirty = true;
@@ -379,30 +411,32 @@ struct FakeCluster::Impl : StoreObserver {
   // changes neither labels nor taints is ignored, and there is no node delete
   // handler. So a NoSchedule taint on a node whose pod runs leaves the status
   // as it was until something else syncs the DaemonSet.
-  bool node_event_enqueues(const DsState& st, const core::Node& node) {
+  bool node_event_enqueues(const DsState& st, const core::Node& node, uint32_t id) {
     const core::DaemonSet* d = store.find_daemonset(st.ns, st.name);
     if (!d) return true;
     core::Placement pl = core::should_run(*d, node);
     bool scheduled = false;
-    auto it = st.slots.find(node.metadata.name);
-    if (it != st.slots.end())
-      for (const PodRecord* p : it->second.pods) scheduled = scheduled || p->node_name == node.metadata.name;
+    if (id < st.slots.size())
+      for (const PodRecord* p : st.slots[id].pods) scheduled = scheduled || p->node_name == node.metadata.name;
     return (pl.should_run && !scheduled) || (!pl.should_continue_running && scheduled) ||
            (scheduled && d->status.number_misscheduled > 0);
   }
 
-  void retry_unschedulable(const std::string& node) {
-    for (const std::string& n : {node, std::string()}) {
-      auto it = unschedulable.find(n);
-      if (it == unschedulable.end()) continue;
-      for (uint64_t id : it->second)
+  void retry_unschedulable(uint32_t node) {
+    for (uint32_t n : {node, node_id("")}) {
+      auto& parked = node_table[n].parked;
+      for (uint64_t id : parked)
         if (store.find_pod_by_id(id)) sched_queue.push(id);  // a gone pod: nothing to do
-      unschedulable.erase(it);
+      parked.clear();
     }
   }
 
   void on_node(EventType type, const core::Node& node) override {
     const std::string& name = node.metadata.name;
+    const uint32_t id = node_id(name);
+    NodeEntry& entry = node_table[id];
+    if (type != EventType::kModified) sorted_node_ids_stale = true;
+    entry.node = type == EventType::kDeleted ? nullptr : &node;
     bool placement_event = false;  // addNode, or updateNode not ignored
     if (type == EventType::kDeleted) {
       node_placement_inputs.erase(name);
@@ -411,28 +445,23 @@ struct FakeCluster::Impl : StoreObserver {
       placement_event = added || it->second.first != node.metadata.labels || it->second.second != node.taints;
       if (placement_event) it->second = {node.metadata.labels, node.taints};
     }
-    for (auto& [k, st] : ds) mark_dirty(st, name, placement_event && node_event_enqueues(st, node));
-    retry_unschedulable(name);
+    for (auto& [k, st] : ds) mark_dirty(st, id, placement_event && node_event_enqueues(st, node, id));
+    retry_unschedulable(id);
     if (type == EventType::kDeleted) {
       observed_ready.erase(name);
-      auto it = pods_on_node.find(name);
-      if (it != pods_on_node.end()) {
-        for (uint64_t id : it->second) {
-          const PodRecord* p = store.find_pod_by_id(id);
-          if (p && p->node_name == name) {
-            missing_nodes.insert(name);
-            schedule_podgc();
-            break;
-          }
+      for (uint64_t pid : entry.pods) {
+        const PodRecord* p = store.find_pod_by_id(pid);
+        if (p && p->node_name == name) {
+          missing_nodes.insert(name);
+          schedule_podgc();
+          break;
         }
       }
       return;
     }
     init_queue.push(name);
     lifecycle_queue.push(name);
-    auto it = pods_on_node.find(name);
-    if (it != pods_on_node.end())
-      for (uint64_t id : it->second) kubelet_queue.push(id);
+    for (uint64_t pid : entry.pods) kubelet_queue.push(pid);
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
@@ -441,10 +470,10 @@ struct FakeCluster::Impl : StoreObserver {
       auto it = ds.find(key);
       if (it == ds.end()) return;
       // Garbage collector, background propagation: the dependents go next.
-      for (auto& [node, slot] : it->second.slots)
+      for (auto& slot : it->second.slots)
         for (const PodRecord* p : slot.pods) orphan_queue.push(ObjectStore::key(p->namespace_(), p->name));
-      for (auto& e : pod_slot)
-        if (e.first == &it->second) e = {};
+      for (auto& e : pod_info)
+        if (e.st == &it->second) e.st = nullptr;
       ds_by_uid.erase(it->second.uid);
       ds.erase(it);
       owner_memo = {};
@@ -472,50 +501,61 @@ struct FakeCluster::Impl : StoreObserver {
     enqueue_ds(st);
   }
 
-  // Each live pod's owner state and (DaemonSet, target node) slot, by
-  // PodRecord::id, so that a pod's second and later events need no lookup: a
-  // pod's owner and target node never change, and slots live as long as
-  // their DsState. Only found owners are kept (a pod whose DaemonSet is not
-  // known yet is looked up again); entries are cleared when the pod goes and
-  // when its DaemonSet's state is erased. (Ids are dense: 16 bytes per pod
+  // What the controllers keep per pod, by PodRecord::id, so that a pod's
+  // second and later events need no lookup by name: a pod's owner, target
+  // node and (once bound) node never change, and slots live as long as their
+  // DsState. Only found owners are kept (a pod whose DaemonSet is not known
+  // yet is looked up again); `st` is cleared when the pod goes and when its
+  // DaemonSet's state is erased. (Ids are dense: sizeof(PodInfo) bytes per pod
   // ever created, as ObjectStore's own index by id.)
-  std::vector<std::pair<DsState*, Slot*>> pod_slot;
-
-  void on_pod(EventType type, const PodRecord& pod) override {
-    std::string target = pod.target_node();
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  struct PodInfo {
     DsState* st = nullptr;
     Slot* slot = nullptr;
-    if (pod.id < pod_slot.size() && pod_slot[pod.id].first) {
-      std::tie(st, slot) = pod_slot[pod.id];
-    } else if ((st = owner_state(pod))) {
-      slot = &st->slots[target];
-      if (pod_slot.size() <= pod.id) pod_slot.resize(pod.id + 1);
-      pod_slot[pod.id] = {st, slot};
-    }
+    uint32_t target = kNoNode;  // node id of target_node()
+    uint32_t bound = kNoNode;   // node id of spec.nodeName, once set
+    // Scheduler cache: the requests this pod holds on node `bound` (null:
+    // none); shared by the pods of one template part.
+    std::shared_ptr<const Amounts> counted;
+  };
+  std::vector<PodInfo> pod_info;
+
+  PodInfo& info_of(const PodRecord& pod) {
+    if (pod_info.size() <= pod.id) pod_info.resize(pod.id + 1);
+    PodInfo& info = pod_info[pod.id];
+    if (info.target == kNoNode) info.target = node_id(pod.target_node());
+    if (info.bound == kNoNode && !pod.node_name.empty())
+      info.bound = pod.node_name == node_table[info.target].name ? info.target : node_id(pod.node_name);
+    return info;
+  }
+
+  void on_pod(EventType type, const PodRecord& pod) override {
+    PodInfo& info = info_of(pod);
+    const uint32_t target = info.target;
+    if (!info.st && (info.st = owner_state(pod))) info.slot = &slot_of(*info.st, target);
+    DsState* st = info.st;
+    Slot* slot = info.slot;
+    NodeEntry& tn = node_table[target];
     if (type == EventType::kAdded) {
-      pods_on_node[target].push_back(pod.id);
-      if (slot) slot->pods.push_back(&pod);
+      tn.pods.push_back(pod.id);
+      if (st) slot->pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
-      auto it = pods_on_node.find(target);
-      if (it != pods_on_node.end()) {
-        std::erase(it->second, pod.id);
-        if (it->second.empty()) pods_on_node.erase(it);
-      }
-      if (slot) {
+      std::erase(tn.pods, pod.id);
+      if (st) {
         auto& v = slot->pods;
         v.erase(std::remove(v.begin(), v.end(), &pod), v.end());
-        pod_slot[pod.id] = {};
+        info.st = nullptr;
+        info.slot = nullptr;
       }
-      auto u = unschedulable.find(target);
-      if (u != unschedulable.end()) std::erase(u->second, pod.id);
+      std::erase(tn.parked, pod.id);
     }
     if (st) mark_dirty(*st, *slot, target);
-    account(type, pod);
+    account(type, pod, info);
     if (type == EventType::kAdded && pod.node_name.empty() && !pod.deletion_timestamp)
       sched_queue.push(pod.id);
     if (type != EventType::kDeleted && !pod.node_name.empty()) {
       if (!kubelet_writing) kubelet_queue.push(pod.id);
-      if (!store.find_node(pod.node_name)) {
+      if (!node_table[info.bound].node) {
         missing_nodes.insert(pod.node_name);
         schedule_podgc();
       }
@@ -523,22 +563,19 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // Scheduler cache: bound, non-terminal pods hold their requests on the node.
-  void account(EventType type, const PodRecord& pod) {
+  void account(EventType type, const PodRecord& pod, PodInfo& info) {
     bool should = type != EventType::kDeleted && !pod.node_name.empty() && !terminal(pod);
-    auto it = counted.find(&pod);
-    if (it != counted.end() && !should) {
-      Usage& u = usage[it->second.first];
-      for (const auto& [r, v] : *it->second.second) u.requested[r] -= v;
+    if (info.counted && !should) {
+      Usage& u = node_table[info.bound].usage;
+      for (const auto& [r, v] : *info.counted) u.requested[r] -= v;
       u.pods -= 1;
-      std::string node = it->second.first;
-      counted.erase(it);
-      retry_unschedulable(node);  // freed resources: a parked pod may fit now
-    } else if (it == counted.end() && should) {
-      std::shared_ptr<const Amounts> req = requests_of(pod);
-      Usage& u = usage[pod.node_name];
-      for (const auto& [r, v] : *req) u.requested[r] += v;
+      info.counted.reset();
+      retry_unschedulable(info.bound);  // freed resources: a parked pod may fit now
+    } else if (!info.counted && should) {
+      info.counted = requests_of(pod);
+      Usage& u = node_table[info.bound].usage;
+      for (const auto& [r, v] : *info.counted) u.requested[r] += v;
       u.pods += 1;
-      counted.emplace(&pod, std::make_pair(pod.node_name, std::move(req)));
     }
   }
 
@@ -615,8 +652,8 @@ struct FakeCluster::Impl : StoreObserver {
 
   // podsShouldBeOnNode (pkg/controller/daemon/daemon_controller.go) for one
   // node, plus getUnscheduledPodsWithoutNode when the node is gone.
-  void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
-                              const core::Node* node, std::vector<std::string>& nodes_needing_pods,
+  void pods_should_be_on_node(const core::DaemonSet& d, DsState& st, uint32_t node_id, Slot& slot,
+                              const core::Node* node, std::vector<uint32_t>& nodes_needing_pods,
                               std::vector<std::string>& pods_to_delete) {
     SlotPods pods = pods_of(slot);
     if (!node) {
@@ -635,7 +672,7 @@ struct FakeCluster::Impl : StoreObserver {
     }
     bool exists = !pods.empty();
     if (slot.should_run && !exists) {
-      nodes_needing_pods.push_back(node_name);
+      nodes_needing_pods.push_back(node_id);
     } else if (slot.should_continue) {
       SlotPods running;
       for (const PodRecord* p : pods) {
@@ -643,15 +680,16 @@ struct FakeCluster::Impl : StoreObserver {
         std::string_view phase = p->status->phase;
         if (phase == std::string_view("Failed")) {
           // Failed pods are killed with a per (uid, observedGeneration, node) backoff.
+          const std::string& node_name = node_table[node_id].name;
           std::string id = st.uid + "/" + std::to_string(d.status.observed_generation) + "/" + node_name;
           if (in_backoff_since_update(id)) {
             Duration delay = failed_backoff.at(id).backoff;
             std::string key = st.key;
             at(failed_backoff.at(id).last_update + delay,
                "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name,
-               [this, key, node_name] {
+               [this, key, node_id] {
                  auto it = ds.find(key);
-                 if (it != ds.end()) mark_dirty(it->second, node_name);
+                 if (it != ds.end()) mark_dirty(it->second, node_id);
                });
             continue;
           }
@@ -679,12 +717,13 @@ struct FakeCluster::Impl : StoreObserver {
   // (Upstream caps each at BurstReplicas=250 per sync and creates in
   // slow-start batches; with a store that never fails, that changes only how
   // many syncs it takes, not the result.)
-  void sync_nodes(const DsState& st, const std::vector<std::string>& nodes_needing_pods,
+  void sync_nodes(const DsState& st, const std::vector<uint32_t>& nodes_needing_pods,
                   const std::vector<std::string>& pods_to_delete) {
     // ReplaceDaemonSetPodNodeNameNodeAffinity: the pod's required node affinity
     // becomes the single term `matchFields metadata.name In [node]`; no nodeName.
     std::string generate_name = st.name + "-";
-    for (const auto& node : nodes_needing_pods) store.create_generated_pod(st.prototype, generate_name, node);
+    for (uint32_t node : nodes_needing_pods)
+      store.create_generated_pod(st.prototype, generate_name, node_table[node].name);
     for (const auto& pk : pods_to_delete) {
       const PodRecord* p = store.find_pod(pk);
       if (p) store.remove(Kind::kPod, p->namespace_(), p->name);
@@ -692,8 +731,7 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   // The per-node body of updateDaemonSetStatus: this pair's contribution.
-  void recount(const core::DaemonSet& d, DsState& st, const std::string& node_name, Slot& slot,
-               const core::Node* node) {
+  void recount(const core::DaemonSet& d, DsState& st, uint32_t node_id, Slot& slot, const core::Node* node) {
     Contribution c;
     if (node) {  // pods on nodes that no longer exist count nowhere
       SlotPods pods = pods_of(slot);
@@ -714,9 +752,9 @@ struct FakeCluster::Impl : StoreObserver {
             } else if (rc->last_transition_time) {
               std::string key = st.key;
               at(*rc->last_transition_time + min_ready, "minReadySeconds of DaemonSet " + st.key,
-                 [this, key, node_name] {
+                 [this, key, node_id] {
                    auto it = ds.find(key);
-                   if (it != ds.end()) mark_dirty(it->second, node_name);
+                   if (it != ds.end()) mark_dirty(it->second, node_id);
                  });
             }
           }
@@ -754,13 +792,13 @@ struct FakeCluster::Impl : StoreObserver {
     st.queued = false;
     const core::DaemonSet* d = store.find_daemonset(st.ns, st.name);
     if (!d) return;
-    std::vector<std::string> nodes;
+    std::vector<uint32_t> nodes;
     if (st.full) {
       st.full = false;
-      for (const auto& [name, n] : store.nodes()) nodes.push_back(name);
-      for (const auto& [name, slot] : st.slots)
-        if (!store.find_node(name) && !slot.pods.empty()) nodes.push_back(name);
-      for (const auto& n : st.dirty_nodes) st.slots[n].dirty = false;
+      nodes = stored_node_ids();
+      for (uint32_t id = 0; id < st.slots.size(); ++id)
+        if (!node_table[id].node && !st.slots[id].pods.empty()) nodes.push_back(id);
+      for (uint32_t n : st.dirty_nodes) st.slots[n].dirty = false;
       st.dirty_nodes.clear();
     } else {
       nodes.swap(st.dirty_nodes);
@@ -768,19 +806,20 @@ struct FakeCluster::Impl : StoreObserver {
     // An empty selector selects nothing to manage (event SelectingAll); a
     // DaemonSet being deleted is left alone.
     if (d->selector.empty() || d->metadata.deletion_timestamp) {
-      for (const auto& n : nodes) st.slots[n].dirty = false;
+      for (uint32_t n : nodes) slot_of(st, n).dirty = false;
       return;
     }
     // Each pair's slot and node, looked up once (slot addresses are stable).
     std::vector<std::pair<Slot*, const core::Node*>> pairs;
     pairs.reserve(nodes.size());
-    for (const auto& n : nodes) {
-      Slot& s = st.slots[n];
+    for (uint32_t n : nodes) {
+      Slot& s = slot_of(st, n);
       s.dirty = false;
       s.in_sync = true;
-      pairs.emplace_back(&s, store.find_node(n));
+      pairs.emplace_back(&s, node_table[n].node);
     }
-    std::vector<std::string> needing, deleting, deleted_on;
+    std::vector<uint32_t> needing, deleted_on;
+    std::vector<std::string> deleting;
     for (size_t i = 0; i < nodes.size(); ++i) {  // manage
       size_t before = deleting.size();
       pods_should_be_on_node(*d, st, nodes[i], *pairs[i].first, pairs[i].second, needing, deleting);
@@ -791,7 +830,7 @@ struct FakeCluster::Impl : StoreObserver {
     for (auto& pr : pairs) pr.first->in_sync = false;
     // A deletion's event would have enqueued the DaemonSet again (a pod that
     // went at once, grace 0, lets the next sync create its replacement).
-    for (const auto& n : deleted_on) mark_dirty(st, n);
+    for (uint32_t n : deleted_on) mark_dirty(st, n);
     update_daemonset_status(*d, st);
   }
 
@@ -817,7 +856,8 @@ struct FakeCluster::Impl : StoreObserver {
   // NodeAffinity, NodeResourcesFit); the first that fails decides. Returns
   // the failure reasons (empty: fits) and whether preemption could help
   // (Unschedulable vs UnschedulableAndUnresolvable).
-  std::vector<std::string> filter(const PodRecord& pod, const core::Node& node, const Amounts& req, bool& resolvable) {
+  std::vector<std::string> filter(const PodRecord& pod, const core::Node& node, const Usage& u, const Amounts& req,
+                                  bool& resolvable) {
     resolvable = false;
     const core::PodSpec& spec = pod.shared_spec();
     if (node.unschedulable) {
@@ -832,9 +872,6 @@ struct FakeCluster::Impl : StoreObserver {
     if (!pod.affinity_matches(node)) return {"node(s) didn't match Pod's node affinity/selector"};
     // noderesources fitsRequest.
     std::vector<std::string> reasons;
-    static const Usage kNone;
-    auto ui = usage.find(node.metadata.name);
-    const Usage& u = ui == usage.end() ? kNone : ui->second;
     auto alloc = [&](const std::string& r) -> __int128 {
       auto it = node.allocatable.find(r);
       return it == node.allocatable.end() ? 0 : it->second.nanos();
@@ -860,24 +897,24 @@ struct FakeCluster::Impl : StoreObserver {
   void schedule_one(uint64_t id) {
     const PodRecord* pod = store.find_pod_by_id(id);
     if (!pod || !pod->node_name.empty() || pod->deletion_timestamp || terminal(*pod)) return;
-    std::string target = pod->target_node();
+    const uint32_t target = info_of(*pod).target;
     size_t total = store.nodes().size();
     std::shared_ptr<const Amounts> req_ptr = requests_of(*pod);
     const Amounts& req = *req_ptr;
     std::map<std::string, int> reasons, preemption;
-    auto evaluate = [&](const core::Node& n) -> bool {
+    auto evaluate = [&](const core::Node& n, uint32_t id) -> bool {
       bool resolvable = false;
-      auto r = filter(*pod, n, req, resolvable);
+      auto r = filter(*pod, n, node_table[id].usage, req, resolvable);
       if (r.empty()) return true;
       for (const auto& x : r) reasons[x] += 1;
       preemption[resolvable ? "No preemption victims found for incoming pod"
                             : "Preemption is not helpful for scheduling"] += 1;
       return false;
     };
-    if (!target.empty()) {
+    if (!node_table[target].name.empty()) {
       // NodeAffinity PreFilter: only the pinned node is a candidate.
-      const core::Node* n = store.find_node(target);
-      if (n && evaluate(*n)) return bind(*pod, target);
+      const core::Node* n = node_table[target].node;
+      if (n && evaluate(*n, target)) return bind(*pod, node_table[target].name);
       int others = static_cast<int>(total) - (n ? 1 : 0);
       if (others > 0) {
         reasons["node(s) didn't satisfy plugin(s) [NodeAffinity]"] += others;
@@ -885,7 +922,7 @@ struct FakeCluster::Impl : StoreObserver {
       }
     } else {
       for (const auto& [name, n] : store.nodes())
-        if (evaluate(n)) return bind(*pod, name);
+        if (evaluate(n, node_id(name))) return bind(*pod, name);
     }
     auto histogram = [&](const std::map<std::string, int>& h) {
       std::vector<std::string> parts;
@@ -899,7 +936,7 @@ struct FakeCluster::Impl : StoreObserver {
     std::string message = total == 0 ? "no nodes available to schedule pods"
                                      : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
                                            n + " nodes are available: " + histogram(preemption) + ".";
-    auto& parked = unschedulable[target];
+    auto& parked = node_table[target].parked;
     if (std::find(parked.begin(), parked.end(), id) == parked.end()) parked.push_back(id);
     core::PodStatus s = *pod->status;
     set_condition(s, "PodScheduled", "False", "Unschedulable", message, truncate_seconds(now));
@@ -1055,7 +1092,7 @@ struct FakeCluster::Impl : StoreObserver {
     const PodRecord* pod = store.find_pod_by_id(id);
     if (!pod || pod->node_name.empty()) return;
     const std::string& key = *store.pod_key(id);
-    const core::Node* node = store.find_node(pod->node_name);
+    const core::Node* node = node_table[info_of(*pod).bound].node;
     if (!node) return;  // no kubelet: pod GC handles these
     std::string ready = node->ready_status();
     if (pod->deletion_timestamp) {
@@ -1151,9 +1188,7 @@ struct FakeCluster::Impl : StoreObserver {
     if (changed) store.mutate_node(name, [&](core::Node& node) { node.taints = taints; });
     if (before == "True" && ready == "Unknown") {
       // controllerutil.MarkPodsNotReady: Ready=False on every pod of the node.
-      auto it = pods_on_node.find(name);
-      if (it == pods_on_node.end()) return;
-      std::vector<uint64_t> ids = it->second;
+      std::vector<uint64_t> ids = node_table[node_id(name)].pods;
       for (uint64_t id : ids) {
         const PodRecord* p = store.find_pod_by_id(id);
         if (!p || p->node_name != name || !p->is_ready()) continue;
@@ -1189,10 +1224,8 @@ struct FakeCluster::Impl : StoreObserver {
     for (auto it = missing_nodes.begin(); it != missing_nodes.end();) {
       const std::string& name = *it;
       bool has_bound = false;
-      auto pn = pods_on_node.find(name);
-      if (pn != pods_on_node.end())
-        for (uint64_t id : pn->second)
-          if (const PodRecord* p = store.find_pod_by_id(id); p && p->node_name == name) has_bound = true;
+      for (uint64_t id : node_table[node_id(name)].pods)
+        if (const PodRecord* p = store.find_pod_by_id(id); p && p->node_name == name) has_bound = true;
       if (store.find_node(name) || !has_bound) {
         quarantine.erase(name);
         it = missing_nodes.erase(it);
@@ -1209,9 +1242,7 @@ struct FakeCluster::Impl : StoreObserver {
     }
     for (const auto& name : deleted) {
       missing_nodes.erase(name);
-      auto pn = pods_on_node.find(name);
-      if (pn == pods_on_node.end()) continue;
-      std::vector<uint64_t> ids = pn->second;
+      std::vector<uint64_t> ids = node_table[node_id(name)].pods;
       for (uint64_t id : ids) {
         const PodRecord* p = store.find_pod_by_id(id);
         if (!p || p->node_name != name) continue;
@@ -1480,9 +1511,9 @@ void FakeCluster::delete_namespace(const std::string& name) {
 int FakeCluster::inject_fault(const Fault& fault) {
   int id = impl_->next_fault++;
   impl_->faults[id] = fault;
-  for (const auto& [node, ids] : impl_->pods_on_node)
-    if (fault.node.empty() || fault.node == node)
-      for (uint64_t pod : ids) impl_->kubelet_queue.push(pod);
+  for (const auto& n : impl_->node_table)
+    if (fault.node.empty() || fault.node == n.name)
+      for (uint64_t pod : n.pods) impl_->kubelet_queue.push(pod);
   return id;
 }
 
@@ -1491,9 +1522,9 @@ void FakeCluster::clear_fault(int id) {
   if (it == impl_->faults.end()) return;
   std::string node = it->second.node;
   impl_->faults.erase(it);
-  for (const auto& [n, ids] : impl_->pods_on_node)
-    if (node.empty() || node == n)
-      for (uint64_t pod : ids) impl_->kubelet_queue.push(pod);
+  for (const auto& n : impl_->node_table)
+    if (node.empty() || node == n.name)
+      for (uint64_t pod : n.pods) impl_->kubelet_queue.push(pod);
 }
 
 void FakeCluster::clear_faults() {
