@@ -123,9 +123,9 @@ struct DsState {
   // CreatePodTemplate output without the node pinning, shared by the pods
   // created from this revision (PodRecord::base).
   std::shared_ptr<const core::Pod> prototype;
-  // By node id (Impl::node_id). A deque: growing it keeps the addresses of
-  // the slots already there (pods keep pointers to their slot).
-  std::deque<Slot> slots;
+  // By node id (Impl::node_id); grows as ids are added, so a Slot& is good
+  // only until the next slot_of.
+  std::vector<Slot> slots;
   std::vector<uint32_t> dirty_nodes;
   bool full = true;
   bool queued = false;
@@ -287,7 +287,9 @@ struct FakeCluster::Impl : StoreObserver {
   // the cluster, so the per-node state below and the DaemonSets' slots are
   // vectors indexed by id instead of maps keyed by name. Names of deleted
   // nodes keep their ids (a node re-created under the same name is the same
-  // id).
+  // id). Id 0 is "" (pods with no target node). node_table grows when a new
+  // name is met (a node event, a pod's first event): a NodeEntry& is good only
+  // until then.
   struct NodeEntry {
     std::string name;
     const core::Node* node = nullptr;  // the stored node (stable address); null while absent
@@ -295,7 +297,8 @@ struct FakeCluster::Impl : StoreObserver {
     std::vector<uint64_t> pods;        // pods (PodRecord::id) targeting it, in creation order
     std::vector<uint64_t> parked;      // pods targeting it parked as unschedulable, in parking order
   };
-  std::deque<NodeEntry> node_table;
+  std::vector<NodeEntry> node_table;
+  static constexpr uint32_t kNoTarget = 0;
   std::unordered_map<std::string, uint32_t> node_ids;
   // Ids of the stored nodes in name order (store.nodes()' order), rebuilt
   // after a node is added or deleted.
@@ -343,6 +346,7 @@ struct FakeCluster::Impl : StoreObserver {
       : opt(o),
         now(o.start),
         store([this] { return now; }, ObjectStore::Options{o.seed, o.tombstone_capacity}) {
+    node_id("");  // kNoTarget
     store.add_observer(this);
   }
 
@@ -423,7 +427,7 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void retry_unschedulable(uint32_t node) {
-    for (uint32_t n : {node, node_id("")}) {
+    for (uint32_t n : {node, kNoTarget}) {
       auto& parked = node_table[n].parked;
       for (uint64_t id : parked)
         if (store.find_pod_by_id(id)) sched_queue.push(id);  // a gone pod: nothing to do
@@ -511,7 +515,6 @@ struct FakeCluster::Impl : StoreObserver {
   static constexpr uint32_t kNoNode = UINT32_MAX;
   struct PodInfo {
     DsState* st = nullptr;
-    Slot* slot = nullptr;
     uint32_t target = kNoNode;  // node id of target_node()
     uint32_t bound = kNoNode;   // node id of spec.nodeName, once set
     // Scheduler cache: the requests this pod holds on node `bound` (null:
@@ -532,22 +535,20 @@ struct FakeCluster::Impl : StoreObserver {
   void on_pod(EventType type, const PodRecord& pod) override {
     PodInfo& info = info_of(pod);
     const uint32_t target = info.target;
-    if (!info.st && (info.st = owner_state(pod))) info.slot = &slot_of(*info.st, target);
+    if (!info.st) info.st = owner_state(pod);
     DsState* st = info.st;
-    Slot* slot = info.slot;
-    NodeEntry& tn = node_table[target];
+    Slot* slot = st ? &slot_of(*st, target) : nullptr;
     if (type == EventType::kAdded) {
-      tn.pods.push_back(pod.id);
+      node_table[target].pods.push_back(pod.id);
       if (st) slot->pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
-      std::erase(tn.pods, pod.id);
+      std::erase(node_table[target].pods, pod.id);
       if (st) {
         auto& v = slot->pods;
         v.erase(std::remove(v.begin(), v.end(), &pod), v.end());
         info.st = nullptr;
-        info.slot = nullptr;
       }
-      std::erase(tn.parked, pod.id);
+      std::erase(node_table[target].parked, pod.id);
     }
     if (st) mark_dirty(*st, *slot, target);
     account(type, pod, info);
@@ -809,25 +810,24 @@ struct FakeCluster::Impl : StoreObserver {
       for (uint32_t n : nodes) slot_of(st, n).dirty = false;
       return;
     }
-    // Each pair's slot and node, looked up once (slot addresses are stable).
-    std::vector<std::pair<Slot*, const core::Node*>> pairs;
-    pairs.reserve(nodes.size());
+    // Every id in `nodes` is known, so from here st.slots does not grow: the
+    // slots are indexed directly. (Writes in sync_nodes meet no new node
+    // names: the pods they create and delete target nodes in `nodes`.)
     for (uint32_t n : nodes) {
       Slot& s = slot_of(st, n);
       s.dirty = false;
       s.in_sync = true;
-      pairs.emplace_back(&s, node_table[n].node);
     }
     std::vector<uint32_t> needing, deleted_on;
     std::vector<std::string> deleting;
-    for (size_t i = 0; i < nodes.size(); ++i) {  // manage
+    for (uint32_t n : nodes) {  // manage
       size_t before = deleting.size();
-      pods_should_be_on_node(*d, st, nodes[i], *pairs[i].first, pairs[i].second, needing, deleting);
-      if (deleting.size() != before) deleted_on.push_back(nodes[i]);
+      pods_should_be_on_node(*d, st, n, st.slots[n], node_table[n].node, needing, deleting);
+      if (deleting.size() != before) deleted_on.push_back(n);
     }
     sync_nodes(st, needing, deleting);
-    for (size_t i = 0; i < nodes.size(); ++i) recount(*d, st, nodes[i], *pairs[i].first, pairs[i].second);
-    for (auto& pr : pairs) pr.first->in_sync = false;
+    for (uint32_t n : nodes) recount(*d, st, n, st.slots[n], node_table[n].node);
+    for (uint32_t n : nodes) st.slots[n].in_sync = false;
     // A deletion's event would have enqueued the DaemonSet again (a pod that
     // went at once, grace 0, lets the next sync create its replacement).
     for (uint32_t n : deleted_on) mark_dirty(st, n);

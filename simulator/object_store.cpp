@@ -221,18 +221,28 @@ std::string ObjectStore::new_uid() {
   a = (a & ~0xf000ULL) | 0x4000ULL;                              // version 4
   b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;      // variant 10
   // "%08x-%04x-%04x-%04x-%012x" of a's 64 and b's 64 bits, without printf:
-  // the 32 hex digits, most significant first, with '-' after digits 8, 12,
-  // 16 and 20.
+  // the 32 hex digits, most significant first (a byte at a time), with '-'
+  // after digits 8, 12, 16 and 20.
   static const char kHex[] = "0123456789abcdef";
-  char buf[36];
-  char* out = buf;
-  for (int i = 0; i < 32; ++i) {
-    uint64_t word = i < 16 ? a : b;
-    int shift = 60 - 4 * (i % 16);
-    *out++ = kHex[(word >> shift) & 0xf];
-    if (i == 7 || i == 11 || i == 15 || i == 19) *out++ = '-';
-  }
-  return std::string(buf, sizeof buf);
+  std::string out(36, '-');
+  char* p = out.data();
+  auto put = [&p](uint64_t word, int from_byte, int to_byte) {
+    for (int i = from_byte; i < to_byte; ++i) {
+      unsigned byte = static_cast<unsigned>(word >> (56 - 8 * i)) & 0xffu;
+      *p++ = kHex[byte >> 4];
+      *p++ = kHex[byte & 0xfu];
+    }
+  };
+  put(a, 0, 4);
+  ++p;
+  put(a, 4, 6);
+  ++p;
+  put(a, 6, 8);
+  ++p;
+  put(b, 0, 2);
+  ++p;
+  put(b, 2, 8);
+  return out;
 }
 
 // k8s.io/apimachinery/pkg/util/rand String: alphabet without vowels and
@@ -280,8 +290,9 @@ std::vector<ObjectStore::RvEntry>::iterator ObjectStore::find_rv(uint64_t rv) {
   if (rv > by_rv_.back().rv) return by_rv_.end();
   size_t n = by_rv_.size();
   uint64_t lo_rv = by_rv_.front().rv, hi_rv = by_rv_.back().rv;
-  size_t guess = static_cast<size_t>(static_cast<long double>(rv - lo_rv) * static_cast<long double>(n - 1) /
-                                     static_cast<long double>(hi_rv - lo_rv));
+  // A guess only (the search below corrects it): double is precise enough.
+  size_t guess = static_cast<size_t>(static_cast<double>(rv - lo_rv) * static_cast<double>(n - 1) /
+                                     static_cast<double>(hi_rv - lo_rv));
   if (guess >= n) guess = n - 1;
   // Gallop from the guess towards the target, then binary search the bracket.
   size_t lo, hi, step = 1;
