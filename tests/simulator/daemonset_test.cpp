@@ -326,6 +326,35 @@ TEST_F(DaemonSetTest, NodeDeletePodGarbageCollected) {
   EXPECT_EQ(c.now() - t0, 60s);
 }
 
+// A node deleted and created again under the same name is a new node to every
+// controller: once pod GC has removed the old node's pod (and with it the
+// scheduler cache's hold on the node's memory), the DaemonSet creates a pod
+// for the new node and the scheduler binds it. The node fits exactly one
+// driver pod (512Mi), so requests still counted for the old pod would leave
+// the new one Pending with "Insufficient memory".
+TEST_F(DaemonSetTest, NodeRecreatedUnderSameNameGetsAFreshPod) {
+  const core::Labels labels{{"nvidia.com/gpu.deploy.driver", "true"}};
+  const std::map<std::string, std::string> alloc{{"memory", "512Mi"}, {"cpu", "4"}, {"pods", "110"}};
+  c.add_node(make_node("a", labels, alloc));
+  c.apply({lab_daemonset("driver")});
+  c.settle();
+  auto before = pods_of(st(), "nvidia-driver-daemonset");
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].status.phase, "Running");
+  c.delete_node("a");
+  c.advance(60s);  // pod GC: quarantine, then the pod goes
+  EXPECT_TRUE(pods_of(st(), "nvidia-driver-daemonset").empty());
+  c.add_node(make_node("a", labels, alloc));
+  c.settle();
+  auto s = st();
+  auto after = pods_of(s, "nvidia-driver-daemonset");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_NE(after[0].metadata.name, before[0].metadata.name);
+  EXPECT_EQ(after[0].spec.node_name, "a");
+  EXPECT_EQ(after[0].status.phase, "Running");
+  EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
 // Failed pods (here: rejected by the kubelet) are deleted with the
 // flowcontrol backoff NewBackOff(1s, 15min): the first at once, then after
 // 1 s, 2 s, 4 s since the previous deletion.
