@@ -224,3 +224,17 @@ TEST_F(LabDir, MatrixFromMemoryFailsStep8WithADiff) {
                       "from memory?):");
   EXPECT_NE(last_output_.find("\n    -TOTAL_PODS=9\n    +TOTAL_PODS=10\n"), std::string::npos) << last_output_;
 }
+
+// A file right but for its line endings (written on Windows, CRLF) fails, and
+// the diff shows why: the carriage returns are printed as \r.
+TEST_F(LabDir, CrlfLineEndingsFailWithAVisibleDiff) {
+  std::string d = slurp(dir_ / "out/driver.txt");
+  spit(dir_ / "out/driver.txt", std::regex_replace(d, std::regex("\n"), "\r\n"));
+  auto [lines, code] = grade();
+  EXPECT_EQ(code, 1);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_TRUE(lines[2].starts_with("FAIL step 3: out/driver.txt does not match the API")) << lines[2];
+  EXPECT_NE(last_output_.find("\n    -DESIRED=1\n    -SKIPPED=lab-node-1\n    +DESIRED=1\\r\n    +SKIPPED=lab-node-1\\r\n"),
+            std::string::npos)
+      << last_output_;
+}

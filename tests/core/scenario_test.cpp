@@ -412,3 +412,30 @@ TEST(Scenario, LiveEmptyClusterRunsAndCleansUp) {
   core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
   EXPECT_TRUE(r.passed) << r.error;
 }
+
+// line_diff escapes what a terminal would not show, so a file with CRLF line
+// endings, a tab or trailing spaces does not print "-X" over an identical "+X".
+TEST(Scenario, LineDiffShowsInvisibleDifferences) {
+  EXPECT_EQ(core::line_diff({"DESIRED=1", "SKIPPED=lab-node-1"}, {"DESIRED=1\r", "SKIPPED=lab-node-1  "}),
+            "--- expected\n+++ actual\n"
+            "@@ -1,2 +1,2 @@\n"
+            "-DESIRED=1\n"
+            "-SKIPPED=lab-node-1\n"
+            "+DESIRED=1\\r\n"
+            "+SKIPPED=lab-node-1\\x20\\x20\n");
+  EXPECT_EQ(core::line_diff({"a b", "c"}, {"a\tb", "c\\", "\x01"}),
+            "--- expected\n+++ actual\n"
+            "@@ -1,2 +1,3 @@\n"
+            "-a b\n"
+            "-c\n"
+            "+a\\tb\n"
+            "+c\\\\\n"
+            "+\\x01\n");
+  // Lines equal but for nothing invisible are context, unchanged.
+  EXPECT_EQ(core::line_diff({"x", "y"}, {"x", "z"}),
+            "--- expected\n+++ actual\n"
+            "@@ -1,2 +1,2 @@\n"
+            " x\n"
+            "-y\n"
+            "+z\n");
+}
