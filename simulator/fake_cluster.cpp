@@ -294,7 +294,10 @@ struct FakeCluster::Impl : StoreObserver {
     std::string name;
     const core::Node* node = nullptr;  // the stored node (stable address); null while absent
     Usage usage;                       // scheduler cache: bound, non-terminal pods' requests
-    std::vector<uint64_t> pods;        // pods (PodRecord::id) targeting it, in creation order
+    // Pods (PodRecord::id) targeting it (pinned to it, or created bound to
+    // it) in creation order, then pods the scheduler bound to it without
+    // either, in binding order.
+    std::vector<uint64_t> pods;
     std::vector<uint64_t> parked;      // pods targeting it parked as unschedulable, in parking order
   };
   std::vector<NodeEntry> node_table;
@@ -533,8 +536,14 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void on_pod(EventType type, const PodRecord& pod) override {
+    const bool was_bound = pod.id < pod_info.size() && pod_info[pod.id].bound != kNoNode;
     PodInfo& info = info_of(pod);
     const uint32_t target = info.target;
+    // A pod with no target node (neither pinned nor created bound) is
+    // listed under "" until bound: from then on it is one of its node's
+    // pods too (the node lifecycle controller marks it, pod GC collects it).
+    const bool bound_elsewhere = info.bound != kNoNode && info.bound != target;
+    if (bound_elsewhere && !was_bound && type != EventType::kDeleted) node_table[info.bound].pods.push_back(pod.id);
     if (!info.st) info.st = owner_state(pod);
     DsState* st = info.st;
     Slot* slot = st ? &slot_of(*st, target) : nullptr;
@@ -543,6 +552,7 @@ struct FakeCluster::Impl : StoreObserver {
       if (st) slot->pods.push_back(&pod);
     } else if (type == EventType::kDeleted) {
       std::erase(node_table[target].pods, pod.id);
+      if (bound_elsewhere) std::erase(node_table[info.bound].pods, pod.id);
       if (st) {
         auto& v = slot->pods;
         v.erase(std::remove(v.begin(), v.end(), &pod), v.end());

@@ -235,5 +235,34 @@ TEST(Scheduler, PendingPodBindsWhenMemoryFrees) {
   EXPECT_EQ(pods_of(c.state(kNs), "nvidia-driver-daemonset").at(0).status.phase, "Running");
 }
 
+// A pod with no node affinity and no nodeName (not a DaemonSet's) is placed
+// by the scheduler's own search, then belongs to that node like any other:
+// the node lifecycle controller marks it not Ready when the node becomes
+// unreachable (MarkPodsNotReady), and pod GC deletes it once the node is
+// gone (gcOrphaned: 40 s quarantine on the 20 s loop).
+TEST(NodeLifecycle, PodPlacedByTheSchedulerBelongsToItsNode) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  c.add_node(make_node("a"));
+  core::Pod p;
+  p.metadata.namespace_ = kNs;
+  p.metadata.name = "bare";
+  p.spec.containers.push_back(core::Container{"c", "busybox", {}});
+  c.store().create(p);
+  c.settle();
+  const PodRecord* rec = c.store().find_pod(kNs, "bare");
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->node_name, "a");
+  EXPECT_TRUE(rec->is_ready());
+  c.set_node_ready("a", "Unknown");
+  c.settle();
+  rec = c.store().find_pod(kNs, "bare");
+  ASSERT_NE(rec, nullptr);
+  EXPECT_FALSE(rec->is_ready());
+  c.delete_node("a");
+  c.advance(60s);
+  EXPECT_EQ(c.store().find_pod(kNs, "bare"), nullptr);
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
