@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -51,14 +53,32 @@ json::value resolve_plain(const std::string& s) {
   static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
   std::string t = s;
   t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
-  try {
-    if (std::regex_match(s, kInt)) return json::value(std::stoll(t));
-    if (std::regex_match(s, kHex)) return json::value(std::stoll(t, nullptr, 16));
-    if (std::regex_match(s, kOct)) return json::value(std::stoll(t, nullptr, 8));
-    if (std::regex_match(s, kFloat)) return json::value(std::stod(t));
-  } catch (const std::out_of_range&) {
-    return json::value(std::stod(t));
-  }
+  // strconv.ParseFloat: a value beyond float64's range is an error, and
+  // go-yaml then keeps the scalar as a string; an underflow is 0 (or a
+  // denormal), no error.
+  auto as_float = [&]() -> json::value {
+    errno = 0;
+    double d = std::strtod(t.c_str(), nullptr);
+    if (errno == ERANGE && std::isinf(d)) return json::value(s);
+    return json::value(d);
+  };
+  // strconv.ParseInt, then ParseUint (a value above int64's range), then
+  // ParseFloat when it has a float's shape (a decimal integer does).
+  auto as_int = [&](int base) -> json::value {
+    try {
+      return json::value(std::stoll(t, nullptr, base));
+    } catch (const std::out_of_range&) {
+    }
+    try {
+      if (t[0] != '-') return json::value(static_cast<uint64_t>(std::stoull(t, nullptr, base)));
+    } catch (const std::out_of_range&) {
+    }
+    return base == 10 ? as_float() : json::value(s);
+  };
+  if (std::regex_match(s, kInt)) return as_int(10);
+  if (std::regex_match(s, kHex)) return as_int(16);
+  if (std::regex_match(s, kOct)) return as_int(8);
+  if (std::regex_match(s, kFloat)) return as_float();
   if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "-.inf" || s == ".nan" ||
       s == ".NaN" || s == ".NAN") {
     return json::value(s);  // JSON has no infinities; the API would refuse them anyway

@@ -2,13 +2,18 @@
 
 #include <cctype>
 
+#include <boost/multiprecision/cpp_int.hpp>
+
 namespace gpuops::core {
 
 namespace {
 
 constexpr __int128 kNano = 1'000'000'000;
-// Largest magnitude accepted, in nano-units, leaving headroom for sums.
+// Largest magnitude held, in nano-units (about 1.3e27 units), leaving headroom
+// for sums; larger quantities are held as this.
 constexpr __int128 kMax = static_cast<__int128>(1) << 120;
+// ParseQuantity caps binary SI quantities at maxAllowed, 2^63-1 units.
+constexpr __int128 kBinaryMax = static_cast<__int128>(9223372036854775807LL) * kNano;
 
 [[noreturn]] void bad(std::string_view text) {
   throw QuantityError("quantity \"" + std::string(text) +
@@ -83,56 +88,61 @@ Quantity Quantity::parse(std::string_view text) {
   else if (suffix == "P") { exp = 15; }
   else if (suffix == "E") { exp = 18; }
   else if (suffix[0] == 'e' || suffix[0] == 'E') {
+    // interpret: strconv.ParseInt(suffix[1:], 10, 64), then int32(parsed)
+    // (which wraps, as upstream's conversion does).
     std::string_view e = suffix.substr(1);
     bool eneg = false;
     if (!e.empty() && (e[0] == '+' || e[0] == '-')) {
       eneg = e[0] == '-';
       e = e.substr(1);
     }
-    if (e.empty() || e.size() > 3) bad(text);
-    int v = 0;
+    if (e.empty() || e.size() > 19) bad(text);
+    unsigned long long v = 0;
     for (char c : e) {
       if (!std::isdigit(static_cast<unsigned char>(c))) bad(text);
-      v = v * 10 + (c - '0');
+      v = v * 10 + static_cast<unsigned long long>(c - '0');
     }
-    exp = eneg ? -v : v;
+    if (v > (eneg ? 9223372036854775808ULL : 9223372036854775807ULL)) bad(text);  // ParseInt's range
+    exp = static_cast<int32_t>(static_cast<uint32_t>(eneg ? 0 - v : v));
   } else {
     bad(text);
   }
 
-  // Mantissa as an integer with `frac` decimal places.
+  // The amount in nano-units, exactly, then rounded up to a whole nano-unit
+  // as upstream rounds a non-zero amount up to its smallest scale (1n):
+  // number * base^exp = mant * 10^-frac * base^exp, and a unit is 10^9 nanos.
+  // Boost.Multiprecision holds the intermediate values, which 128 bits do not.
+  using boost::multiprecision::cpp_int;
   std::string digits = int_digits + frac_digits;
-  int frac = static_cast<int>(frac_digits.size());
-  // Strip leading zeros to keep the magnitude check meaningful.
   size_t nz = digits.find_first_not_of('0');
   digits = nz == std::string::npos ? "0" : digits.substr(nz);
-  if (digits.size() > 36) bad(text);
-  __int128 mant = 0;
-  for (char c : digits) mant = mant * 10 + (c - '0');
-
-  // nanos = mant * base^exp * 10^(9 - frac)
-  __int128 num = mant;
-  __int128 den = 1;
-  int dexp = 9 - frac;
+  cpp_int num(digits);
+  long long dexp = 9 - static_cast<long long>(frac_digits.size());
   if (base == 2) {
-    for (int k = 0; k < exp; ++k) {
-      num *= 2;
-      if (num > kMax) bad(text);
-    }
+    num <<= exp;  // exp <= 60
   } else {
     dexp += exp;
   }
-  if (dexp >= 0) {
-    for (int k = 0; k < dexp; ++k) {
-      num *= 10;
-      if (num > kMax) bad(text);
+  __int128 value = 0;
+  if (num != 0) {
+    // num < 10^(digits + 19) (2^60 < 10^19): below 10^-dexp it is under 1n.
+    const long long num_digits = static_cast<long long>(digits.size()) + 19;
+    if (dexp >= 40) {
+      value = kMax;  // at least 10^40 nanos: beyond what is held
+    } else if (dexp >= 0) {
+      num *= boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(dexp));
+      value = num > kMax ? kMax : static_cast<__int128>(num);
+    } else if (-dexp > num_digits) {
+      value = 1;
+    } else {
+      cpp_int den = boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(-dexp));
+      cpp_int q = num / den;
+      if (q * den != num) q += 1;
+      value = q > kMax ? kMax : static_cast<__int128>(q);
     }
-  } else {
-    for (int k = 0; k < -dexp && num != 0; ++k) den *= 10;
   }
-  // Round up to the smallest representable unit, as upstream does.
-  __int128 value = num / den + ((num % den) != 0 ? 1 : 0);
-  if (num != 0 && -dexp > 36) value = 1;
+  // ParseQuantity: "The max is just a simple cap" for binary SI quantities.
+  if (base == 2 && value > kBinaryMax) value = kBinaryMax;
   Quantity q;
   q.nanos_ = neg ? -value : value;
   q.text_ = std::string(text);

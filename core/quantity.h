@@ -27,9 +27,16 @@ class Quantity {
  public:
   Quantity() = default;
 
-  // Parses `text`. REQUIRES nothing; throws QuantityError when `text` is not a
-  // quantity or its magnitude exceeds what 128 bits of nano-units hold (about
-  // 1.7e29).
+  // Parses `text` as resource.ParseQuantity does; throws QuantityError when
+  // `text` is not a quantity (upstream's ErrFormatWrong, ErrSuffix: a bad
+  // suffix or an exponent outside int64). Any number of digits and any
+  // exponent are accepted, as upstream accepts them. The amount is rounded up
+  // to a whole nano-unit (a non-zero amount is at least 1n); binary SI
+  // amounts are capped at 2^63-1 units (upstream's maxAllowed). Amounts beyond
+  // 2^120 nano-units (about 1.3e27 units), which upstream holds exactly in
+  // arbitrary precision, are held as 2^120 nano-units: larger than any
+  // allocatable or request a node or pod can have, so every comparison with a
+  // real amount comes out as upstream's.
   static Quantity parse(std::string_view text);
   // Whole units (e.g. bytes for memory). Exact.
   static Quantity from_units(long long units);

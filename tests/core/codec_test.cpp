@@ -119,6 +119,31 @@ TEST(Codec, Yaml11Scalars) {
   EXPECT_EQ(o.at("l"), json::value(8));  // YAML 1.1 octal
 }
 
+// Numbers outside int64 and float64, as go-yaml resolves them: an integer
+// above int64 is a uint64 (ParseUint), beyond that a float; a float beyond
+// float64's range fails ParseFloat and stays a string; an underflow is 0.
+TEST(Codec, Yaml11NumbersOutOfRange) {
+  auto docs = core::read_documents(
+      "a: 18446744073709551615\nb: 99999999999999999999999\nc: 1e400\nd: 1e-400\ne: -1e400\nf: -9223372036854775809\n",
+      "x.yaml");
+  const auto& o = docs.at(0).value.as_object();
+  EXPECT_EQ(o.at("a"), json::value(static_cast<uint64_t>(18446744073709551615ULL)));
+  EXPECT_EQ(o.at("b"), json::value(1e23));
+  EXPECT_EQ(o.at("c"), json::value("1e400"));
+  EXPECT_EQ(o.at("d"), json::value(0.0));
+  EXPECT_EQ(o.at("e"), json::value("-1e400"));
+  EXPECT_EQ(o.at("f"), json::value(-9223372036854775809.0));
+}
+
+// A quantity written as an unquoted number far out of range decodes as
+// upstream's would: 1e400 stays the string "1e400", a valid (huge) quantity.
+TEST(Codec, UnquotedExtremeQuantities) {
+  auto big = core::decode_daemonset(core::read_documents(replace(kDs, "memory: 512Mi", "memory: 1e400"), "ds.yaml").at(0));
+  EXPECT_GT(big.template_.spec.containers[0].requests.at("memory"), core::Quantity::parse("1Ei"));
+  auto tiny = core::decode_daemonset(core::read_documents(replace(kDs, "memory: 512Mi", "memory: \"1e-400\""), "ds.yaml").at(0));
+  EXPECT_EQ(tiny.template_.spec.containers[0].requests.at("memory").nanos(), 1);
+}
+
 TEST(Codec, MultiDocumentYamlAndLines) {
   auto docs = core::read_documents("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n---\n"
                                    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n",

@@ -71,8 +71,31 @@ TEST(Quantity, KeepsItsText) {
   EXPECT_EQ(Quantity::from_units(5).to_string(), "5");
 }
 
+// ParseQuantity takes any number of digits and any int64 exponent (int32 of
+// it), rounds a non-zero amount up to 1n and caps binary SI amounts at
+// maxAllowed (2^63-1 units). Amounts beyond 2^120 nanos are held as that.
+TEST(Quantity, ExtremeValuesAsUpstream) {
+  EXPECT_EQ(nanos("1e-300"), 1);
+  EXPECT_EQ(nanos("-1e-300"), -1);
+  EXPECT_EQ(nanos("0e-300"), 0);
+  EXPECT_EQ(nanos("0.000000000000000000000000000000000000000000001Ki"), 1);
+  EXPECT_EQ(nanos("1.0000000000000000000000000000000000000001"), 1000000001);
+  EXPECT_EQ(nanos("12345678901234567890123456789012345.5n"), __int128(123456789012345678LL) * 100000000000000000LL + 90123456789012346LL);
+  EXPECT_EQ(Quantity::parse("1.5Ei").value(), 1729382256910270464LL);
+  EXPECT_EQ(Quantity::parse("99999999Ei").value(), 9223372036854775807LL);
+  const __int128 held = __int128(1) << 120;
+  EXPECT_EQ(nanos("1e300"), held);
+  EXPECT_EQ(nanos("1e1234"), held);
+  EXPECT_EQ(nanos("-1e300"), -held);
+  EXPECT_EQ(nanos("1e27"), __int128(1000000000000000000LL) * 1000000000000000000LL);
+  EXPECT_GT(Quantity::parse("1e300"), Quantity::parse("1Ei"));
+  EXPECT_EQ(Quantity::parse("1e300").to_string(), "1e300");
+  // int32(2^32) is 0: the exponent wraps as upstream's conversion does.
+  EXPECT_EQ(Quantity::parse("1e4294967296").value(), 1);
+}
+
 TEST(Quantity, RejectsWhatUpstreamRejects) {
-  for (const char* bad : {"", "128Mix", "Mi", "1.2.3", "1 Gi", "abc", "1KiB", "1mi", "--1", "1e", "1e1234", "1Zi"}) {
+  for (const char* bad : {"", "128Mix", "Mi", "1.2.3", "1 Gi", "abc", "1KiB", "1mi", "--1", "1e", "1Zi", "1e9223372036854775808"}) {
     EXPECT_THROW(Quantity::parse(bad), QuantityError) << bad;
   }
   try {
