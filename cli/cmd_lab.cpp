@@ -1,19 +1,22 @@
 // gpuops lab run | lab grade: the reference lab as a teaching demo, and the
 // grader for a learner's working directory.
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <system_error>
 
 #include <yaml-cpp/yaml.h>
 
 #include "cli/backends.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/subprocess.h"
 #include "core/lab.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
@@ -27,38 +30,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `bash script args...` with KUBECONFIG set, capturing stdout; stderr
-// goes to a temporary file. No shell parsing of the arguments: they are
-// passed to posix_spawn-like popen through single-quoted words.
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // Runs `bash script args...` with KUBECONFIG (and NAMESPACE, which the lab's
 // reference scripts honour) set for the cluster being graded; captures stdout
-// and stderr.
+// and stderr. A script still running after `limit` is killed with everything
+// it started (cli/subprocess.h).
 core::ScriptRunner script_runner(const std::string& kubeconfig, const std::string& ns) {
-  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args) {
-    std::string cmd;
-    if (!kubeconfig.empty()) cmd += "KUBECONFIG=" + quote(kubeconfig) + " ";
-    cmd += "NAMESPACE=" + quote(ns) + " ";
-    cmd += "bash " + quote(script);
-    for (const auto& a : args) cmd += " " + quote(a);
-    fs::path errf = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()) + ".err");
-    cmd += " 2>" + quote(errf.string()) + " </dev/null";
+  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args,
+                          std::chrono::seconds limit) {
+    std::vector<std::string> argv = {"bash", script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::map<std::string, std::string> env = {{"NAMESPACE", ns}};
+    if (!kubeconfig.empty()) env["KUBECONFIG"] = kubeconfig;
+    SubprocessResult s;
+    try {
+      s = run_subprocess(argv, env, limit);
+    } catch (const std::system_error& e) {
+      throw core::ClusterError("cannot run bash for " + script + ": " + e.what());
+    }
     core::ScriptResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) throw core::ClusterError("cannot run bash for " + script);
-    std::array<char, 4096> buf;
-    while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-    int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream ef(errf);
-    r.err.assign(std::istreambuf_iterator<char>(ef), {});
-    std::error_code ec;
-    fs::remove(errf, ec);
+    r.exit_code = s.exit_code;
+    r.timed_out = s.timed_out;
+    r.out = std::move(s.out);
+    r.err = std::move(s.err);
     return r;
   };
 }
@@ -114,6 +107,16 @@ void lab_options(cxxopts::Options& opts) {
       "h,help", "show this help");
 }
 
+// --script-timeout SECONDS: a whole number of seconds, at least 1.
+std::chrono::seconds script_timeout(const cxxopts::ParseResult& r) {
+  const std::string v = r["script-timeout"].as<std::string>();
+  int n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1)
+    throw UsageError("--script-timeout must be a positive whole number of seconds, not \"" + v + "\"");
+  return std::chrono::seconds(n);
+}
+
 int lab_run(const Args& args, std::ostream& out) {
   cxxopts::Options opts("gpuops lab run",
                         "Perform LAB.md's eight steps and leave in DIR what a learner would: k8s/*.yaml, out/*.txt, "
@@ -165,15 +168,20 @@ int lab_grade(const Args& args, std::ostream& out) {
                         "Without --kubeconfig, the lab is replayed on a built-in simulator served over the "
                         "Kubernetes API, and the learner's scripts run against it with kubectl.");
   lab_options(opts);
+  core::GradeOptions go;
+  opts.add_options()("script-timeout",
+                     "seconds each run of the learner's scripts may take; a script still running then is killed, "
+                     "with everything it started, and its step fails",
+                     cxxopts::value<std::string>()->default_value(std::to_string(go.script_timeout.count())));
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
     return 0;
   }
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
-  core::GradeOptions go;
   go.dir = r["dir"].as<std::string>();
   go.ns = r["namespace"].as<std::string>();
+  go.script_timeout = script_timeout(r);
   if (!fs::is_directory(go.dir)) throw core::InputError(go.dir, 0, "", "no such working directory");
   core::Catalog catalog = core::load_catalog("lab");
   std::vector<core::GradeLine> lines;
@@ -228,7 +236,7 @@ int lab_grade(const Args& args, std::ostream& out) {
 int cmd_lab(const Args& args, std::ostream& out, std::ostream&) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     out << "Usage: gpuops lab run --dir DIR [--kubeconfig F] [--quiet]\n"
-           "       gpuops lab grade --dir DIR [--kubeconfig F]\n";
+           "       gpuops lab grade --dir DIR [--kubeconfig F] [--script-timeout SECONDS]\n";
     return args.empty() ? 2 : 0;
   }
   Args rest(args.begin() + 1, args.end());

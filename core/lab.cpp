@@ -41,6 +41,13 @@ std::string stderr_tail(const ScriptResult& r) {
   return out;
 }
 
+// "operand-audit.sh did not finish within 60 s (killed)", `more`, then its
+// stderr tail.
+std::string timed_out(const std::string& what, const ScriptResult& r, std::chrono::seconds limit,
+                      const std::string& more = "") {
+  return what + " did not finish within " + std::to_string(limit.count()) + " s (killed)" + more + stderr_tail(r);
+}
+
 const char* kGpuLabel = "feature.node.kubernetes.io/pci-10de.present";
 const std::vector<std::string> kNodes = {"lab-node-0", "lab-node-1", "lab-node-2"};
 
@@ -547,8 +554,10 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
       ClusterState ps = cluster.state(o.ns);
       Report want = audit(ps, c);
       ScriptResult got;
-      if (audit_script) got = o.run_script(g.file("operand-audit.sh"), {});
-      if (audit_script && (got.out != want.text() || got.exit_code != want.exit_code)) {
+      if (audit_script) got = o.run_script(g.file("operand-audit.sh"), {}, o.script_timeout);
+      if (got.timed_out) {
+        p6.push_back(timed_out("operand-audit.sh", got, o.script_timeout));
+      } else if (audit_script && (got.out != want.text() || got.exit_code != want.exit_code)) {
         std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
                           std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
                           std::to_string(got.exit_code) + " and\n" + got.out + stderr_tail(got);
@@ -565,7 +574,11 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
       std::sort(names.begin(), names.end());
       for (const auto& n : order_script ? names : std::vector<std::string>{}) {
         Report w = order_check(ps, c, n);
-        ScriptResult r = o.run_script(g.file("order-check.sh"), {n});
+        ScriptResult r = o.run_script(g.file("order-check.sh"), {n}, o.script_timeout);
+        if (r.timed_out) {
+          p7.push_back(timed_out("order-check.sh " + n, r, o.script_timeout, "; not run on the other nodes"));
+          break;
+        }
         if (r.out != w.text() || r.exit_code != w.exit_code)
           p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
                        ", got \"" + std::regex_replace(r.out, std::regex("\n$"), "") + "\" exit " +

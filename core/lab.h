@@ -8,6 +8,7 @@
 // cluster after it settles, never from memory.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -44,15 +45,19 @@ struct LabRunOptions {
 // first five operands).
 void run_lab(Cluster& cluster, const Catalog& catalog, const LabRunOptions& options);
 
-// Runs a learner's script: `script` is a path, `args` its arguments. Returns
-// the exit status and stdout. Supplied by the CLI (it runs bash with
+// Runs a learner's script: `script` is a path, `args` its arguments, `limit`
+// the time it may take. Returns its exit status, stdout and stderr; a script
+// still running at `limit` is killed with everything it started, and the
+// result says so (timed_out). Supplied by the CLI (it runs bash with
 // KUBECONFIG pointing at the cluster being graded).
 struct ScriptResult {
-  int exit_code = -1;
+  int exit_code = -1;      // -1 when it did not exit by itself
+  bool timed_out = false;  // killed at the time limit: exit_code and out say nothing
   std::string out;
   std::string err;
 };
-using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args)>;
+using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args,
+                                                std::chrono::seconds limit)>;
 
 struct GradeLine {
   int step = 0;     // 1..8
@@ -70,6 +75,10 @@ struct GradeOptions {
   // the node.
   std::string probe_node = "grader-probe";
   ScriptRunner run_script;  // nullptr: scripts are not run (steps 6 and 7 say so)
+  // The limit for each run of a script: a learner's script may hang (a
+  // `sleep`, a kubectl wait, a loop). A run that reaches it fails its step.
+  // After order-check.sh times out on one node it is not run on the others.
+  std::chrono::seconds script_timeout{60};
 };
 
 // Grades the working directory against the live cluster: one line per step.

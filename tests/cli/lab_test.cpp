@@ -2,12 +2,17 @@
 // exactly the step that owns each of the lab's named mistakes.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include <unistd.h>
+#include <thread>
 
 #include "../common/cli_run.h"
 
@@ -26,6 +31,30 @@ std::string slurp(const fs::path& p) {
 }
 
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// The pids a script wrote to `file`, one a line.
+std::vector<pid_t> read_pids(const fs::path& file) {
+  std::vector<pid_t> pids;
+  std::ifstream f(file);
+  for (long pid; f >> pid;) pids.push_back(static_cast<pid_t>(pid));
+  return pids;
+}
+
+// Whether `pid` is a live process: neither gone nor a zombie (one killed
+// while its parent was gone waits for whoever adopts it to reap it).
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno != ESRCH;
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
+}
+
+// Waits up to two seconds for `pid` to die (a SIGKILL takes effect
+// asynchronously); false if it still lives.
+bool dies(pid_t pid) {
+  for (int i = 0; i < 200 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return !alive(pid);
+}
 
 class LabDir : public ::testing::Test {
  protected:
@@ -237,4 +266,84 @@ TEST_F(LabDir, CrlfLineEndingsFailWithAVisibleDiff) {
   EXPECT_NE(last_output_.find("\n    -DESIRED=1\n    -SKIPPED=lab-node-1\n    +DESIRED=1\\r\n    +SKIPPED=lab-node-1\\r\n"),
             std::string::npos)
       << last_output_;
+}
+
+// A learner's script that hangs is killed at --script-timeout with everything
+// it started, and grading goes on: all eight lines, exit 1. operand-audit.sh
+// hangs in a `sleep` that is bash's grandchild (it would keep the output pipe
+// open after bash is killed); order-check.sh in a background `sleep` it waits
+// for, which also keeps it from being run on the other nodes.
+TEST_F(LabDir, HangingScriptsAreKilledAtTheScriptTimeout) {
+  auto [reference, reference_code] = grade();
+  ASSERT_EQ(reference.size(), 8u) << last_output_;
+  ASSERT_EQ(reference_code, 0) << last_output_;
+  const fs::path pids = dir_ / "pids";
+  const std::string to_pids = " >> '" + pids.string() + "'\n";
+  spit(dir_ / "operand-audit.sh", "#!/usr/bin/env bash\necho $$" + to_pids +
+                                      "echo 'waiting for the API server' >&2\n"
+                                      "bash -c 'echo $$ >> \"$0\"; exec sleep 100000' '" + pids.string() + "'\n");
+  spit(dir_ / "order-check.sh", "#!/usr/bin/env bash\necho $$" + to_pids + "sleep 100000 &\necho $!" + to_pids + "wait\n");
+  // Without a time limit the grade would never return: after 30 s this kills
+  // what the scripts started, so that such a grader fails this test instead
+  // of hanging it.
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    auto rescue = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (; !done; std::this_thread::sleep_for(std::chrono::milliseconds(100)))
+      if (std::chrono::steady_clock::now() > rescue)
+        for (pid_t pid : read_pids(pids)) ::kill(pid, SIGKILL);
+  });
+  auto start = std::chrono::steady_clock::now();
+  CliRun r = run_gpuops({"lab", "grade", "--dir", dir_.string(), "--script-timeout", "1"});
+  auto took = std::chrono::steady_clock::now() - start;
+  done = true;
+  watchdog.join();
+
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::string want;
+  for (int i : {0, 1, 2, 3, 4}) want += reference[i] + "\n";
+  want += "FAIL step 6: operand-audit.sh did not finish within 1 s (killed)\n"
+          "    its stderr:\n"
+          "      waiting for the API server\n"
+          "FAIL step 7: order-check.sh grader-probe did not finish within 1 s (killed); not run on the other nodes\n";
+  want += reference[7] + "\n";
+  EXPECT_EQ(r.out, want);
+  // Two runs of one second each, and the grading around them.
+  EXPECT_LT(took, std::chrono::seconds(15));
+  // Both bashes and both sleeps, and none of them is left.
+  std::vector<pid_t> started = read_pids(pids);
+  EXPECT_EQ(started.size(), 4u) << slurp(pids);
+  for (pid_t pid : started) EXPECT_TRUE(dies(pid)) << "pid " << pid << " outlived the grade";
+}
+
+// What a script leaves running in the background when it exits is killed;
+// the script's own result counts as usual.
+TEST_F(LabDir, WhatAScriptLeavesRunningIsKilled) {
+  const fs::path pids = dir_ / "pids";
+  std::string s = slurp(dir_ / "operand-audit.sh");
+  s.insert(s.find('\n') + 1, "sleep 100000 >/dev/null 2>&1 &\necho $! >> '" + pids.string() + "'\n");
+  spit(dir_ / "operand-audit.sh", s);
+  auto [lines, code] = grade();
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  for (const auto& l : lines) EXPECT_TRUE(l.starts_with("PASS")) << l;
+  EXPECT_EQ(code, 0);
+  std::vector<pid_t> started = read_pids(pids);
+  ASSERT_EQ(started.size(), 1u) << slurp(pids);
+  EXPECT_TRUE(dies(started[0])) << "pid " << started[0] << " outlived the grade";
+}
+
+TEST(Lab, ScriptTimeoutIsAPositiveWholeNumberOfSeconds) {
+  const std::string dir = fs::temp_directory_path().string();
+  for (std::string v : {"0", "-5", "1.5", "abc", "", "60s", "99999999999"}) {
+    CliRun r = run_gpuops({"lab", "grade", "--dir", dir, "--script-timeout=" + v});
+    EXPECT_EQ(r.code, 2) << v;
+    EXPECT_EQ(r.err, "gpuops lab: --script-timeout must be a positive whole number of seconds, not \"" + v +
+                         "\"\nRun 'gpuops lab --help' for usage.\n");
+    EXPECT_EQ(r.out, "") << v;
+  }
+  CliRun help = run_gpuops({"lab", "grade", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--script-timeout"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("(default: 60)"), std::string::npos) << help.out;
 }
