@@ -99,12 +99,25 @@ class ContextKubeconfig {
 };
 
 void lab_options(cxxopts::Options& opts) {
-  opts.add_options()("dir", "the working directory (k8s/, out/, the two scripts)",
-                     cxxopts::value<std::string>()->default_value("."))(
+  opts.add_options()("dir", "the working directory (k8s/, out/, the two scripts); required",
+                     cxxopts::value<std::string>())(
       "kubeconfig", "a live cluster's kubeconfig (default: the built-in simulator)", cxxopts::value<std::string>())(
       "context", "kubeconfig context", cxxopts::value<std::string>())(
       "n,namespace", "namespace of the operands", cxxopts::value<std::string>()->default_value("gpu-operator"))(
       "h,help", "show this help");
+}
+
+// --dir, which `lab run` and `lab grade` require: never the current directory
+// by default (`lab run` writes k8s/ and out/ there). Throws UsageError when it
+// is missing or empty, core::InputError when it names something other than a
+// directory.
+std::string lab_dir(const cxxopts::ParseResult& r) {
+  if (!r.count("dir")) throw UsageError("--dir DIR is required: the lab's working directory");
+  std::string dir = r["dir"].as<std::string>();
+  if (dir.empty()) throw UsageError("--dir is empty: give the lab's working directory");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw core::InputError(dir, 0, "", "not a directory");
+  return dir;
 }
 
 // --script-timeout SECONDS: a whole number of seconds, at least 1.
@@ -131,7 +144,7 @@ int lab_run(const Args& args, std::ostream& out) {
   }
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   core::LabRunOptions lo;
-  lo.dir = r["dir"].as<std::string>();
+  lo.dir = lab_dir(r);
   lo.ns = r["namespace"].as<std::string>();
   lo.narrate = r.count("quiet") ? nullptr : &out;
   // Never overwrite a learner's work by accident: the demo writes k8s/, out/
@@ -179,7 +192,7 @@ int lab_grade(const Args& args, std::ostream& out) {
     return 0;
   }
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
-  go.dir = r["dir"].as<std::string>();
+  go.dir = lab_dir(r);
   go.ns = r["namespace"].as<std::string>();
   go.script_timeout = script_timeout(r);
   if (!fs::is_directory(go.dir)) throw core::InputError(go.dir, 0, "", "no such working directory");

@@ -347,3 +347,50 @@ TEST(Lab, ScriptTimeoutIsAPositiveWholeNumberOfSeconds) {
   EXPECT_NE(help.out.find("--script-timeout"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("(default: 60)"), std::string::npos) << help.out;
 }
+
+// --dir is required and not empty: without it `lab run` wrote k8s/ and out/
+// into the current directory. Checked from an empty current directory, which
+// must stay empty.
+TEST(Lab, DirIsRequiredAndNotEmpty) {
+  const fs::path here = fs::current_path();
+  const fs::path cwd = fs::temp_directory_path() / ("gpuops-lab-cwd-" + std::to_string(::getpid()));
+  fs::remove_all(cwd);
+  fs::create_directories(cwd);
+  fs::current_path(cwd);
+  const std::string hint = "\nRun 'gpuops lab --help' for usage.\n";
+  for (const char* cmd : {"run", "grade"}) {
+    CliRun missing = run_gpuops({"lab", cmd});
+    EXPECT_EQ(missing.code, 2) << cmd;
+    EXPECT_EQ(missing.err, "gpuops lab: --dir DIR is required: the lab's working directory" + hint) << cmd;
+    EXPECT_EQ(missing.out, "") << cmd;
+    CliRun empty = run_gpuops({"lab", cmd, "--dir", ""});
+    EXPECT_EQ(empty.code, 2) << cmd;
+    EXPECT_EQ(empty.err, "gpuops lab: --dir is empty: give the lab's working directory" + hint) << cmd;
+    EXPECT_EQ(empty.out, "") << cmd;
+  }
+  EXPECT_EQ(run_gpuops({"lab", "run", "--dir", "", "--overwrite", "--quiet"}).code, 2);
+  EXPECT_TRUE(fs::is_empty(cwd));
+  fs::current_path(here);
+  fs::remove_all(cwd);
+  // The usage and the option's help say so.
+  EXPECT_NE(run_gpuops({"lab", "--help"}).out.find("gpuops lab run --dir DIR"), std::string::npos);
+  CliRun help = run_gpuops({"lab", "run", "--help"});
+  EXPECT_NE(help.out.find("scripts); required"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("(default: .)"), std::string::npos) << help.out;
+}
+
+// A --dir that names a file is refused before anything is done.
+TEST(Lab, DirMustBeADirectory) {
+  const fs::path file = fs::temp_directory_path() / ("gpuops-lab-file-" + std::to_string(::getpid()));
+  spit(file, "not a lab\n");
+  for (std::vector<std::string> args : {std::vector<std::string>{"lab", "run", "--dir", file.string()},
+                                        {"lab", "run", "--dir", file.string(), "--overwrite"},
+                                        {"lab", "grade", "--dir", file.string()}}) {
+    CliRun r = run_gpuops(args);
+    EXPECT_EQ(r.code, 2) << args[1];
+    EXPECT_EQ(r.err, "gpuops: error: " + file.string() + ": not a directory\n") << args[1];
+    EXPECT_EQ(r.out, "") << args[1];
+  }
+  EXPECT_EQ(slurp(file), "not a lab\n");
+  fs::remove(file);
+}
