@@ -1026,6 +1026,30 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
   return json::serialize(doc) + "\n";
 }
 
+namespace {
+
+// Text for an XML 1.0 document: the characters XML cannot hold at all, even
+// as references (control characters but tab, line feed and carriage return),
+// written as "\xNN". property_tree's writer escapes the rest (& < > ").
+std::string xml_text(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    unsigned char ch = static_cast<unsigned char>(c);
+    if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[ch >> 4];
+      out += kHex[ch & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_junit(const std::vector<ScenarioResult>& results) {
   namespace pt = boost::property_tree;
   std::vector<pt::ptree> cases;
@@ -1033,9 +1057,9 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
   double total = 0;
   for (const auto& r : results) {
     pt::ptree tc;
-    tc.put("<xmlattr>.name", r.name);
-    tc.put("<xmlattr>.classname", "gpuops." + fs::path(r.file).stem().string());
-    tc.put("<xmlattr>.file", r.file);
+    tc.put("<xmlattr>.name", xml_text(r.name));
+    tc.put("<xmlattr>.classname", xml_text("gpuops." + fs::path(r.file).stem().string()));
+    tc.put("<xmlattr>.file", xml_text(r.file));
     tc.put("<xmlattr>.time", r.seconds);
     total += r.seconds;
     bool all_skipped = !r.steps.empty() && std::all_of(r.steps.begin(), r.steps.end(), [](const StepResult& s) {
@@ -1052,14 +1076,14 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
         for (const auto& f : s.failures) body += "\n  " + f;
       }
       pt::ptree f;
-      f.put("<xmlattr>.message", first.empty() ? r.error : first);
+      f.put("<xmlattr>.message", xml_text(first.empty() ? r.error : first));
       f.put("<xmlattr>.type", "expectation");
-      f.put_value(body);
+      f.put_value(xml_text(body));
       tc.add_child("failure", f);
     } else if (all_skipped) {
       ++skipped;
       pt::ptree sk;
-      sk.put("<xmlattr>.message", r.steps.front().skip_reason);
+      sk.put("<xmlattr>.message", xml_text(r.steps.front().skip_reason));
       tc.add_child("skipped", sk);
     }
     cases.push_back(std::move(tc));

@@ -331,6 +331,23 @@ TEST(Scenario, JunitIsValidXmlWithOneTestcasePerScenario) {
   EXPECT_NE(js.find(R"("passed":1,"failed":1)"), std::string::npos);
 }
 
+// XML 1.0 cannot hold most control characters, not even as references: a
+// scenario name or failure text with one gets it written as "\xNN".
+TEST(Scenario, JunitEscapesWhatXmlCannotHold) {
+  core::ScenarioResult bad;
+  bad.name = std::string("odd\x01name");
+  bad.file = "scenarios/odd.yaml";
+  bad.passed = false;
+  bad.steps.push_back({"check", 2, core::StepResult::Status::kFailed, {std::string("got \x1b[31mred\x1b[0m\tx")}, ""});
+  std::string xml = core::render_junit({bad});
+  for (char c : xml) {
+    unsigned char ch = static_cast<unsigned char>(c);
+    EXPECT_FALSE(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') << "raw control byte " << int(ch);
+  }
+  EXPECT_NE(xml.find("name=\"odd\\x01name\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("got \\x1b[31mred\\x1b[0m\tx"), std::string::npos) << xml;
+}
+
 // observe(): what audit, order-check and matrix print on the state (LAB.md's
 // formats), and the DaemonSet's status fields, for the differential run.
 TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
