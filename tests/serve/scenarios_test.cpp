@@ -35,6 +35,23 @@ std::map<std::string, std::pair<std::string, int>> outcomes(const std::string& r
   return out;
 }
 
+// A cluster that already has nodes: no scenario can run (each creates and
+// deletes its own nodes), so `run` stops before the first with a cluster
+// error (exit 3), not one FAIL per scenario, and changes nothing.
+TEST(ScenarioLibraryOverTheApi, ClusterWithNodesIsRefusedUpFront) {
+  Served served(/*lab=*/true);
+  CliRun before = run_gpuops({"matrix", "--kubeconfig", served.kubeconfig});
+  CliRun r = run_gpuops({"run", "--backend", "real", "--kubeconfig", served.kubeconfig, kScenarios});
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "gpuops: error: no scenario run: the cluster already has nodes (lab-node-0, lab-node-1, lab-node-2); a "
+            "scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an empty cluster "
+            "(gpuops serve, KWOK); nothing was changed\n");
+  CliRun after = run_gpuops({"matrix", "--kubeconfig", served.kubeconfig});
+  EXPECT_EQ(after.out, before.out);
+}
+
 TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
   // An empty served cluster whose virtual time follows the wall clock, as
   // `gpuops serve` runs it (pod GC of a deleted node's pods takes its
