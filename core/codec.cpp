@@ -485,7 +485,7 @@ std::vector<Container> decode_containers(Decoder& d, const json::value* v, const
     Path rp = cp.child("resources");
     if (const json::object* r = d.object(get(c, "resources"), rp, "Container", "v1.ResourceRequirements")) {
       ct.requests = decode_resource_list(d, get(r, "requests"), rp.child("requests"), "ResourceRequirements");
-      decode_resource_list(d, get(r, "limits"), rp.child("limits"), "ResourceRequirements");
+      ct.limits = decode_resource_list(d, get(r, "limits"), rp.child("limits"), "ResourceRequirements");
     }
     out.push_back(std::move(ct));
   }
@@ -565,7 +565,8 @@ PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool s
 
 // Validation of a pod spec as ValidatePodSpec does for the fields gpuops reads
 // (pkg/apis/core/validation): nodeSelector labels, affinity operators,
-// tolerations, at least one container.
+// tolerations, at least one container; each container's name (a DNS-1123
+// label), image, and resources (no negative amount, requests within limits).
 void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
   Path nsp = p.child("nodeSelector");
   for (const auto& [k, v] : s.node_selector) {
@@ -620,11 +621,32 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
       d.invalid(tp.child("effect"), "Unsupported value: \"" + t.effect + "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
   }
   if (s.containers.empty()) d.invalid(p.child("containers"), "Required value");
-  for (size_t i = 0; i < s.containers.size(); ++i) {
-    const Path csp = p.child("containers");
-    const Path cp = csp.index(i);
-    if (s.containers[i].name.empty()) d.invalid(cp.child("name"), "Required value");
-    if (s.containers[i].image.empty()) d.invalid(cp.child("image"), "Required value");
+  for (const char* key : {"initContainers", "containers"}) {
+    const auto& cs = std::string_view(key) == "containers" ? s.containers : s.init_containers;
+    const Path csp = p.child(key);
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const Path cp = csp.index(i);
+      const Container& c = cs[i];
+      // validateContainerCommon: the name is a DNS-1123 label.
+      if (c.name.empty()) d.invalid(cp.child("name"), "Required value");
+      if (std::string e = validate_dns1123_label(c.name); !e.empty())
+        d.invalid(cp.child("name"), "Invalid value: \"" + c.name + "\": " + e);
+      if (c.image.empty()) d.invalid(cp.child("image"), "Required value");
+      // ValidateResourceRequirements: no negative amount (ValidateResourceQuantityValue),
+      // and a request no larger than the limit of the same resource.
+      const Path rp = cp.child("resources");
+      for (const auto& [list, path] : {std::pair{&c.limits, rp.child("limits")}, std::pair{&c.requests, rp.child("requests")}})
+        for (const auto& [name, q] : *list)
+          if (q < Quantity()) d.invalid(path.map_key(name), "Invalid value: \"" + q.to_string() + "\": must be greater than or equal to 0");
+      const Path reqp = rp.child("requests");
+      for (const auto& [name, q] : c.requests) {
+        auto lim = c.limits.find(name);
+        if (lim != c.limits.end() && q > lim->second)
+          d.invalid(reqp.map_key(name), "Invalid value: \"" + q.to_string() +
+                                                            "\": must be less than or equal to " + name + " limit of " +
+                                                            lim->second.to_string());
+      }
+    }
   }
 }
 
@@ -744,6 +766,7 @@ void encode_containers(const std::vector<Container>& cs, json::object& spec, con
     c["name"] = cs[i].name;
     c["image"] = cs[i].image;
     if (!cs[i].requests.empty()) sub(sub(c, "resources"), "requests") = resource_list_json(cs[i].requests);
+    if (!cs[i].limits.empty()) sub(sub(c, "resources"), "limits") = resource_list_json(cs[i].limits);
   }
 }
 
@@ -926,6 +949,10 @@ static Namespace decode_namespace_typed(const Document& doc) {
   const Path mp = top.child("metadata");
   ns.metadata = decode_meta(d, doc.value.as_object(), top);
   if (ns.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_label(ns.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + ns.metadata.name + "\": " + e);
   validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
   return ns;
 }
@@ -941,6 +968,10 @@ Node decode_node_typed(const Document& doc) {
   const Path mp = top.child("metadata");
   n.metadata = decode_meta(d, root, top);
   if (n.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_subdomain(n.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + n.metadata.name + "\": " + e);
   validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
   Path sp = top.child("spec");
   if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
@@ -1046,6 +1077,10 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   ds.metadata = decode_meta(d, root, top);
   Path mp = top.child("metadata");
   if (ds.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_subdomain(ds.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + ds.metadata.name + "\": " + e);
   validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
   Path sp = top.child("spec");
   const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
@@ -1427,6 +1462,28 @@ Time parse_time(const std::string& text) {
   if (i != s.size()) not_rfc3339(text);
   long long secs = days_from_civil(year, month, day) * 86400 + hour * 3600LL + minute * 60LL + second - offset;
   return Time(std::chrono::milliseconds(secs * 1000 + ms));
+}
+
+// mirrors IsDNS1123Label (apimachinery/pkg/util/validation): at most 63
+// characters of dns1123LabelFmt.
+std::string validate_dns1123_label(const std::string& name) {
+  if (name.size() > 63) return "must be no more than 63 characters";
+  if (name.empty() || name.find('.') != std::string::npos || !is_dns1123_subdomain_text(name))
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+           "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+  return "";
+}
+
+// mirrors IsDNS1123Subdomain (apimachinery/pkg/util/validation): at most 253
+// characters of dns1123SubdomainFmt.
+std::string validate_dns1123_subdomain(const std::string& name) {
+  if (name.size() > 253) return "must be no more than 253 characters";
+  if (!is_dns1123_subdomain_text(name))
+    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+           "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+  return "";
 }
 
 // mirrors IsQualifiedName (apimachinery/pkg/util/validation): an optional

@@ -130,6 +130,7 @@ struct Container {
   std::string name;
   std::string image;
   std::map<std::string, Quantity> requests;  // resources.requests
+  std::map<std::string, Quantity> limits;    // resources.limits
 };
 
 struct PodSpec {

@@ -180,14 +180,24 @@ struct PodQueue {
   }
 };
 
+// A container's requests as the API server stores them for a pod:
+// SetDefaults_Pod (pkg/apis/core/v1/defaults.go) defaults each resource that
+// has a limit but no request to the limit (for pods only, not templates, so
+// the DaemonSet's template keeps what it was given).
+std::map<std::string, core::Quantity> defaulted_requests(const core::Container& c) {
+  std::map<std::string, core::Quantity> r = c.requests;
+  for (const auto& [k, q] : c.limits) r.try_emplace(k, q);
+  return r;
+}
+
 // pkg/api/v1/resource PodRequests (computePodResourceRequest): the sum of the
 // containers' requests, raised to any single init container's request.
 Amounts pod_requests(const core::PodSpec& spec) {
   Amounts sum;
   for (const auto& c : spec.containers)
-    for (const auto& [k, q] : c.requests) sum[k] += q.nanos();
+    for (const auto& [k, q] : defaulted_requests(c)) sum[k] += q.nanos();
   for (const auto& c : spec.init_containers)
-    for (const auto& [k, q] : c.requests) sum[k] = std::max(sum[k], q.nanos());
+    for (const auto& [k, q] : defaulted_requests(c)) sum[k] = std::max(sum[k], q.nanos());
   return sum;
 }
 
@@ -1437,9 +1447,10 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
 
 void FakeCluster::create_namespace(const std::string& name) {
   if (impl_->store.find_namespace(name)) return;
-  std::string err = core::validate_label_value(name);
-  if (name.empty() || !err.empty()) {
-    core::InputError e("", 0, "metadata.name", "invalid namespace name \"" + name + "\"");
+  // ValidateNamespaceName: a DNS-1123 label.
+  std::string err = core::validate_dns1123_label(name);
+  if (!err.empty()) {
+    core::InputError e("", 0, "metadata.name", "Invalid value: \"" + name + "\": " + err);
     e.http_status = 422;
     throw e;
   }

@@ -210,6 +210,57 @@ TEST(Codec, BadQuantity) {
   EXPECT_NE(e.message().find("quantities must match the regular expression"), std::string::npos);
 }
 
+// ValidateObjectMeta and validateContainerCommon: a DaemonSet's and a Node's
+// name is a DNS-1123 subdomain, a Namespace's and a container's a DNS-1123
+// label (the API's 422, with the field and the line).
+TEST(Codec, InvalidNamesAreThe422) {
+  auto e = decode_error(replace(kDs, "name: nvidia-driver-daemonset\n  namespace", "name: Nvidia_Bad\n  namespace"));
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.field(), "metadata.name");
+  EXPECT_EQ(e.message(),
+            "DaemonSet.apps \"Nvidia_Bad\" is invalid: metadata.name: Invalid value: \"Nvidia_Bad\": a lowercase RFC "
+            "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+            "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+  e = decode_error(replace(kDs, "- name: driver", "- name: Tool_Kit"));
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 25);
+  EXPECT_EQ(e.field(), "spec.template.spec.containers[0].name");
+  EXPECT_NE(e.message().find("Invalid value: \"Tool_Kit\": a lowercase RFC 1123 label must consist of"), std::string::npos)
+      << e.message();
+  e = decode_error("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_NS\n");
+  EXPECT_EQ(e.field(), "metadata.name");
+  EXPECT_NE(e.message().find("a lowercase RFC 1123 label"), std::string::npos) << e.message();
+  e = decode_error("apiVersion: v1\nkind: Node\nmetadata:\n  name: Bad_Node\n");
+  EXPECT_EQ(e.field(), "metadata.name");
+  EXPECT_NE(e.message().find("a lowercase RFC 1123 subdomain"), std::string::npos) << e.message();
+  // A dotted subdomain is a valid node name.
+  EXPECT_NO_THROW(core::decode_object(core::read_documents("apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-0-1.ec2.internal\n", "n.yaml").at(0)));
+}
+
+// ValidateResourceRequirements: no negative amount, and a request no larger
+// than the limit of the same resource.
+TEST(Codec, ResourceRequirementsAreValidated) {
+  auto e = decode_error(replace(kDs, "memory: 512Mi", "memory: -128Mi"));
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 31);
+  EXPECT_EQ(e.field(), "spec.template.spec.containers[0].resources.requests[memory]");
+  EXPECT_EQ(e.message(),
+            "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: "
+            "spec.template.spec.containers[0].resources.requests[memory]: Invalid value: \"-128Mi\": must be greater "
+            "than or equal to 0");
+  e = decode_error(replace(kDs, "              memory: 512Mi", "              memory: 512Mi\n            limits:\n              memory: 64Mi"));
+  EXPECT_EQ(e.field(), "spec.template.spec.containers[0].resources.requests[memory]");
+  EXPECT_NE(e.message().find("Invalid value: \"512Mi\": must be less than or equal to memory limit of 64Mi"),
+            std::string::npos)
+      << e.message();
+  auto ok = core::decode_daemonset(core::read_documents(
+      replace(kDs, "              memory: 512Mi", "              memory: 512Mi\n            limits:\n              memory: 1Gi"),
+      "ds.yaml").at(0));
+  EXPECT_EQ(ok.template_.spec.containers[0].limits.at("memory"), core::Quantity::parse("1Gi"));
+}
+
 TEST(Codec, InvalidLabelValueInNodeSelector) {
   auto e = decode_error(replace(kDs, "deploy.driver: \"true\"", "deploy.driver: \"yes please\""));
   EXPECT_EQ(e.http_status, 422);

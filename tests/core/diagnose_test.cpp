@@ -49,7 +49,7 @@ Pod pod_for(const Operand& op, const std::string& node, const std::string& suffi
   p.metadata.labels = {{"app", op.app}};
   p.metadata.owner_references.push_back({"apps/v1", "DaemonSet", op.daemonset, "uid-" + op.daemonset, true});
   p.spec.node_name = node;
-  p.spec.containers.push_back({op.container, op.image, {}});
+  p.spec.containers.push_back({op.container, op.image, {}, {}});
   p.status.phase = "Running";
   p.status.conditions = {{"PodScheduled", "True", "", "", std::nullopt},
                          {"Initialized", "True", "", "", std::nullopt},
@@ -672,7 +672,7 @@ TEST(StatusColumn, MirrorsPrintPod) {
   EXPECT_EQ(pod_status_column(p), "Pending");
   p.status.init_container_statuses = {{"a", true, 0, "terminated", "Completed", "", 0},
                                       {"b", false, 0, "running", "", "", std::nullopt}};
-  p.spec.init_containers = {{"a", "", {}}, {"b", "", {}}, {"c", "", {}}};
+  p.spec.init_containers = {{"a", "", {}, {}}, {"b", "", {}, {}}, {"c", "", {}, {}}};
   EXPECT_EQ(pod_status_column(p), "Init:1/3");
   p.status.init_container_statuses[1] = {"b", false, 3, "waiting", "CrashLoopBackOff", "", std::nullopt};
   EXPECT_EQ(pod_status_column(p), "Init:CrashLoopBackOff");

@@ -122,6 +122,23 @@ TEST_F(DaemonSetTest, PendingPodCountsAsCurrentNotReady) {
   }
 }
 
+// SetDefaults_Pod: a container with a memory limit and no request asks for
+// its limit, so the scheduler counts it (the template itself is not
+// defaulted).
+TEST_F(DaemonSetTest, LimitWithoutRequestIsTheRequest) {
+  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
+  core::DaemonSet d = lab_daemonset("driver");  // requests 512Mi
+  d.template_.spec.containers[0].limits = d.template_.spec.containers[0].requests;
+  d.template_.spec.containers[0].requests.clear();
+  d.raw = boost::json::object();  // the typed fields only
+  c.apply({d});
+  c.settle();
+  auto pods = pods_of(st(), "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].status.phase, "Pending");
+  EXPECT_NE(pods[0].condition("PodScheduled")->message.find("1 Insufficient memory"), std::string::npos);
+}
+
 // (false, false) -> delete: the node's label stops matching.
 TEST_F(DaemonSetTest, LabelRemovedDeletesPod) {
   c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));

@@ -247,7 +247,7 @@ TEST(NodeLifecycle, PodPlacedByTheSchedulerBelongsToItsNode) {
   core::Pod p;
   p.metadata.namespace_ = kNs;
   p.metadata.name = "bare";
-  p.spec.containers.push_back(core::Container{"c", "busybox", {}});
+  p.spec.containers.push_back(core::Container{"c", "busybox", {}, {}});
   c.store().create(p);
   c.settle();
   const PodRecord* rec = c.store().find_pod(kNs, "bare");

@@ -42,7 +42,7 @@ TEST(PodJsonEncoder, EqualsEncodeOfThePod) {
   p.raw = boost::json::object{
       {"metadata", boost::json::object{{"generateName", "mypod-"}, {"finalizers", boost::json::array{"x/y"}}}},
       {"spec", boost::json::object{{"priorityClassName", "high"}, {"nodeName", "b"}}}};
-  p.spec.containers.push_back(core::Container{"c", "i", {}});
+  p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
   s.create(p);
 
   PodJsonEncoder enc;

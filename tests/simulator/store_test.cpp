@@ -164,7 +164,7 @@ TEST(ObjectStore, GenerateName) {
   core::Pod p;
   p.metadata.namespace_ = kNs;
   p.raw = boost::json::object{{"metadata", boost::json::object{{"generateName", "mypod-"}}}};
-  p.spec.containers.push_back(core::Container{"c", "i", {}});
+  p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
   auto created = std::get<core::Pod>(c.store().create(p));
   EXPECT_EQ(created.metadata.name.size(), 11u);
   EXPECT_EQ(created.metadata.name.rfind("mypod-", 0), 0u);
