@@ -1,16 +1,22 @@
 // Core benchmarks (issue 9): placement (core::should_run, every DaemonSet x
 // every node) and the audit (core::audit, LAB.md step 6) over 1,000, 5,000 and
-// 20,000 nodes x 16 operands of the gpu-operator catalog (bench_common.h).
+// 20,000 nodes x 16 operands of the gpu-operator catalog (bench_common.h), and
+// core::diagnose over 1,000 and 5,000 nodes x 16.
 //
 //   ninja -C build core_bench && build/bench/core_bench
 //
 // The audit's cluster is settled: every node runs a Running pod of every
-// operand, so the audit prints `<node> OK` for each node. Results:
-// docs/PERFORMANCE.md.
+// operand, so the audit prints `<node> OK` for each node. The diagnose's
+// cluster is the same, healthy in the operator's terms (NFD's GPU label on
+// every node, every pod Ready), so it gives one `running` finding per (node,
+// operand) pair. Results: docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
 
 #include "bench/bench_common.h"
 #include "core/analysis.h"
+#include "core/diagnose.h"
 #include "core/placement.h"
 
 namespace {
@@ -82,6 +88,32 @@ void BM_Audit(benchmark::State& state) {
   state.counters["pods"] = static_cast<double>(s.pods.size());
 }
 BENCHMARK(BM_Audit)->Arg(1000)->Arg(5000)->Arg(20000)->Unit(benchmark::kMillisecond);
+
+// settled_state, healthy for diagnose: GPU nodes (NFD's pci-10de label) and
+// Ready pods, so every (node, operand) pair is `running` and nothing else.
+core::ClusterState healthy_state(int nodes) {
+  core::ClusterState s = settled_state(nodes);
+  for (auto& n : s.nodes) n.metadata.labels["feature.node.kubernetes.io/pci-10de.present"] = "true";
+  for (auto& p : s.pods) p.status.conditions.push_back(core::PodCondition{"Ready", "True", "", "", std::nullopt});
+  return s;
+}
+
+void BM_Diagnose(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  core::ClusterState s = healthy_state(nodes);
+  core::Catalog catalog = bench::catalog(kOperands);
+  size_t findings = 0, running = 0;
+  for (auto _ : state) {
+    std::vector<core::Finding> f = core::diagnose(s, catalog, {});
+    findings = f.size();
+    running = static_cast<size_t>(std::count_if(f.begin(), f.end(), [](const core::Finding& x) { return x.name == "running"; }));
+    benchmark::DoNotOptimize(f);
+  }
+  if (findings != static_cast<size_t>(nodes) * kOperands || running != findings)
+    state.SkipWithError("diagnose did not give one running finding per (node, operand)");
+  state.counters["pods"] = static_cast<double>(s.pods.size());
+}
+BENCHMARK(BM_Diagnose)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

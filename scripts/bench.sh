@@ -12,7 +12,8 @@
 #
 # Builds (Release-like RelWithDebInfo, -O2) core_bench, simulator_bench,
 # api_audit_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
-#   core       core::should_run and core::audit, 1,000 / 5,000 / 20,000 nodes x 16
+#   core       core::should_run and core::audit, 1,000 / 5,000 / 20,000 nodes x 16;
+#              core::diagnose, 1,000 / 5,000 nodes x 16
 #   simulator  settle from empty and one label flip, 1,000 / 5,000 nodes x 5 / x 16,
 #              each configuration in its own process so its peak RSS is its own
 #   api        the audit over the API (real::ApiCluster against the simulator's
@@ -61,13 +62,17 @@ to_ms() {  # value unit -> ms
 }
 
 # ---------------------------------------------------------------- core
-log "== core: placement and audit"
+log "== core: placement, audit and diagnose"
 "$BUILD/bench/core_bench" --benchmark_out="$OUT/core.json" --benchmark_out_format=json >&2
 while IFS=$'\t' read -r name real cpu unit _rss err; do
   [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
   n=${name#BM_*/}
   what=${name%%/*}
-  case "$what" in BM_Placement) w="core::should_run, every (DaemonSet, node)" ;; *) w="core::audit" ;; esac
+  case "$what" in
+    BM_Placement) w="core::should_run, every (DaemonSet, node)" ;;
+    BM_Diagnose) w="core::diagnose, every (node, operand)" ;;
+    *) w="core::audit" ;;
+  esac
   row core "$w" "${n%%/*} x 16" "$(to_ms "$real" "$unit") ms" "$(to_ms "$cpu" "$unit") ms" "" ""
 done < <(gbench_rows "$OUT/core.json")
 
