@@ -62,6 +62,17 @@ std::vector<const Pod*> present_pods(const ClusterState& state, const Operand& o
   return out;
 }
 
+const Pod* present_pod(const StateIndex& index, const Operand& op, const std::string& node) {
+  const DaemonSet* ds = index.daemonset(op.daemonset);
+  for (const Pod* p : index.pods_on(node))
+    if (p->spec.node_name == node && counts(*p) && controlled_by(*p, op.daemonset, ds)) return p;
+  return nullptr;
+}
+
+bool operand_present(const StateIndex& index, const Operand& op, const std::string& node) {
+  return present_pod(index, op, node) != nullptr;
+}
+
 bool operand_present(const ClusterState& state, const Operand& op, const std::string& node) {
   for (const Pod* p : present_pods(state, op))
     if (p->spec.node_name == node) return true;

@@ -13,6 +13,7 @@
 
 #include "core/model.h"
 #include "core/operands.h"
+#include "core/state_index.h"
 
 namespace gpuops::core {
 
@@ -28,6 +29,12 @@ bool operand_present(const ClusterState& state, const Operand& op, const std::st
 
 // Pods that count as present for `op`, on any node.
 std::vector<const Pod*> present_pods(const ClusterState& state, const Operand& op);
+
+// The same rule through an index, for analyses that ask it per node: the
+// first pod (state order) that makes `op` present on `node`, or nullptr; and
+// whether there is one. Cost: the pods on `node`, not the cluster's.
+const Pod* present_pod(const StateIndex& index, const Operand& op, const std::string& node);
+bool operand_present(const StateIndex& index, const Operand& op, const std::string& node);
 
 // `<operand>=<label key>` per operand, in catalog order (LAB.md step 1).
 Report roster(const Catalog& catalog);

@@ -9,6 +9,7 @@
 
 #include "core/analysis.h"
 #include "core/errors.h"
+#include "core/state_index.h"
 
 namespace gpuops::core {
 
@@ -48,18 +49,6 @@ bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-const DaemonSet* find_ds(const ClusterState& state, const std::string& name) {
-  for (const auto& ds : state.daemonsets)
-    if (ds.metadata.name == name) return &ds;
-  return nullptr;
-}
-
-const Node* find_node(const ClusterState& state, const std::string& name) {
-  for (const auto& n : state.nodes)
-    if (n.metadata.name == name) return &n;
-  return nullptr;
-}
-
 // The ownership half of the present rule (core/analysis.h): controlled by a
 // DaemonSet of the operand's name, and by its uid when the DaemonSet is known.
 bool owned_by(const Pod& pod, const Operand& op, const DaemonSet* ds) {
@@ -87,11 +76,11 @@ bool pod_order(const Pod* a, const Pod* b) {
 
 // Pods of `op`'s DaemonSet mapped to `node` (getNodesToDaemonPods: bound or
 // pinned through the injected affinity), in pod_order.
-std::vector<const Pod*> pair_pods(const ClusterState& state, const Operand& op, const DaemonSet* ds,
+std::vector<const Pod*> pair_pods(const StateIndex& index, const Operand& op, const DaemonSet* ds,
                                   const std::string& node) {
   std::vector<const Pod*> out;
-  for (const auto& p : state.pods)
-    if (owned_by(p, op, ds) && p.target_node() == node) out.push_back(&p);
+  for (const Pod* p : index.pods_on(node))
+    if (owned_by(*p, op, ds)) out.push_back(p);
   std::sort(out.begin(), out.end(), pod_order);
   return out;
 }
@@ -101,17 +90,17 @@ const Operand* driver_operand(const Catalog& c) { return c.by_label(kDriverLabel
 // A driver pod (R7): controlled by the catalog's driver DaemonSet, or carrying
 // app.kubernetes.io/component=nvidia-driver (precompiled, DTK and NVIDIADriver
 // DaemonSets have other names).
-bool is_driver_pod(const ClusterState& state, const Catalog& catalog, const Pod& p) {
+bool is_driver_pod(const StateIndex& index, const Catalog& catalog, const Pod& p) {
   auto it = p.metadata.labels.find(kDriverComponentKey);
   if (it != p.metadata.labels.end() && it->second == kDriverComponent) return true;
   const Operand* d = driver_operand(catalog);
-  return d && owned_by(p, *d, find_ds(state, d->daemonset));
+  return d && owned_by(p, *d, index.daemonset(d->daemonset));
 }
 
-std::vector<const Pod*> driver_pods(const ClusterState& state, const Catalog& catalog, const std::string& node) {
+std::vector<const Pod*> driver_pods(const StateIndex& index, const Catalog& catalog, const std::string& node) {
   std::vector<const Pod*> out;
-  for (const auto& p : state.pods)
-    if (p.target_node() == node && is_driver_pod(state, catalog, p)) out.push_back(&p);
+  for (const Pod* p : index.pods_on(node))
+    if (is_driver_pod(index, catalog, *p)) out.push_back(p);
   std::sort(out.begin(), out.end(), pod_order);
   return out;
 }
@@ -204,8 +193,8 @@ struct NodeDiagnosis {
 
 class Diagnoser {
  public:
-  Diagnoser(const ClusterState& state, const Catalog& catalog, const Node& node)
-      : state_(state), catalog_(catalog), node_(node), name_(node.metadata.name) {
+  Diagnoser(const StateIndex& index, const Catalog& catalog, const Node& node)
+      : index_(index), catalog_(catalog), node_(node), name_(node.metadata.name) {
     gpu_ = is_gpu_node(node);
     operands_off_ = label(node, kOperandsLabel) == std::optional<std::string>("false");
     if (gpu_) {
@@ -324,8 +313,8 @@ class Diagnoser {
   // ---- one finding per operand ----
   Finding state_finding(const Operand& op) {
     auto value = label(node_, op.label);
-    const DaemonSet* ds = find_ds(state_, op.daemonset);
-    auto pods = pair_pods(state_, op, ds, name_);
+    const DaemonSet* ds = index_.daemonset(op.daemonset);
+    auto pods = pair_pods(index_, op, ds, name_);
     LabelClass cls = classify_label(value);
     if (cls != LabelClass::kTrue) {
       Finding f = label_finding(op, value, cls);
@@ -335,7 +324,7 @@ class Diagnoser {
     if (!ds) {
       Finding f = make("no-daemonset", Severity::kInfo, name_, op.name,
                        "deploy label is \"true\" but there is no DaemonSet " + op.daemonset + " in namespace " +
-                           state_.namespace_ +
+                           index_.state().namespace_ +
                            ": the operand is disabled in the ClusterPolicy (or not deployed); the label alone "
                            "does nothing (R4)");
       f.evidence.emplace_back("label " + op.label, "true");
@@ -365,13 +354,7 @@ class Diagnoser {
       pod_evidence(f, *live.front());
       return f;
     }
-    if (operand_present(state_, op, name_)) {
-      const Pod* p = nullptr;
-      for (const Pod* q : present_pods(state_, op))
-        if (q->spec.node_name == name_) {
-          p = q;
-          break;
-        }
+    if (const Pod* p = present_pod(index_, op, name_)) {
       std::string pull = image_pull_failure(*p);
       Finding f;
       if (p->is_ready())
@@ -513,7 +496,7 @@ class Diagnoser {
       if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorLabel), shown(validator));
       if (gate->name == "driver-validation") {
         f.evidence.emplace_back("label " + std::string(kDriverLabel), shown(label(node_, kDriverLabel)));
-        for (const Pod* d : driver_pods(state_, catalog_, name_))
+        for (const Pod* d : driver_pods(index_, catalog_, name_))
           f.evidence.emplace_back("driver pod", d->metadata.name + " " + pod_status_column(*d));
       }
       return f;
@@ -544,7 +527,7 @@ class Diagnoser {
              "the host has none, the pre-installed check was a false positive, remove the label (#398)";
     if (v == std::optional<std::string>("false"))
       return "; gpu.deploy.driver=false leaves only a host driver, and none passes (#378, #487)";
-    auto pods = driver_pods(state_, catalog_, name_);
+    auto pods = driver_pods(index_, catalog_, name_);
     if (pods.empty()) return "; there is no driver pod on this node";
     for (const Pod* d : pods)
       if (d->is_ready() && !d->metadata.deletion_timestamp) return "";
@@ -654,7 +637,7 @@ class Diagnoser {
     auto upgrade = label(node_, "nvidia.com/gpu-driver-upgrade-state");
     bool in_progress = false;
     std::vector<std::string> driver_states;
-    for (const Pod* d : driver_pods(state_, catalog_, name_)) {
+    for (const Pod* d : driver_pods(index_, catalog_, name_)) {
       std::string st = pod_status_column(*d);
       driver_states.push_back(d->metadata.name + " " + st);
       bool init_running = starts_with(st, "Init:") && st.find('/') != std::string::npos;
@@ -678,10 +661,11 @@ class Diagnoser {
   }
 
   void foreign_pods(const Operand& op, std::vector<Finding>& out) {
-    const DaemonSet* ds = find_ds(state_, op.daemonset);
-    for (const auto& p : state_.pods) {
+    const DaemonSet* ds = index_.daemonset(op.daemonset);
+    for (const Pod* pp : index_.pods_on(name_)) {
+      const Pod& p = *pp;
       auto it = p.metadata.labels.find("app");
-      if (it == p.metadata.labels.end() || it->second != op.app || p.target_node() != name_) continue;
+      if (it == p.metadata.labels.end() || it->second != op.app) continue;
       if (owned_by(p, op, ds)) continue;
       const OwnerReference* ref = p.metadata.controller_ref();
       std::string owner = ref ? ref->kind + "/" + ref->name : "no controller";
@@ -702,17 +686,17 @@ class Diagnoser {
   }
 
   bool driver_pod_running() const {
-    for (const Pod* p : driver_pods(state_, catalog_, name_))
+    for (const Pod* p : driver_pods(index_, catalog_, name_))
       if (!p->spec.node_name.empty() && p->status.phase == "Running" && !p->metadata.deletion_timestamp) return true;
     return false;
   }
 
   void needs(std::vector<Finding>& out) {
     for (const auto& op : catalog_.operands) {
-      if (op.needs.empty() || !operand_present(state_, op, name_)) continue;
+      if (op.needs.empty() || !operand_present(index_, op, name_)) continue;
       for (const auto& need : op.needs) {
         const Operand* m = catalog_.by_name(need);
-        if (!m || operand_present(state_, *m, name_)) continue;
+        if (!m || operand_present(index_, *m, name_)) continue;
         bool is_driver = m->label == kDriverLabel;
         if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
         std::string reason =
@@ -725,8 +709,8 @@ class Diagnoser {
         Finding f = make(op.name + "-without-" + m->column, Severity::kError, name_, op.name, reason);
         f.evidence.emplace_back("label " + op.label, shown(label(node_, op.label)));
         f.evidence.emplace_back("label " + m->label, shown(label(node_, m->label)));
-        const DaemonSet* mds = find_ds(state_, m->daemonset);
-        auto mp = pair_pods(state_, *m, mds, name_);
+        const DaemonSet* mds = index_.daemonset(m->daemonset);
+        auto mp = pair_pods(index_, *m, mds, name_);
         if (mp.empty()) f.evidence.emplace_back(m->name + " pod", "none");
         for (const Pod* p : mp) f.evidence.emplace_back(m->name + " pod", p->metadata.name + " " + pod_status_column(*p));
         out.push_back(std::move(f));
@@ -736,7 +720,7 @@ class Diagnoser {
 
   void multiple_drivers(std::vector<Finding>& out) {
     std::vector<const Pod*> live;
-    for (const Pod* p : driver_pods(state_, catalog_, name_))
+    for (const Pod* p : driver_pods(index_, catalog_, name_))
       if (!p->metadata.deletion_timestamp && !terminal(*p)) live.push_back(p);
     if (live.size() < 2) return;
     const Operand* d = driver_operand(catalog_);
@@ -753,7 +737,7 @@ class Diagnoser {
     out.push_back(std::move(f));
   }
 
-  const ClusterState& state_;
+  const StateIndex& index_;
   const Catalog& catalog_;
   const Node& node_;
   std::string name_;
@@ -762,8 +746,8 @@ class Diagnoser {
   std::set<std::string> expected_;
 };
 
-const Node& require_node(const ClusterState& state, const std::string& name) {
-  const Node* n = find_node(state, name);
+const Node& require_node(const StateIndex& index, const std::string& name) {
+  const Node* n = index.node(name);
   if (!n) throw ClusterError("nodes \"" + name + "\" not found", 404);
   return *n;
 }
@@ -920,12 +904,15 @@ std::string pod_status_column(const Pod& pod) {
   return reason;
 }
 
-static NodeDiagnosis diagnose_node(const ClusterState& state, const Catalog& catalog, const Node& node) {
-  return Diagnoser(state, catalog, node).run();
+static NodeDiagnosis diagnose_node(const StateIndex& index, const Catalog& catalog, const Node& node) {
+  return Diagnoser(index, catalog, node).run();
 }
 
 std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
                               const std::vector<std::string>& nodes) {
+  // Indexed once: each node's findings then cost that node's pods, not the
+  // cluster's (a scan of state.pods per pair grew with the square of the nodes).
+  const StateIndex index(state);
   std::vector<const Node*> targets;
   if (nodes.empty()) {
     for (const auto& n : state.nodes) targets.push_back(&n);
@@ -934,11 +921,11 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
   } else {
     std::set<std::string> seen;
     for (const auto& name : nodes)
-      if (seen.insert(name).second) targets.push_back(&require_node(state, name));
+      if (seen.insert(name).second) targets.push_back(&require_node(index, name));
   }
   std::vector<Finding> out;
   for (const Node* n : targets) {
-    NodeDiagnosis d = diagnose_node(state, catalog, *n);
+    NodeDiagnosis d = diagnose_node(index, catalog, *n);
     for (auto& f : d.node_level) out.push_back(std::move(f));
     for (auto& fs : d.per_operand)
       for (auto& f : fs) out.push_back(std::move(f));
@@ -949,7 +936,8 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
 
 Explanation explain(const ClusterState& state, const Catalog& catalog, const std::string& node,
                     const std::string& operand) {
-  const Node& n = require_node(state, node);
+  const StateIndex index(state);
+  const Node& n = require_node(index, node);
   const Operand* op = catalog.by_name(operand);
   if (!op) throw InputError("", 0, "operand", "Not found: \"" + operand + "\" is not an operand of the catalog (operands: " +
                                                         catalog.names() + ")");
@@ -959,11 +947,11 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
   e.label = op->label;
   e.label_value = label(n, op->label);
   e.daemonset = op->daemonset;
-  if (const DaemonSet* ds = find_ds(state, op->daemonset)) {
+  if (const DaemonSet* ds = index.daemonset(op->daemonset)) {
     e.daemonset_found = true;
     e.placement = should_run(*ds, n);
   }
-  NodeDiagnosis d = diagnose_node(state, catalog, n);
+  NodeDiagnosis d = diagnose_node(index, catalog, n);
   for (auto& f : d.node_level) e.findings.push_back(std::move(f));
   for (size_t i = 0; i < catalog.operands.size(); ++i)
     if (catalog.operands[i].name == operand)

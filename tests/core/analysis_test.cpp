@@ -123,6 +123,47 @@ TEST(Presence, OnlyRunningBoundControlledUndeletedPodsCount) {
   EXPECT_FALSE(core::operand_present(s, driver, "lab-node-1"));
 }
 
+// The present rule through a StateIndex (what diagnose and matrix ask per
+// node) answers as the scan over state.pods does, and picks the same pod.
+TEST(Presence, IndexedRuleAgreesWithTheScan) {
+  core::ClusterState s = lab_state();
+  const core::Catalog catalog = lab();
+  const core::Operand& driver = *catalog.by_name("driver");
+  const core::DaemonSet& d = ds(s, driver.daemonset);
+
+  core::Pod terminating = pod(d, "lab-node-0", "Running", "term1");
+  terminating.metadata.deletion_timestamp = core::Time(std::chrono::seconds(100));
+  core::Pod old_ds = pod(d, "lab-node-1", "Running", "old01");
+  old_ds.metadata.owner_references[0].uid = "uid-of-a-deleted-daemonset";
+  core::Pod pinned = pod(d, "", "Pending", "pin01");  // mapped to lab-node-2 by the controller's affinity
+  pinned.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{
+      core::NodeSelectorTerm{{}, {core::Requirement{"metadata.name", "In", {"lab-node-2"}}}}};
+  core::Pod unbound = pod(d, "", "Running", "unb01");
+  s.pods = {terminating, pod(d, "lab-node-2", "Pending", "pend1"), old_ds, pinned, unbound,
+            pod(d, "lab-node-0", "Running", "run01"), pod(d, "lab-node-0", "Running", "run02")};
+
+  const core::StateIndex index(s);
+  for (const std::string n : {"lab-node-0", "lab-node-1", "lab-node-2", "", "no-such-node"})
+    EXPECT_EQ(core::operand_present(index, driver, n), core::operand_present(s, driver, n)) << n;
+  // The first present pod in state order.
+  const core::Pod* p = core::present_pod(index, driver, "lab-node-0");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->metadata.name, d.metadata.name + "-run01");
+  EXPECT_EQ(core::present_pod(index, driver, "lab-node-1"), nullptr);
+
+  // Pods by target node, in state order: bound ones and the pinned one.
+  std::vector<std::string> on2;
+  for (const core::Pod* q : index.pods_on("lab-node-2")) on2.push_back(q->metadata.name);
+  EXPECT_EQ(on2, (std::vector<std::string>{d.metadata.name + "-pend1", d.metadata.name + "-pin01"}));
+  EXPECT_EQ(index.pods_on("lab-node-0").size(), 3u);
+  EXPECT_EQ(index.pods_on("").size(), 1u);  // the unbound, unpinned one
+  EXPECT_TRUE(index.pods_on("no-such-node").empty());
+  EXPECT_EQ(index.daemonset(driver.daemonset), &d);
+  EXPECT_EQ(index.daemonset("no-such-daemonset"), nullptr);
+  EXPECT_EQ(index.node("lab-node-1"), &s.nodes[2]);
+  EXPECT_EQ(index.node("no-such-node"), nullptr);
+}
+
 // LAB.md warns against judging by desiredNumberScheduled: the status says 2
 // but only one pod runs.
 TEST(Audit, IgnoresDaemonSetStatus) {
