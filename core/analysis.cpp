@@ -135,13 +135,18 @@ Report order_check(const ClusterState& state, const Catalog& catalog, const std:
 
 Report matrix(const ClusterState& state, const Catalog& catalog) {
   Report r;
-  std::vector<std::vector<const Pod*>> present(catalog.operands.size());
-  for (size_t i = 0; i < catalog.operands.size(); ++i) present[i] = present_pods(state, catalog.operands[i]);
+  // Nodes where each operand is present, sorted, computed once (as in audit):
+  // a scan of the present pods per (node, operand) grew with the square of the
+  // cluster.
+  std::vector<std::vector<std::string>> present(catalog.operands.size());
+  for (size_t i = 0; i < catalog.operands.size(); ++i) {
+    for (const Pod* p : present_pods(state, catalog.operands[i])) present[i].push_back(p->spec.node_name);
+    std::sort(present[i].begin(), present[i].end());
+  }
   for (const auto& name : sorted_node_names(state)) {
     std::string line = name;
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
-      bool yes = std::any_of(present[i].begin(), present[i].end(),
-                             [&](const Pod* p) { return p->spec.node_name == name; });
+      bool yes = std::binary_search(present[i].begin(), present[i].end(), name);
       line += " " + catalog.operands[i].column + "=" + (yes ? "yes" : "no");
     }
     r.lines.push_back(line);
