@@ -1,6 +1,5 @@
 // gpuops run: replay scenarios on the simulator (parallel, deterministic) or
 // on a real cluster (one at a time, expectations polled).
-#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <future>
@@ -125,17 +124,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     // that already has nodes, which every scenario would refuse (see
     // core::run_scenario: they create and delete their own nodes).
     core::ClusterState first = cluster->state(context_ns.empty() ? std::string("default") : context_ns);
-    if (!first.nodes.empty()) {
-      std::vector<std::string> names;
-      for (const auto& n : first.nodes) names.push_back(n.metadata.name);
-      std::sort(names.begin(), names.end());
-      std::string list;
-      for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
-      if (names.size() > 5) list += ", ... (" + std::to_string(names.size()) + " nodes)";
-      throw core::ClusterError("no scenario run: the cluster already has nodes (" + list +
-                               "); a scenario on a live cluster creates and deletes its own nodes and namespace, so "
-                               "it needs an empty cluster (gpuops serve, KWOK); nothing was changed");
-    }
+    if (std::string refusal = core::nodes_refusal(first); !refusal.empty())
+      throw core::ClusterError("no scenario run: " + refusal + "; " + core::kNeedsEmptyCluster);
     opt.now = [] {
       return core::Time(std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
     };

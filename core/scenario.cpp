@@ -779,6 +779,21 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
   return failures;
 }
 
+const char* const kNeedsEmptyCluster =
+    "a scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an empty cluster "
+    "(gpuops serve, KWOK); nothing was changed";
+
+std::string nodes_refusal(const ClusterState& state) {
+  if (state.nodes.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > 5) list += ", ... (" + std::to_string(names.size()) + " nodes)";
+  return "the cluster already has nodes (" + list + ")";
+}
+
 ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* sim, const RunOptions& opt) {
   ScenarioResult res;
   res.file = sc.file;
@@ -800,15 +815,8 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
     std::string refusal;
     try {
       ClusterState before = c.state(sc.namespace_);
-      if (!before.nodes.empty()) {
-        std::vector<std::string> names;
-        for (const auto& n : before.nodes) names.push_back(n.metadata.name);
-        std::sort(names.begin(), names.end());
-        std::string list;
-        for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
-        if (names.size() > 5) list += ", ...";
-        refusal = "the cluster already has nodes (" + list + ")";
-      } else if (!before.daemonsets.empty() || !before.pods.empty()) {
+      refusal = nodes_refusal(before);
+      if (refusal.empty() && (!before.daemonsets.empty() || !before.pods.empty())) {
         refusal = "namespace " + sc.namespace_ + " already has DaemonSets or pods";
       }
     } catch (const std::exception& e) {
@@ -816,9 +824,7 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
     }
     if (!refusal.empty()) {
       res.passed = false;
-      res.error = "not run: " + refusal +
-                  "; a scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an "
-                  "empty cluster (gpuops serve, KWOK); nothing was changed";
+      res.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
       for (const auto& s : sc.steps) {
         StepResult sr;
         sr.title = s.title();

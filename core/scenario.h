@@ -214,6 +214,14 @@ struct RunOptions {
   bool observe = false;
 };
 
+// Why a live cluster cannot take scenarios: "the cluster already has nodes
+// (a, b, ...)" (the first five names in order, then the count), or "" when it
+// has none. run_scenario refuses such a cluster, and so does `gpuops run`
+// before its first scenario.
+std::string nodes_refusal(const ClusterState& state);
+// What follows a refusal: why a scenario needs an empty cluster.
+extern const char* const kNeedsEmptyCluster;
+
 // Replays `scenario` on `cluster`. `sim` is nullptr on backends without
 // simulator controls: simulator-only steps are then skipped with a reason.
 // Never throws for a failing expectation; backend errors during an action
