@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <system_error>
 
 #include <yaml-cpp/yaml.h>
@@ -18,6 +19,7 @@
 #include "cli/common.h"
 #include "cli/subprocess.h"
 #include "core/lab.h"
+#include "core/yaml_load.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/api_server.h"
@@ -72,12 +74,11 @@ class ContextKubeconfig {
       src = list.substr(0, list.find(':'));
       if (src.empty() && std::getenv("HOME")) src = std::string(std::getenv("HOME")) + "/.kube/config";
     }
-    YAML::Node doc;
-    try {
-      doc = YAML::LoadFile(src);
-    } catch (const YAML::Exception& e) {
-      throw core::InputError(src, e.mark.line + 1, "", std::string("cannot read the kubeconfig: ") + e.msg);
-    }
+    std::ifstream in(src, std::ios::binary);
+    if (!in) throw core::InputError(src, 0, "", "cannot read the kubeconfig");
+    std::stringstream text;
+    text << in.rdbuf();
+    YAML::Node doc = core::load_yaml(text.str(), src, "cannot read the kubeconfig: ");
     doc["current-context"] = context;
     fs::path copy = fs::path(src).parent_path() / (".gpuops-grade-" + std::to_string(::getpid()) + ".kubeconfig");
     std::ofstream f(copy);

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/yaml_load.h"
+
 namespace gpuops::core {
 
 namespace json = boost::json;
@@ -868,26 +870,7 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
     expand_lists(std::move(d), out);
     return out;
   }
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.line + 1;
-    std::string msg = "invalid YAML: " + e.msg;
-    // Say it plainly when a tab sits in the indentation: YAML forbids it.
-    std::istringstream ls(text);
-    std::string l;
-    for (int i = 1; std::getline(ls, l); ++i) {
-      size_t ws = l.find_first_not_of(" \t");
-      if (l.substr(0, ws == std::string::npos ? l.size() : ws).find('\t') != std::string::npos &&
-          i <= line && i >= line - 2) {
-        line = i;
-        msg = "invalid YAML: found a tab character in indentation (YAML allows spaces only)";
-        break;
-      }
-    }
-    throw InputError(file, line, "", msg);
-  }
+  std::vector<YAML::Node> docs = load_yaml_all(text, file);
   for (const auto& n : docs) {
     if (n.IsNull()) continue;
     Document d;

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/yaml_load.h"
+
 namespace gpuops::core {
 
 const Operand* Catalog::by_name(const std::string& name) const {
@@ -63,12 +65,7 @@ std::vector<std::string> list(const YAML::Node& n, const char* key, const std::s
 }  // namespace
 
 Catalog parse_catalog(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "invalid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(text, file);
   if (!root.IsMap() || !root["operands"] || !root["operands"].IsSequence())
     throw InputError(file, root ? line_of(root) : 0, "operands", "Required value: a list of operands");
   Catalog c;

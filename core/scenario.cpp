@@ -16,6 +16,7 @@
 #include "core/analysis.h"
 #include "core/codec.h"
 #include "core/manifests.h"
+#include "core/yaml_load.h"
 
 namespace gpuops::core {
 
@@ -564,12 +565,7 @@ Scenario load_scenario(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   Reader r(path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(ss.str());
-  } catch (const YAML::Exception& e) {
-    throw InputError(path, e.mark.line + 1, "", "invalid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(ss.str(), path);
   if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
   r.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "steps"});
   Scenario sc;

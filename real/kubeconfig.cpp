@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/yaml_load.h"
 
 namespace gpuops::real {
 namespace {
@@ -92,12 +93,7 @@ bool boolean(const YAML::Node& map, const char* key, const std::string& file, co
 // Adds the entries of one file; the first file to define a name wins the whole
 // entry (mergo.Merge of maps in file order, loader.go).
 void merge_file(const std::string& file, const std::string& text, Merged& m) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "cannot parse kubeconfig: " + e.msg);
-  }
+  YAML::Node root = core::load_yaml(text, file, "cannot parse kubeconfig: ");
   m.files.push_back(file);
   if (!root || root.IsNull()) return;  // an empty file is an empty config
   if (!root.IsMap()) throw InputError(file, line_of(root), "", "a kubeconfig must be a YAML map");

@@ -1,0 +1,172 @@
+#include "core/yaml_load.h"
+
+#include <yaml-cpp/eventhandler.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/errors.h"
+
+namespace gpuops::core {
+
+namespace {
+
+// allowedAliasRatio, go-yaml v2 decode.go.
+double allowed_alias_ratio(uint64_t decode_count) {
+  constexpr double kLow = 400000, kHigh = 4000000;
+  if (decode_count <= kLow) return 0.99;
+  if (decode_count >= kHigh) return 0.10;
+  return 0.99 - 0.89 * ((static_cast<double>(decode_count) - kLow) / (kHigh - kLow));
+}
+
+// Thrown out of the event handler, carrying the line of the event.
+struct AliasRefused {
+  int line;
+  std::string reason;
+};
+
+// Counts, per document, the nodes go-yaml's decoder would visit (every node
+// once, an alias as itself plus the whole node it names, again) and refuses
+// what decoder.unmarshal and decoder.alias refuse. yaml-cpp numbers anchors
+// per document from 1 and reports each anchor's name just before its node.
+class AliasBudget : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {
+    decoded_ = 1;  // the document node
+    aliased_ = 0;
+    sizes_.clear();
+    names_.clear();
+    open_.clear();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (std::find(open_.begin(), open_.end(), anchor) != open_.end())
+      throw AliasRefused{mark.line + 1, "anchor '" + names_[anchor] + "' value contains itself"};
+    // The alias node itself (aliasDepth is 0 when it is decoded), then its
+    // target's nodes, each decoded inside the alias.
+    uint64_t size = sizes_[anchor];
+    decoded_ += 1 + size;
+    aliased_ += size;
+    check(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    start(mark, anchor);
+  }
+  void OnSequenceEnd() override { end(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    start(mark, anchor);
+  }
+  void OnMapEnd() override { end(); }
+  void OnAnchor(const YAML::Mark&, const std::string& name) override { pending_name_ = name; }
+
+ private:
+  void name(YAML::anchor_t anchor) {
+    if (anchor) names_[anchor] = pending_name_;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    name(anchor);
+    ++decoded_;
+    if (anchor) sizes_[anchor] = 1;
+    check(mark);
+  }
+  void start(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    name(anchor);
+    stack_.push_back({anchor, decoded_});
+    if (anchor) open_.push_back(anchor);
+    ++decoded_;
+    check(mark);
+  }
+  void end() {
+    Frame f = stack_.back();
+    stack_.pop_back();
+    if (f.anchor) {
+      sizes_[f.anchor] = decoded_ - f.decoded_before;
+      open_.erase(std::find(open_.begin(), open_.end(), f.anchor));
+    }
+  }
+  // mirrors the check at the top of decoder.unmarshal. Within one alias's
+  // expansion the aliased share only grows and the allowance only shrinks,
+  // so checking after the whole expansion refuses exactly what a check per
+  // node would.
+  void check(const YAML::Mark& mark) const {
+    if (aliased_ > 100 && decoded_ > 1000 &&
+        static_cast<double>(aliased_) / static_cast<double>(decoded_) > allowed_alias_ratio(decoded_))
+      throw AliasRefused{mark.line + 1, "document contains excessive aliasing"};
+  }
+
+  struct Frame {
+    YAML::anchor_t anchor;
+    uint64_t decoded_before;
+  };
+  uint64_t decoded_ = 0;
+  uint64_t aliased_ = 0;
+  std::unordered_map<YAML::anchor_t, uint64_t> sizes_;
+  std::unordered_map<YAML::anchor_t, std::string> names_;
+  std::vector<YAML::anchor_t> open_;  // anchors of the collections being read
+  std::vector<Frame> stack_;
+  std::string pending_name_;
+};
+
+[[noreturn]] void syntax_error(const std::string& text, const std::string& file, const std::string& prefix,
+                               const YAML::Exception& e) {
+  int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;
+  std::string msg = prefix + e.msg;
+  // Say it plainly when a tab sits in the indentation: YAML forbids it.
+  std::istringstream ls(text);
+  std::string l;
+  for (int i = 1; std::getline(ls, l); ++i) {
+    size_t ws = l.find_first_not_of(" \t");
+    if (l.substr(0, ws == std::string::npos ? l.size() : ws).find('\t') != std::string::npos && i <= line &&
+        i >= line - 2) {
+      line = i;
+      msg = prefix + "found a tab character in indentation (YAML allows spaces only)";
+      break;
+    }
+  }
+  throw InputError(file, line, "", msg);
+}
+
+// Runs the alias checks over every document of `text`. An alias starts with
+// '*' (YAML 1.2, 7.1), so text without one has nothing to check.
+void check_aliases(const std::string& text, const std::string& file, const std::string& prefix) {
+  if (text.find('*') == std::string::npos) return;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  AliasBudget budget;
+  try {
+    while (parser.HandleNextDocument(budget)) {
+    }
+  } catch (const AliasRefused& r) {
+    throw InputError(file, r.line, "", prefix + r.reason);
+  }
+}
+
+}  // namespace
+
+std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& file, const std::string& prefix) {
+  try {
+    check_aliases(text, file, prefix);
+    return YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    syntax_error(text, file, prefix, e);
+  }
+}
+
+YAML::Node load_yaml(const std::string& text, const std::string& file, const std::string& prefix) {
+  try {
+    check_aliases(text, file, prefix);
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    syntax_error(text, file, prefix, e);
+  }
+}
+
+}  // namespace gpuops::core

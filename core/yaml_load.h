@@ -1,0 +1,40 @@
+// core/yaml_load.h: the one way gpuops parses YAML text (manifests, snapshots,
+// scenarios, operand catalogs, kubeconfigs, request bodies in serve).
+//
+// yaml-cpp builds aliases as shared nodes: `a: &a [*a]` becomes a node that
+// contains itself (a walk of it never ends), and a few hundred bytes of nested
+// aliases ("billion laughs") stand for billions of nodes once walked. kubectl's
+// decoder (sigs.k8s.io/yaml over go-yaml v2) refuses both; so does this loader,
+// before any caller walks the nodes, with go-yaml's rules:
+//  * an alias to an anchor whose node is still open is refused: "anchor 'a'
+//    value contains itself" (mirrors decoder.alias, go-yaml v2 decode.go);
+//  * a document in which more than the allowed share of decoded nodes comes
+//    from alias expansion is refused: "document contains excessive aliasing"
+//    (mirrors decoder.unmarshal and allowedAliasRatio, decode.go: only once
+//    more than 100 nodes came from aliases and more than 1,000 were decoded;
+//    99% allowed up to 400,000 decoded nodes, 10% from 4,000,000, linear in
+//    between). Counted per document, as kubectl decodes each on its own.
+// So a walk of what these functions return visits at most a few hundred
+// thousand nodes more than the text holds, and never loops.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+namespace gpuops::core {
+
+// Every document of `text` (a document that is empty or only a comment is a
+// Null node, as YAML::LoadAll gives it).
+// Throws InputError(file, line, "", prefix + reason), line 1-based (0 when
+// unknown), for a syntax error (a tab in the indentation is named as such),
+// an alias that refers to its own anchor, or excessive aliasing.
+std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& file,
+                                      const std::string& prefix = "invalid YAML: ");
+
+// The first document of `text` (a Null node when there is none), after the
+// same checks over every document; throws as load_yaml_all.
+YAML::Node load_yaml(const std::string& text, const std::string& file, const std::string& prefix = "invalid YAML: ");
+
+}  // namespace gpuops::core

@@ -1,0 +1,133 @@
+// The YAML loader's alias rules, as kubectl's decoder (go-yaml v2 decode.go)
+// applies them, and every reader of YAML going through it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/codec.h"
+#include "core/errors.h"
+#include "core/operands.h"
+#include "core/scenario.h"
+#include "core/yaml_load.h"
+
+using namespace gpuops;
+
+namespace {
+
+// `a: &a [s1 .. s199]` (an anchored node of 200 nodes: the sequence and its
+// 199 scalars), then `r:` a sequence of `aliases` aliases of it.
+std::string aliased_list(int aliases) {
+  std::string t = "a: &a [";
+  for (int i = 1; i <= 199; ++i) t += (i > 1 ? ",s" : "s") + std::to_string(i);
+  t += "]\nr: [";
+  for (int i = 0; i < aliases; ++i) t += i ? ",*a" : "*a";
+  return t + "]\n";
+}
+
+// The classic expansion: nine levels of ten aliases each (10^9 leaves).
+std::string billion_laughs() {
+  std::string t = "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol,lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    std::string prev(1, static_cast<char>(c - 1));
+    t += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) t += (i ? ",*" : "*") + prev;
+    t += "]\n";
+  }
+  return t;
+}
+
+core::InputError refused(const std::string& text) {
+  try {
+    core::load_yaml_all(text, "f.yaml");
+  } catch (const core::InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << text.substr(0, 80);
+  return core::InputError("", 0, "", "");
+}
+
+}  // namespace
+
+// go-yaml's own test table (decode_test.go, unmarshalErrorTests) has
+// `a: &a\n  b: *a\n` -> "anchor 'a' value contains itself".
+TEST(YamlLoad, AliasInsideItsOwnAnchorIsRefused) {
+  auto e = refused("a: &a\n  b: *a\n");
+  EXPECT_EQ(e.message(), "invalid YAML: anchor 'a' value contains itself");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.file(), "f.yaml");
+  e = refused("kind: List\nitems: &a [*a]\n");
+  EXPECT_EQ(e.message(), "invalid YAML: anchor 'a' value contains itself");
+  EXPECT_EQ(e.line(), 2);
+  // Nested deeper, and in the second document of a stream.
+  e = refused("x: 1\n---\nspec: &top\n  template:\n    again: [1, *top]\n");
+  EXPECT_EQ(e.message(), "invalid YAML: anchor 'top' value contains itself");
+  EXPECT_EQ(e.line(), 5);
+}
+
+TEST(YamlLoad, AnAliasOfAClosedAnchorIsFine) {
+  auto docs = core::load_yaml_all("a: &a {x: 1}\nb: *a\nc: [*a, *a]\n", "f.yaml");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0]["b"]["x"].as<int>(), 1);
+  EXPECT_EQ(docs[0]["c"][1]["x"].as<int>(), 1);
+  // An anchor defined again takes the new value for later aliases.
+  docs = core::load_yaml_all("a: &n 1\nb: &n 2\nc: *n\n", "f.yaml");
+  EXPECT_EQ(docs[0]["c"].as<int>(), 2);
+}
+
+// decoder.unmarshal: the document node, the top map, key "a", the anchored
+// sequence (200 nodes), key "r" and its sequence make 205 nodes; each alias
+// adds itself and the 200 nodes it names, which count as aliased. After k
+// aliases: decoded = 205 + 201k, aliased = 200k, refused when
+// aliased/decoded > 0.99 (allowedAliasRatio below 400,000 decoded), that is
+// when 1.01k > 202.95: k = 200 passes, k = 201 is refused.
+TEST(YamlLoad, AliasBudgetIsGoYamls) {
+  EXPECT_NO_THROW(core::load_yaml_all(aliased_list(200), "f.yaml"));
+  auto e = refused(aliased_list(201));
+  EXPECT_EQ(e.message(), "invalid YAML: document contains excessive aliasing");
+  EXPECT_EQ(e.line(), 2);
+}
+
+TEST(YamlLoad, BillionLaughsIsRefusedBeforeAnyExpansion) {
+  auto e = refused(billion_laughs());
+  EXPECT_EQ(e.message(), "invalid YAML: document contains excessive aliasing");
+  // Three levels (1,000 leaves) is ordinary use: decoded 1,000-odd nodes,
+  // aliased share under 99%.
+  std::string small = "a: &a [l,l,l,l,l,l,l,l,l,l]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+                      "c: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n";
+  EXPECT_NO_THROW(core::load_yaml_all(small, "f.yaml"));
+}
+
+TEST(YamlLoad, TheBudgetIsPerDocument) {
+  // Each document alone is within the budget; kubectl decodes each alone.
+  std::string two = aliased_list(200) + "---\n" + aliased_list(200);
+  EXPECT_EQ(core::load_yaml_all(two, "f.yaml").size(), 2u);
+}
+
+TEST(YamlLoad, SyntaxErrorsKeepTheirLineAndPrefix) {
+  try {
+    core::load_yaml("a:\n\tb: 1\n", "k.yaml", "cannot parse kubeconfig: ");
+    FAIL() << "accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.message(), "cannot parse kubeconfig: found a tab character in indentation (YAML allows spaces only)");
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
+// Every reader of YAML refuses the self-referential alias with an input
+// error (exit 2) instead of recursing until the stack runs out.
+TEST(YamlLoad, EveryReaderGoesThroughIt) {
+  const std::string loop = "apiVersion: v1\nkind: Namespace\nmetadata: &m\n  name: x\n  labels: *m\n";
+  EXPECT_THROW(core::read_documents(loop, "m.yaml"), core::InputError);
+  EXPECT_THROW(core::parse_catalog("operands: &o [*o]\n", "c.yaml"), core::InputError);
+  auto dir = std::filesystem::temp_directory_path() / ("gpuops-yaml-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "s.yaml") << "name: &n [*n]\ncluster: {}\nsteps: []\n";
+  EXPECT_THROW(core::load_scenario((dir / "s.yaml").string()), core::InputError);
+  std::ofstream(dir / "laughs.yaml") << billion_laughs();
+  EXPECT_THROW(core::read_paths({(dir / "laughs.yaml").string()}), core::InputError);
+  std::filesystem::remove_all(dir);
+}
