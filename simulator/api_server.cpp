@@ -264,6 +264,8 @@ struct ApiServer::Impl {
   ssl::context ssl_ctx{ssl::context::tls_server};
   tcp::acceptor acceptor{io};
   asio::steady_timer ticker{io};
+  asio::steady_timer accept_timer{io};
+  std::chrono::milliseconds accept_delay{0};  // after failed accepts
   std::optional<asio::signal_set> signals;
   std::mutex mu;  // the cluster
   int subscription = 0;
@@ -299,6 +301,9 @@ struct ApiServer::Impl {
   // Handles one request. Returns false when the session took over the
   // connection (a watch).
   bool handle(const Request& req, const std::shared_ptr<Session>& s, http::response<http::string_body>& res);
+  // The bearer token of a request's header is the server's
+  // (authenticator/request/bearertoken).
+  bool authenticated(const http::request_header<>& h) const;
   // The answer to a request that is not a watch. A list page is built in
   // `sp` (the caller's arena for this answer); other answers may use the
   // default resource.
@@ -323,11 +328,16 @@ struct WatchSpec {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket sock, ApiServer::Impl& srv)
-      : stream_(std::move(sock), srv.ssl_ctx), srv_(srv), bookmark_timer_(srv.io), timeout_timer_(srv.io) {}
+      : stream_(beast::tcp_stream(std::move(sock)), srv.ssl_ctx),
+        srv_(srv),
+        bookmark_timer_(srv.io),
+        timeout_timer_(srv.io) {}
 
   void start() {
+    tcp_().expires_after(srv_.opt.handshake_timeout);
     stream_.async_handshake(ssl::stream_base::server, [self = shared_from_this()](error_code ec) {
-      if (!ec) self->read();
+      if (ec) return self->abort();
+      self->read();
     });
   }
 
@@ -344,12 +354,17 @@ class Session : public std::enable_shared_from_this<Session> {
     header_->chunked(true);
     header_->keep_alive(false);
     serializer_ = std::make_unique<http::response_serializer<http::empty_body>>(*header_);
+    // A watch lasts as long as its timeoutSeconds; a client that stops
+    // reading is caught by the backlog bound (queue()), not by a deadline.
+    tcp_().expires_never();
     writing_ = true;
     http::async_write_header(stream_, *serializer_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec) return self->abort();
       self->pump();
     });
     for (auto& [type, obj] : initial) send_event(type, obj);
+    initial_bytes_ = backlog_bytes_;
+    last_progress_ = std::chrono::steady_clock::now();
     id_ = srv_.next_watcher++;
     srv_.watchers[id_] = weak_from_this();
     // Detects a client that goes away.
@@ -412,8 +427,8 @@ class Session : public std::enable_shared_from_this<Session> {
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
     error_code ec;
-    beast::get_lowest_layer(stream_).shutdown(tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(stream_).close(ec);
+    tcp_().socket().shutdown(tcp::socket::shutdown_both, ec);
+    tcp_().close();
   }
 
   uint64_t last_rv() const { return last_rv_; }
@@ -464,8 +479,27 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void queue(std::string chunk) {
     if (closed_ || ending_) return;
+    backlog_bytes_ += chunk.size();
     out_.push_back(std::move(chunk));
-    if (!writing_) pump();
+    if (!writing_) {
+      last_progress_ = std::chrono::steady_clock::now();
+      pump();
+      return;
+    }
+    if (fell_behind()) {
+      std::cerr << "gpuops serve: closing a watch of " << watch_->res->plural << " whose client does not read ("
+                << backlog_bytes_ << " bytes of events unsent)\n";
+      abort();
+    }
+  }
+
+  // The backlog bound of Options (watch_backlog_bytes and the rest), over
+  // the events queued after the initial state.
+  bool fell_behind() const {
+    size_t live = backlog_bytes_ > initial_bytes_ ? backlog_bytes_ - initial_bytes_ : 0;
+    if (live > srv_.opt.watch_backlog_hard_bytes) return true;
+    return live > srv_.opt.watch_backlog_bytes &&
+           std::chrono::steady_clock::now() - last_progress_ > srv_.opt.watch_stall;
   }
 
   void pump() {
@@ -484,35 +518,83 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::async_write(stream_, http::make_chunk(asio::buffer(*out_.front())),
                       [self = shared_from_this()](error_code ec, size_t) {
                         if (ec) return self->abort();
+                        size_t n = self->out_.front()->size();
+                        self->backlog_bytes_ -= n;
+                        self->initial_bytes_ -= std::min(self->initial_bytes_, n);
+                        self->last_progress_ = std::chrono::steady_clock::now();
                         self->out_.pop_front();
                         self->pump();
                       });
   }
 
   // ---- plain requests ----
+  // The header first (within read_header_timeout, or idle_timeout between
+  // requests), the token checked on it, then the body (request_timeout).
   void read() {
     parser_.emplace();
-    parser_->body_limit(64 * 1024 * 1024);
+    parser_->header_limit(static_cast<std::uint32_t>(srv_.opt.max_header_bytes));
+    // No limit while the header is read: the parser would refuse a large
+    // Content-Length before the token is checked (on_header checks both).
+    parser_->body_limit(boost::none);
+    tcp_().expires_after(served_ ? srv_.opt.idle_timeout : srv_.opt.read_header_timeout);
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (ec) return self->abort();
+      self->on_header();
+    });
+  }
+
+  void on_header() {
+    const auto& h = parser_->get();
+    if (!srv_.authenticated(h)) return refuse(401, "Unauthorized", "Unauthorized");
+    if (auto n = parser_->content_length(); n && *n > srv_.opt.max_request_body_bytes) return refuse_too_large();
+    parser_->body_limit(srv_.opt.max_request_body_bytes);  // a chunked body, as it comes
+    tcp_().expires_after(srv_.opt.request_timeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (ec == http::error::body_limit) return self->refuse_too_large();
       if (ec) return self->abort();
       self->on_request();
     });
   }
 
+  void refuse_too_large() {
+    refuse(413, "RequestEntityTooLarge",
+           "Request entity too large: limit is " + std::to_string(srv_.opt.max_request_body_bytes));
+  }
+
+  // Answers a request whose body was not read with a Status, then closes
+  // the connection (what is left of the body cannot be told from a next
+  // request).
+  void refuse(int code, const std::string& reason, const std::string& message) {
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(code),
+                                                                   parser_->get().version());
+    res->set(http::field::content_type, "application/json");
+    res->set(http::field::cache_control, "no-cache, private");
+    res->body() = json::serialize(status_object(code, reason, message, {}));
+    res->keep_alive(false);
+    res->prepare_payload();
+    tcp_().expires_after(srv_.opt.request_timeout);
+    http::async_write(stream_, *res, [self = shared_from_this(), res](error_code, size_t) { self->abort(); });
+  }
+
   void on_request() {
     Request req = parser_->release();
+    served_ = true;
+    tcp_().expires_never();  // handling is not the client's time
     auto res = std::make_shared<http::response<http::string_body>>();
     bool keep = req.keep_alive();
     if (!srv_.handle(req, shared_from_this(), *res)) return;  // watching
     res->keep_alive(keep);
     res->prepare_payload();
+    tcp_().expires_after(srv_.opt.request_timeout);
     http::async_write(stream_, *res, [self = shared_from_this(), res, keep](error_code ec, size_t) {
       if (ec || !keep) return self->abort();
       self->read();
     });
   }
 
-  ssl::stream<tcp::socket> stream_;
+  beast::tcp_stream& tcp_() { return beast::get_lowest_layer(stream_); }
+
+  ssl::stream<beast::tcp_stream> stream_;
   ApiServer::Impl& srv_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -524,6 +606,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response<http::empty_body>> header_;
   std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
   std::deque<std::optional<std::string>> out_;
+  size_t backlog_bytes_ = 0;  // of the chunks in out_
+  size_t initial_bytes_ = 0;  // of those, the initial state's, still unsent
+  std::chrono::steady_clock::time_point last_progress_;
+  bool served_ = false;  // a request was answered on this connection
   bool writing_ = false;
   bool ending_ = false;
   bool closed_ = false;
@@ -537,7 +623,19 @@ void ApiServer::Impl::accept() {
   acceptor.async_accept([this](error_code ec, tcp::socket sock) {
     if (ec) {
       if (ec == asio::error::operation_aborted) return;
+      // Out of descriptors (EMFILE, ENFILE) or another failed accept: wait
+      // before the next one instead of spinning on the same error, 5 ms
+      // doubling to 1 s (mirrors the tempDelay of net/http Server.Serve).
+      accept_delay = accept_delay.count() ? std::min(accept_delay * 2, std::chrono::milliseconds(1000))
+                                          : std::chrono::milliseconds(5);
+      std::cerr << "gpuops serve: accept: " << ec.message() << "; retrying in " << accept_delay.count() << "ms\n";
+      accept_timer.expires_after(accept_delay);
+      accept_timer.async_wait([this](error_code wec) {
+        if (!wec) accept();
+      });
+      return;
     } else {
+      accept_delay = std::chrono::milliseconds(0);
       // A response goes out as several TLS records; with Nagle's algorithm
       // the last small one waits for the client's delayed ACK (about 40 ms
       // per response on Linux). The API server's Go net/http sets
@@ -1349,6 +1447,11 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   throw_api(405, "the server does not allow this method on the requested resource");
 }
 
+bool ApiServer::Impl::authenticated(const http::request_header<>& h) const {
+  auto it = h.find(http::field::authorization);
+  return it != h.end() && it->value() == "Bearer " + token;
+}
+
 bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>& s,
                              http::response<http::string_body>& res) {
   res.version(req.version());
@@ -1358,13 +1461,7 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
     res.result(static_cast<http::status>(e.code));
     res.body() = json::serialize(status_object(e.code, e.reason, e.message, e.details));
   };
-  // Authentication: the bearer token (authenticator/request/bearertoken).
-  std::string auth;
-  if (auto it = req.find(http::field::authorization); it != req.end()) auth = std::string(it->value());
-  if (auth != "Bearer " + token) {
-    reply_status(ApiError{401, "Unauthorized", "Unauthorized", {}});
-    return true;
-  }
+  // Authenticated already, on the header (Session::on_header).
   std::string target(req.target());
   if (target == "/healthz" || target == "/readyz" || target == "/livez") {
     res.set(http::field::content_type, "text/plain; charset=utf-8");

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -64,6 +65,39 @@ class ApiServer {
     std::string git_version = "v1.32.0-gpuops";
     // run() also stops on SIGINT/SIGTERM (asio::signal_set).
     bool stop_on_signals = false;
+
+    // Limits on what one client may hold, as kube-apiserver sets them
+    // (k8s.io/apiserver pkg/server/secure_serving.go and config.go) where it
+    // has one. A request's token is checked on its header alone: a body is
+    // read only for an authenticated request.
+    // A request body larger than this is answered 413 RequestEntityTooLarge
+    // ("Request entity too large: limit is N", config.go MaxRequestBodyBytes,
+    // handlers/rest.go limitedReadBody) and the connection closed.
+    std::size_t max_request_body_bytes = 3 * 1024 * 1024;
+    // Request line and header fields (http.Server.MaxHeaderBytes); beyond it
+    // the connection is closed.
+    std::size_t max_header_bytes = 1 << 20;
+    // The TLS handshake must finish within this (the client side's
+    // TLSHandshakeTimeout of Go's http.DefaultTransport).
+    std::chrono::milliseconds handshake_timeout{std::chrono::seconds(10)};
+    // A connection's first request header must arrive within this
+    // (ReadHeaderTimeout); a kept-alive connection waits this long for the
+    // next one (IdleTimeout). Then it is closed.
+    std::chrono::milliseconds read_header_timeout{std::chrono::seconds(32)};
+    std::chrono::milliseconds idle_timeout{std::chrono::seconds(90)};
+    // Reading an authenticated request's body, and writing any answer but a
+    // watch, must finish within this (the apiserver's default
+    // --request-timeout).
+    std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+    // A watch whose client does not read falls behind: once more than
+    // watch_backlog_bytes of events wait unsent and none was written for
+    // watch_stall, or more than watch_backlog_hard_bytes wait at all, the
+    // watch is closed (the watch cache's cacheWatcher is closed when its
+    // buffer stays full; storage/cacher). The events of the initial state
+    // are not counted: they are bounded by what the store holds.
+    std::size_t watch_backlog_bytes = 16 * 1024 * 1024;
+    std::size_t watch_backlog_hard_bytes = 256 * 1024 * 1024;
+    std::chrono::milliseconds watch_stall{std::chrono::seconds(10)};
   };
 
   // Generates the CA, server certificate and token, and binds the listening

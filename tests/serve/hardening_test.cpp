@@ -1,0 +1,307 @@
+// What a hostile or broken client cannot do to `gpuops serve`: make it read a
+// body without the token, hold a connection open without speaking, grow its
+// memory through a watch it does not read, kill it with one YAML body, or spin
+// it when it runs out of descriptors.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "real/client.h"
+#include "real/kubeconfig.h"
+#include "tests/serve/helpers.h"
+
+namespace gpuops::serve_testing {
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = asio::ssl;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+// A raw client: TCP, then (optionally) TLS without verification, bytes in
+// and out with a deadline on every read.
+class RawClient {
+ public:
+  explicit RawClient(uint16_t port) : ctx_(ssl::context::tls_client), stream_(io_, ctx_) {
+    stream_.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  }
+  void handshake() { stream_.handshake(ssl::stream_base::client); }
+  void write(const std::string& bytes) {
+    boost::system::error_code ec;
+    asio::write(stream_, asio::buffer(bytes), ec);
+    write_error = ec;
+  }
+  // Reads until EOF, `want` bytes, or the deadline; returns what came.
+  std::string read(std::chrono::milliseconds deadline, size_t want = SIZE_MAX, bool tls = true) {
+    std::string got;
+    auto until = std::chrono::steady_clock::now() + deadline;
+    char buf[65536];
+    eof = false;
+    while (got.size() < want && std::chrono::steady_clock::now() < until) {
+      boost::system::error_code ec;
+      size_t n = 0;
+      bool done = false;
+      auto handler = [&](boost::system::error_code e, size_t k) {
+        ec = e;
+        n = k;
+        done = true;
+      };
+      size_t room = std::min(sizeof buf, want - got.size());
+      if (tls)
+        stream_.async_read_some(asio::buffer(buf, room), handler);
+      else
+        stream_.next_layer().async_read_some(asio::buffer(buf, room), handler);
+      io_.restart();
+      io_.run_until(until);
+      if (!done) {
+        stream_.next_layer().cancel();
+        io_.restart();
+        io_.run();
+        break;
+      }
+      got.append(buf, n);
+      if (ec) {
+        last_error = ec;
+        eof = true;
+        break;
+      }
+    }
+    return got;
+  }
+  bool eof = false;
+  boost::system::error_code write_error, last_error;
+
+ private:
+  asio::io_context io_;
+  ssl::context ctx_;
+  ssl::stream<tcp::socket> stream_;
+};
+
+int status_of(const std::string& response) {
+  if (response.rfind("HTTP/1.1 ", 0) != 0) return 0;
+  return std::stoi(response.substr(9, 3));
+}
+
+json::value body_of(const std::string& response) {
+  size_t at = response.find("\r\n\r\n");
+  return at == std::string::npos ? json::value() : json::parse(response.substr(at + 4));
+}
+
+simulator::ApiServer::Options quick_timeouts() {
+  simulator::ApiServer::Options o;
+  o.handshake_timeout = 300ms;
+  o.read_header_timeout = 300ms;
+  o.idle_timeout = 300ms;
+  return o;
+}
+
+std::string post_header(const std::string& token, const std::string& length) {
+  std::string h = "POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+  if (!token.empty()) h += "Authorization: Bearer " + token + "\r\n";
+  return h + "Content-Length: " + length + "\r\n\r\n";
+}
+
+// The token is checked on the header: a request without it is answered 401
+// at once, without waiting for the 100 MB its header announces.
+TEST(ServeHardening, NoTokenIsRefusedBeforeTheBodyIsRead) {
+  Served s(true);
+  RawClient c(s.server->port());
+  c.handshake();
+  c.write(post_header("", "104857600"));
+  std::string res = c.read(10s);
+  EXPECT_EQ(status_of(res), 401) << res.substr(0, 200) << c.last_error.message();
+  EXPECT_TRUE(c.eof) << "the connection stays open after a refused header";
+  EXPECT_EQ(body_of(res).at("reason").as_string(), "Unauthorized");
+}
+
+// handlers/rest.go limitedReadBody over config.go's MaxRequestBodyBytes
+// (3 MiB): 413, reason RequestEntityTooLarge, "Request entity too large:
+// limit is 3145728"; by the announced length and by a chunked body alike.
+TEST(ServeHardening, BodyOverTheApiserversLimitIs413) {
+  Served s(true);
+  {
+    RawClient c(s.server->port());
+    c.handshake();
+    c.write(post_header(s.server->token(), "3145729"));
+    std::string res = c.read(10s);
+    ASSERT_EQ(status_of(res), 413) << res.substr(0, 200);
+    json::value st = body_of(res);
+    EXPECT_EQ(st.at("reason").as_string(), "RequestEntityTooLarge");
+    EXPECT_EQ(st.at("message").as_string(), "Request entity too large: limit is 3145728");
+    EXPECT_EQ(st.at("code").as_int64(), 413);
+  }
+  {
+    RawClient c(s.server->port());
+    c.handshake();
+    c.write("POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer " +
+            s.server->token() + "\r\nTransfer-Encoding: chunked\r\n\r\n");
+    std::string chunk(1 << 20, ' ');
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
+    for (int i = 0; i < 4 && !c.write_error; ++i) c.write(size + chunk + "\r\n");
+    std::string res = c.read(10s);
+    EXPECT_EQ(status_of(res), 413) << res.substr(0, 200);
+  }
+  // At the limit is fine (a body of whitespace around an object).
+  RawClient c(s.server->port());
+  c.handshake();
+  std::string body = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"at-the-limit"}})";
+  body += std::string(3145728 - body.size(), ' ');
+  c.write(post_header(s.server->token(), std::to_string(body.size())) + body);
+  EXPECT_EQ(status_of(c.read(10s, 12)), 201);
+}
+
+// A client that connects and says nothing, or finishes the handshake and
+// sends no request, is disconnected after the timeouts.
+TEST(ServeHardening, SilentConnectionsAreClosed) {
+  Served s(true, quick_timeouts());
+  RawClient no_handshake(s.server->port());
+  no_handshake.read(5s, SIZE_MAX, false);
+  EXPECT_TRUE(no_handshake.eof) << "open without a TLS handshake";
+
+  RawClient no_request(s.server->port());
+  no_request.handshake();
+  no_request.read(5s);
+  EXPECT_TRUE(no_request.eof) << "open without a request";
+
+  // Half a header, then nothing.
+  RawClient half(s.server->port());
+  half.handshake();
+  half.write("GET /version HTTP/1.1\r\nHost: x\r\n");
+  half.read(5s);
+  EXPECT_TRUE(half.eof) << "open with half a header";
+}
+
+// A watcher that does not read is closed once its backlog passes the
+// bound; the server goes on serving.
+TEST(ServeHardening, WatchWhoseClientDoesNotReadIsClosed) {
+  simulator::ApiServer::Options o;
+  o.watch_backlog_hard_bytes = 1 << 20;
+  Served s(true, o);
+  RawClient w(s.server->port());
+  w.handshake();
+  w.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
+          "\r\n\r\n");
+  std::string head = w.read(5s, 12);
+  ASSERT_EQ(status_of(head), 200) << head;
+  // 600 node events of 64 KiB each (39 MB): more than the kernel's socket
+  // buffers on loopback hold, so most of it would wait in the server.
+  const size_t kEvents = 600;
+  s.server->with_cluster([&](simulator::FakeCluster& c) {
+    for (size_t i = 0; i < kEvents; ++i) {
+      core::Node n;
+      n.metadata.name = "big-" + std::to_string(i);
+      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(n);
+    }
+  });
+  std::string rest = w.read(20s);
+  EXPECT_TRUE(w.eof) << "the watch is still open after " << rest.size() << " bytes";
+  EXPECT_LT(rest.size(), kEvents * 64 * 1024);
+  EXPECT_EQ(rest.find("\r\n0\r\n\r\n"), std::string::npos) << "closed as a slow client, not ended cleanly";
+
+  real::LoadOptions lo;
+  lo.kubeconfig = s.kubeconfig;
+  lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+  real::Client client(real::load_rest_config(lo));
+  real::Request r;
+  r.path = "/version";
+  EXPECT_NO_THROW(client.send_json(r));
+}
+
+// One YAML body with a self-referential alias used to kill the server.
+TEST(ServeHardening, YamlAliasLoopIs400AndTheServerLives) {
+  Served s(true);
+  real::LoadOptions lo;
+  lo.kubeconfig = s.kubeconfig;
+  lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+  real::Client client(real::load_rest_config(lo));
+  real::Request r;
+  r.method = boost::beast::http::verb::post;
+  r.path = "/api/v1/namespaces";
+  r.content_type = "application/yaml";
+  r.body = "apiVersion: v1\nkind: Namespace\nmetadata: &m\n  name: x\n  labels: *m\n";
+  try {
+    client.send(r);
+    FAIL() << "accepted";
+  } catch (const real::ApiError& e) {
+    EXPECT_EQ(e.http_status(), 400);
+    EXPECT_NE(std::string(e.what()).find("anchor 'm' value contains itself"), std::string::npos) << e.what();
+  }
+  r.body = "kind: Namespace\napiVersion: v1\nx: &a [l,l,l,l,l,l,l,l,l,l]\n";
+  std::string prev = "a";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    std::string list;
+    for (int i = 0; i < 10; ++i) list += (i ? ",*" : "*") + prev;
+    r.body += std::string(1, c) + ": &" + c + " [" + list + "]\n";
+    prev = std::string(1, c);
+  }
+  try {
+    client.send(r);
+    FAIL() << "accepted";
+  } catch (const real::ApiError& e) {
+    EXPECT_EQ(e.http_status(), 400);
+    EXPECT_NE(std::string(e.what()).find("document contains excessive aliasing"), std::string::npos) << e.what();
+  }
+  real::Request v;
+  v.path = "/version";
+  EXPECT_NO_THROW(client.send_json(v));
+}
+
+// Out of descriptors, the accept loop backs off (5 ms doubling to 1 s)
+// instead of retrying at once: over 2 s that is a handful of retries, each
+// said on stderr. `gpuops serve` runs with a descriptor limit of 16.
+TEST(ServeHardening, AcceptBacksOffWhenOutOfDescriptors) {
+  TempDir dir;
+  std::string kc = dir.path + "/kc", errf = dir.path + "/err";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    ::close(fd);
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::close(null);
+    ::execl("/usr/bin/prlimit", "prlimit", "--nofile=16:16", GPUOPS_BINARY, "serve", "--lab", "--kubeconfig-out",
+            kc.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 100 && !std::filesystem::exists(kc); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(std::filesystem::exists(kc));
+  std::this_thread::sleep_for(200ms);
+  std::string text = read_file(kc);
+  size_t at = text.find("https://127.0.0.1:");
+  ASSERT_NE(at, std::string::npos);
+  uint16_t port = static_cast<uint16_t>(std::stoi(text.substr(at + 18)));
+  asio::io_context io;
+  std::vector<std::unique_ptr<tcp::socket>> socks;
+  for (int i = 0; i < 24; ++i) {
+    auto s = std::make_unique<tcp::socket>(io);
+    boost::system::error_code ec;
+    s->connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
+    if (!ec) socks.push_back(std::move(s));
+  }
+  std::this_thread::sleep_for(2s);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  std::string err = read_file(errf);
+  size_t retries = 0;
+  for (size_t p = err.find("retrying in"); p != std::string::npos; p = err.find("retrying in", p + 1)) ++retries;
+  EXPECT_GE(retries, 1u) << err;
+  EXPECT_LE(retries, 15u) << err.substr(0, 500);
+  EXPECT_NE(err.find("Too many open files"), std::string::npos) << err.substr(0, 500);
+}
+
+}  // namespace
+}  // namespace gpuops::serve_testing
