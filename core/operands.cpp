@@ -3,9 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
+#include "core/codec.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {
@@ -62,12 +64,32 @@ std::vector<std::string> list(const YAML::Node& n, const char* key, const std::s
   return out;
 }
 
+// Refuses a key of map `n` outside `allowed` (a typo would otherwise be
+// silently ignored), as the API's strict decoding does.
+void known_keys(const YAML::Node& n, const std::string& file, const std::string& field,
+                std::initializer_list<const char*> allowed) {
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) {
+      std::string known;
+      for (const char* a : allowed) known += std::string(known.empty() ? "" : ", ") + a;
+      throw InputError(file, line_of(it->first), field.empty() ? k : field + "." + k,
+                       "unknown field \"" + k + "\" (known: " + known + ")");
+    }
+  }
+}
+
 }  // namespace
 
 Catalog parse_catalog(const std::string& text, const std::string& file) {
   YAML::Node root = load_yaml(text, file);
   if (!root.IsMap() || !root["operands"] || !root["operands"].IsSequence())
     throw InputError(file, root ? line_of(root) : 0, "operands", "Required value: a list of operands");
+  known_keys(root, file, "", {"operands", "audit"});
+  if (root["operands"].size() == 0)
+    throw InputError(file, line_of(root["operands"]), "operands", "Required value: at least one operand");
   Catalog c;
   if (const YAML::Node a = root["audit"]) {
     std::string v = a.IsScalar() ? a.Scalar() : "";
@@ -81,9 +103,16 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     std::string field = "operands[" + std::to_string(i) + "]";
     const YAML::Node& n = ops[i];
     if (!n.IsMap()) throw InputError(file, line_of(n), field, "must be a map");
+    known_keys(n, file, field,
+               {"name", "label", "daemonset", "app", "column", "image", "memory", "manifest", "container",
+                "workload_configs", "gates", "needs"});
     Operand o;
     o.name = str(n, "name", file, field, true);
     o.label = str(n, "label", file, field, true);
+    // A node label key (IsQualifiedName); the operator's are
+    // nvidia.com/gpu.deploy.<operand>, a user's catalog may place by others.
+    if (std::string err = validate_label_key(o.label); !err.empty())
+      throw InputError(file, line_of(n["label"]), field + ".label", "Invalid value: \"" + o.label + "\": " + err);
     o.daemonset = str(n, "daemonset", file, field, true);
     o.app = str(n, "app", file, field, false);
     if (o.app.empty()) o.app = o.daemonset;

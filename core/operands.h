@@ -66,7 +66,10 @@ struct Catalog {
 };
 
 // Parses a catalog from YAML text. Throws InputError naming `file`, the line
-// and the field (a missing `name`/`label`/`daemonset`, a duplicate name).
+// and the field: a missing `name`/`label`/`daemonset`, a duplicate name or
+// column, an unknown key, no operand at all, a `label` that is not a valid
+// label key (IsQualifiedName), a `needs` entry that
+// is not an operand of the catalog.
 Catalog parse_catalog(const std::string& text, const std::string& file);
 
 // "lab", "gpu-operator", or a path to a file. Throws InputError for an unknown
