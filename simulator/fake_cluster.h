@@ -2,29 +2,38 @@
 //
 // FakeCluster implements core::Cluster over an ObjectStore
 // (simulator/object_store.h) and the controllers that act on it, each
-// mirroring its upstream counterpart:
-//  * DaemonSet controller (kubernetes pkg/controller/daemon): manage,
-//    podsShouldBeOnNode, syncNodes, updateDaemonSetStatus, with placement from
-//    core::should_run (NodeShouldRunDaemonPod). Pods are pinned with the
+// mirroring its upstream counterpart, each in a file of its own (internal
+// headers, named below):
+//  * DaemonSet controller (daemon_controller.h; kubernetes
+//    pkg/controller/daemon): syncDaemonSet, manage, podsShouldBeOnNode,
+//    syncNodes, updateDaemonSetStatus, with placement from core::should_run
+//    (NodeShouldRunDaemonPod). Pods are pinned with the
 //    `matchFields metadata.name In [node]` affinity, get the default daemon
 //    tolerations, `controller-revision-hash` and `pod-template-generation`
 //    labels, a generateName-style name and a controller ownerReference.
 //    Failed pods are deleted with the 1 s .. 15 min backoff.
-//  * Scheduler (pkg/scheduler, default profile filters NodeUnschedulable,
-//    TaintToleration, NodeAffinity, NodeResourcesFit): binds or leaves the pod
-//    Pending with PodScheduled=False/Unschedulable and the FitError message.
-//  * Node lifecycle controller (pkg/controller/nodelifecycle): condition and
-//    cordon taints, MarkPodsNotReady.
-//  * Pod GC (pkg/controller/podgc): pods of deleted nodes, 20 s loop, 40 s
-//    quarantine.
-//  * Garbage collector: background deletion of a deleted DaemonSet's pods.
-//  * A fake kubelet with two profiles (see KubeletProfile) and injectable
-//    faults, plus KWOK's node-initialize stage (default allocatable cpu 1k,
-//    memory 1Ti, pods 1M and the standard conditions for a node given none).
+//  * Scheduler (scheduler.h; pkg/scheduler, default profile filters
+//    NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit):
+//    binds or leaves the pod Pending with PodScheduled=False/Unschedulable
+//    and the FitError message.
+//  * Node lifecycle controller (node_lifecycle_controller.h;
+//    pkg/controller/nodelifecycle): condition and cordon taints,
+//    MarkPodsNotReady.
+//  * Pod GC (podgc.h; pkg/controller/podgc): pods of deleted nodes, 20 s
+//    loop, 40 s quarantine.
+//  * Garbage collector (garbage_collector.h;
+//    pkg/controller/garbagecollector): background deletion of a deleted
+//    DaemonSet's pods.
+//  * A fake kubelet (kubelet.h) with two profiles (see KubeletProfile) and
+//    injectable faults, plus KWOK's node-initialize stage (default
+//    allocatable cpu 1k, memory 1Ti, pods 1M and the standard conditions for
+//    a node given none).
 //
 // Time is virtual: it starts at Options::start and moves only in advance()
 // and settle(). Writes through the Cluster interface only record changes;
-// controllers run in settle(), advance() and run().
+// controllers run in settle(), advance() and run(). The state they share
+// (clock, store, timers, indexes) is a ClusterContext (cluster_context.h);
+// fake_cluster.cpp holds the loop and this port.
 //
 // Not thread-safe: one caller at a time (an API front end must serialize).
 #pragma once
@@ -134,7 +143,10 @@ class FakeCluster : public core::Cluster {
   // Moves virtual time forward by `d`, firing every timer due on the way and
   // running the controllers to quiescence after each. REQUIRES d >= 0.
   void advance(core::Duration d);
-  // Runs the controllers to quiescence without moving time.
+  // Runs the controllers to quiescence without moving time: unlike settle(),
+  // fires no timer (graceful deletions, kubelet start delays, backoffs due
+  // later stay pending). Throws ClusterError ("live-lock") after
+  // Options::max_rounds rounds.
   void run();
 
   // Faults apply to pods the kubelet runs from now on and are re-evaluated

@@ -1,0 +1,30 @@
+#include "simulator/cluster_context.h"
+
+#include <set>
+
+#include "core/codec.h"
+
+namespace gpuops::simulator::internal {
+
+std::string Timers::description() const {
+  auto copy = timers_;
+  std::set<std::string> seen;
+  std::string s;
+  while (!copy.empty() && seen.size() < 5) {
+    const Timer& t = copy.top();
+    if (seen.insert(t.what).second) s += (s.empty() ? "" : "; ") + t.what + " at " + core::format_time(t.at);
+    copy.pop();
+  }
+  return s;
+}
+
+const std::vector<uint32_t>& ClusterContext::stored_node_ids() {
+  if (sorted_node_ids_stale) {
+    sorted_node_ids.clear();
+    for (const auto& [name, n] : store.nodes()) sorted_node_ids.push_back(node_id(name));
+    sorted_node_ids_stale = false;
+  }
+  return sorted_node_ids;
+}
+
+}  // namespace gpuops::simulator::internal

@@ -1,0 +1,172 @@
+// simulator/daemon_controller.h: internal to simulator/. The DaemonSet
+// controller, cut as upstream's pkg/controller/daemon/daemon_controller.go:
+// syncDaemonSet -> manage (podsShouldBeOnNode per node, then syncNodes) ->
+// updateDaemonSetStatus, with placement from core::should_run
+// (NodeShouldRunDaemonPod) and pods from CreatePodTemplate.
+//
+// Incremental DaemonSet sync. Upstream's syncDaemonSet walks every node for
+// every event that enqueues the DaemonSet (O(nodes) per pod or node event).
+// Here the controller keeps, per (DaemonSet, node) pair, a DaemonPodsOnNode
+// with the DaemonSet's pods targeting that node and that pair's share of the
+// seven status counters. An event marks only the pairs it touches dirty; a
+// sync runs manage/podsShouldBeOnNode for the dirty pairs, recounts their
+// shares and adjusts the sums. Since podsShouldBeOnNode and the status loop
+// of updateDaemonSetStatus look at one node at a time, and a node's decision
+// depends only on that node, the DaemonSet and that node's pods, the result
+// is exactly what a full sync would produce. DaemonSet creation and spec
+// changes (a new hash) still sync every node, as upstream does.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "simulator/cluster_context.h"
+
+namespace gpuops::simulator::internal {
+
+// One (DaemonSet, node) pair's share of the status counters (the per-node
+// terms of updateDaemonSetStatus' sums).
+struct NodeStatusCounts {
+  int desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+};
+
+// A DaemonSet's status counters: the sum of its pairs' NodeStatusCounts.
+struct StatusCounts {
+  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  void add(const NodeStatusCounts& c, int sign) {
+    desired += sign * c.desired;
+    current += sign * c.current;
+    misscheduled += sign * c.misscheduled;
+    ready += sign * c.ready;
+    available += sign * c.available;
+    updated += sign * c.updated;
+  }
+};
+
+// The controller's record of one (DaemonSet, node) pair: upstream's
+// nodeToDaemonPods[node] entry, kept between syncs, plus caches.
+struct DaemonPodsOnNode {
+  // The DaemonSet's pods targeting this node (stored objects: their address
+  // is stable until the store reports them DELETED). Almost always one:
+  // kept inline, no allocation per (DaemonSet, node) pair.
+  boost::container::small_vector<const PodRecord*, 1> pods;
+  NodeStatusCounts counted;
+  // NodeShouldRunDaemonPod's answer, cached for the node resourceVersion and
+  // DaemonSet generation it was computed for: a pod event does not change it.
+  bool should_run = false;
+  bool should_continue = false;
+  std::string placement_node_rv;
+  int64_t placement_generation = -1;
+  bool dirty = false;
+  bool in_sync = false;
+};
+
+// The controller's state for one DaemonSet.
+struct DaemonSetState {
+  std::string key, ns, name, uid;
+  int64_t generation = 0;
+  std::string template_generation;
+  std::string hash;
+  // CreatePodTemplate output without the node pinning, shared by the pods
+  // created from this revision (PodRecord::base).
+  std::shared_ptr<const core::Pod> pod_template;
+  // By node id (ClusterContext::node_id); grows as ids are added, so a
+  // DaemonPodsOnNode& is good only until the next node_of.
+  std::vector<DaemonPodsOnNode> nodes;
+  std::vector<uint32_t> dirty_nodes;
+  bool full = true;
+  bool queued = false;
+  StatusCounts sum;
+  struct UpdatedMemo {  // is_pod_updated's last answer
+    std::shared_ptr<const core::Pod> base;
+    std::string hash, template_generation;
+    bool updated = false;
+  } updated_memo;
+};
+
+class DaemonSetController {
+ public:
+  explicit DaemonSetController(ClusterContext& c) : c_(c) {}
+  DaemonSetController(const DaemonSetController&) = delete;
+  DaemonSetController& operator=(const DaemonSetController&) = delete;
+
+  // Event handlers (addNode/updateNode, add/update/deleteDaemonset,
+  // add/update/deletePod). They only mark work; `id` and `info` are the
+  // node's id and the pod's PodInfo (ClusterContext).
+  void on_node(EventType type, const core::Node& node, uint32_t id);
+  void on_daemonset(EventType type, const core::DaemonSet& d);
+  void on_pod(EventType type, const PodRecord& pod, PodInfo& info);
+
+  // mirrors syncDaemonSet, pkg/controller/daemon/daemon_controller.go,
+  // restricted to the dirty (DaemonSet, node) pairs. `key` is "ns/name".
+  void sync_daemon_set(const std::string& key);
+
+  // The DaemonSet's state, null when not known.
+  const DaemonSetState* find(const std::string& key) const {
+    auto it = ds_.find(key);
+    return it == ds_.end() ? nullptr : &it->second;
+  }
+  // Whether a DaemonSet with this uid is known (it exists in the store).
+  bool has_uid(const std::string& uid) const { return ds_by_uid_.count(uid) > 0; }
+
+  // Keys of the DaemonSets to sync, each at most once (DaemonSetState::queued).
+  std::deque<std::string> queue;
+
+ private:
+  // Pods listed under one node for a sync. (A node has one pod of a
+  // DaemonSet but for moments: kept inline.)
+  using DaemonPods = boost::container::small_vector<const PodRecord*, 2>;
+  struct BackoffEntry {
+    Duration backoff;
+    Time last_update;
+  };
+
+  static DaemonPodsOnNode& node_of(DaemonSetState& st, uint32_t node) {
+    if (st.nodes.size() <= node) st.nodes.resize(node + 1);
+    return st.nodes[node];
+  }
+  DaemonSetState* owner_state(const PodRecord& pod);
+  void enqueue(DaemonSetState& st);
+  void mark_dirty(DaemonSetState& st, uint32_t node, bool enqueue = true);
+  void mark_dirty(DaemonSetState& st, DaemonPodsOnNode& on_node, uint32_t node, bool enqueue = true);
+  bool node_event_enqueues(const DaemonSetState& st, const core::Node& node, uint32_t id);
+  void create_pod_template(const core::DaemonSet& d, DaemonSetState& st);
+  static DaemonPods get_nodes_to_daemon_pods(const DaemonPodsOnNode& on_node);
+  bool backoff_expired(const BackoffEntry& e) const;
+  bool in_backoff_since_update(const std::string& id) const;
+  void backoff_next(const std::string& id);
+  std::vector<uint32_t> manage(const core::DaemonSet& d, DaemonSetState& st, const std::vector<uint32_t>& node_ids);
+  void pods_should_be_on_node(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id,
+                              DaemonPodsOnNode& on_node, const core::Node* node,
+                              std::vector<uint32_t>& nodes_needing_pods, std::vector<std::string>& pods_to_delete);
+  void sync_nodes(const DaemonSetState& st, const std::vector<uint32_t>& nodes_needing_pods,
+                  const std::vector<std::string>& pods_to_delete);
+  void update_node_status_counts(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id,
+                                 DaemonPodsOnNode& on_node, const core::Node* node);
+  bool is_pod_updated(DaemonSetState& st, const PodRecord& p);
+  void update_daemon_set_status(const core::DaemonSet& d, const DaemonSetState& st);
+
+  ClusterContext& c_;
+  std::unordered_map<std::string, DaemonSetState> ds_;  // by "ns/name"
+  std::unordered_map<std::string, std::string> ds_by_uid_;
+  std::unordered_map<std::string, BackoffEntry> failed_backoff_;  // flowcontrol.Backoff perItemBackoff
+  // Labels and taints of each node as last seen: updateNode's
+  // shouldIgnoreNodeUpdate compares only these.
+  std::unordered_map<std::string, std::pair<core::Labels, std::vector<core::Taint>>> node_placement_inputs_;
+  // The controlling DaemonSet's state, by the pod's owner reference. The
+  // owner is in the pod's template part, which the pods of one revision
+  // share: the last answer is kept for that part (`ds_` is node-based, so the
+  // pointer stays valid until on_daemonset adds or erases an entry, which
+  // clears it).
+  struct OwnerMemo {
+    std::shared_ptr<const core::Pod> base;
+    DaemonSetState* st = nullptr;
+  } owner_memo_;
+};
+
+}  // namespace gpuops::simulator::internal
