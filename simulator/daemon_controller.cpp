@@ -386,6 +386,8 @@ bool DaemonSetController::is_pod_updated(DaemonSetState& st, const PodRecord& p)
   return updated;
 }
 
+// mirrors syncDaemonSet, pkg/controller/daemon/daemon_controller.go, for the
+// dirty (DaemonSet, node) pairs, or every node after a spec change.
 void DaemonSetController::sync_daemon_set(const std::string& key) {
   auto it = ds_.find(key);
   if (it == ds_.end()) return;

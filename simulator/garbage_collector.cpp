@@ -3,6 +3,7 @@
 
 namespace gpuops::simulator::internal {
 
+// mirrors attemptToDeleteItem, pkg/controller/garbagecollector/garbagecollector.go.
 void GarbageCollector::attempt_to_delete_item(const std::string& key) {
   const PodRecord* p = c_.store.find_pod(key);
   if (!p || p->deletion_timestamp) return;

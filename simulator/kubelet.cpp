@@ -38,6 +38,7 @@ void Kubelet::on_node(uint32_t id) {
 
 // ------------------------------------------------------------ nodes
 
+// KWOK's node-initialize stage; see kubelet.h.
 void Kubelet::initialize_node(const std::string& name) {
   const core::Node* n = c_.store.find_node(name);
   if (!n) return;
@@ -215,6 +216,7 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
   return s;
 }
 
+// mirrors syncPod, pkg/kubelet/kubelet.go (simplified); see kubelet.h.
 void Kubelet::sync_pod(uint64_t id) {
   ObjectStore& store = c_.store;
   const Time now = c_.now;

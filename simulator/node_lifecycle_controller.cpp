@@ -31,6 +31,7 @@ std::string condition_status(const core::Node& n, const std::string& type) {
 
 }  // namespace
 
+// mirrors monitorNodeHealth, pkg/controller/nodelifecycle/node_lifecycle_controller.go:
 // doNoScheduleTaintingPass and doNoExecuteTaintingPass keep the condition
 // taints in sync; when Ready goes from True to Unknown (the controller's own
 // verdict that the kubelet stopped posting), MarkPodsNotReady.

@@ -22,6 +22,7 @@ std::map<std::string, core::Quantity> defaulted_requests(const core::Container& 
 
 }  // namespace
 
+// mirrors PodRequests, pkg/api/v1/resource.
 Amounts pod_requests(const core::PodSpec& spec) {
   Amounts sum;
   for (const auto& c : spec.containers)
@@ -33,6 +34,7 @@ Amounts pod_requests(const core::PodSpec& spec) {
 
 // ------------------------------------------------------------ filter plugins
 
+// mirrors NodeUnschedulable.Filter, pkg/scheduler/framework/plugins/nodeunschedulable.
 const char* node_unschedulable_filter(const core::PodSpec& spec, const core::Node& node) {
   if (!node.unschedulable) return nullptr;
   core::Taint t{"node.kubernetes.io/unschedulable", "", "NoSchedule", std::nullopt};
@@ -41,6 +43,7 @@ const char* node_unschedulable_filter(const core::PodSpec& spec, const core::Nod
   return ok ? nullptr : "node(s) were unschedulable";
 }
 
+// mirrors TaintToleration.Filter, pkg/scheduler/framework/plugins/tainttoleration.
 const char* taint_toleration_filter(const core::PodSpec& spec, const core::Node& node) {
   static const std::vector<std::string> kEffects = {"NoSchedule", "NoExecute"};
   if (core::untolerated_taint(node.taints, spec.tolerations, kEffects))
@@ -48,10 +51,12 @@ const char* taint_toleration_filter(const core::PodSpec& spec, const core::Node&
   return nullptr;
 }
 
+// mirrors NodeAffinity.Filter, pkg/scheduler/framework/plugins/nodeaffinity.
 const char* node_affinity_filter(const PodRecord& pod, const core::Node& node) {
   return pod.affinity_matches(node) ? nullptr : "node(s) didn't match Pod's node affinity/selector";
 }
 
+// mirrors NodeResourcesFit.Filter (fitsRequest), pkg/scheduler/framework/plugins/noderesources.
 void node_resources_fit_filter(const core::Node& node, const Usage& u, const Amounts& req,
                                std::vector<std::string>& reasons) {
   auto alloc = [&](const std::string& r) -> __int128 {
@@ -131,6 +136,7 @@ const std::shared_ptr<const Amounts>& Scheduler::requests_of(const PodRecord& po
 
 // ------------------------------------------------------------ scheduling cycle
 
+// mirrors ScheduleOne / schedulingCycle, pkg/scheduler/schedule_one.go.
 void Scheduler::schedule_one(uint64_t id) {
   const PodRecord* pod = c_.store.find_pod_by_id(id);
   if (!pod || !pod->node_name.empty() || pod->deletion_timestamp || terminal(*pod)) return;
