@@ -15,6 +15,11 @@
 // depends only on that node, the DaemonSet and that node's pods, the result
 // is exactly what a full sync would produce. DaemonSet creation and spec
 // changes (a new hash) still sync every node, as upstream does.
+//
+// Upstream keeps the rolling update (update.go: rollingUpdate,
+// constructHistory) as methods of the same controller, called from
+// syncDaemonSet after manage; here it would be DaemonSetController members in
+// a file of their own (e.g. daemon_update.cpp).
 #pragma once
 
 #include <boost/container/small_vector.hpp>
