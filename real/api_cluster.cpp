@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "core/codec.h"
@@ -70,6 +71,8 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
   // FullListIfExpired: an expired continue token restarts without a limit.
   std::string cont;
   bool full = false;
+  std::set<std::string> tokens;  // every continue token given so far
+  size_t pages = 0;
   for (;;) {
     Request r{http_verb::get, path, {}, "", ""};
     if (!full) r.query.emplace_back("limit", std::to_string(options_.page_size));
@@ -93,6 +96,11 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
     }
     json::object* po = page.if_object();  // not const: the items are handed out to modify
     if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
+    // A List's items are an array (absent or null: none, as Go decodes
+    // them); anything else is a broken server, not an empty cluster.
+    json::value* items = po->if_contains("items");
+    if (items && !items->is_array() && !items->is_null())
+      throw core::ClusterError("GET " + path + ": the answer is not a list (items is not an array)");
     cont.clear();
     if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
       auto& mo = md->as_object();
@@ -100,8 +108,13 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
         *resource_version = std::string(rv->as_string());
       if (auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->as_string());
     }
-    if (auto* it = po->if_contains("items"); it && it->is_array()) on_page(it->as_array());
+    if (items && items->is_array()) on_page(items->as_array());
     if (cont.empty() || full) return;
+    if (!tokens.insert(cont).second)
+      throw core::ClusterError("GET " + path + ": the server gave the same continue token twice; the list would never end");
+    if (++pages >= client_->options().max_list_pages)
+      throw core::ClusterError("GET " + path + ": more than " + std::to_string(client_->options().max_list_pages) +
+                               " pages; the list would never end");
   }
 }
 
@@ -120,7 +133,9 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
         [&](json::array& items) {
           core::Document d{json::value(items.storage()), file, 0, {}};  // in the page's arena
           for (auto& item : items) {
-            if (!item.is_object()) continue;
+            if (!item.is_object())
+              throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + file +
+                                       ": an item of the list is not an object");
             d.value = std::move(item);
             try {
               out.push_back(decode(d));

@@ -6,6 +6,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <spawn.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -381,15 +383,37 @@ struct Client::Impl {
       if (!x.install_hint.empty()) m += "\n" + trim(x.install_hint);
       throw core::ClusterError(m);
     }
+    // Its stdout, until EOF, at most exec_output_limit bytes and
+    // exec_timeout; past either the plugin is killed.
     std::string text;
+    std::string cut;  // why the plugin was killed, if it was
     char b[4096];
-    ssize_t n;
-    while ((n = read(out[0], b, sizeof b)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) text.append(b, static_cast<size_t>(n));
+    auto until = std::chrono::steady_clock::now() + opt.exec_timeout;
+    for (;;) {
+      auto left = std::chrono::duration_cast<milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        cut = "did not finish within " + std::to_string(opt.exec_timeout.count()) + " ms";
+        break;
+      }
+      pollfd pfd{out[0], POLLIN, 0};
+      int pr = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr <= 0) continue;
+      ssize_t n = read(out[0], b, sizeof b);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      text.append(b, static_cast<size_t>(n));
+      if (text.size() > opt.exec_output_limit) {
+        cut = "wrote more than " + std::to_string(opt.exec_output_limit) + " bytes";
+        break;
+      }
+    }
+    if (!cut.empty()) kill(pid, SIGKILL);
     close(out[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (!cut.empty()) throw core::ClusterError("exec plugin \"" + x.command + "\" " + cut + " (killed)");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw core::ClusterError("exec plugin \"" + x.command + "\" failed: " +
                                (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
@@ -494,6 +518,15 @@ struct Client::Impl {
     req.set(http::field::user_agent, opt.user_agent);
     req.set(http::field::accept, "application/json");
     std::string auth = authorization();
+    // A token file or an exec plugin can yield what the kubeconfig check
+    // (load_rest_config) could not see; net/http refuses such a header.
+    if (!valid_header_value(auth))
+      throw core::ClusterError("invalid header field value for \"Authorization\": the credentials of context \"" +
+                               cfg.context + "\" have a control character (from " +
+                               (!cfg.token_file.empty() ? "token file \"" + cfg.token_file + "\""
+                                : cfg.exec             ? "exec plugin \"" + cfg.exec->command + "\""
+                                                       : std::string("the kubeconfig")) +
+                               ")");
     if (!auth.empty()) req.set(http::field::authorization, auth);
     if (!r.body.empty()) {
       req.set(http::field::content_type, r.content_type.empty() ? "application/json" : r.content_type);
@@ -578,16 +611,15 @@ struct Client::Impl {
     if (r.status != 429 && r.status < 500) return std::nullopt;
     // mirrors checkWait (rest/request.go): Retry-After in seconds
     if (!r.retry_after.empty() && attempts < opt.max_retries) {
-      long secs = -1;
-      try {
-        size_t pos = 0;
-        secs = std::stol(r.retry_after, &pos);
-        if (pos != r.retry_after.size()) secs = -1;
-      } catch (...) {
-      }
-      if (secs >= 0) {
+      // A whole number of seconds; larger than max_retry_after (including
+      // past any integer type) waits max_retry_after.
+      const std::string& ra = r.retry_after;
+      bool digits = !ra.empty() && ra.find_first_not_of("0123456789") == std::string::npos;
+      if (digits) {
         ++attempts;
-        return milliseconds(secs * 1000);
+        size_t first = std::min(ra.find_first_not_of('0'), ra.size());
+        if (ra.size() - first > 9) return opt.max_retry_after;
+        return std::min(milliseconds(std::stoll(ra) * 1000), opt.max_retry_after);
       }
     }
     if (method == http::verb::get && backoffs < opt.max_backoff_retries) {
@@ -743,6 +775,7 @@ Client::WatchEnd Client::watch(const Request& request, const std::function<bool(
 }
 
 const RestConfig& Client::config() const { return impl_->cfg; }
+const ClientOptions& Client::options() const { return impl_->opt; }
 
 int Client::requests_sent() const { return impl_->sent; }
 uint64_t Client::bytes_received() const { return impl_->received; }

@@ -86,6 +86,19 @@ struct ClientOptions {
   int max_retries = 10;
   // Retries of a GET answered 5xx without Retry-After (backoff 200 ms, x2).
   int max_backoff_retries = 4;
+  // The longest one Retry-After is obeyed for: a larger value (or one too
+  // large to parse) waits this long, so max_retries bound the whole wait
+  // (gpuops' bound; client-go waits as told, under its context's deadline).
+  std::chrono::milliseconds max_retry_after{10000};
+  // An exec credential plugin must exit within this, writing at most
+  // exec_output_limit bytes to stdout; else it is killed and the request
+  // fails (core::ClusterError).
+  std::chrono::milliseconds exec_timeout{120000};
+  size_t exec_output_limit = 1024 * 1024;
+  // A paged list ends when the server gives no continue token; one that
+  // gives back a token it already gave, or more than this many pages, is a
+  // server error (core::ClusterError), not a list without end.
+  size_t max_list_pages = 100000;
   std::chrono::milliseconds connect_timeout{30000};   // dial + TLS handshake (client-go: 30 s, 10 s)
   std::chrono::milliseconds request_timeout{60000};   // one request/response exchange
   // How to wait between retries; defaults to std::this_thread::sleep_for.
@@ -141,6 +154,7 @@ class Client {
                  std::chrono::milliseconds max_duration);
 
   const RestConfig& config() const;
+  const ClientOptions& options() const;
 
   // Number of requests put on the wire (each retry counts), for tests and
   // benchmarks that check the request count does not grow with cluster size.

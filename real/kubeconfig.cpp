@@ -224,7 +224,19 @@ ExecConfig read_exec(const YAML::Node& ex, const Entry& e, const std::string& fi
 
 }  // namespace
 
+bool valid_header_value(std::string_view v) {
+  for (unsigned char c : v)
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  return true;
+}
+
 void parse_server(const std::string& server, bool tls, RestConfig& out) {
+  // url.Parse refuses an ASCII control character anywhere in a URL
+  // ("net/url: invalid control character in URL"); the host and path go
+  // into the request line and the Host header.
+  for (unsigned char ch : server)
+    if (ch < 0x20 || ch == 0x7f)
+      throw InputError("", 0, "server", "invalid server URL: net/url: invalid control character in URL");
   // mirrors DefaultServerURL (client-go rest/url_utils.go)
   std::string s = server;
   std::string scheme;
@@ -382,6 +394,11 @@ RestConfig load_rest_config(const LoadOptions& o) {
     c.client_certificate_data = file_or_data(u.node, "client-certificate", "client-certificate-data", u, ufield);
     c.client_key_data = file_or_data(u.node, "client-key", "client-key-data", u, ufield);
     c.token = scalar(u.node, "token", u.file, ufield);
+    // The token is sent as is in the Authorization header; never echoed.
+    if (!valid_header_value(c.token))
+      throw InputError(u.file, line_of(u.node["token"]), ufield + ".token",
+                       "invalid header field value for \"Authorization\": the token has a control character "
+                       "(a CR or LF would start a header of its own)");
     std::string tf = scalar(u.node, "tokenFile", u.file, ufield);
     if (!tf.empty()) c.token_file = resolve(tf, u.file);
     c.username = scalar(u.node, "username", u.file, ufield);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -113,5 +114,11 @@ RestConfig load_rest_config(const LoadOptions& options);
 // when `tls` (a CA, client certificate or insecure flag is set), else http.
 // Throws core::InputError (field "server") on a malformed URL.
 void parse_server(const std::string& server, bool tls, RestConfig& out);
+
+// Whether `v` may stand in an HTTP header field value: no control character
+// but horizontal tab (mirrors ValidHeaderFieldValue, golang.org/x/net
+// http/httpguts, which net/http applies to every header it sends: a CR or LF
+// in a token would otherwise start a header of its own).
+bool valid_header_value(std::string_view v);
 
 }  // namespace gpuops::real
