@@ -545,18 +545,22 @@ std::string Step::title() const {
 Duration parse_duration(const std::string& text) {
   static const std::regex part(R"((\d+(?:\.\d+)?)(ms|h|m|s))");
   if (text.empty()) throw std::invalid_argument("empty duration: write e.g. 30s, 5m, 1h, 500ms");
-  long long total = 0;
+  // time.ParseDuration holds a duration in int64 nanoseconds: beyond
+  // 2562047h47m16.854775807s it is "invalid duration" (out of range).
+  constexpr double kMaxMs = 9223372036854.775807;
+  double total = 0;
   size_t pos = 0;
   for (std::sregex_iterator it(text.begin(), text.end(), part), end; it != end; ++it) {
     if (static_cast<size_t>(it->position()) != pos) break;
     double v = std::stod((*it)[1]);
     std::string u = (*it)[2];
-    double ms = u == "ms" ? v : u == "s" ? v * 1000 : u == "m" ? v * 60000 : v * 3600000;
-    total += static_cast<long long>(ms);
+    total += u == "ms" ? v : u == "s" ? v * 1000 : u == "m" ? v * 60000 : v * 3600000;
     pos += it->length();
   }
   if (pos != text.size()) throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");
-  return Duration(total);
+  if (!(total <= kMaxMs))
+    throw std::invalid_argument("invalid duration \"" + text + "\": out of range (at most 2562047h, as Go's time.Duration)");
+  return Duration(static_cast<long long>(total));
 }
 
 Scenario load_scenario(const std::string& path) {

@@ -159,6 +159,12 @@ TEST(Scenario, DurationsAsGo) {
   EXPECT_THROW(core::parse_duration("30"), std::invalid_argument);
   EXPECT_THROW(core::parse_duration("s"), std::invalid_argument);
   EXPECT_THROW(core::parse_duration(""), std::invalid_argument);
+  // time.ParseDuration's range is int64 nanoseconds: 2562047h47m16.854775807s.
+  EXPECT_EQ(core::parse_duration("2562047h"), std::chrono::hours(2562047));
+  EXPECT_THROW(core::parse_duration("2562048h"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("999999999999999999h"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("99999999999999999999h"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("2562047h48m"), std::invalid_argument);
 }
 
 TEST(Scenario, RunnerDrivesTheClusterInOrder) {
