@@ -1,6 +1,9 @@
 #include "simulator/api_server.h"
 
 #include <sys/stat.h>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -1513,7 +1516,9 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_un
     throw core::InputError("", 0, "--address",
                            m.opt.address + " is not a loopback address; serving beyond this machine needs "
                                            "--allow-non-loopback");
-  m.pki = ServingPki::generate(addr.is_loopback() ? "" : addr.to_string());
+  // The certificate covers the address the kubeconfig names (::1, 127.0.0.2,
+  // ...), besides 127.0.0.1 and localhost.
+  m.pki = ServingPki::generate(addr.to_string());
   m.token = m.opt.token.empty() ? random_token(32) : m.opt.token;
   m.ssl_ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
@@ -1610,13 +1615,25 @@ std::string ApiServer::kubeconfig(const std::string& ns) const {
 
 void ApiServer::write_kubeconfig(const std::string& path, const std::string& ns) const {
   std::string text = kubeconfig(ns);
-  {
-    std::ofstream f(path, std::ios::trunc);
-    if (!f) throw core::InputError(path, 0, "", "cannot write the kubeconfig");
-    ::chmod(path.c_str(), 0600);
-    f << text;
-    f.flush();
-    if (!f) throw core::InputError(path, 0, "", "cannot write the kubeconfig");
+  // Created 0600 from the start (the token is in it), under a new name
+  // beside `path`, then renamed over it: never a moment with the umask's
+  // mode, never written through a link at `path`.
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());  // 0600, O_EXCL
+  if (fd < 0) throw core::InputError(path, 0, "", std::string("cannot write the kubeconfig: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bool ok = done == text.size() && ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw core::InputError(path, 0, "", std::string("cannot write the kubeconfig: ") + std::strerror(err));
   }
 }
 

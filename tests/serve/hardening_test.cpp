@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,6 +302,62 @@ TEST(ServeHardening, AcceptBacksOffWhenOutOfDescriptors) {
   EXPECT_GE(retries, 1u) << err;
   EXPECT_LE(retries, 15u) << err.substr(0, 500);
   EXPECT_NE(err.find("Too many open files"), std::string::npos) << err.substr(0, 500);
+}
+
+// The certificate covers whatever loopback address is served, so the
+// kubeconfig written for it verifies (it covered 127.0.0.1 and localhost only).
+TEST(ServeHardening, CertificateCoversTheServedAddress) {
+  for (std::string address : {"127.0.0.2", "::1"}) {
+    simulator::FakeCluster cluster;
+    simulator::ApiServer::Options o;
+    o.address = address;
+    std::unique_ptr<simulator::ApiServer> server;
+    try {
+      server = std::make_unique<simulator::ApiServer>(cluster, o);
+    } catch (const core::ClusterError& e) {
+      if (address == "::1") continue;  // no IPv6 loopback on this machine
+      throw;
+    }
+    TempDir dir;
+    server->write_kubeconfig(dir.path + "/kc");
+    server->start();
+    real::LoadOptions lo;
+    lo.kubeconfig = dir.path + "/kc";
+    lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+    real::Client client(real::load_rest_config(lo));
+    real::Request r;
+    r.path = "/version";
+    EXPECT_NO_THROW(client.send_json(r)) << address;
+  }
+}
+
+// The kubeconfig (it holds the token) is 0600 from its first byte, whatever
+// the umask, replaces a file of another mode, and is not written through a
+// symbolic link at its path.
+TEST(ServeHardening, KubeconfigIsCreatedPrivate) {
+  Served s(true);
+  TempDir dir;
+  mode_t old = ::umask(0);
+  std::string p = dir.path + "/kc";
+  s.server->write_kubeconfig(p);
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ::chmod(p.c_str(), 0644);
+  s.server->write_kubeconfig(p);
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::string target = dir.write("elsewhere", "keep");
+  std::string link = dir.path + "/link";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  s.server->write_kubeconfig(link);
+  ::umask(old);
+  EXPECT_EQ(read_file(target), "keep");
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_NE(read_file(link).find("token:"), std::string::npos);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), {}), 3);  // no temporary left
 }
 
 }  // namespace
