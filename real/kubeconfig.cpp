@@ -35,6 +35,11 @@ std::optional<std::string> env_of(const LoadOptions& o, const std::string& name)
 int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
 
 std::optional<std::string> read_text(const std::string& path) {
+  // A directory opens but reads nothing: say so, as os.ReadFile does
+  // (kubectl: error loading config file "DIR": read DIR: is a directory).
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, 0, "", "error loading config file \"" + path + "\": read " + path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;

@@ -253,6 +253,22 @@ TEST(Kubeconfig, SyntaxErrorNamesFileAndLine) {
   }
 }
 
+// os.ReadFile of a directory: "read DIR: is a directory" (not "no context
+// chosen", which is what reading nothing from it gave).
+TEST(Kubeconfig, ADirectoryIsSaidToBeOne) {
+  TempDir d;
+  auto o = with_env({});
+  o.kubeconfig = d.path;
+  try {
+    load_rest_config(o);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.message(), "error loading config file \"" + d.path + "\": read " + d.path + ": is a directory");
+  }
+  o = with_env({{"KUBECONFIG", d.path}});
+  EXPECT_THROW(load_rest_config(o), core::InputError);
+}
+
 TEST(Kubeconfig, InClusterWhenNoKubeconfig) {
   TempDir d;
   d.write("sa/token", "sa-token\n");
