@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/input_file.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {
@@ -155,13 +156,7 @@ void expand_lists(Document doc, std::vector<Document>& out) {
   out.push_back(std::move(doc));
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::string& path) { return read_input_file(path); }
 
 // ---------------------------------------------------------------- decoding
 

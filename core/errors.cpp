@@ -14,11 +14,19 @@ std::string render(const std::string& file, int line, const std::string& field,
 }
 }  // namespace
 
+std::string clip_message(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  // Cut on a UTF-8 character boundary.
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "... (" + std::to_string(text.size() - cut) + " more bytes)";
+}
+
 InputError::InputError(std::string file, int line, std::string field, std::string message)
-    : std::runtime_error(render(file, line, field, message)),
-      file_(std::move(file)),
+    : std::runtime_error(render(clip_message(file, 1024), line, clip_message(field, 1024), clip_message(message, 4096))),
+      file_(clip_message(file, 1024)),
       line_(line),
-      field_(std::move(field)),
-      message_(std::move(message)) {}
+      field_(clip_message(field, 1024)),
+      message_(clip_message(message, 4096)) {}
 
 }  // namespace gpuops::core

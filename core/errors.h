@@ -4,6 +4,7 @@
 // or connection error.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,13 @@ enum ExitCode : int {
   kExitInput = 2,
   kExitCluster = 3,
 };
+
+// An error's text is bounded, whatever the input put in it (a 50 MB name
+// must not make a 100 MB message): past `max` bytes the text is cut and ends
+// with "... (N more bytes)". InputError clips its file and field to 1 KiB
+// and its message to 4 KiB; ClusterError its text to 8 KiB.
+std::string clip_message(const std::string& text, size_t max);
+inline constexpr size_t kMaxClusterMessage = 8192;
 
 // Bad input: a file that does not parse, a manifest the API server would
 // refuse, a malformed scenario. Names the file, the 1-based line (0 when not
@@ -47,7 +55,7 @@ class InputError : public std::runtime_error {
 class ClusterError : public std::runtime_error {
  public:
   explicit ClusterError(const std::string& what, int http_status = 0)
-      : std::runtime_error(what), http_status_(http_status) {}
+      : std::runtime_error(clip_message(what, kMaxClusterMessage)), http_status_(http_status) {}
   int http_status() const { return http_status_; }
 
  private:

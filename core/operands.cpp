@@ -2,12 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <set>
 #include <sstream>
 
 #include "core/codec.h"
+#include "core/input_file.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {
@@ -145,13 +147,11 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
 Catalog load_catalog(const std::string& name_or_path) {
   std::string builtin = builtin_catalog_text(name_or_path);
   if (!builtin.empty()) return parse_catalog(builtin, "<builtin:" + name_or_path + ">");
-  std::ifstream in(name_or_path);
-  if (!in)
+  std::error_code ec;
+  if (!std::filesystem::exists(name_or_path, ec))
     throw InputError(name_or_path, 0, "",
                      "no such operand catalog: give \"lab\", \"gpu-operator\" or the path of a catalog file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_catalog(ss.str(), name_or_path);
+  return parse_catalog(read_input_file(name_or_path), name_or_path);
 }
 
 }  // namespace gpuops::core

@@ -16,6 +16,7 @@
 #include "core/analysis.h"
 #include "core/codec.h"
 #include "core/manifests.h"
+#include "core/input_file.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {
@@ -564,12 +565,9 @@ Duration parse_duration(const std::string& text) {
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot read scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text = read_input_file(path);
   Reader r(path);
-  YAML::Node root = load_yaml(ss.str(), path);
+  YAML::Node root = load_yaml(text, path);
   if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
   r.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "steps"});
   Scenario sc;

@@ -1,0 +1,27 @@
+// core/input_file.h: how gpuops reads a whole input file (a snapshot, a
+// manifest, a scenario, an operand catalog, a learner's file), so that no
+// file can hang it or exhaust its memory.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace gpuops::core {
+
+// The contents of `path`. Opened without blocking and checked before any
+// byte is read. Throws InputError(path, 0, "", ...):
+//  * "cannot read file: <reason>" when it cannot be opened;
+//  * "not a regular file (a FIFO|a character device|a block device|a socket|
+//    a directory)": a FIFO would hang the read, /dev/zero never ends;
+//  * "larger than N bytes (the input limit; set GPUOPS_MAX_INPUT_BYTES to
+//    raise it)" when the file, or what it grew to while read, is over
+//    max_input_bytes().
+// A symbolic link is followed (to a regular file, as any CLI does).
+std::string read_input_file(const std::string& path);
+
+// The size limit of read_input_file, bytes. Default 2 GiB; the CLI sets it
+// from GPUOPS_MAX_INPUT_BYTES. Not thread-safe to change while reading.
+std::size_t max_input_bytes();
+void set_max_input_bytes(std::size_t bytes);
+
+}  // namespace gpuops::core
