@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "core/diagnose.h"
+#include "core/diagnose_render.h"
 
 namespace gpuops::cli {
 

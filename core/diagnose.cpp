@@ -1,9 +1,5 @@
 #include "core/diagnose.h"
 
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
-#include <boost/json/serialize.hpp>
-
 #include <algorithm>
 #include <set>
 
@@ -15,27 +11,9 @@ namespace gpuops::core {
 
 namespace {
 
-const char* const kNfdGpuLabels[] = {
-    "feature.node.kubernetes.io/pci-10de.present",
-    "feature.node.kubernetes.io/pci-0302_10de.present",
-    "feature.node.kubernetes.io/pci-0300_10de.present",
-};
-const char* const kDeployPrefix = "nvidia.com/gpu.deploy.";
-const char* const kDriverLabel = "nvidia.com/gpu.deploy.driver";
-const char* const kMigManagerLabel = "nvidia.com/gpu.deploy.mig-manager";
-const char* const kValidatorLabel = "nvidia.com/gpu.deploy.operator-validator";
-const char* const kOperandsLabel = "nvidia.com/gpu.deploy.operands";
-const char* const kWorkloadConfigLabel = "nvidia.com/gpu.workload.config";
-const char* const kGpuPresentLabel = "nvidia.com/gpu.present";
 const char* const kDriverComponentKey = "app.kubernetes.io/component";
 const char* const kDriverComponent = "nvidia-driver";
 const char* const kAbsent = "(absent)";
-
-std::optional<std::string> label(const Node& n, const std::string& key) {
-  auto it = n.metadata.labels.find(key);
-  if (it == n.metadata.labels.end()) return std::nullopt;
-  return it->second;
-}
 
 std::string shown(const std::optional<std::string>& v) { return v ? *v : kAbsent; }
 
@@ -57,8 +35,6 @@ bool owned_by(const Pod& pod, const Operand& op, const DaemonSet* ds) {
   if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ds->metadata.uid != ref->uid) return false;
   return true;
 }
-
-bool terminal(const Pod& p) { return p.status.phase == "Failed" || p.status.phase == "Succeeded"; }
 
 // Mirrors podByCreationTimestampAndPhase (pkg/controller/daemon): bound pods
 // first, then older creationTimestamp, then name.
@@ -85,7 +61,7 @@ std::vector<const Pod*> pair_pods(const StateIndex& index, const Operand& op, co
   return out;
 }
 
-const Operand* driver_operand(const Catalog& c) { return c.by_label(kDriverLabel); }
+const Operand* driver_operand(const Catalog& c) { return c.by_label(kDriverDeployLabel); }
 
 // A driver pod (R7): controlled by the catalog's driver DaemonSet, or carrying
 // app.kubernetes.io/component=nvidia-driver (precompiled, DTK and NVIDIADriver
@@ -196,7 +172,7 @@ class Diagnoser {
   Diagnoser(const StateIndex& index, const Catalog& catalog, const Node& node)
       : index_(index), catalog_(catalog), node_(node), name_(node.metadata.name) {
     gpu_ = is_gpu_node(node);
-    operands_off_ = label(node, kOperandsLabel) == std::optional<std::string>("false");
+    operands_off_ = node_label(node, kOperandsDeployLabel) == std::optional<std::string>("false");
     if (gpu_) {
       auto exp = expected_deploy_labels(node, catalog);
       expected_.insert(exp.begin(), exp.end());
@@ -230,7 +206,7 @@ class Diagnoser {
                          "removes every deploy label (#1469)");
         for (const auto& k : odd) f.evidence.emplace_back("label " + k, labels.at(k));
         out.push_back(std::move(f));
-      } else if (label(node_, kGpuPresentLabel) == std::optional<std::string>("true")) {
+      } else if (node_label(node_, kGpuPresentLabel) == std::optional<std::string>("true")) {
         Finding f = make("gpu-present-without-nfd", Severity::kError, name_, "",
                          "nvidia.com/gpu.present=true but no NFD NVIDIA PCI label: the operator sets "
                          "gpu.present=false and removes every deploy label; is the NFD worker running "
@@ -244,7 +220,7 @@ class Diagnoser {
       }
       std::vector<std::string> set_true;
       for (const auto& [k, v] : labels)
-        if (starts_with(k, kDeployPrefix) && k != kOperandsLabel && v == "true") set_true.push_back(k);
+        if (starts_with(k, kDeployLabelPrefix) && k != kOperandsDeployLabel && v == "true") set_true.push_back(k);
       if (!set_true.empty()) {
         Finding f = make("deploy-labels-on-non-gpu-node", Severity::kWarning, name_, "",
                          "deploy labels set to \"true\" on a node the operator does not count as a GPU "
@@ -253,7 +229,7 @@ class Diagnoser {
         out.push_back(std::move(f));
       }
     } else {
-      auto wc = label(node_, kWorkloadConfigLabel);
+      auto wc = node_label(node_, kWorkloadConfigLabel);
       if (wc && *wc != "container" && *wc != "vm-passthrough" && *wc != "vm-vgpu") {
         Finding f = make("workload-config-invalid", Severity::kWarning, name_, "",
                          "nvidia.com/gpu.workload.config=\"" + *wc +
@@ -268,7 +244,7 @@ class Diagnoser {
           if (!labels.count(k)) missing.push_back(k);
         if (!missing.empty()) {
           std::string list;
-          for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k.substr(std::string(kDeployPrefix).size());
+          for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k.substr(std::string(kDeployLabelPrefix).size());
           Finding f = make("missing-deploy-labels", Severity::kError, name_, "",
                            "GPU node (workload config " + workload_config(node_) + ") lacks deploy labels " +
                                list +
@@ -284,7 +260,7 @@ class Diagnoser {
       Finding f = make("operands-disabled", Severity::kInfo, name_, "",
                        "nvidia.com/gpu.deploy.operands=false: the operator removes every deploy label, "
                        "driver included, so no operand runs here (R8, #661)");
-      f.evidence.emplace_back("label " + std::string(kOperandsLabel), "false");
+      f.evidence.emplace_back("label " + std::string(kOperandsDeployLabel), "false");
       out.push_back(std::move(f));
     }
     std::string ready = node_.ready_status();
@@ -312,7 +288,7 @@ class Diagnoser {
 
   // ---- one finding per operand ----
   Finding state_finding(const Operand& op) {
-    auto value = label(node_, op.label);
+    auto value = node_label(node_, op.label);
     const DaemonSet* ds = index_.daemonset(op.daemonset);
     auto pods = pair_pods(index_, op, ds, name_);
     LabelClass cls = classify_label(value);
@@ -419,7 +395,7 @@ class Diagnoser {
     std::vector<std::string> mismatched;
     bool only_capability = true;
     for (const auto& [k, v] : ds.template_.spec.node_selector) {
-      if (label(node_, k) == std::optional<std::string>(v)) continue;
+      if (node_label(node_, k) == std::optional<std::string>(v)) continue;
       mismatched.push_back(k);
       if (!ends_with(k, ".capable")) only_capability = false;
     }
@@ -436,7 +412,7 @@ class Diagnoser {
                "the deploy label is \"true\" but the DaemonSet's selector does not match the node: " +
                    join(pl.reasons));
     }
-    for (const auto& k : mismatched) f.evidence.emplace_back("label " + k, shown(label(node_, k)));
+    for (const auto& k : mismatched) f.evidence.emplace_back("label " + k, shown(node_label(node_, k)));
     placement_evidence(f, ds, pl);
     return f;
   }
@@ -444,7 +420,7 @@ class Diagnoser {
   Finding pod_state_finding(const Operand& op, const Pod& p) {
     std::string status = pod_status_column(p);
     Finding f;
-    if (terminal(p)) {
+    if (is_pod_phase_terminal(p)) {
       f = make("pod-terminal", Severity::kError, name_, op.name,
                "pod is " + p.status.phase + " (" + status +
                    "); the DaemonSet controller deletes it and creates another, with backoff");
@@ -483,7 +459,7 @@ class Diagnoser {
       std::string meaning = gate_meaning(gate->name);
       std::string reason = "pod is stuck in Init (" + status + "), waiting on gate " + gate->name;
       if (!meaning.empty()) reason += ": " + meaning;
-      auto validator = label(node_, kValidatorLabel);
+      auto validator = node_label(node_, kValidatorDeployLabel);
       bool toolkit_gate = gate->name == "toolkit-validation";
       if (toolkit_gate && validator != std::optional<std::string>("true"))
         reason += "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
@@ -493,9 +469,9 @@ class Diagnoser {
       pod_evidence(f, p);
       f.evidence.emplace_back("gate", gate->name);
       if (!gate->reason.empty()) f.evidence.emplace_back("gate state", gate->state + " " + gate->reason);
-      if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorLabel), shown(validator));
+      if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorDeployLabel), shown(validator));
       if (gate->name == "driver-validation") {
-        f.evidence.emplace_back("label " + std::string(kDriverLabel), shown(label(node_, kDriverLabel)));
+        f.evidence.emplace_back("label " + std::string(kDriverDeployLabel), shown(node_label(node_, kDriverDeployLabel)));
         for (const Pod* d : driver_pods(index_, catalog_, name_))
           f.evidence.emplace_back("driver pod", d->metadata.name + " " + pod_status_column(*d));
       }
@@ -521,7 +497,7 @@ class Diagnoser {
 
   // Why driver-validation may never pass on this node (#398, #378, #487).
   std::string driver_gate_hint() const {
-    auto v = label(node_, kDriverLabel);
+    auto v = node_label(node_, kDriverDeployLabel);
     if (v == std::optional<std::string>("pre-installed"))
       return "; gpu.deploy.driver=pre-installed removed the driver pod, so only a host driver can pass it: if "
              "the host has none, the pre-installed check was a false positive, remove the label (#398)";
@@ -557,7 +533,7 @@ class Diagnoser {
                     "is absent by design (R8)");
       return f;
     }
-    bool driver = key == kDriverLabel;
+    bool driver = key == kDriverDeployLabel;
     if (cls == LabelClass::kPreInstalled && !driver) cls = LabelClass::kOther;
     switch (cls) {
       case LabelClass::kAbsent:
@@ -570,7 +546,7 @@ class Diagnoser {
         else
           base("label-absent", Severity::kInfo,
                phrase + ": not set by the operator for workload config " + workload_config(node_) +
-                   (key == kMigManagerLabel ? " on a node without a MIG-capable GPU" : ""));
+                   (key == kMigManagerDeployLabel ? " on a node without a MIG-capable GPU" : ""));
         break;
       case LabelClass::kFalse:
         base("label-false", Severity::kInfo,
@@ -586,7 +562,7 @@ class Diagnoser {
         break;
       case LabelClass::kPausedForDriverUpgrade: f = paused_driver(op, value); break;
       case LabelClass::kPausedForMigChange: {
-        auto st = label(node_, "nvidia.com/mig.config.state");
+        auto st = node_label(node_, "nvidia.com/mig.config.state");
         bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
         base("label-paused-for-mig-change", stuck ? Severity::kError : Severity::kWarning,
              phrase + ": mig-manager paused the operand for a MIG reconfiguration; " +
@@ -595,11 +571,11 @@ class Diagnoser {
                         : std::string("in progress while nvidia.com/mig.config.state is pending or "
                                       "rebooting (stuck if it stays)")));
         f.evidence.emplace_back("label nvidia.com/mig.config.state", shown(st));
-        f.evidence.emplace_back("label nvidia.com/mig.config", shown(label(node_, "nvidia.com/mig.config")));
+        f.evidence.emplace_back("label nvidia.com/mig.config", shown(node_label(node_, "nvidia.com/mig.config")));
         break;
       }
       case LabelClass::kPausedForVgpuChange: {
-        auto st = label(node_, "nvidia.com/vgpu.config.state");
+        auto st = node_label(node_, "nvidia.com/vgpu.config.state");
         bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
         base("label-paused-for-vgpu-change", stuck ? Severity::kError : Severity::kWarning,
              phrase + ": vgpu-device-manager paused the operand to apply nvidia.com/vgpu.config; " +
@@ -634,7 +610,7 @@ class Diagnoser {
     // In progress while a driver pod on the node is still in its Init phase
     // (k8s-driver-manager is its init container) or the upgrade controller is
     // mid-way; stuck otherwise (#316, #416, #367, k8s-driver-manager#118).
-    auto upgrade = label(node_, "nvidia.com/gpu-driver-upgrade-state");
+    auto upgrade = node_label(node_, "nvidia.com/gpu-driver-upgrade-state");
     bool in_progress = false;
     std::vector<std::string> driver_states;
     for (const Pod* d : driver_pods(index_, catalog_, name_)) {
@@ -681,7 +657,7 @@ class Diagnoser {
 
   // ---- consistency between operands of the node ----
   bool host_driver_marker() const {
-    auto v = label(node_, kDriverLabel);
+    auto v = node_label(node_, kDriverDeployLabel);
     return v == std::optional<std::string>("pre-installed") || (gpu_ && v == std::optional<std::string>("false"));
   }
 
@@ -697,7 +673,7 @@ class Diagnoser {
       for (const auto& need : op.needs) {
         const Operand* m = catalog_.by_name(need);
         if (!m || operand_present(index_, *m, name_)) continue;
-        bool is_driver = m->label == kDriverLabel;
+        bool is_driver = m->label == kDriverDeployLabel;
         if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
         std::string reason =
             is_driver ? op.name + " runs on a node with neither a Running driver pod nor a host driver marker "
@@ -707,8 +683,8 @@ class Diagnoser {
                             " needs it (reference §3; the operator gates it on toolkit-validation, a "
                             "hand-placed pod has no such gate; k8s-device-plugin#509)";
         Finding f = make(op.name + "-without-" + m->column, Severity::kError, name_, op.name, reason);
-        f.evidence.emplace_back("label " + op.label, shown(label(node_, op.label)));
-        f.evidence.emplace_back("label " + m->label, shown(label(node_, m->label)));
+        f.evidence.emplace_back("label " + op.label, shown(node_label(node_, op.label)));
+        f.evidence.emplace_back("label " + m->label, shown(node_label(node_, m->label)));
         const DaemonSet* mds = index_.daemonset(m->daemonset);
         auto mp = pair_pods(index_, *m, mds, name_);
         if (mp.empty()) f.evidence.emplace_back(m->name + " pod", "none");
@@ -721,7 +697,7 @@ class Diagnoser {
   void multiple_drivers(std::vector<Finding>& out) {
     std::vector<const Pod*> live;
     for (const Pod* p : driver_pods(index_, catalog_, name_))
-      if (!p->metadata.deletion_timestamp && !terminal(*p)) live.push_back(p);
+      if (!p->metadata.deletion_timestamp && !is_pod_phase_terminal(*p)) live.push_back(p);
     if (live.size() < 2) return;
     const Operand* d = driver_operand(catalog_);
     Finding f = make("multiple-driver-pods", Severity::kError, name_, d ? d->name : "",
@@ -752,157 +728,7 @@ const Node& require_node(const StateIndex& index, const std::string& name) {
   return *n;
 }
 
-boost::json::object finding_json(const Finding& f) {
-  boost::json::object o;
-  o["node"] = f.node;
-  o["operand"] = f.operand;
-  o["severity"] = severity_name(f.severity);
-  o["name"] = f.name;
-  o["reason"] = f.reason;
-  boost::json::array ev;
-  for (const auto& [k, v] : f.evidence) {
-    boost::json::object e;
-    e["key"] = k;
-    e["value"] = v;
-    ev.push_back(std::move(e));
-  }
-  o["evidence"] = std::move(ev);
-  return o;
-}
-
 }  // namespace
-
-std::string severity_name(Severity s) {
-  switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
-  }
-  return "info";
-}
-
-LabelClass classify_label(const std::optional<std::string>& value) {
-  if (!value) return LabelClass::kAbsent;
-  const std::string& v = *value;
-  if (v == "true") return LabelClass::kTrue;
-  if (v == "false") return LabelClass::kFalse;
-  if (v.empty()) return LabelClass::kEmpty;
-  if (v == "pre-installed") return LabelClass::kPreInstalled;
-  if (v == "paused-for-driver-upgrade" || ends_with(v, "_paused-for-driver-upgrade"))
-    return LabelClass::kPausedForDriverUpgrade;
-  if (v == "paused-for-mig-change") return LabelClass::kPausedForMigChange;
-  if (v == "paused-for-vgpu-change") return LabelClass::kPausedForVgpuChange;
-  return LabelClass::kOther;
-}
-
-bool is_gpu_node(const Node& node) {
-  for (const char* k : kNfdGpuLabels)
-    if (label(node, k) == std::optional<std::string>("true")) return true;
-  return false;
-}
-
-std::vector<std::string> unrecognised_nvidia_pci_labels(const Node& node) {
-  // NFD's PCI feature labels: feature.node.kubernetes.io/pci-<fields>.present,
-  // with <fields> from deviceLabelFields joined by "_" (class, vendor, device,
-  // subsystem_vendor, subsystem_device). NVIDIA's vendor id is 10de.
-  const std::string prefix = "feature.node.kubernetes.io/pci-";
-  std::vector<std::string> out;
-  for (const auto& [k, v] : node.metadata.labels) {
-    if (!starts_with(k, prefix) || !ends_with(k, ".present")) continue;
-    bool known = false;
-    for (const char* g : kNfdGpuLabels) known = known || k == g;
-    if (known) continue;
-    std::string fields = k.substr(prefix.size(), k.size() - prefix.size() - std::string(".present").size());
-    // Split on '_' and look for the vendor field 10de.
-    size_t start = 0;
-    bool nvidia = false;
-    while (start <= fields.size()) {
-      size_t end = fields.find('_', start);
-      std::string part = fields.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (part == "10de") nvidia = true;
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-    if (nvidia) out.push_back(k);
-  }
-  return out;
-}
-
-std::string workload_config(const Node& node) {
-  auto v = label(node, kWorkloadConfigLabel);
-  if (v && (*v == "container" || *v == "vm-passthrough" || *v == "vm-vgpu")) return *v;
-  return "container";
-}
-
-// hasMIGCapableGPU (gpu-operator controllers/state_manager.go).
-static bool mig_capable(const Node& node) {
-  auto host = label(node, "nvidia.com/vgpu.host-driver-version");
-  if (host && !host->empty()) return false;
-  if (auto cap = label(node, "nvidia.com/mig.capable")) return *cap == "true";
-  auto product = label(node, "nvidia.com/gpu.product");
-  if (!product) return false;
-  std::string p = *product;
-  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
-  return p.find("h100") != std::string::npos || p.find("a100") != std::string::npos ||
-         p.find("a30") != std::string::npos;
-}
-
-std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog& catalog) {
-  std::string cfg = workload_config(node);
-  std::vector<std::string> out;
-  for (const auto& op : catalog.operands) {
-    if (std::find(op.workload_configs.begin(), op.workload_configs.end(), cfg) == op.workload_configs.end())
-      continue;
-    if (op.label == kMigManagerLabel && !(cfg == "container" && mig_capable(node))) continue;
-    if (std::find(out.begin(), out.end(), op.label) == out.end()) out.push_back(op.label);
-  }
-  return out;
-}
-
-// Mirrors printPod (kubernetes pkg/printers/internalversion/printers.go).
-std::string pod_status_column(const Pod& pod) {
-  std::string reason = pod.status.phase;
-  if (!pod.status.reason.empty()) reason = pod.status.reason;
-  for (const auto& c : pod.status.conditions)
-    if (c.type == "PodScheduled" && c.reason == "SchedulingGated") reason = "SchedulingGated";
-  size_t n_init = pod.spec.init_containers.empty() ? pod.status.init_container_statuses.size()
-                                                   : pod.spec.init_containers.size();
-  bool initializing = false;
-  for (size_t i = 0; i < pod.status.init_container_statuses.size(); ++i) {
-    const auto& c = pod.status.init_container_statuses[i];
-    if (c.state == "terminated" && c.exit_code.value_or(0) == 0) continue;
-    if (c.state == "terminated") {
-      reason = c.reason.empty() ? "Init:ExitCode:" + std::to_string(c.exit_code.value_or(0)) : "Init:" + c.reason;
-    } else if (c.state == "waiting" && !c.reason.empty() && c.reason != "PodInitializing") {
-      reason = "Init:" + c.reason;
-    } else {
-      reason = "Init:" + std::to_string(i) + "/" + std::to_string(n_init);
-    }
-    initializing = true;
-    break;
-  }
-  const PodCondition* init_cond = pod.condition("Initialized");
-  if (!initializing || (init_cond && init_cond->status == "True")) {
-    bool has_running = false;
-    for (size_t i = pod.status.container_statuses.size(); i-- > 0;) {
-      const auto& c = pod.status.container_statuses[i];
-      if (c.state == "waiting" && !c.reason.empty())
-        reason = c.reason;
-      else if (c.state == "terminated" && !c.reason.empty())
-        reason = c.reason;
-      else if (c.state == "terminated")
-        reason = "ExitCode:" + std::to_string(c.exit_code.value_or(0));
-      else if (c.ready && c.state == "running")
-        has_running = true;
-    }
-    if (reason == "Completed" && has_running) reason = pod.is_ready() ? "Running" : "NotReady";
-  }
-  if (pod.metadata.deletion_timestamp && pod.status.reason == "NodeLost")
-    reason = "Unknown";
-  else if (pod.metadata.deletion_timestamp && !terminal(pod))
-    reason = "Terminating";
-  return reason;
-}
 
 static NodeDiagnosis diagnose_node(const StateIndex& index, const Catalog& catalog, const Node& node) {
   return Diagnoser(index, catalog, node).run();
@@ -945,7 +771,7 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
   e.node = node;
   e.operand = operand;
   e.label = op->label;
-  e.label_value = label(n, op->label);
+  e.label_value = node_label(n, op->label);
   e.daemonset = op->daemonset;
   if (const DaemonSet* ds = index.daemonset(op->daemonset)) {
     e.daemonset_found = true;
@@ -960,66 +786,6 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
     if (f.operand == operand) e.findings.push_back(std::move(f));
   return e;
 }
-
-std::string render_text(const std::vector<Finding>& findings) {
-  std::string s;
-  for (const auto& f : findings) {
-    s += f.node + " " + (f.operand.empty() ? "-" : f.operand) + " " + severity_name(f.severity) + " " + f.name +
-         ": " + f.reason + "\n";
-    for (const auto& [k, v] : f.evidence) s += "    " + k + ": " + (v.empty() ? "\"\"" : v) + "\n";
-  }
-  return s;
-}
-
-std::string render_text(const Explanation& e) {
-  std::string s = e.node + " " + e.operand + ": daemonset " + e.daemonset + " " +
-                  (e.daemonset_found ? "found" : "absent") + "; label " + e.label + "=" +
-                  (e.label_value ? (e.label_value->empty() ? "\"\"" : *e.label_value) : kAbsent) + "\n";
-  if (!e.placement) {
-    s += "placement: no DaemonSet\n";
-  } else {
-    s += std::string("placement: shouldRun=") + (e.placement->should_run ? "true" : "false") +
-         " shouldContinueRunning=" + (e.placement->should_continue_running ? "true" : "false") + "\n";
-    for (const auto& r : e.placement->reasons) s += "  reason: " + r + "\n";
-  }
-  return s + render_text(e.findings);
-}
-
-boost::json::value to_json(const std::vector<Finding>& findings) {
-  boost::json::array a;
-  for (const auto& f : findings) a.push_back(finding_json(f));
-  return a;
-}
-
-std::string render_json(const std::vector<Finding>& findings) { return boost::json::serialize(to_json(findings)); }
-
-boost::json::value to_json(const Explanation& e) {
-  boost::json::object o;
-  o["node"] = e.node;
-  o["operand"] = e.operand;
-  o["label"] = e.label;
-  if (e.label_value)
-    o["labelValue"] = *e.label_value;
-  else
-    o["labelValue"] = nullptr;
-  o["daemonset"] = e.daemonset;
-  o["daemonsetFound"] = e.daemonset_found;
-  if (e.placement) {
-    boost::json::object p;
-    p["shouldRun"] = e.placement->should_run;
-    p["shouldContinueRunning"] = e.placement->should_continue_running;
-    boost::json::array r;
-    for (const auto& x : e.placement->reasons) r.push_back(boost::json::value(x));
-    p["reasons"] = std::move(r);
-    o["placement"] = std::move(p);
-  } else {
-    o["placement"] = nullptr;
-  }
-  o["findings"] = to_json(e.findings);
-  return o;
-}
-
-std::string render_json(const Explanation& e) { return boost::json::serialize(to_json(e)); }
 
 int exit_code(const std::vector<Finding>& findings) {
   for (const auto& f : findings)
