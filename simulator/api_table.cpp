@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/codec.h"
+#include "core/pod_status.h"
 
 namespace gpuops::simulator {
 namespace json = boost::json;
@@ -102,78 +103,12 @@ std::string format_selector(const json::object* sel) {
   return out.empty() ? "<none>" : out;
 }
 
-// mirrors printPod's status column, pkg/printers/internalversion/printers.go
-std::string pod_status(const json::object& pod, int* ready, int* total, int64_t* restarts) {
-  const json::object* status = obj_at(pod, {"status"});
-  const json::object* spec = obj_at(pod, {"spec"});
-  std::string reason = str_at(status, "reason");
-  if (reason.empty()) reason = str_at(status, "phase");
-  const json::array* containers = arr_at(spec, "containers");
-  *total = containers ? static_cast<int>(containers->size()) : 0;
-  *ready = 0;
-  *restarts = 0;
-  bool initializing = false;
-  const json::array* inits = arr_at(status, "initContainerStatuses");
-  const json::array* init_specs = arr_at(spec, "initContainers");
-  if (inits) {
-    size_t i = 0;
-    for (const auto& cv : *inits) {
-      const json::object* c = cv.if_object();
-      *restarts += int_at(c, "restartCount");
-      const json::object* st = c ? obj_at(*c, {"state"}) : nullptr;
-      const json::object* term = st ? obj_at(*st, {"terminated"}) : nullptr;
-      const json::object* wait = st ? obj_at(*st, {"waiting"}) : nullptr;
-      if (term && int_at(term, "exitCode") == 0) {
-        ++i;
-        continue;
-      }
-      if (term) {
-        std::string r = str_at(term, "reason");
-        if (r.empty()) r = "ExitCode:" + std::to_string(int_at(term, "exitCode"));
-        reason = "Init:" + r;
-      } else if (wait && !str_at(wait, "reason").empty() && str_at(wait, "reason") != "PodInitializing") {
-        reason = "Init:" + str_at(wait, "reason");
-      } else {
-        reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_specs ? init_specs->size() : inits->size());
-      }
-      initializing = true;
-      break;
-    }
-  }
-  const json::array* cs = arr_at(status, "containerStatuses");
-  if (!initializing && cs) {
-    bool has_running = false;
-    for (auto it = cs->rbegin(); it != cs->rend(); ++it) {
-      const json::object* c = it->if_object();
-      *restarts += int_at(c, "restartCount");
-      const json::object* st = c ? obj_at(*c, {"state"}) : nullptr;
-      const json::object* term = st ? obj_at(*st, {"terminated"}) : nullptr;
-      const json::object* wait = st ? obj_at(*st, {"waiting"}) : nullptr;
-      const json::object* run = st ? obj_at(*st, {"running"}) : nullptr;
-      const json::value* rd = c ? c->if_contains("ready") : nullptr;
-      bool is_ready = rd && rd->is_bool() && rd->as_bool();
-      if (wait && !str_at(wait, "reason").empty()) {
-        reason = str_at(wait, "reason");
-      } else if (term && !str_at(term, "reason").empty()) {
-        reason = str_at(term, "reason");
-      } else if (term) {
-        reason = "ExitCode:" + std::to_string(int_at(term, "exitCode"));
-      } else if (run && is_ready) {
-        has_running = true;
-        ++*ready;
-      }
-    }
-    if (reason == "Completed" && has_running) {
-      bool ready_cond = false;
-      if (auto* conds = arr_at(status, "conditions"))
-        for (const auto& cv : *conds)
-          if (str_at(cv.if_object(), "type") == "Ready" && str_at(cv.if_object(), "status") == "True") ready_cond = true;
-      reason = ready_cond ? "Running" : "NotReady";
-    }
-  }
-  const json::object* meta = obj_at(pod, {"metadata"});
-  if (meta && meta->contains("deletionTimestamp")) reason = reason == "NodeLost" ? "Unknown" : "Terminating";
-  return reason;
+// The pod as core::print_pod reads it. Objects reach the table from the
+// store, which decoded them on write, so this decode does not refuse them.
+core::Pod typed_pod(const json::object& obj) {
+  core::Document doc;
+  doc.value = obj;
+  return core::decode_pod_typed(doc);
 }
 
 }  // namespace
@@ -246,12 +181,12 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
   const json::object* meta = obj_at(obj, {"metadata"});
   cells.push_back(json::string(str_at(meta, "name")));
   if (kind == "Pod") {
-    int ready = 0, total = 0;
-    int64_t restarts = 0;
-    std::string status = pod_status(obj, &ready, &total, &restarts);
-    cells.push_back(json::string(std::to_string(ready) + "/" + std::to_string(total)));
-    cells.push_back(json::string(status));
-    cells.push_back(json::string(std::to_string(restarts)));
+    // READY, STATUS, RESTARTS: core::print_pod, which mirrors printPod
+    // (pkg/printers/internalversion/printers.go).
+    core::PodColumns row = core::print_pod(typed_pod(obj));
+    cells.push_back(json::string(std::to_string(row.ready) + "/" + std::to_string(row.total)));
+    cells.push_back(json::string(row.status));
+    cells.push_back(json::string(std::to_string(row.restarts)));
     cells.push_back(json::string(age(obj, now)));
     cells.push_back(json::string(or_none(str_at(obj_at(obj, {"status"}), "podIP"))));
     cells.push_back(json::string(or_none(str_at(obj_at(obj, {"spec"}), "nodeName"))));

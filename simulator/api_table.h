@@ -3,7 +3,8 @@
 // Columns and cells mirror upstream's printers
 // (kubernetes pkg/printers/internalversion/printers.go: printPod, printNode,
 // printDaemonSet, printNamespace). Priority-1 columns are those kubectl shows
-// only with `-o wide`.
+// only with `-o wide`. A pod's READY, STATUS and RESTARTS are core::print_pod
+// (core/pod_status.h), the one printPod of gpuops, which diagnose uses too.
 #pragma once
 
 #include <boost/json/array.hpp>
