@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/placement.h"
+
 namespace gpuops::core {
 
 std::string Report::text() const {
@@ -44,11 +46,8 @@ std::vector<std::string> sorted_node_names(const ClusterState& state) {
 // rest of its nodeSelector (every key but the deploy label) matches the node.
 bool wanted_by_operator(const DaemonSet* ds, const Operand& op, const Node& node) {
   if (!ds) return false;
-  for (const auto& [k, v] : ds->template_.spec.node_selector) {
-    if (k == op.label) continue;
-    auto it = node.metadata.labels.find(k);
-    if (it == node.metadata.labels.end() || it->second != v) return false;
-  }
+  for (const auto& k : node_selector_mismatches(ds->template_.spec.node_selector, node.metadata.labels))
+    if (k != op.label) return false;
   return true;
 }
 

@@ -392,13 +392,11 @@ class Diagnoser {
     }
     // Selector mismatch with the deploy label "true": another key of the
     // template's nodeSelector or its required node affinity.
-    std::vector<std::string> mismatched;
+    std::vector<std::string> mismatched =
+        node_selector_mismatches(ds.template_.spec.node_selector, node_.metadata.labels);
     bool only_capability = true;
-    for (const auto& [k, v] : ds.template_.spec.node_selector) {
-      if (node_label(node_, k) == std::optional<std::string>(v)) continue;
-      mismatched.push_back(k);
+    for (const auto& k : mismatched)
       if (!ends_with(k, ".capable")) only_capability = false;
-    }
     if (ds.template_.spec.required_node_affinity && !node_affinity_matches(ds.template_.spec, node_) &&
         mismatched.empty())
       only_capability = false;

@@ -7,11 +7,25 @@ namespace gpuops::core {
 
 namespace {
 
+// strconv.ParseInt(s, 10, 64): an optional "+" or "-", then decimal digits,
+// within int64.
 std::optional<long long> parse_int64(const std::string& s) {
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') {
+    ++b;
+    if (b == e || *b < '0' || *b > '9') return std::nullopt;
+  }
   long long v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || p != e || b == e) return std::nullopt;
   return v;
+}
+
+// One key/value of a nodeSelector (a labels.Set selector: key=value).
+bool has_value(const Labels& labels, const std::string& key, const std::string& value) {
+  auto it = labels.find(key);
+  return it != labels.end() && it->second == value;
 }
 
 Toleration exists(const char* key, const char* effect) {
@@ -111,11 +125,21 @@ bool requirement_matches(const Requirement& r, const Labels& labels) {
   return false;
 }
 
+bool node_selector_matches(const Labels& node_selector, const Labels& labels) {
+  for (const auto& [k, v] : node_selector)
+    if (!has_value(labels, k, v)) return false;
+  return true;
+}
+
+std::vector<std::string> node_selector_mismatches(const Labels& node_selector, const Labels& labels) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : node_selector)
+    if (!has_value(labels, k, v)) out.push_back(k);
+  return out;
+}
+
 bool selector_matches(const LabelSelector& s, const Labels& labels) {
-  for (const auto& [k, v] : s.match_labels) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
+  if (!node_selector_matches(s.match_labels, labels)) return false;
   for (const auto& r : s.match_expressions)
     if (!requirement_matches(r, labels)) return false;
   return true;
@@ -150,10 +174,7 @@ bool terms_match(const std::vector<NodeSelectorTerm>& terms, const Node& node) {
 // nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): nodeSelector first,
 // then the required affinity terms.
 bool node_affinity_matches(const PodSpec& spec, const Node& node) {
-  for (const auto& [k, v] : spec.node_selector) {
-    auto it = node.metadata.labels.find(k);
-    if (it == node.metadata.labels.end() || it->second != v) return false;
-  }
+  if (!node_selector_matches(spec.node_selector, node.metadata.labels)) return false;
   if (spec.required_node_affinity && !terms_match(*spec.required_node_affinity, node)) return false;
   return true;
 }
@@ -167,13 +188,13 @@ Placement should_run(const DaemonSet& ds, const Node& node) {
     p.reasons.push_back("template spec.nodeName is " + spec.node_name);
     return p;
   }
-  for (const auto& [k, v] : spec.node_selector) {
+  for (const auto& k : node_selector_mismatches(spec.node_selector, node.metadata.labels)) {
+    const std::string& v = spec.node_selector.at(k);
     auto it = node.metadata.labels.find(k);
-    if (it == node.metadata.labels.end()) {
+    if (it == node.metadata.labels.end())
       p.reasons.push_back("nodeSelector " + k + "=" + v + ": node has no label " + k);
-    } else if (it->second != v) {
+    else
       p.reasons.push_back("nodeSelector " + k + "=" + v + ": node has \"" + it->second + "\"");
-    }
   }
   if (spec.required_node_affinity && !terms_match(*spec.required_node_affinity, node)) {
     std::string terms;

@@ -56,10 +56,27 @@ bool tolerates(const Toleration& t, const Taint& taint);
 std::optional<Taint> untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations,
                                        const std::vector<std::string>& effects);
 
-// labels.Requirement.Matches for a NodeSelectorRequirement against labels.
-// Invalid requirements (unknown operator, wrong number of values, Gt/Lt with a
-// non-integer value) never match, as parse errors make a term match nothing.
+// labels.Requirement.Matches (apimachinery pkg/labels/selector.go) for one
+// requirement of a NodeSelectorTerm, a LabelSelector or a `labelSelector=`
+// query against labels: In/NotIn/Exists/DoesNotExist; Gt/Lt compare the label
+// value and the requirement's single value as integers (strconv.ParseInt: an
+// optional sign, decimal digits, int64 range), and never match a label that
+// is absent or not an integer. NotIn and DoesNotExist match labels without the
+// key. Invalid requirements (unknown operator, wrong number of values, Gt/Lt
+// with a non-integer value) never match, as NewRequirement's errors make a
+// term match nothing. The one implementation: placement, the simulator's
+// scheduler and its list/watch label selectors all call it.
 bool requirement_matches(const Requirement& r, const Labels& labels);
+
+// A pod's spec.nodeSelector against a node's labels
+// (labels.SelectorFromSet(nodeSelector).Matches, as
+// nodeaffinity.GetRequiredNodeAffinity does): every key present with exactly
+// that value. An empty nodeSelector matches every node.
+bool node_selector_matches(const Labels& node_selector, const Labels& labels);
+
+// The keys of `node_selector` that `labels` does not satisfy (absent, or
+// another value), in key order; empty exactly when node_selector_matches.
+std::vector<std::string> node_selector_mismatches(const Labels& node_selector, const Labels& labels);
 
 // metav1.LabelSelector against labels (LabelSelectorAsSelector). An empty
 // selector matches everything.

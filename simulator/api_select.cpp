@@ -8,6 +8,7 @@
 
 #include "core/codec.h"
 #include "core/errors.h"
+#include "core/placement.h"
 
 namespace gpuops::simulator {
 namespace json = boost::json;
@@ -155,33 +156,11 @@ LabelQuery LabelQuery::parse(const std::string& text) {
   return q;
 }
 
-// mirrors Requirement.Matches, apimachinery pkg/labels/selector.go
+// Requirement.Matches (apimachinery pkg/labels/selector.go) is
+// core::requirement_matches, shared with placement.
 bool LabelQuery::matches(const core::Labels& labels) const {
-  for (const auto& r : reqs_) {
-    auto it = labels.find(r.key);
-    bool has = it != labels.end();
-    if (r.op == "Exists") {
-      if (!has) return false;
-    } else if (r.op == "DoesNotExist") {
-      if (has) return false;
-    } else if (r.op == "In") {
-      if (!has || std::find(r.values.begin(), r.values.end(), it->second) == r.values.end()) return false;
-    } else if (r.op == "NotIn") {
-      if (has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end()) return false;
-    } else {  // Gt, Lt
-      if (!has) return false;
-      long long have = 0;
-      try {
-        size_t used = 0;
-        have = std::stoll(it->second, &used);
-        if (used != it->second.size()) return false;
-      } catch (const std::exception&) {
-        return false;
-      }
-      long long want = std::stoll(r.values[0]);
-      if (r.op == "Gt" ? !(have > want) : !(have < want)) return false;
-    }
-  }
+  for (const auto& r : reqs_)
+    if (!core::requirement_matches(r, labels)) return false;
   return true;
 }
 

@@ -151,11 +151,8 @@ bool PodRecord::affinity_matches(const core::Node& node) const {
     return core::node_affinity_matches(pod().spec, node);
   }
   // nodeSelector, then the single pinning term (node_affinity_matches).
-  for (const auto& [k, v] : base->spec.node_selector) {
-    auto it = node.metadata.labels.find(k);
-    if (it == node.metadata.labels.end() || it->second != v) return false;
-  }
-  return node.metadata.name == pinned_node;
+  return core::node_selector_matches(base->spec.node_selector, node.metadata.labels) &&
+         node.metadata.name == pinned_node;
 }
 
 core::Pod PodRecord::pod() const {

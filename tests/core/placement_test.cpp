@@ -220,3 +220,25 @@ TEST(Placement, LabelSelector) {
   EXPECT_TRUE(core::selector_matches(s, {{"app", "x"}}));
   EXPECT_FALSE(core::selector_matches(s, {{"app", "x"}, {"tier", "canary"}}));
 }
+
+// strconv.ParseInt, as Requirement.Matches parses Gt/Lt operands: an optional
+// sign, decimal digits, int64 range; nothing else.
+TEST(Placement, GtLtParseAsStrconvParseInt) {
+  core::Labels l = {{"gpus", "8"}, {"neg", "-3"}};
+  EXPECT_TRUE(core::requirement_matches(req("gpus", "Gt", {"+7"}), l));
+  EXPECT_TRUE(core::requirement_matches(req("neg", "Lt", {"-2"}), l));
+  EXPECT_FALSE(core::requirement_matches(req("gpus", "Gt", {"+-7"}), l));
+  EXPECT_FALSE(core::requirement_matches(req("gpus", "Gt", {"+"}), l));
+  EXPECT_FALSE(core::requirement_matches(req("gpus", "Gt", {" 7"}), l));
+  EXPECT_FALSE(core::requirement_matches(req("gpus", "Gt", {"9223372036854775808"}), l));  // out of range
+}
+
+// labels.SelectorFromSet(nodeSelector).Matches, and the keys it fails on.
+TEST(Placement, NodeSelectorMatchesAndMismatches) {
+  core::Labels sel = {{"a", "true"}, {"b", "true"}, {"c", "x"}};
+  core::Labels l = {{"a", "true"}, {"b", "false"}};
+  EXPECT_FALSE(core::node_selector_matches(sel, l));
+  EXPECT_EQ(core::node_selector_mismatches(sel, l), (std::vector<std::string>{"b", "c"}));
+  EXPECT_TRUE(core::node_selector_matches({}, l));
+  EXPECT_TRUE(core::node_selector_mismatches({{"a", "true"}}, l).empty());
+}
