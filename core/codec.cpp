@@ -428,7 +428,9 @@ std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, c
     if (!r) continue;
     Requirement req;
     req.key = d.string(get(r, "key"), rp.child("key"), st);
-    req.op = d.string(get(r, "operator"), rp.child("operator"), st);
+    std::string op = d.string(get(r, "operator"), rp.child("operator"), st);
+    req.op = parse_selector_operator(op);
+    if (req.op == SelectorOperator::kUnknown) req.unknown_op = std::move(op);
     Path vp = rp.child("values");
     if (const json::array* vals = d.array(get(r, "values"), vp, st, "[]string")) {
       for (size_t j = 0; j < vals->size(); ++j) req.values.push_back(d.string(&(*vals)[j], vp.index(j), st));
@@ -585,14 +587,21 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
         const Path ip = tp.index(i);
         const Path mp = ip.child("matchExpressions");
         const Path rp = mp.index(j);
-        if (r.op == "In" || r.op == "NotIn") {
-          if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
-        } else if (r.op == "Exists" || r.op == "DoesNotExist") {
-          if (!r.values.empty()) d.invalid(rp.child("values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-        } else if (r.op == "Gt" || r.op == "Lt") {
-          if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
-        } else {
-          d.invalid(rp.child("operator"), "Invalid value: \"" + r.op + "\": not a valid selector operator");
+        switch (r.op) {
+          case SelectorOperator::kIn:
+          case SelectorOperator::kNotIn:
+            if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+            break;
+          case SelectorOperator::kExists:
+          case SelectorOperator::kDoesNotExist:
+            if (!r.values.empty()) d.invalid(rp.child("values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+            break;
+          case SelectorOperator::kGt:
+          case SelectorOperator::kLt:
+            if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+            break;
+          case SelectorOperator::kUnknown:
+            d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
         }
       }
       for (size_t j = 0; j < term.match_fields.size(); ++j) {
@@ -601,7 +610,8 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
         const Path mp = ip.child("matchFields");
         const Path rp = mp.index(j);
         if (r.key != "metadata.name") d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
-        if (r.op != "In" && r.op != "NotIn") d.invalid(rp.child("operator"), "Invalid value: \"" + r.op + "\": not a valid selector operator");
+        if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn)
+          d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
         if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
       }
     }
@@ -732,7 +742,7 @@ void encode_meta(const ObjectMeta& m, json::object& root) {
 json::array requirements_json(const std::vector<Requirement>& rs) {
   json::array a;
   for (const auto& r : rs) {
-    json::object o{{"key", r.key}, {"operator", r.op}};
+    json::object o{{"key", r.key}, {"operator", r.op_text()}};
     if (!r.values.empty()) {
       json::array vs;
       for (const auto& v : r.values) vs.push_back(json::value(v));
@@ -1107,7 +1117,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
     auto it = ds.template_.labels.find(r.key);
     bool has = it != ds.template_.labels.end();
     bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    if ((r.op == "In" && !in) || (r.op == "NotIn" && in) || (r.op == "Exists" && !has) || (r.op == "DoesNotExist" && has))
+    if ((r.op == SelectorOperator::kIn && !in) || (r.op == SelectorOperator::kNotIn && in) ||
+        (r.op == SelectorOperator::kExists && !has) || (r.op == SelectorOperator::kDoesNotExist && has))
       matches = false;
   }
   if (!matches) {

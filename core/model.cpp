@@ -2,6 +2,30 @@
 
 namespace gpuops::core {
 
+const char* selector_operator_name(SelectorOperator op) {
+  switch (op) {
+    case SelectorOperator::kIn: return "In";
+    case SelectorOperator::kNotIn: return "NotIn";
+    case SelectorOperator::kExists: return "Exists";
+    case SelectorOperator::kDoesNotExist: return "DoesNotExist";
+    case SelectorOperator::kGt: return "Gt";
+    case SelectorOperator::kLt: return "Lt";
+    case SelectorOperator::kUnknown: return "";
+  }
+  return "";
+}
+
+SelectorOperator parse_selector_operator(const std::string& text) {
+  for (SelectorOperator op : {SelectorOperator::kIn, SelectorOperator::kNotIn, SelectorOperator::kExists,
+                              SelectorOperator::kDoesNotExist, SelectorOperator::kGt, SelectorOperator::kLt})
+    if (text == selector_operator_name(op)) return op;
+  return SelectorOperator::kUnknown;
+}
+
+std::string Requirement::op_text() const {
+  return op == SelectorOperator::kUnknown ? unknown_op : selector_operator_name(op);
+}
+
 const OwnerReference* ObjectMeta::controller_ref() const {
   for (const auto& r : owner_references)
     if (r.controller) return &r;
@@ -21,7 +45,7 @@ std::string Pod::target_node() const {
   const auto& terms = *spec.required_node_affinity;
   if (terms.size() != 1) return "";
   for (const auto& f : terms[0].match_fields) {
-    if (f.key == "metadata.name" && f.op == "In" && f.values.size() == 1) return f.values[0];
+    if (f.key == "metadata.name" && f.op == SelectorOperator::kIn && f.values.size() == 1) return f.values[0];
   }
   return "";
 }

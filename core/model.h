@@ -57,13 +57,33 @@ struct ObjectMeta {
 
 // ---- selectors (apimachinery labels / core v1 NodeSelector) ----
 
-// One requirement of a NodeSelectorTerm or LabelSelector. Operators as in
-// k8s.io/api core/v1 NodeSelectorOperator and metav1.LabelSelectorOperator:
-// "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt".
+// The operator of a selector requirement: k8s.io/api core/v1
+// NodeSelectorOperator ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+// and metav1.LabelSelectorOperator (the first four). kUnknown is any other
+// text a manifest gave (kept in Requirement::unknown_op); a requirement with
+// it matches nothing (core::requirement_matches).
+enum class SelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt, kUnknown };
+
+// "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"; "" for kUnknown.
+const char* selector_operator_name(SelectorOperator op);
+// The operator spelled exactly `text` (case-sensitive, as the API), else
+// kUnknown.
+SelectorOperator parse_selector_operator(const std::string& text);
+
+// One requirement of a NodeSelectorTerm, a LabelSelector or a
+// `labelSelector=` query.
 struct Requirement {
   std::string key;
-  std::string op;
+  SelectorOperator op = SelectorOperator::kIn;
   std::vector<std::string> values;
+  // The operator as written when op is kUnknown (encode writes it back,
+  // validation errors quote it); empty otherwise.
+  std::string unknown_op;
+
+  // The operator as the API spells it: selector_operator_name(op), or
+  // unknown_op for kUnknown.
+  std::string op_text() const;
+  bool operator==(const Requirement&) const = default;
 };
 
 // metav1.LabelSelector.

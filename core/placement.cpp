@@ -39,7 +39,7 @@ Toleration exists(const char* key, const char* effect) {
 std::string describe_requirement(const Requirement& r) {
   std::string vals;
   for (size_t i = 0; i < r.values.size(); ++i) vals += (i ? "," : "") + r.values[i];
-  return r.key + " " + r.op + (vals.empty() ? "" : " [" + vals + "]");
+  return r.key + " " + r.op_text() + (vals.empty() ? "" : " [" + vals + "]");
 }
 
 }  // namespace
@@ -107,20 +107,25 @@ std::vector<Toleration> with_daemon_tolerations(const std::vector<Toleration>& u
 bool requirement_matches(const Requirement& r, const Labels& labels) {
   auto it = labels.find(r.key);
   bool has = it != labels.end();
-  if (r.op == "In" || r.op == "NotIn") {
-    if (r.values.empty()) return false;
-    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    return r.op == "In" ? in : !in;
-  }
-  if (r.op == "Exists") return r.values.empty() && has;
-  if (r.op == "DoesNotExist") return r.values.empty() && !has;
-  if (r.op == "Gt" || r.op == "Lt") {
-    if (r.values.size() != 1) return false;
-    auto want = parse_int64(r.values[0]);
-    if (!want || !has) return false;
-    auto got = parse_int64(it->second);
-    if (!got) return false;
-    return r.op == "Gt" ? *got > *want : *got < *want;
+  switch (r.op) {
+    case SelectorOperator::kIn:
+    case SelectorOperator::kNotIn: {
+      if (r.values.empty()) return false;
+      bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+      return r.op == SelectorOperator::kIn ? in : !in;
+    }
+    case SelectorOperator::kExists: return r.values.empty() && has;
+    case SelectorOperator::kDoesNotExist: return r.values.empty() && !has;
+    case SelectorOperator::kGt:
+    case SelectorOperator::kLt: {
+      if (r.values.size() != 1) return false;
+      auto want = parse_int64(r.values[0]);
+      if (!want || !has) return false;
+      auto got = parse_int64(it->second);
+      if (!got) return false;
+      return r.op == SelectorOperator::kGt ? *got > *want : *got < *want;
+    }
+    case SelectorOperator::kUnknown: return false;
   }
   return false;
 }
@@ -151,8 +156,8 @@ namespace {
 // one value.
 bool field_matches(const Requirement& r, const std::string& node_name) {
   if (r.key != "metadata.name" || r.values.size() != 1) return false;
-  if (r.op == "In") return node_name == r.values[0];
-  if (r.op == "NotIn") return node_name != r.values[0];
+  if (r.op == SelectorOperator::kIn) return node_name == r.values[0];
+  if (r.op == SelectorOperator::kNotIn) return node_name != r.values[0];
   return false;
 }
 

@@ -106,34 +106,34 @@ LabelQuery LabelQuery::parse(const std::string& text) {
     if (req.empty()) bad("unable to parse requirement: found '', expected: !, identifier, or 'end of string'");
     if (req[0] == '!') {
       r.key = trim(req.substr(1));
-      r.op = "DoesNotExist";
+      r.op = core::SelectorOperator::kDoesNotExist;
     } else if (word_op(req, "notin", &key, &rest)) {
       r.key = key;
-      r.op = "NotIn";
+      r.op = core::SelectorOperator::kNotIn;
       r.values = parse_set(rest, req);
     } else if (word_op(req, "in", &key, &rest)) {
       r.key = key;
-      r.op = "In";
+      r.op = core::SelectorOperator::kIn;
       r.values = parse_set(rest, req);
     } else {
       size_t pos = req.find_first_of("=!<>");
       if (pos == std::string::npos) {
         r.key = req;
-        r.op = "Exists";
+        r.op = core::SelectorOperator::kExists;
       } else {
         r.key = trim(req.substr(0, pos));
         std::string value;
         if (req.compare(pos, 2, "==") == 0) {
-          r.op = "In";
+          r.op = core::SelectorOperator::kIn;
           value = req.substr(pos + 2);
         } else if (req.compare(pos, 2, "!=") == 0) {
-          r.op = "NotIn";
+          r.op = core::SelectorOperator::kNotIn;
           value = req.substr(pos + 2);
         } else if (req[pos] == '=') {
-          r.op = "In";
+          r.op = core::SelectorOperator::kIn;
           value = req.substr(pos + 1);
         } else if (req[pos] == '>' || req[pos] == '<') {
-          r.op = req[pos] == '>' ? "Gt" : "Lt";
+          r.op = req[pos] == '>' ? core::SelectorOperator::kGt : core::SelectorOperator::kLt;
           value = trim(req.substr(pos + 1));
           try {
             size_t used = 0;
@@ -146,7 +146,7 @@ LabelQuery LabelQuery::parse(const std::string& text) {
           bad("unable to parse requirement: found '" + req.substr(pos) + "', expected: '=', '!=', '==', 'in', notin'");
         }
         value = trim(value);
-        if (r.op != "Gt" && r.op != "Lt") check_value(value);
+        if (r.op != core::SelectorOperator::kGt && r.op != core::SelectorOperator::kLt) check_value(value);
         r.values = {value};
       }
     }

@@ -16,8 +16,8 @@ namespace gpuops::simulator {
 // A `labelSelector=` value, as apimachinery's labels.Parse reads it
 // (pkg/labels/selector.go): comma-separated requirements `k`, `!k`, `k=v`,
 // `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k>n`, `k<n`. Empty selects
-// everything. Matching mirrors Requirement.Matches: `!=` and `notin` match
-// objects without the key.
+// everything. Matching is Requirement.Matches (core::requirement_matches,
+// core/placement.h): `!=` and `notin` match objects without the key.
 class LabelQuery {
  public:
   // Throws core::InputError (http_status 400) on a malformed selector, with

@@ -92,10 +92,7 @@ std::string template_json(const core::DaemonSet& ds) {
 }
 
 bool same_requirements(const std::vector<core::Requirement>& a, const std::vector<core::Requirement>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].key != b[i].key || a[i].op != b[i].op || a[i].values != b[i].values) return false;
-  return true;
+  return a == b;  // key, operator (unknown_op included) and values
 }
 
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
@@ -119,7 +116,7 @@ const std::shared_ptr<const core::PodStatus>& pending_status() {
 // The required node affinity of a pod pinned to `node`.
 std::vector<core::NodeSelectorTerm> pin_terms(const std::string& node) {
   core::NodeSelectorTerm term;
-  term.match_fields.push_back(core::Requirement{"metadata.name", "In", {node}});
+  term.match_fields.push_back(core::Requirement{"metadata.name", core::SelectorOperator::kIn, {node}, ""});
   return {std::move(term)};
 }
 

@@ -137,7 +137,7 @@ TEST(Presence, IndexedRuleAgreesWithTheScan) {
   old_ds.metadata.owner_references[0].uid = "uid-of-a-deleted-daemonset";
   core::Pod pinned = pod(d, "", "Pending", "pin01");  // mapped to lab-node-2 by the controller's affinity
   pinned.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{
-      core::NodeSelectorTerm{{}, {core::Requirement{"metadata.name", "In", {"lab-node-2"}}}}};
+      core::NodeSelectorTerm{{}, {core::Requirement{"metadata.name", core::SelectorOperator::kIn, {"lab-node-2"}, ""}}}};
   core::Pod unbound = pod(d, "", "Running", "unb01");
   s.pods = {terminating, pod(d, "lab-node-2", "Pending", "pend1"), old_ds, pinned, unbound,
             pod(d, "lab-node-0", "Running", "run01"), pod(d, "lab-node-0", "Running", "run02")};

@@ -504,3 +504,21 @@ TEST(Codec, ReadPathsFolderAndMissing) {
   }
   fs::remove_all(dir);
 }
+
+// Requirement::op is an enum; an operator the enum does not name (not
+// validated for a DaemonSet's selector) is kept as written and written back.
+TEST(Codec, SelectorOperatorsRoundTrip) {
+  std::string text = replace(kDs, "    matchLabels:\n      app: nvidia-driver-daemonset\n",
+                             "    matchLabels:\n      app: nvidia-driver-daemonset\n    matchExpressions:\n"
+                             "      - {key: tier, operator: NotIn, values: [canary]}\n"
+                             "      - {key: odd, operator: Sometimes}\n");
+  core::DaemonSet ds = core::decode_daemonset(core::read_documents(text, "ds.yaml").at(0));
+  ASSERT_EQ(ds.selector.match_expressions.size(), 2u);
+  EXPECT_EQ(ds.selector.match_expressions[0].op, core::SelectorOperator::kNotIn);
+  EXPECT_EQ(ds.selector.match_expressions[1].op, core::SelectorOperator::kUnknown);
+  EXPECT_EQ(ds.selector.match_expressions[1].op_text(), "Sometimes");
+  json::object out = core::encode(ds);
+  const auto& me = out.at("spec").at("selector").at("matchExpressions").as_array();
+  EXPECT_EQ(me.at(0).at("operator"), json::value("NotIn"));
+  EXPECT_EQ(me.at(1).at("operator"), json::value("Sometimes"));
+}

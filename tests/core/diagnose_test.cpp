@@ -498,7 +498,7 @@ TEST(Diagnose, PendingUnschedulableCarriesTheSchedulerMessage) {
   ClusterState s = healthy({gpu_node("gpu-small")});
   Pod& p = pod_of(s, "nvidia-driver-daemonset", "gpu-small");
   p.spec.node_name = "";
-  p.spec.required_node_affinity = std::vector<NodeSelectorTerm>{{{}, {{"metadata.name", "In", {"gpu-small"}}}}};
+  p.spec.required_node_affinity = std::vector<NodeSelectorTerm>{{{}, {{"metadata.name", SelectorOperator::kIn, {"gpu-small"}, ""}}}};
   p.status = {};
   p.status.phase = "Pending";
   const std::string msg = "0/2 nodes are available: 1 Insufficient memory, 1 node(s) didn't match Pod's node "

@@ -11,7 +11,12 @@ using core::Requirement;
 namespace {
 
 core::Requirement req(const std::string& key, const std::string& op, std::vector<std::string> values = {}) {
-  return Requirement{key, op, std::move(values)};
+  Requirement r;
+  r.key = key;
+  r.op = core::parse_selector_operator(op);
+  r.values = std::move(values);
+  if (r.op == core::SelectorOperator::kUnknown) r.unknown_op = op;
+  return r;
 }
 
 core::DaemonSet with_affinity(std::vector<core::NodeSelectorTerm> terms) {

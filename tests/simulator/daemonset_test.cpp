@@ -61,7 +61,7 @@ TEST_F(DaemonSetTest, CreatedPodIsPinnedAndTolerant) {
   EXPECT_TRUE(term.match_expressions.empty());
   ASSERT_EQ(term.match_fields.size(), 1u);
   EXPECT_EQ(term.match_fields[0].key, "metadata.name");
-  EXPECT_EQ(term.match_fields[0].op, "In");
+  EXPECT_EQ(term.match_fields[0].op_text(), "In");
   EXPECT_EQ(term.match_fields[0].values, std::vector<std::string>{"a"});
   EXPECT_EQ(p.target_node(), "a");
   // The user toleration first, then the six defaults (no hostNetwork).
