@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -54,15 +55,20 @@ core::ScriptRunner script_runner(const std::string& kubeconfig, const std::strin
     r.timed_out = s.timed_out;
     r.out = std::move(s.out);
     r.err = std::move(s.err);
+    r.out_cut = s.out_cut;
+    r.err_cut = s.err_cut;
     return r;
   };
 }
 
 // kubectl takes no context from the environment: for --context, the scripts
 // get a copy of the kubeconfig whose current-context is that context, written
-// beside the original (so that relative certificate paths still resolve) and
-// removed by the destructor. The source is --kubeconfig, else the first file
-// of KUBECONFIG, else ~/.kube/config.
+// beside the original (so that relative certificate paths still resolve),
+// under an unpredictable name (.gpuops-grade-XXXXXX.kubeconfig) created with
+// O_EXCL and mode 0600 (it carries the credentials), and removed by the
+// destructor or by a fatal signal (cli/subprocess.h, PrivateFile). The
+// source is --kubeconfig, else the first file of KUBECONFIG, else
+// ~/.kube/config.
 class ContextKubeconfig {
  public:
   ContextKubeconfig(std::string kubeconfig, const std::string& context) : path_(std::move(kubeconfig)) {
@@ -80,23 +86,21 @@ class ContextKubeconfig {
     text << in.rdbuf();
     YAML::Node doc = core::load_yaml(text.str(), src, "cannot read the kubeconfig: ");
     doc["current-context"] = context;
-    fs::path copy = fs::path(src).parent_path() / (".gpuops-grade-" + std::to_string(::getpid()) + ".kubeconfig");
-    std::ofstream f(copy);
-    if (!f) throw core::InputError(copy.string(), 0, "", "cannot write a kubeconfig for --context beside " + src);
-    f << YAML::Dump(doc) << "\n";
-    fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
-    path_ = copy.string();
-    owned_ = true;
-  }
-  ~ContextKubeconfig() {
-    std::error_code ec;
-    if (owned_) fs::remove(path_, ec);
+    fs::path dir = fs::path(src).parent_path();
+    if (dir.empty()) dir = ".";
+    try {
+      copy_.emplace(PrivateFile::unique(dir.string(), ".gpuops-grade-", ".kubeconfig", YAML::Dump(doc) + "\n"));
+    } catch (const std::system_error& e) {
+      throw core::InputError(dir.string(), 0, "", std::string("cannot write a kubeconfig for --context beside ") + src +
+                                                      ": " + e.code().message());
+    }
+    path_ = copy_->path();
   }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
-  bool owned_ = false;
+  std::optional<PrivateFile> copy_;
 };
 
 void lab_options(cxxopts::Options& opts) {
@@ -213,17 +217,24 @@ int lab_grade(const Args& args, std::ostream& out) {
     so.clock = [] { return std::chrono::steady_clock::now(); };
     simulator::ApiServer server(sim, so);
     server.start();
-    fs::path tmp = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()));
-    fs::create_directories(tmp);
-    std::string kc = (tmp / "kubeconfig").string();
-    server.write_kubeconfig(kc);
     try {
-      // The reference cluster: the lab's eight steps, replayed (files go to a
-      // scratch directory, never into the learner's).
+      // The scripts' kubeconfig (it holds the server's token) in a directory
+      // of our own: mkdtemp, mode 0700, removed on every way out, a fatal
+      // signal included. Nothing else is written there.
+      std::optional<ScratchDir> tmp;
+      try {
+        tmp.emplace("gpuops-grade-");
+      } catch (const std::system_error& e) {
+        throw core::InputError("", 0, "", e.what());
+      }
+      std::string kc = tmp->write_file("kubeconfig", server.kubeconfig());
+      // The reference cluster: the lab's eight steps, replayed. Its files are
+      // not written anywhere: the expected answers are computed in memory
+      // from the cluster, where the learner's scripts cannot read them.
       server.with_cluster([&](simulator::FakeCluster& c) {
         core::LabRunOptions lo;
-        lo.dir = (tmp / "reference").string();
         lo.ns = go.ns;
+        lo.write_files = false;
         core::run_lab(c, catalog, lo);
       });
       auto cluster = open_real(kc, "", go.ns, nullptr);
@@ -231,11 +242,9 @@ int lab_grade(const Args& args, std::ostream& out) {
       lines = core::grade_lab(*cluster, catalog, go);
     } catch (...) {
       server.stop();
-      fs::remove_all(tmp);
       throw;
     }
     server.stop();
-    fs::remove_all(tmp);
 #else
     throw UsageError("this gpuops was built without the simulator: give --kubeconfig");
 #endif

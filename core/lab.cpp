@@ -1,6 +1,12 @@
 #include "core/lab.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,13 +37,48 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 // The last lines a failed script wrote to stderr (kubectl's error, a bash
 // syntax error), for the grade's reason; "" when it wrote none.
+// At most this many characters of one line of a learner's output, and this
+// many lines, are shown in a reason.
+constexpr size_t kShownLineChars = 240;
+constexpr size_t kShownLines = 60;
+
+// `line`, cut at kShownLineChars characters.
+std::string clip_line(const std::string& line) {
+  if (line.size() <= kShownLineChars) return line;
+  return line.substr(0, kShownLineChars) + "... (" + std::to_string(line.size() - kShownLineChars) +
+         " more characters not shown)";
+}
+
+// `text` with at most kShownLines lines of at most kShownLineChars
+// characters; what is left out is counted. A final line break is kept.
+std::string clip(const std::string& text) {
+  std::vector<std::string> lines = split_lines(text);
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < kShownLines; ++i) out += clip_line(lines[i]) + "\n";
+  if (lines.size() > kShownLines) out += "... (" + std::to_string(lines.size() - kShownLines) + " more lines not shown)\n";
+  if (!text.empty() && !text.ends_with("\n") && !out.empty()) out.pop_back();
+  return out;
+}
+
+// "; its stdout was cut at N bytes (the rest discarded)" for what the runner
+// did not keep, "" when it kept everything.
+std::string cut_note(const ScriptResult& r) {
+  std::string out;
+  if (r.out_cut) out += "; its stdout was cut at " + std::to_string(r.out.size()) + " bytes (the rest discarded)";
+  if (r.err_cut) out += "; its stderr was cut at " + std::to_string(r.err.size()) + " bytes (the rest discarded)";
+  return out;
+}
+
 std::string stderr_tail(const ScriptResult& r) {
   std::vector<std::string> lines;
   for (auto& l : split_lines(r.err))
-    if (!l.empty()) lines.push_back(std::move(l));
+    if (!l.empty()) {
+      lines.push_back(std::move(l));
+      if (lines.size() > 3) lines.erase(lines.begin());
+    }
   if (lines.empty()) return "";
   std::string out = "\nits stderr:";
-  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) out += "\n  " + lines[i];
+  for (const auto& l : lines) out += "\n  " + clip_line(l);
   return out;
 }
 
@@ -45,7 +86,8 @@ std::string stderr_tail(const ScriptResult& r) {
 // stderr tail.
 std::string timed_out(const std::string& what, const ScriptResult& r, std::chrono::seconds limit,
                       const std::string& more = "") {
-  return what + " did not finish within " + std::to_string(limit.count()) + " s (killed)" + more + stderr_tail(r);
+  return what + " did not finish within " + std::to_string(limit.count()) + " s (killed)" + more + cut_note(r) +
+         stderr_tail(r);
 }
 
 const char* kGpuLabel = "feature.node.kubernetes.io/pci-10de.present";
@@ -61,7 +103,7 @@ const Operand& op(const Catalog& c, const std::string& name) {
 // not truncated in place. (ext4, with its default auto_da_alloc, flushes a
 // file truncated to zero and rewritten when it is closed: rewriting a lab
 // directory cost about 2 ms of waiting per file.)
-void write(const fs::path& path, const std::string& text, bool executable = false) {
+void write_file(const fs::path& path, const std::string& text, bool executable = false) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   fs::remove(path, ec);
@@ -73,12 +115,80 @@ void write(const fs::path& path, const std::string& text, bool executable = fals
     fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
 }
 
-std::string read(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return {};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+// A file of the learner's directory, as read_learner found it.
+struct LearnerFile {
+  bool exists = false;  // something is at the path (lstat)
+  std::string problem;  // why it was not read: "out/x.txt is a FIFO, not a regular file"; "" when it was
+  std::string text;     // at most kMaxLearnerFile bytes of it
+  bool cut = false;     // it is longer than kMaxLearnerFile: the rest was not read
+};
+
+// "a FIFO", "a directory"... for a file that is not a regular one.
+std::string file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// Reads `rel` under the directory whose canonical path is `root`, without
+// trusting it: only a regular file is opened for reading (O_NONBLOCK, so
+// that a FIFO swapped in meanwhile cannot block, then fstat), and only when
+// the file actually opened lies inside `root` (its path as the kernel
+// resolved it, /proc/self/fd, so symbolic links anywhere on the way count);
+// at most kMaxLearnerFile bytes. The problem names the file by `rel`.
+LearnerFile read_learner(const fs::path& root, const fs::path& dir, const std::string& rel) {
+  LearnerFile f;
+  const std::string path = (dir / rel).string();
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return f;  // missing (or unreachable): the caller says so
+  f.exists = true;
+  if (::stat(path.c_str(), &st) != 0) {
+    f.problem = rel + " is a symbolic link that leads nowhere";
+    return f;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.problem = rel + " is " + file_kind(st.st_mode) + ", not a regular file";
+    return f;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    f.problem = rel + " cannot be read: " + std::strerror(errno);
+    return f;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    f.problem = rel + " is " + file_kind(st.st_mode) + ", not a regular file";
+    return f;
+  }
+  std::error_code ec;
+  fs::path real = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+  if (ec) real = fs::canonical(path, ec);
+  if (ec) {
+    f.problem = rel + " cannot be resolved: " + ec.message();
+    return f;
+  }
+  const std::string prefix = root.string() + (root.string().ends_with("/") ? "" : "/");
+  if (!real.string().starts_with(prefix)) {
+    f.problem = rel + " leads outside the working directory (to " + real.string() + ")";
+    return f;
+  }
+  f.text.resize(kMaxLearnerFile + 1);
+  size_t got = 0;
+  while (got < f.text.size()) {
+    ssize_t n = ::read(fd, f.text.data() + got, f.text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  f.cut = got > kMaxLearnerFile;
+  f.text.resize(std::min(got, kMaxLearnerFile));
+  return f;
 }
 
 // The decoded objects of a built-in manifest, parsed once per process: the
@@ -222,6 +332,9 @@ std::vector<Node> lab_nodes() {
 void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   fs::path dir(o.dir);
   fs::path out = dir / "out", k8s = dir / "k8s";
+  auto write = [&o](const fs::path& path, const std::string& text, bool executable = false) {
+    if (o.write_files) write_file(path, text, executable);
+  };
   Narrator say(o.narrate, c);
   auto state = [&] { return cluster.state(o.ns); };
   auto apply_operands = [&](const std::vector<std::string>& names) {
@@ -346,6 +459,9 @@ struct Grader {
   const Catalog& c;
   const GradeOptions& o;
   std::vector<GradeLine> lines;
+  fs::path root;  // o.dir, canonical: what the learner's files must stay inside
+
+  LearnerFile learner(const std::string& rel) const { return read_learner(root, o.dir, rel); }
 
   void add(int step, std::vector<std::string> problems, const std::string& ok) {
     GradeLine g;
@@ -373,7 +489,16 @@ struct Grader {
   void manifest(const std::string& operand, std::vector<std::string>& problems) const {
     const Operand& want = op(c, operand);
     std::string rel = "k8s/" + want.manifest;
-    std::string text = read(file(rel));
+    LearnerFile lf = learner(rel);
+    if (!lf.problem.empty()) {
+      problems.push_back(lf.problem + ": not read");
+      return;
+    }
+    if (lf.cut) {
+      problems.push_back(rel + " is larger than " + std::to_string(kMaxLearnerFile) + " bytes: not read");
+      return;
+    }
+    const std::string& text = lf.text;
     if (text.empty()) {
       problems.push_back(rel + " is missing or empty");
       return;
@@ -423,11 +548,21 @@ struct Grader {
 
   void out_file(const std::string& rel, const std::string& expected, const std::string& what,
                 std::vector<std::string>& problems) const {
-    std::string got = read(file(rel));
-    if (got.empty()) {
+    LearnerFile lf = learner(rel);
+    const std::string& got = lf.text;
+    if (!lf.problem.empty()) {
+      problems.push_back(lf.problem + ": not read");
+    } else if (got.empty()) {
       problems.push_back(rel + " is missing or empty");
-    } else if (got != expected && got + "\n" != expected) {
-      problems.push_back(rel + " does not match " + what + ":\n" + line_diff(split_lines(expected), split_lines(got)));
+    } else if (lf.cut || (got != expected && got + "\n" != expected)) {
+      // The diff of what was read, at most a few dozen lines past what is
+      // expected (a huge file would make a huge diff), clipped.
+      std::vector<std::string> want = split_lines(expected), have = split_lines(got);
+      bool more = have.size() > want.size() + kShownLines;
+      if (more) have.resize(want.size() + kShownLines);
+      std::string cut = lf.cut ? " (only its first " + std::to_string(kMaxLearnerFile) + " bytes were read)" : "";
+      problems.push_back(rel + " does not match " + what + cut + ":\n" + clip(line_diff(want, have)) +
+                         (more ? "... (the rest of " + rel + " not compared)\n" : ""));
     }
   }
 
@@ -446,15 +581,27 @@ struct Grader {
 
   // Scripts must not name nodes: the grader adds one before running them.
   // A script the learner had to write: false (and a problem) when it is not there.
-  bool script_present(const std::string& rel, std::vector<std::string>& problems) const {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(file(rel), ec)) return true;
-    problems.push_back(rel + " is missing");
-    return false;
+  // Its text goes to `text`. A script that is no regular file inside the
+  // directory, or is larger than kMaxLearnerFile, is not run.
+  bool script_present(const std::string& rel, std::vector<std::string>& problems, std::string& text) const {
+    LearnerFile lf = learner(rel);
+    if (!lf.exists) {
+      problems.push_back(rel + " is missing");
+      return false;
+    }
+    if (!lf.problem.empty()) {
+      problems.push_back(lf.problem + ": not run");
+      return false;
+    }
+    if (lf.cut) {
+      problems.push_back(rel + " is larger than " + std::to_string(kMaxLearnerFile) + " bytes: not run");
+      return false;
+    }
+    text = std::move(lf.text);
+    return true;
   }
 
-  void no_node_names(const std::string& rel, std::vector<std::string>& problems) const {
-    std::string text = read(file(rel));
+  void no_node_names(const std::string& rel, const std::string& text, std::vector<std::string>& problems) const {
     static const std::regex node_name(R"(\blab-node-[0-9]+\b)");
     std::smatch m;
     if (std::regex_search(text, m, node_name)) problems.push_back(rel + " names a node (" + m.str() + "): read nodes from the API");
@@ -464,7 +611,10 @@ struct Grader {
 }  // namespace
 
 std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const GradeOptions& o) {
-  Grader g{cluster, c, o, {}};
+  std::error_code ec;
+  fs::path root = fs::canonical(o.dir, ec);
+  if (ec) root = fs::absolute(o.dir).lexically_normal();
+  Grader g{cluster, c, o, {}, root};
   ClusterState s = cluster.state(o.ns);
 
   // Step 1: roster, and the GPU nodes' labels.
@@ -531,11 +681,12 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
   // driver and device-plugin pods cannot be scheduled (64Mi of memory).
   std::vector<std::string> p6, p7;
   g.out_file("out/audit.txt", audit(s, c).text(), "gpuops audit on the cluster now", p6);
-  bool audit_script = g.script_present("operand-audit.sh", p6);
-  if (audit_script) g.no_node_names("operand-audit.sh", p6);
+  std::string audit_text, order_text;
+  bool audit_script = g.script_present("operand-audit.sh", p6, audit_text);
+  if (audit_script) g.no_node_names("operand-audit.sh", audit_text, p6);
   g.out_file("out/order.txt", order_txt(s, c), "gpuops order-check on every node now", p7);
-  bool order_script = g.script_present("order-check.sh", p7);
-  if (order_script) g.no_node_names("order-check.sh", p7);
+  bool order_script = g.script_present("order-check.sh", p7, order_text);
+  if (order_script) g.no_node_names("order-check.sh", order_text, p7);
   if (o.run_script && (audit_script || order_script)) {
     Node probe;
     probe.metadata.name = o.probe_node;
@@ -557,10 +708,10 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
       if (audit_script) got = o.run_script(g.file("operand-audit.sh"), {}, o.script_timeout);
       if (got.timed_out) {
         p6.push_back(timed_out("operand-audit.sh", got, o.script_timeout));
-      } else if (audit_script && (got.out != want.text() || got.exit_code != want.exit_code)) {
+      } else if (audit_script && (got.out_cut || got.out != want.text() || got.exit_code != want.exit_code)) {
         std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
                           std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
-                          std::to_string(got.exit_code) + " and\n" + got.out + stderr_tail(got);
+                          std::to_string(got.exit_code) + " and\n" + clip(got.out) + cut_note(got) + stderr_tail(got);
         bool trusts_desired = want.text().find(o.probe_node + " MISSING") != std::string::npos &&
                               got.out.find(o.probe_node + " MISSING") == std::string::npos;
         if (trusts_desired)
@@ -579,10 +730,13 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
           p7.push_back(timed_out("order-check.sh " + n, r, o.script_timeout, "; not run on the other nodes"));
           break;
         }
-        if (r.out != w.text() || r.exit_code != w.exit_code)
+        if (r.out_cut || r.out != w.text() || r.exit_code != w.exit_code) {
+          std::string shown = r.out;
+          if (shown.ends_with("\n")) shown.pop_back();
           p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
-                       ", got \"" + std::regex_replace(r.out, std::regex("\n$"), "") + "\" exit " +
-                       std::to_string(r.exit_code) + stderr_tail(r));
+                       ", got \"" + clip(shown) + "\" exit " + std::to_string(r.exit_code) + cut_note(r) +
+                       stderr_tail(r));
+        }
       }
     } catch (...) {
       cluster.delete_node(o.probe_node);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -37,6 +38,11 @@ struct LabRunOptions {
   std::ostream* narrate = nullptr;
   // Create lab-node-0..2 when they are missing (simulators, KWOK clusters).
   bool create_nodes = true;
+  // Write the working directory (k8s/, out/, the two scripts) into `dir`.
+  // false: only the cluster is changed, and nothing is written anywhere (the
+  // grader's reference cluster: the answers stay in memory, out of the
+  // learner's scripts' reach).
+  bool write_files = true;
 };
 
 // Performs the eight steps on `cluster` and writes the working directory.
@@ -55,6 +61,8 @@ struct ScriptResult {
   bool timed_out = false;  // killed at the time limit: exit_code and out say nothing
   std::string out;
   std::string err;
+  bool out_cut = false;    // stdout was longer than what was kept (out): the rest was discarded
+  bool err_cut = false;    // the same for stderr
 };
 using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args,
                                                 std::chrono::seconds limit)>;
@@ -81,8 +89,19 @@ struct GradeOptions {
   std::chrono::seconds script_timeout{60};
 };
 
+// The most grade_lab reads of any file in the learner's directory: 1 MiB.
+inline constexpr std::size_t kMaxLearnerFile = std::size_t{1} << 20;
+
 // Grades the working directory against the live cluster: one line per step.
 // Never throws for the learner's mistakes; backend failures propagate.
+//
+// The directory is not trusted: a file that is not a regular file (a FIFO, a
+// device, a socket, a directory) or that resolves, through symbolic links,
+// to a place outside the directory is neither read nor run, and its step
+// fails saying which file and why; at most kMaxLearnerFile bytes of a file
+// are read (the step says when it was cut); the diffs and script outputs
+// shown in the reasons are clipped (a few dozen lines, a few hundred
+// characters each).
 std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& catalog, const GradeOptions& options);
 
 // "PASS step N: reason" / "FAIL step N: reason" lines.

@@ -2,7 +2,10 @@
 // exactly the step that owns each of the lab's named mistakes.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +16,8 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+
+#include <yaml-cpp/yaml.h>
 
 #include "../common/cli_run.h"
 
@@ -393,4 +398,207 @@ TEST(Lab, DirMustBeADirectory) {
   }
   EXPECT_EQ(slurp(file), "not a lab\n");
   fs::remove(file);
+}
+
+// ------------------------------------------------------------ lab grade's own files
+
+// The scripts' kubeconfig lies in a directory made with mkdtemp (not
+// gpuops-grade-<pid>, whatever is there), mode 0700, holding nothing but the
+// kubeconfig: no reference answers a script could copy or run. It is gone
+// after the grade.
+TEST_F(LabDir, ScratchDirIsPrivateAndHoldsNoReference) {
+  // What a predictable name would have used: a symbolic link planted there.
+  const fs::path planted = fs::temp_directory_path() / ("gpuops-grade-" + std::to_string(::getpid()));
+  const fs::path bait = dir_ / "bait";
+  fs::create_directories(bait);
+  fs::remove_all(planted);
+  fs::create_directory_symlink(bait, planted);
+  const fs::path seen = dir_ / "seen";
+  std::string audit = slurp(dir_ / "operand-audit.sh");
+  audit.insert(audit.find('\n') + 1, "d=$(dirname \"$KUBECONFIG\"); { echo \"$d\"; stat -c %a \"$d\"; ls -A \"$d\"; } > '" +
+                                         seen.string() + "'\n");
+  spit(dir_ / "operand-audit.sh", audit);
+  // A script that runs the reference solution, were it there.
+  spit(dir_ / "order-check.sh", "#!/usr/bin/env bash\nexec bash \"$(dirname \"$KUBECONFIG\")/reference/order-check.sh\" \"$@\"\n");
+  auto [lines, code] = grade();
+  fs::remove(planted);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_EQ(code, 1);
+  for (int i : {0, 1, 2, 3, 4, 5, 7}) EXPECT_TRUE(lines[i].starts_with("PASS")) << lines[i];
+  EXPECT_TRUE(lines[6].starts_with("FAIL step 7: order-check.sh grader-probe: expected")) << lines[6];
+  EXPECT_TRUE(fs::is_empty(bait));
+  std::vector<std::string> s;
+  std::istringstream in(slurp(seen));
+  for (std::string l; std::getline(in, l);) s.push_back(l);
+  ASSERT_EQ(s.size(), 3u) << slurp(seen);
+  EXPECT_NE(s[0], planted.string());
+  EXPECT_TRUE(fs::path(s[0]).filename().string().starts_with("gpuops-grade-")) << s[0];
+  EXPECT_EQ(s[1], "700");
+  EXPECT_EQ(s[2], "kubeconfig");
+  EXPECT_FALSE(fs::exists(s[0])) << s[0];
+}
+
+// --context: the kubeconfig copy beside the user's is created, never one
+// found there (a symbolic link planted at the old predictable name is not
+// written through), and is gone afterwards.
+TEST_F(LabDir, ContextKubeconfigIsCreatedExclusively) {
+  const fs::path kdir = dir_ / "kube";
+  fs::create_directories(kdir);
+  YAML::Node kc;
+  kc["apiVersion"] = "v1";
+  kc["kind"] = "Config";
+  YAML::Node cluster, user;
+  cluster["name"] = "c";
+  cluster["cluster"]["server"] = "https://127.0.0.1:1";
+  cluster["cluster"]["insecure-skip-tls-verify"] = true;
+  user["name"] = "u";
+  user["user"]["token"] = "t";
+  kc["clusters"].push_back(cluster);
+  kc["users"].push_back(user);
+  for (const char* name : {"a", "b"}) {
+    YAML::Node ctx;
+    ctx["name"] = name;
+    ctx["context"]["cluster"] = "c";
+    ctx["context"]["user"] = "u";
+    kc["contexts"].push_back(ctx);
+  }
+  kc["current-context"] = "a";
+  spit(kdir / "config", YAML::Dump(kc) + "\n");
+  spit(kdir / "victim", "precious\n");
+  fs::create_symlink(kdir / "victim", kdir / (".gpuops-grade-" + std::to_string(::getpid()) + ".kubeconfig"));
+  CliRun r = run_gpuops({"lab", "grade", "--dir", dir_.string(), "--kubeconfig", (kdir / "config").string(),
+                         "--context", "b", "--script-timeout", "5"});
+  EXPECT_EQ(r.code, 3) << r.out << r.err;  // nothing listens there
+  EXPECT_EQ(slurp(kdir / "victim"), "precious\n");
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(kdir)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{".gpuops-grade-" + std::to_string(::getpid()) + ".kubeconfig", "config",
+                                            "victim"}));
+}
+
+// A SIGTERM while a script runs: the scratch directory is removed, the
+// script and what it started (one that left its session too) are killed,
+// and gpuops dies of the signal.
+TEST_F(LabDir, SigtermRemovesTheScratchDirAndKillsTheScripts) {
+  const fs::path seen = dir_ / "seen", pids = dir_ / "pids";
+  spit(dir_ / "operand-audit.sh", "#!/usr/bin/env bash\ndirname \"$KUBECONFIG\" > '" + seen.string() +
+                                      "'\nsetsid sleep 1000 >/dev/null 2>&1 &\necho $! >> '" + pids.string() +
+                                      "'\necho $$ >> '" + pids.string() + "'\nsleep 1000\n");
+  pid_t child = ::fork();
+  if (child == 0) {
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(GPUOPS_BINARY, GPUOPS_BINARY, "lab", "grade", "--dir", dir_.c_str(), "--script-timeout", "60",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(child, 0);
+  for (int i = 0; i < 600 && read_pids(pids).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::vector<pid_t> started = read_pids(pids);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_EQ(started.size(), 2u) << slurp(pids);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  std::string scratch = slurp(seen);
+  while (scratch.ends_with("\n")) scratch.pop_back();
+  ASSERT_FALSE(scratch.empty());
+  EXPECT_FALSE(fs::exists(scratch)) << scratch;
+  for (pid_t pid : started) {
+    bool gone = dies(pid);
+    if (!gone) ::kill(pid, SIGKILL);
+    EXPECT_TRUE(gone) << "pid " << pid << " outlived the grade";
+  }
+}
+
+// ------------------------------------------------------------ an untrusted directory
+
+// A FIFO, a device, a file outside the directory (through a symbolic link),
+// a script that leads outside: none is read or run, each step says which file
+// and why, and nothing of the outside file is printed. A symbolic link that
+// stays inside is followed.
+TEST_F(LabDir, UntrustedFilesAreRefusedByName) {
+  const fs::path outside = fs::path(dir_.string() + "-outside");
+  fs::create_directories(outside);
+  spit(outside / "secret.txt", "DESIRED=1\nSECRET-42\n");
+  fs::copy_file(dir_ / "order-check.sh", outside / "order-check.sh");
+  fs::remove(dir_ / "out/matrix.txt");
+  ASSERT_EQ(::mkfifo((dir_ / "out/matrix.txt").c_str(), 0600), 0);
+  fs::remove(dir_ / "out/driver.txt");
+  fs::create_symlink(outside / "secret.txt", dir_ / "out/driver.txt");
+  fs::remove(dir_ / "k8s/gfd-ds.yaml");
+  fs::create_symlink("/dev/zero", dir_ / "k8s/gfd-ds.yaml");
+  fs::remove(dir_ / "order-check.sh");
+  fs::create_symlink(outside / "order-check.sh", dir_ / "order-check.sh");
+  fs::rename(dir_ / "out/roster.txt", dir_ / "roster-copy.txt");
+  fs::create_symlink("../roster-copy.txt", dir_ / "out/roster.txt");
+  // Should the grader open the FIFO and wait for a writer, this one ends the
+  // wait after 30 s, so that the test fails instead of hanging.
+  std::atomic<bool> done{false};
+  std::thread rescue([&] {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!done) ::close(::open((dir_ / "out/matrix.txt").c_str(), O_WRONLY | O_NONBLOCK));
+  });
+  auto [lines, code] = grade();
+  done = true;
+  rescue.join();
+  fs::remove_all(outside);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_EQ(code, 1);
+  EXPECT_TRUE(lines[0].starts_with("PASS step 1")) << lines[0];
+  EXPECT_EQ(lines[2], "FAIL step 3: out/driver.txt leads outside the working directory (to " +
+                          (outside / "secret.txt").string() + "): not read");
+  EXPECT_EQ(lines[3], "FAIL step 4: k8s/gfd-ds.yaml is a character device, not a regular file: not read");
+  EXPECT_EQ(lines[6].substr(0, lines[6].find(';')),
+            "FAIL step 7: order-check.sh leads outside the working directory (to " +
+                (outside / "order-check.sh").string() + "): not run");
+  EXPECT_EQ(lines[7], "FAIL step 8: out/matrix.txt is a FIFO, not a regular file: not read");
+  EXPECT_EQ(last_output_.find("SECRET-42"), std::string::npos) << last_output_;
+}
+
+// A script that prints without end, and an out/ file of megabytes: at most
+// 1 MiB of each is kept, the step says where it was cut, and the grade shows
+// a clipped diff, not the megabytes.
+TEST_F(LabDir, HugeOutputsAreCutAndClipped) {
+  spit(dir_ / "operand-audit.sh", "#!/usr/bin/env bash\nhead -c 3000000 /dev/zero | tr '\\0' x\nexit 0\n");
+  std::string big;
+  for (int i = 0; i < 1000000; ++i) big += "x\n";
+  spit(dir_ / "out/matrix.txt", big);
+  auto [lines, code] = grade();
+  ASSERT_EQ(lines.size(), 8u) << last_output_.substr(0, 2000);
+  EXPECT_EQ(code, 1);
+  EXPECT_LT(last_output_.size(), 32u * 1024) << last_output_.substr(0, 2000);
+  EXPECT_TRUE(lines[5].starts_with("FAIL step 6: ")) << lines[5];
+  EXPECT_NE(lines[5].find("operand-audit.sh with node grader-probe added"), std::string::npos) << lines[5];
+  EXPECT_NE(last_output_.find("more characters not shown); its stdout was cut at 1048576 bytes (the rest discarded)"),
+            std::string::npos)
+      << last_output_.substr(0, 4000);
+  EXPECT_EQ(lines[7], "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
+                      "from memory?) (only its first 1048576 bytes were read):");
+  EXPECT_NE(last_output_.find("more lines not shown"), std::string::npos);
+}
+
+// Children that leave the script's session (setsid), directly or after a
+// double fork, do not outlive the grade.
+TEST_F(LabDir, WhatLeavesTheScriptsSessionIsKilled) {
+  const fs::path pids = dir_ / "pids";
+  std::string s = slurp(dir_ / "operand-audit.sh");
+  s.insert(s.find('\n') + 1, "setsid sleep 1000 >/dev/null 2>&1 &\necho $! >> '" + pids.string() +
+                                 "'\n( setsid bash -c 'sleep 1000 >/dev/null 2>&1 & echo $! >> \"$0\"' '" +
+                                 pids.string() + "' & )\n");
+  spit(dir_ / "operand-audit.sh", s);
+  auto [lines, code] = grade();
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  for (const auto& l : lines) EXPECT_TRUE(l.starts_with("PASS")) << l;
+  EXPECT_EQ(code, 0);
+  std::vector<pid_t> started = read_pids(pids);
+  ASSERT_EQ(started.size(), 2u) << slurp(pids);
+  for (pid_t pid : started) {
+    bool gone = dies(pid);
+    if (!gone) ::kill(pid, SIGKILL);
+    EXPECT_TRUE(gone) << "pid " << pid << " outlived the grade";
+  }
 }
