@@ -244,7 +244,11 @@ class Diagnoser {
           if (!labels.count(k)) missing.push_back(k);
         if (!missing.empty()) {
           std::string list;
-          for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k.substr(std::string(kDeployLabelPrefix).size());
+          // The operand's part of an operator deploy label; a catalog's own
+          // label (any label key) as a whole.
+          for (const auto& k : missing)
+            list += (list.empty() ? "" : ", ") +
+                    (starts_with(k, kDeployLabelPrefix) ? k.substr(std::string(kDeployLabelPrefix).size()) : k);
           Finding f = make("missing-deploy-labels", Severity::kError, name_, "",
                            "GPU node (workload config " + workload_config(node_) + ") lacks deploy labels " +
                                list +

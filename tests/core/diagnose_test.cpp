@@ -337,6 +337,20 @@ TEST(Diagnose, GpuNodeLackingItsConfigsLabelsNamesThem) {
   EXPECT_EQ(state_of(fs, "gpu-b", "device-plugin").severity, Severity::kError);
 }
 
+// A user's catalog may place an operand by any label key; naming it used to
+// cut "nvidia.com/gpu.deploy." off a key that lacked it (substr out of range).
+TEST(Diagnose, CatalogLabelOutsideTheDeployPrefixIsNamedWhole) {
+  Catalog c = parse_catalog(
+      "operands:\n  - name: tool\n    label: example.com/tool\n    daemonset: tool-ds\n"
+      "    workload_configs: [container]\n",
+      "c.yaml");
+  ClusterState s = healthy({gpu_node("gpu-a")});
+  auto fs = diagnose(s, c, {});
+  const Finding* f = find(fs, "gpu-a", "", "missing-deploy-labels");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->reason.find("lacks deploy labels example.com/tool:"), std::string::npos) << f->reason;
+}
+
 TEST(ExpectedLabels, PerWorkloadConfig) {
   Catalog full = load_catalog("gpu-operator");
   auto strip = [](std::vector<std::string> v) {
