@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "core/errors.h"
+#include "core/terminal.h"
 
 namespace gpuops::cli {
 
@@ -108,7 +109,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     try {
       return c.fn(rest, out, err);
     } catch (const core::InputError& e) {
-      err << "gpuops: error: " << e.what() << "\n";
+      err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
       return core::kExitInput;
     } catch (const UsageError& e) {
       err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
@@ -117,10 +118,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
       return core::kExitInput;
     } catch (const core::ClusterError& e) {
-      err << "gpuops: error: " << e.what() << "\n";
+      err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
       return core::kExitCluster;
     } catch (const std::exception& e) {
-      err << "gpuops: error: " << e.what() << "\n";
+      err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
       return core::kExitCluster;
     }
   }

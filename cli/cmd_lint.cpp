@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "core/codec.h"
 #include "core/errors.h"
+#include "core/terminal.h"
 
 namespace gpuops::cli {
 
@@ -51,7 +52,7 @@ int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
   for (const auto& path : r["files"].as<std::vector<std::string>>()) {
     std::vector<std::string> files = expand(path);
     if (files.empty()) {
-      err << "gpuops: error: " << path << ": no *.yaml, *.yml or *.json file in this folder\n";
+      err << "gpuops: error: " << core::escape_terminal(path) << ": no *.yaml, *.yml or *.json file in this folder\n";
       ++bad;
     }
     for (const auto& file : files) {
@@ -59,7 +60,7 @@ int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
         // As `kubectl apply -f` does, a file without a single object is an error.
         if (core::load_manifests({file}).empty()) throw core::InputError(file, 0, "", "no objects in this file");
       } catch (const core::InputError& e) {
-        err << "gpuops: error: " << e.what() << "\n";
+        err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
         ++bad;
       }
     }

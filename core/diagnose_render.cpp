@@ -4,6 +4,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "core/terminal.h"
+
 namespace gpuops::core {
 
 namespace {
@@ -37,26 +39,32 @@ std::string severity_name(Severity s) {
   return "info";
 }
 
+// Every field of a line comes from the cluster or a dump: written with
+// escape_terminal, so no name, reason or message can end a line, start a
+// forged one, or drive the terminal. The JSON output carries them as they are.
 std::string render_text(const std::vector<Finding>& findings) {
   std::string s;
   for (const auto& f : findings) {
-    s += f.node + " " + (f.operand.empty() ? "-" : f.operand) + " " + severity_name(f.severity) + " " + f.name +
-         ": " + f.reason + "\n";
-    for (const auto& [k, v] : f.evidence) s += "    " + k + ": " + (v.empty() ? "\"\"" : v) + "\n";
+    s += escape_terminal(f.node) + " " + (f.operand.empty() ? "-" : escape_terminal(f.operand)) + " " +
+         severity_name(f.severity) + " " + f.name + ": " + escape_terminal(f.reason) + "\n";
+    for (const auto& [k, v] : f.evidence)
+      s += "    " + escape_terminal(k) + ": " + (v.empty() ? "\"\"" : escape_terminal(v)) + "\n";
   }
   return s;
 }
 
 std::string render_text(const Explanation& e) {
-  std::string s = e.node + " " + e.operand + ": daemonset " + e.daemonset + " " +
-                  (e.daemonset_found ? "found" : "absent") + "; label " + e.label + "=" +
-                  (e.label_value ? (e.label_value->empty() ? "\"\"" : *e.label_value) : "(absent)") + "\n";
+  std::string s = escape_terminal(e.node) + " " + escape_terminal(e.operand) + ": daemonset " +
+                  escape_terminal(e.daemonset) + " " + (e.daemonset_found ? "found" : "absent") + "; label " +
+                  escape_terminal(e.label) + "=" +
+                  (e.label_value ? (e.label_value->empty() ? "\"\"" : escape_terminal(*e.label_value)) : "(absent)") +
+                  "\n";
   if (!e.placement) {
     s += "placement: no DaemonSet\n";
   } else {
     s += std::string("placement: shouldRun=") + (e.placement->should_run ? "true" : "false") +
          " shouldContinueRunning=" + (e.placement->should_continue_running ? "true" : "false") + "\n";
-    for (const auto& r : e.placement->reasons) s += "  reason: " + r + "\n";
+    for (const auto& r : e.placement->reasons) s += "  reason: " + escape_terminal(r) + "\n";
   }
   return s + render_text(e.findings);
 }
