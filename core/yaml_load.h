@@ -16,6 +16,12 @@
 //    between). Counted per document, as kubectl decodes each on its own.
 // So a walk of what these functions return visits at most a few hundred
 // thousand nodes more than the text holds, and never loops.
+//
+// Also as go-yaml reads YAML: the text must be UTF-8 holding only the
+// characters YAML allows (a NUL, an ESC or a stray byte is refused, with its
+// line: readerc.go's messages); a byte order mark is read over; merge keys
+// (`<<: *base`, `<<: [*a, *b]`) are resolved, keys of the mapping itself
+// winning over merged ones and earlier merged mappings over later ones.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -29,7 +35,9 @@ namespace gpuops::core {
 // Null node, as YAML::LoadAll gives it).
 // Throws InputError(file, line, "", prefix + reason), line 1-based (0 when
 // unknown), for a syntax error (a tab in the indentation is named as such),
-// an alias that refers to its own anchor, or excessive aliasing.
+// a character YAML does not allow, an alias that refers to its own anchor,
+// excessive aliasing, or a merge key whose value is not a mapping or a
+// sequence of mappings.
 std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& file,
                                       const std::string& prefix = "invalid YAML: ");
 

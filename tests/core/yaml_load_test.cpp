@@ -131,3 +131,44 @@ TEST(YamlLoad, EveryReaderGoesThroughIt) {
   EXPECT_THROW(core::read_paths({(dir / "laughs.yaml").string()}), core::InputError);
   std::filesystem::remove_all(dir);
 }
+
+// Merge keys as go-yaml resolves them (decoder.merge; the YAML merge key
+// type): own keys win, then earlier merged mappings over later ones.
+TEST(YamlLoad, MergeKeysAreResolved) {
+  auto docs = core::read_documents(
+      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: m\n  annotations: &b {app: driver, tier: gpu}\n"
+      "  labels:\n    <<: [*b, {tier: other, team: x}]\n    app: mine\n",
+      "m.yaml");
+  ASSERT_EQ(docs.size(), 1u);
+  const auto& labels = docs[0].value.at("metadata").at("labels").as_object();
+  EXPECT_EQ(labels.size(), 3u);
+  EXPECT_EQ(labels.at("app").as_string(), "mine");  // own key wins
+  EXPECT_EQ(labels.at("tier").as_string(), "gpu");  // the earlier mapping wins
+  EXPECT_EQ(labels.at("team").as_string(), "x");
+  EXPECT_FALSE(labels.contains("<<"));
+  // A quoted "<<" is an ordinary key.
+  auto q = core::load_yaml("\"<<\": {a: 1}\n", "q.yaml");
+  EXPECT_EQ(q["<<"]["a"].as<int>(), 1);
+  auto e = refused("a: {<<: 3}\n");
+  EXPECT_EQ(e.message(), "invalid YAML: map merge requires map or sequence of maps as the value");
+  EXPECT_EQ(e.line(), 1);
+  e = refused("a:\n  <<: [{x: 1}, 2]\n");
+  EXPECT_EQ(e.line(), 2);
+}
+
+// readerc.go: only the characters YAML allows, in valid UTF-8; a BOM is read
+// over.
+TEST(YamlLoad, CharactersAsGoYamlReadsThem) {
+  auto docs = core::load_yaml_all("\xef\xbb\xbf" "a: 1\n", "bom.yaml");
+  EXPECT_EQ(docs.at(0)["a"].as<int>(), 1);
+  auto e = refused(std::string("a: 1\nb: x\0y\n", 12));
+  EXPECT_EQ(e.message(), "invalid YAML: control characters are not allowed");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(refused("a: \x1b[31m\n").message(), "invalid YAML: control characters are not allowed");
+  EXPECT_EQ(refused("a: \xff\n").message(), "invalid YAML: invalid leading UTF-8 octet");
+  EXPECT_EQ(refused("a: \xc3\n").message(), "invalid YAML: invalid trailing UTF-8 octet");
+  EXPECT_EQ(refused("a: \xe2\x82").message(), "invalid YAML: incomplete UTF-8 octet sequence");
+  EXPECT_EQ(refused("a: \xc0\xaf\n").message(), "invalid YAML: invalid length of a UTF-8 sequence");
+  EXPECT_EQ(refused("a: \xed\xa0\x80\n").message(), "invalid YAML: invalid Unicode character");
+  EXPECT_NO_THROW(core::load_yaml_all("a: caf\xc3\xa9 \xf0\x9f\x98\x80\tb\r\n", "u.yaml"));
+}
