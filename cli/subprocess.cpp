@@ -460,6 +460,26 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
 
 // ------------------------------------------------------------ scratch files
 
+namespace {
+
+// Writes all of `text` to `fd` and closes it; throws std::system_error
+// naming `path` (fd closed either way).
+void write_and_close(int fd, const std::string& text, const std::string& path) {
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw sys_error(err, "cannot write " + path);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) throw sys_error(errno, "cannot write " + path);
+}
+
+}  // namespace
+
 PrivateFile::PrivateFile(std::string path, const std::string& text) : path_(std::move(path)) {
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw sys_error(errno, "cannot create " + path_);
@@ -468,17 +488,7 @@ PrivateFile::PrivateFile(std::string path, const std::string& text) : path_(std:
   PrivateFile guard;
   guard.path_ = path_;
   guard.slot_ = slot_;
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      throw sys_error(err, "cannot write " + path_);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) throw sys_error(errno, "cannot write " + path_);
+  write_and_close(fd, text, path_);
   guard.path_.clear();
   guard.slot_ = -1;
 }
@@ -491,17 +501,7 @@ PrivateFile PrivateFile::unique(const std::string& dir, const std::string& prefi
   PrivateFile f;
   f.path_ = tmpl;
   f.slot_ = register_path(kFile, f.path_);
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      throw sys_error(err, "cannot write " + f.path_);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) throw sys_error(errno, "cannot write " + f.path_);
+  write_and_close(fd, text, f.path_);
   return f;
 }
 

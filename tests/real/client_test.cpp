@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/codec.h"
+#include "tests/real/client_helpers.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {
@@ -29,26 +30,6 @@ using ::testing::Not;
 
 const char* kNodeList = R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]})";
 
-RestConfig config_for(const TestServer& s) {
-  RestConfig c;
-  parse_server(s.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.context = "test";
-  return c;
-}
-
-ClientOptions quiet(std::vector<milliseconds>* sleeps = nullptr) {
-  ClientOptions o;
-  o.sleep = [sleeps](milliseconds d) {
-    if (sleeps) sleeps->push_back(d);
-  };
-  o.connect_timeout = milliseconds(5000);
-  o.request_timeout = milliseconds(5000);
-  static std::ostringstream sink;
-  o.warnings = &sink;
-  return o;
-}
-
 Request get(const std::string& path) { return Request{http_verb::get, path, {}, "", ""}; }
 
 std::string read_file(const std::string& p) {
@@ -56,18 +37,6 @@ std::string read_file(const std::string& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Runs `f`, expects a ClusterError, returns its message.
-template <class F>
-std::string cluster_error(F&& f) {
-  try {
-    f();
-  } catch (const core::ClusterError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ClusterError";
-  return "";
 }
 
 TEST(ClientTls, CaAndTokenOverIpWithoutSni) {

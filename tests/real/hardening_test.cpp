@@ -14,6 +14,7 @@
 #include "real/api_cluster.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
+#include "tests/real/client_helpers.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {
@@ -25,35 +26,11 @@ using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-RestConfig config_for(const TestServer& s) {
-  RestConfig c;
-  parse_server(s.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.context = "test";
+// config_for, with a token.
+RestConfig with_token(const TestServer& s) {
+  RestConfig c = config_for(s);
   c.token = "t";
   return c;
-}
-
-ClientOptions quiet(std::vector<milliseconds>* sleeps = nullptr) {
-  ClientOptions o;
-  o.sleep = [sleeps](milliseconds d) {
-    if (sleeps) sleeps->push_back(d);
-  };
-  o.connect_timeout = milliseconds(5000);
-  o.request_timeout = milliseconds(5000);
-  static std::ostringstream sink;
-  o.warnings = &sink;
-  return o;
-}
-
-std::string cluster_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::ClusterError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ClusterError";
-  return "";
 }
 
 // Node lists as `body_for` says; the other two lists empty.
@@ -68,14 +45,14 @@ TestServer lists(std::function<std::string(const std::string& target)> body_for)
 // Go decodes a List whose items are an object as an error, not as none.
 TEST(RealHardening, ItemsThatAreNotAnArrayAreAClusterError) {
   auto s = lists([](const std::string&) { return R"({"kind":"NodeList","apiVersion":"v1","items":{}})"; });
-  ApiCluster c(config_for(s), {}, quiet());
+  ApiCluster c(with_token(s), {}, quiet());
   EXPECT_THAT(cluster_error([&] { c.state("gpu-operator"); }), HasSubstr("items is not an array"));
   auto s2 = lists([](const std::string&) { return R"({"kind":"NodeList","apiVersion":"v1","items":[3]})"; });
-  ApiCluster c2(config_for(s2), {}, quiet());
+  ApiCluster c2(with_token(s2), {}, quiet());
   EXPECT_THAT(cluster_error([&] { c2.state("gpu-operator"); }), HasSubstr("an item of the list is not an object"));
   // null and absent items are an empty list, as Go decodes them.
   auto s3 = lists([](const std::string&) { return R"({"kind":"NodeList","apiVersion":"v1","items":null})"; });
-  ApiCluster c3(config_for(s3), {}, quiet());
+  ApiCluster c3(with_token(s3), {}, quiet());
   EXPECT_TRUE(c3.state("gpu-operator").nodes.empty());
 }
 
@@ -85,7 +62,7 @@ TEST(RealHardening, ARepeatedContinueTokenEndsTheList) {
     ++pages;
     return R"({"kind":"NodeList","apiVersion":"v1","metadata":{"continue":"again"},"items":[]})";
   });
-  ApiCluster c(config_for(s), {}, quiet());
+  ApiCluster c(with_token(s), {}, quiet());
   EXPECT_THAT(cluster_error([&] { c.state("gpu-operator"); }), HasSubstr("the same continue token twice"));
   EXPECT_EQ(pages.load(), 2);
   // Ever new tokens: bounded by max_list_pages.
@@ -96,7 +73,7 @@ TEST(RealHardening, ARepeatedContinueTokenEndsTheList) {
   });
   ClientOptions o = quiet();
   o.max_list_pages = 5;
-  ApiCluster c2(config_for(s2), {}, o);
+  ApiCluster c2(with_token(s2), {}, o);
   EXPECT_THAT(cluster_error([&] { c2.state("gpu-operator"); }), HasSubstr("more than 5 pages"));
   EXPECT_EQ(n.load(), 5);
 }
@@ -110,7 +87,7 @@ TEST(RealHardening, RetryAfterIsCapped) {
     ex.reply(200, R"({"kind":"NodeList","apiVersion":"v1","items":[]})");
   });
   std::vector<milliseconds> sleeps;
-  Client client(config_for(s), quiet(&sleeps));
+  Client client(with_token(s), quiet(&sleeps));
   EXPECT_EQ(client.send(Request{http_verb::get, "/api/v1/nodes", {}, "", ""}).status, 200);
   EXPECT_EQ(sleeps, (std::vector<milliseconds>{milliseconds(10000), milliseconds(10000), milliseconds(4000)}));
 }
@@ -127,7 +104,7 @@ TEST(RealHardening, ExecPluginHasATimeAndAnOutputLimit) {
   TestServer s({}, [](const HttpRequest&, Exchange& ex) { ex.reply(200, "{}"); });
   TempDir d;
   {
-    RestConfig c = config_for(s);
+    RestConfig c = with_token(s);
     c.token.clear();
     c.exec = plugin(d, "exec sleep 30");
     ClientOptions o = quiet();
@@ -139,7 +116,7 @@ TEST(RealHardening, ExecPluginHasATimeAndAnOutputLimit) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
   }
   {
-    RestConfig c = config_for(s);
+    RestConfig c = with_token(s);
     c.token.clear();
     c.exec = plugin(d, "exec yes");
     Client client(c, quiet());
@@ -182,7 +159,7 @@ TEST(RealHardening, ControlCharactersNeverReachAHeader) {
   }
   // A token file (trimmed, as fileTokenSource does, but a newline inside
   // stays) and an exec plugin's token.
-  RestConfig c = config_for(s);
+  RestConfig c = with_token(s);
   c.token.clear();
   c.token_file = d.write("token", "secret\nX-Injected: 1\n");
   Client from_file(c, quiet());
