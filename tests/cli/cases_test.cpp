@@ -1,4 +1,4 @@
-// Every case of ../shared/cases through the CLI: the lab-contract output and
+// Every case of tests/data/cases through the CLI: the lab-contract output and
 // exit code its README states, and every bad manifest refused with file, line,
 // field and exit 2.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCases = std::string(GPUOPS_SHARED_DIR) + "/cases/";
+const std::string kCases = std::string(GPUOPS_CASES_DIR) + "/";
 
 using gpuops::testing::CliRun;
 using gpuops::testing::run_gpuops;

@@ -1,4 +1,4 @@
-// The field cases (shared/cases/*/cluster.json) through core::diagnose: each
+// The field cases (tests/data/cases/*/cluster.json) through core::diagnose: each
 // case that asks for more than the lab contract gets the finding its README
 // describes, with exact names and nodes.
 #include <boost/json/serialize.hpp>
@@ -13,7 +13,7 @@
 namespace gpuops::core {
 namespace {
 
-const std::string kCases = std::string(GPUOPS_SHARED_DIR) + "/cases/";
+const std::string kCases = std::string(GPUOPS_CASES_DIR) + "/";
 
 ClusterState load(const std::string& name) {
   SnapshotCluster snap({kCases + name + "/cluster.json"});

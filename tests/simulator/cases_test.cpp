@@ -1,4 +1,4 @@
-// The kinds of state in shared/cases, produced on the simulator by ordinary
+// The kinds of state in tests/data/cases, produced on the simulator by ordinary
 // actions plus fault injection, audit the same as their kubectl dumps.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ const std::map<std::string, std::string> kBig = {{"cpu", "16"}, {"memory", "64Gi
 const DsExtras kGpuToleration{{"{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"}, {}, "", 0};
 
 core::ClusterState dump(const std::string& name) {
-  core::SnapshotCluster snap({std::string(GPUOPS_SHARED_DIR) + "/cases/" + name + "/cluster.json"});
+  core::SnapshotCluster snap({std::string(GPUOPS_CASES_DIR) + "/" + name + "/cluster.json"});
   return snap.state(kNs);
 }
 
