@@ -28,6 +28,7 @@
 #include <set>
 #include <thread>
 
+#include "core/base64.h"
 #include "core/codec.h"
 
 extern char** environ;
@@ -51,13 +52,7 @@ bool is_ip(const std::string& host) {
   return !ec;
 }
 
-std::string base64_encode(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+using core::base64_encode;
 
 std::string trim(std::string s) {
   auto issp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/base64.h"
 #include "core/errors.h"
 #include "core/yaml_load.h"
 
@@ -47,23 +48,13 @@ std::optional<std::string> read_text(const std::string& path) {
   return ss.str();
 }
 
-// base64 (standard alphabet, padded) via OpenSSL, as kubeconfig *-data fields
-// are written (encoding/base64.StdEncoding in client-go's []byte fields).
+// A kubeconfig *-data field: base64 with line breaks and spaces allowed
+// (folded YAML), decoded as encoding/base64.StdEncoding.
 std::optional<std::string> base64_decode(const std::string& in) {
   std::string s;
   for (char c : in)
     if (!std::isspace(static_cast<unsigned char>(c))) s += c;
-  if (s.empty()) return std::string();
-  if (s.size() % 4 != 0) return std::nullopt;
-  std::string out(s.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
-  if (n < 0) return std::nullopt;
-  size_t pad = 0;
-  if (s.back() == '=') ++pad;
-  if (s.size() >= 2 && s[s.size() - 2] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
+  return core::base64_decode(s);
 }
 
 // One named entry (cluster, user or context) and the file that defined it.

@@ -11,5 +11,5 @@ if [ "${1:-}" = "--sanitize" ]; then
   extra=(-DGPUOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
   shift
 fi
-cmake -S . -B "$dir" -G Ninja "${extra[@]}" >/dev/null
+cmake -S . -B "$dir" -G Ninja -DGPUOPS_WERROR=ON "${extra[@]}" >/dev/null
 ninja -C "$dir" -j "$(nproc)" "$@"

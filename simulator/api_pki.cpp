@@ -108,26 +108,4 @@ std::string random_token(int bytes) {
   return out;
 }
 
-std::string base64_encode(const std::string& data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()), static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-std::string base64_decode(const std::string& text) {
-  if (text.size() % 4 != 0) throw std::invalid_argument("not base64");
-  std::string out(3 * (text.size() / 4) + 1, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) throw std::invalid_argument("not base64");
-  size_t len = static_cast<size_t>(n);
-  // EVP_DecodeBlock counts the padding as zero bytes.
-  if (!text.empty() && text.back() == '=') --len;
-  if (text.size() >= 2 && text[text.size() - 2] == '=') --len;
-  out.resize(len);
-  return out;
-}
-
 }  // namespace gpuops::simulator

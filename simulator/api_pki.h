@@ -28,9 +28,5 @@ struct ServingPki {
 // Throws core::ClusterError if the RNG fails.
 std::string random_token(int bytes = 32);
 
-// Standard base64 (RFC 4648 with padding) by EVP_EncodeBlock / EVP_DecodeBlock.
-std::string base64_encode(const std::string& data);
-// Throws std::invalid_argument on text that is not base64.
-std::string base64_decode(const std::string& text);
 
 }  // namespace gpuops::simulator

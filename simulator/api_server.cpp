@@ -25,6 +25,7 @@
 #include <set>
 #include <thread>
 
+#include "core/base64.h"
 #include "core/codec.h"
 #include "core/errors.h"
 #include "simulator/api_patch.h"
@@ -233,12 +234,14 @@ std::string encode_continue(uint64_t rv, const std::string& start) {
   o["v"] = "meta.k8s.io/v1";
   o["rv"] = rv;
   o["start"] = start + std::string(1, '\0');
-  return base64_encode(json::serialize(o));
+  return core::base64_encode(json::serialize(o));
 }
 
 std::string decode_continue(const std::string& token) {
   try {
-    json::value v = json::parse(base64_decode(token));
+    auto raw = core::base64_decode(token);
+    if (!raw) throw std::invalid_argument("not base64");
+    json::value v = json::parse(*raw);
     const json::object& o = v.as_object();
     if (o.at("v").as_string() != "meta.k8s.io/v1") throw std::invalid_argument("version");
     std::string start(o.at("start").as_string());
@@ -1593,7 +1596,7 @@ std::string ApiServer::kubeconfig(const std::string& ns) const {
   e << YAML::Key << "name" << YAML::Value << name;
   e << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "server" << YAML::Value << url();
-  e << YAML::Key << "certificate-authority-data" << YAML::Value << base64_encode(ca_pem());
+  e << YAML::Key << "certificate-authority-data" << YAML::Value << core::base64_encode(ca_pem());
   e << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   e << YAML::Key << "users" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   e << YAML::Key << "name" << YAML::Value << name;

@@ -207,15 +207,5 @@ TEST(Pki, ServerCertificateCoversLoopbackAndIsSignedByTheCa) {
   EXPECT_NE(random_token(), random_token());
 }
 
-TEST(Base64, Rfc4648) {
-  EXPECT_EQ(base64_encode("hello"), "aGVsbG8=");
-  EXPECT_EQ(base64_encode("ab"), "YWI=");
-  EXPECT_EQ(base64_encode("abc"), "YWJj");
-  EXPECT_EQ(base64_decode("aGVsbG8="), "hello");
-  EXPECT_EQ(base64_decode("YWI="), "ab");
-  EXPECT_EQ(base64_decode("YWJj"), "abc");
-  EXPECT_THROW(base64_decode("abc"), std::invalid_argument);
-}
-
 }  // namespace
 }  // namespace gpuops::simulator
