@@ -237,6 +237,21 @@ const char* json_kind(const json::value& v) {
   return "value";
 }
 
+bool is_qualified_name_text(std::string_view s);
+
+// One field.Error of upstream's field.ErrorList: its type (the cause reason),
+// field path, line-lookup segments and ErrorBody ("Required value").
+struct FieldError {
+  std::string reason;
+  std::string field;
+  std::vector<std::string> segs;
+  std::string body;
+};
+
+FieldError field_error(const char* reason, const Path& p, std::string body) {
+  return FieldError{reason, p.field(), p.segs(), std::move(body)};
+}
+
 class Decoder {
  public:
   Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
@@ -259,6 +274,32 @@ class Decoder {
     InputError e(doc_.file, doc_.line_of(p.segs()), field,
                  group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
     e.http_status = 422;
+    throw e;
+  }
+
+  // 422 Invalid with every error of `errs` as a cause, as
+  // apierrors.NewInvalid renders a field.ErrorList: the message aggregates
+  // the distinct "field: body" texts (utilerrors.NewAggregate: one alone,
+  // several as "[a, b]"). Returns when `errs` is empty.
+  void invalid_all(const std::vector<FieldError>& errs) const {
+    if (errs.empty()) return;
+    std::vector<std::string> seen;
+    for (const auto& fe : errs) {
+      std::string text = fe.field + ": " + fe.body;
+      if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
+    }
+    std::string agg;
+    if (seen.size() == 1) {
+      agg = seen[0];
+    } else {
+      agg = "[";
+      for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
+      agg += "]";
+    }
+    InputError e(doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
+                 group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
+    e.http_status = 422;
+    for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});
     throw e;
   }
 
@@ -415,6 +456,118 @@ void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p)
     e = validate_label_value(v);
     if (!e.empty()) d.invalid(p.map_key(k), "Invalid value: \"" + v + "\": " + e);
   }
+}
+
+// mirrors ValidateAnnotationsSize (apimachinery/pkg/api/validation/objectmeta.go),
+// called by ValidateAnnotations for every ObjectMeta and pod template: the keys
+// and values together at most TotalAnnotationSizeLimitB = 256 KiB, else
+// field.TooLong(fldPath, "", TotalAnnotationSizeLimitB).
+void validate_meta_annotations(const Decoder& d, const Labels& annotations, const Path& p) {
+  constexpr size_t kTotalAnnotationSizeLimitB = 256 * 1024;
+  size_t total = 0;
+  for (const auto& [k, v] : annotations) total += k.size() + v.size();
+  if (total > kTotalAnnotationSizeLimitB)
+    d.invalid_all({field_error("FieldValueTooLong", p,
+                               "Too long: must have at most " + std::to_string(kTotalAnnotationSizeLimitB) + " bytes")});
+}
+
+// strconv.Quote for the texts a taint holds (what Go's %q and %#v print):
+// '"' and '\\' escaped, control bytes as \n, \t, \r or \xNN.
+std::string go_quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// mirrors IsQualifiedName (apimachinery/pkg/util/validation/validation.go),
+// every message it returns, in its order (an empty name is both "must be
+// non-empty" and the regular expression's message).
+std::vector<std::string> qualified_name_errors(const std::string& value) {
+  static const std::string kRegexMsg =
+      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+      "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  std::vector<std::string> errs;
+  std::string_view name = value;
+  size_t slashes = std::count(value.begin(), value.end(), '/');
+  if (slashes > 1)
+    return {"a qualified name " + kRegexMsg + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
+  if (slashes == 1) {
+    size_t at = value.find('/');
+    std::string prefix = value.substr(0, at);
+    name = name.substr(at + 1);
+    if (prefix.empty())
+      errs.push_back("prefix part must be non-empty");
+    else if (std::string m = validate_dns1123_subdomain(prefix); !m.empty())
+      errs.push_back("prefix part " + m);
+  }
+  if (name.empty())
+    errs.push_back("name part must be non-empty");
+  else if (name.size() > 63)
+    errs.push_back("name part must be no more than 63 characters");
+  if (!is_qualified_name_text(name)) errs.push_back("name part " + kRegexMsg);
+  return errs;
+}
+
+// mirrors validateNodeTaints and validateTaintEffect (allowEmpty false),
+// pkg/apis/core/validation/validation.go. ValidateNode calls it with
+// fldPath.Child("taints") where fldPath is "metadata", so upstream names the
+// fields metadata.taints[i].key, not spec.taints[i]: `p` is that path. Per
+// taint: the key (ValidateLabelName: every IsQualifiedName message as an
+// Invalid value), the value (IsValidLabelValue), the effect (Required, or
+// NotSupported outside NoSchedule/PreferNoSchedule/NoExecute), then
+// uniqueness by (key, effect): field.Duplicate(taints[i], taint) with the
+// detail "taints must be unique by key and effect pair"; the value prints as
+// Go's %#v of the internal core.Taint.
+std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, const Path& p) {
+  std::vector<FieldError> errs;
+  std::map<std::string, std::vector<std::string>> unique;  // effect -> keys
+  for (size_t i = 0; i < taints.size(); ++i) {
+    const Taint& t = taints[i];
+    Path ip = p.index(i);
+    for (const auto& m : qualified_name_errors(t.key))
+      errs.push_back(field_error("FieldValueInvalid", ip.child("key"), "Invalid value: " + go_quote(t.key) + ": " + m));
+    if (std::string m = validate_label_value(t.value); !m.empty())
+      errs.push_back(field_error("FieldValueInvalid", ip.child("value"), "Invalid value: " + go_quote(t.value) + ": " + m));
+    if (t.effect.empty()) {
+      errs.push_back(field_error("FieldValueRequired", ip.child("effect"), "Required value"));
+    } else if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
+      errs.push_back(field_error("FieldValueNotSupported", ip.child("effect"),
+                                 "Unsupported value: " + go_quote(t.effect) +
+                                     ": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""));
+    }
+    auto& keys = unique[t.effect];
+    if (std::find(keys.begin(), keys.end(), t.key) != keys.end()) {
+      // %#v prints a non-nil *metav1.Time field as its address; upstream's
+      // text then differs from run to run, so no exact match is possible.
+      std::string added = t.time_added ? "(*v1.Time)(0xc000000000)" : "(*v1.Time)(nil)";
+      errs.push_back(field_error("FieldValueDuplicate", ip,
+                                 "Duplicate value: core.Taint{Key:" + go_quote(t.key) + ", Value:" + go_quote(t.value) +
+                                     ", Effect:" + go_quote(t.effect) + ", TimeAdded:" + added +
+                                     "}: taints must be unique by key and effect pair"));
+      continue;
+    }
+    keys.push_back(t.key);
+  }
+  return errs;
 }
 
 std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p,
@@ -942,6 +1095,7 @@ static Namespace decode_namespace_typed(const Document& doc) {
   if (std::string e = validate_dns1123_label(ns.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + ns.metadata.name + "\": " + e);
   validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, ns.metadata.annotations, mp.child("annotations"));
   return ns;
 }
 
@@ -961,11 +1115,13 @@ Node decode_node_typed(const Document& doc) {
   if (std::string e = validate_dns1123_subdomain(n.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + n.metadata.name + "\": " + e);
   validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, n.metadata.annotations, mp.child("annotations"));
   Path sp = top.child("spec");
   if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
     n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
     n.taints = decode_taints(d, get(spec, "taints"), sp.child("taints"));
   }
+  d.invalid_all(validate_node_taints(n.taints, mp.child("taints")));
   Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "Node", "v1.NodeStatus")) {
     n.allocatable = decode_resource_list(d, get(st, "allocatable"), stp.child("allocatable"), "NodeStatus");
@@ -996,6 +1152,8 @@ Pod decode_pod_typed(const Document& doc) {
   Pod pod;
   const Path top;
   pod.metadata = decode_meta(d, root, top);
+  const Path pmp = top.child("metadata");
+  validate_meta_annotations(d, pod.metadata.annotations, pmp.child("annotations"));
   Path sp = top.child("spec");
   pod.spec = decode_pod_spec(d, d.object(get(&root, "spec"), sp, "Pod", "v1.PodSpec"), sp, false);
   Path stp = top.child("status");
@@ -1070,6 +1228,7 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   if (std::string e = validate_dns1123_subdomain(ds.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + ds.metadata.name + "\": " + e);
   validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, ds.metadata.annotations, mp.child("annotations"));
   Path sp = top.child("spec");
   const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
   if (!spec) d.invalid(sp.child("selector"), "Required value");
@@ -1108,6 +1267,7 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   // that matches the template's labels.
   if (ds.selector.empty()) d.invalid(selp, "Invalid value: \"null\": empty selector is invalid for daemonset");
   validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
+  validate_meta_annotations(d, ds.template_.annotations, tmp.child("annotations"));
   bool matches = true;
   for (const auto& [k, v] : ds.selector.match_labels) {
     auto it = ds.template_.labels.find(k);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpuops::core {
 
@@ -41,6 +42,18 @@ class InputError : public std::runtime_error {
   // error, 404 for an unserved kind, 422 for a validation error), 0 if not an
   // API-level refusal (e.g. YAML syntax).
   int http_status = 0;
+  // One field error of a 422 (a field.Error of upstream's field.ErrorList):
+  // its reason ("FieldValueRequired", "FieldValueNotSupported", ...), the
+  // field path and the message without the field ("Required value").
+  struct Cause {
+    std::string reason;
+    std::string field;
+    std::string message;
+  };
+  // Every field error, in upstream's order, when validation found several at
+  // once (message() is then their aggregate, "[a, b]"); empty when field()
+  // and message() say the one error.
+  std::vector<Cause> causes;
 
  private:
   std::string file_;

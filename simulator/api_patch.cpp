@@ -179,12 +179,54 @@ json::value strip(const json::value& v) {
 json::value smp_list(const json::array* target, const json::array& patch, const std::string& path,
                      const json::array* order, const json::array* delete_primitives);
 
+// Go's %v of a decoded JSON value (map[string]interface{} with int64s, as
+// kjson.UnmarshalCaseSensitivePreserveInts leaves them): maps as
+// map[k:v ...] in key order, slices as [a b], nil as <nil>.
+std::string go_v(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null: return "<nil>";
+    case json::kind::bool_: return v.as_bool() ? "true" : "false";
+    case json::kind::int64: return std::to_string(v.as_int64());
+    case json::kind::uint64: return std::to_string(v.as_uint64());
+    case json::kind::double_: return json::serialize(v);
+    case json::kind::string: return std::string(v.as_string());
+    case json::kind::array: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.as_array().size(); ++i) out += (i ? " " : "") + go_v(v.as_array()[i]);
+      return out + "]";
+    }
+    case json::kind::object: {
+      std::vector<std::string> keys;
+      for (const auto& kv : v.as_object()) keys.emplace_back(kv.key());
+      std::sort(keys.begin(), keys.end());
+      std::string out = "map[";
+      for (size_t i = 0; i < keys.size(); ++i) out += (i ? " " : "") + keys[i] + ":" + go_v(v.as_object().at(keys[i]));
+      return out + "]";
+    }
+  }
+  return "";
+}
+
+// mirrors handleDirectiveInMergeMap and mergeSliceWithSpecialElements
+// (apimachinery/pkg/util/strategicpatch/patch.go): a `$patch` other than
+// "replace" or "delete" is mergepatch.ErrBadPatchType, "unknown patch type:
+// %s in map: %v". interpretStrategicMergePatchError (handlers/patch.go)
+// passes it on as it is, a plain error, which ErrorToAPIStatus answers 500
+// with no reason.
+[[noreturn]] void bad_patch_type(const json::value& directive, const json::object& m) {
+  std::string t = directive.is_string() ? std::string(directive.as_string()) : "%!s(" + go_v(directive) + ")";
+  core::InputError e("request body", 0, "", "unknown patch type: " + t + " in map: " + go_v(json::value(m)));
+  e.http_status = 500;
+  throw e;
+}
+
 json::value smp(const json::value& target, const json::value& patch, const std::string& path) {
   const json::object* p = patch.if_object();
   if (!p) return strip(patch);
   if (auto* d = p->if_contains("$patch")) {
     if (d->is_string() && d->as_string() == "replace") return strip(patch);
     if (d->is_string() && d->as_string() == "delete") return nullptr;
+    bad_patch_type(*d, *p);
   }
   json::object out;
   if (auto* t = target.if_object()) out = *t;
@@ -283,6 +325,8 @@ json::value smp_list(const json::array* target, const json::array& patch, const 
           out.clear();
           continue;
         }
+        if (auto* d = io->if_contains("$patch"); d && !(d->is_string() && d->as_string() == "delete"))
+          bad_patch_type(*d, *io);
       }
       out.push_back(strip(item));
       continue;
@@ -293,6 +337,7 @@ json::value smp_list(const json::array* target, const json::array& patch, const 
       if (it != out.end()) out.erase(it);
       continue;
     }
+    if (d && !(d->is_string() && d->as_string() == "replace")) bad_patch_type(*d, *io);
     if (it == out.end())
       out.push_back(strip(item));
     else

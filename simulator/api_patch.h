@@ -42,6 +42,9 @@ boost::json::value json_patch(const boost::json::value& target, const boost::jso
 //  * directives: `$patch: replace` / `delete` on a map,
 //    `$setElementOrder/<list>` (reorders merged lists),
 //    `$deleteFromPrimitiveList/<list>`, `$retainKeys`.
+// Another `$patch` value (`bogus`, `merge`) throws core::InputError 500
+// "unknown patch type: bogus in map: map[$patch:bogus]", as the API server
+// answers mergepatch.ErrBadPatchType (a plain error: 500, no reason).
 // `path` is the dotted field path of `target` in the object (empty at the top).
 boost::json::value strategic_merge_patch(const boost::json::value& target, const boost::json::value& patch,
                                          const std::string& path = "");

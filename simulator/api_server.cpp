@@ -98,7 +98,7 @@ json::object status_object(int code, const std::string& reason, const std::strin
   s["metadata"] = json::object();
   s["status"] = "Failure";
   s["message"] = message;
-  s["reason"] = reason;
+  if (!reason.empty()) s["reason"] = reason;
   if (!details.empty()) s["details"] = details;
   s["code"] = code;
   return s;
@@ -150,11 +150,28 @@ ApiError to_api_error(const core::InputError& e, const Resource* r, const std::s
       size_t at = detail.find(e.field() + ": ");
       if (at != std::string::npos) detail = detail.substr(at + e.field().size() + 2);
     }
-    json::object cause;
-    cause["reason"] = detail.rfind("Required value", 0) == 0 ? "FieldValueRequired" : "FieldValueInvalid";
-    cause["message"] = detail;
-    cause["field"] = e.field();
-    details["causes"] = json::array{cause};
+    json::array causes;
+    if (!e.causes.empty()) {
+      for (const auto& c : e.causes)
+        causes.push_back(json::object{{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+    } else {
+      // The cause type of a field.Error from its ErrorBody's first words
+      // (field.ErrorType.String()).
+      const char* reason = "FieldValueInvalid";
+      if (detail.rfind("Required value", 0) == 0) reason = "FieldValueRequired";
+      else if (detail.rfind("Unsupported value", 0) == 0) reason = "FieldValueNotSupported";
+      else if (detail.rfind("Duplicate value", 0) == 0) reason = "FieldValueDuplicate";
+      else if (detail.rfind("Too long", 0) == 0) reason = "FieldValueTooLong";
+      else if (detail.rfind("Forbidden", 0) == 0) reason = "FieldValueForbidden";
+      causes.push_back(json::object{{"reason", reason}, {"message", detail}, {"field", e.field()}});
+    }
+    details["causes"] = std::move(causes);
+  }
+  if (code == 500) {
+    // An error that is not a Status (mergepatch.ErrBadPatchType, a plain
+    // fmt.Errorf): ErrorToAPIStatus, responsewriters/status.go, answers 500
+    // with StatusReasonUnknown ("", left out) and no details.
+    return ApiError{code, "", message, {}};
   }
   return ApiError{code, reason_for(code, message), message, details};
 }
@@ -1270,7 +1287,8 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   }
 
   // Decodes `v` as the new state of this object and stores it.
-  auto store_update = [&](json::value v) -> json::value {
+  // `patched`: `v` is a patch's result (no UID precondition), else a PUT body.
+  auto store_update = [&](json::value v, bool patched) -> json::value {
     json::object& o = v.as_object();
     o["apiVersion"] = api_version(res);
     o["kind"] = res.kind_name;
@@ -1287,6 +1305,36 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       if (m.namespace_.empty()) m.namespace_ = route.ns;
       if (m.namespace_ != route.ns)
         throw_api(400, "the namespace of the provided object does not match the namespace sent on the request");
+    }
+    if (current && !m.uid.empty() && m.uid != meta_of(*current).uid) {
+      const std::string& old_uid = meta_of(*current).uid;
+      if (!patched) {
+        // A PUT body's uid is a precondition (defaultUpdatedObjectInfo.Preconditions,
+        // apiserver/pkg/registry/rest/update.go), checked by storage.Preconditions.Check
+        // in the etcd3 store's GuaranteedUpdate as a StorageError (invalid object,
+        // code 4, the etcd key, ResourceVersion 0), which InterpretUpdateError
+        // (apiserver/pkg/storage/errors/storage.go) makes a 409 Conflict.
+        std::string key = res.kind == Kind::kNode ? "/registry/minions/" + route.name
+                          : res.namespaced       ? "/registry/" + std::string(res.plural) + "/" + ns + "/" + route.name
+                                                 : "/registry/" + std::string(res.plural) + "/" + route.name;
+        throw_api(409, "Operation cannot be fulfilled on " + qualified(res) + " \"" + route.name +
+                           "\": StorageError: invalid object, Code: 4, Key: " + key +
+                           ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: " +
+                           m.uid + ", UID in object meta: " + old_uid,
+                  details_for(&res, route.name, false));
+      }
+      // A patch has no precondition (DefaultUpdatedObjectInfo(nil, ...) in
+      // handlers/patch.go): the patched uid reaches rest.BeforeUpdate, whose
+      // validateCommonFields and the kind's ValidateUpdate (ValidateNodeUpdate,
+      // ValidatePodUpdate, ValidateDaemonSetUpdate, ValidateNamespaceUpdate) each
+      // run ValidateObjectMetaUpdate -> ValidateImmutableField(uid): the same
+      // error twice in the causes, once in the (deduplicated) message.
+      std::string body = "Invalid value: \"" + m.uid + "\": field is immutable";
+      json::object cause{{"reason", "FieldValueInvalid"}, {"message", body}, {"field", "metadata.uid"}};
+      json::object details = details_for(&res, route.name, true);
+      details["causes"] = json::array{cause, cause};
+      std::string gk = std::string(res.kind_name) + (std::string(res.group).empty() ? "" : "." + std::string(res.group));
+      throw_api(422, gk + " \"" + route.name + "\" is invalid: metadata.uid: " + body, std::move(details));
     }
     if (dry_run) {
       if (!current) not_found(route.name);
@@ -1310,7 +1358,7 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
     if (!current) not_found(route.name);
     json::value body = read_body(req.body());
     if (!body.is_object()) throw_api(400, "the object provided is unrecognized");
-    return store_update(body);
+    return store_update(body, false);
   }
 
   if (method == http::verb::patch) {
@@ -1374,7 +1422,7 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       } catch (const core::InputError& e) {
         throw to_api_error(e, &res, route.name);
       }
-      json::value out = store_update(next);
+      json::value out = store_update(next, true);
       if (!dry_run) applied[akey] = applied_cfg;
       return out;
     }
@@ -1398,7 +1446,7 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
       throw to_api_error(e, &res, route.name);
     }
     if (!next.is_object()) throw_api(422, "the patch does not produce an object");
-    return store_update(next);
+    return store_update(next, true);
   }
 
   if (method == http::verb::delete_) {

@@ -605,6 +605,17 @@ void keep_system_meta(T& given, const T& stored) {
   given.metadata.generation = stored.metadata.generation;
 }
 
+// The node's status as stored (typed fields and the raw JSON's "status"),
+// over whatever status `given` carries.
+void keep_node_status(core::Node& given, const core::Node& stored) {
+  given.allocatable = stored.allocatable;
+  given.conditions = stored.conditions;
+  if (const json::value* st = stored.raw.if_contains("status"))
+    given.raw["status"] = *st;
+  else
+    given.raw.erase("status");
+}
+
 }  // namespace
 
 core::Object ObjectStore::update(core::Object obj) {
@@ -630,6 +641,9 @@ core::Object ObjectStore::update(core::Object obj) {
       auto& stored = nodes_.at(given.metadata.name);
       check_version(given, stored, kind);
       keep_system_meta(given, stored);
+      // mirrors nodeStrategy.PrepareForUpdate, pkg/registry/core/node/strategy.go:
+      // newNode.Status = oldNode.Status (the main resource does not write status).
+      keep_node_status(given, stored);
       uint64_t old = std::stoull(stored.metadata.resource_version);
       given.metadata.resource_version = std::to_string(next_rv());
       index(kind, given.metadata.name, old, rv_);
@@ -693,13 +707,26 @@ core::Object ObjectStore::update_status(core::Object obj) {
   if (!cur) not_found(kind, m.name);
   switch (kind) {
     case Kind::kNode: {
+      // mirrors nodeStatusStrategy.PrepareForUpdate, pkg/registry/core/node/strategy.go:
+      // newNode.Spec = oldNode.Spec; the status and the metadata (labels,
+      // annotations; not the system fields BeforeUpdate keeps) are the request's.
       auto& given = std::get<core::Node>(obj);
-      check_version(given, nodes_.at(m.name), kind);
-      mutate_node(m.name, [&](core::Node& n) {
-        n.allocatable = given.allocatable;
-        n.conditions = given.conditions;
+      const core::Node& stored = nodes_.at(m.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      given.unschedulable = stored.unschedulable;
+      given.taints = stored.taints;
+      if (const json::value* spec = stored.raw.if_contains("spec"))
+        given.raw["spec"] = *spec;
+      else
+        given.raw.erase("spec");
+      const std::string name = m.name;  // `m` is given's, moved below
+      mutate_node(name, [&](core::Node& n) {
+        std::string rv = n.metadata.resource_version;
+        n = std::move(given);
+        n.metadata.resource_version = rv;  // mutate_node sets the next one
       });
-      return core::Object(nodes_.at(m.name));
+      return core::Object(nodes_.at(name));
     }
     case Kind::kDaemonSet: {
       auto& given = std::get<core::DaemonSet>(obj);

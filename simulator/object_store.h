@@ -156,13 +156,15 @@ class ObjectStore {
   // name is missing.
   core::Object create(core::Object obj);
   // Replaces an object's spec and metadata (labels, annotations, ...); status
-  // is kept from the stored object (except for Namespaces and Nodes, whose
-  // status is replaced too, as a kubelet would). A non-empty
+  // is kept from the stored object, as the kinds' strategies PrepareForUpdate
+  // do (except for Namespaces, whose status is replaced too). A non-empty
   // metadata.resourceVersion that differs from the stored one throws
   // ClusterError 409 (Conflict). Throws ClusterError 404 if absent, InputError
   // 422 when a DaemonSet's selector changes (immutable in apps/v1).
   core::Object update(core::Object obj);
-  // Replaces only the status (the /status subresource). Same errors.
+  // The /status subresource: replaces the status; the spec is kept from the
+  // stored object. For a Node the metadata is the request's too
+  // (nodeStatusStrategy.PrepareForUpdate keeps only the spec). Same errors.
   core::Object update_status(core::Object obj);
   // Deletes an object. Pods are deleted gracefully as the API server does
   // (CheckGracefulDelete): grace = `grace_seconds`, else

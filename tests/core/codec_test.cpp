@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "core/codec.h"
 
@@ -521,4 +522,105 @@ TEST(Codec, SelectorOperatorsRoundTrip) {
   const auto& me = out.at("spec").at("selector").at("matchExpressions").as_array();
   EXPECT_EQ(me.at(0).at("operator"), json::value("NotIn"));
   EXPECT_EQ(me.at(1).at("operator"), json::value("Sometimes"));
+}
+
+// validateNodeTaints / validateTaintEffect (pkg/apis/core/validation): the
+// decoder lint and serve share refuses a taint the API server refuses, every
+// error of the list as a cause. ValidateNode passes the path "metadata", so
+// upstream names the fields metadata.taints[i].
+namespace {
+core::InputError node_taints_error(const std::string& taints) {
+  return decode_error(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"taints":)" + taints + "}}",
+                      "n.json");
+}
+}  // namespace
+
+TEST(Codec, NodeTaintEffectIsRequiredAndEnumerated) {
+  auto e = node_taints_error(R"([{"key":"a"}])");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.field(), "metadata.taints[0].effect");
+  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[0].effect: Required value");
+  ASSERT_EQ(e.causes.size(), 1u);
+  EXPECT_EQ(e.causes[0].reason, "FieldValueRequired");
+  EXPECT_EQ(e.causes[0].message, "Required value");
+
+  e = node_taints_error(R"([{"key":"a","effect":"NoSchedule"},{"key":"b","effect":"Bogus"}])");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[1].effect: Unsupported value: \"Bogus\": supported "
+                         "values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  ASSERT_EQ(e.causes.size(), 1u);
+  EXPECT_EQ(e.causes[0].reason, "FieldValueNotSupported");
+  EXPECT_EQ(e.causes[0].field, "metadata.taints[1].effect");
+}
+
+TEST(Codec, NodeTaintKeyIsAQualifiedName) {
+  const std::string regex =
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  // IsQualifiedName("") says both that the name is empty and that it does
+  // not match: two causes, aggregated as "[a, b]".
+  auto e = node_taints_error(R"([{"key":"","effect":"NoSchedule"}])");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.message(), "Node \"n\" is invalid: [metadata.taints[0].key: Invalid value: \"\": name part must be "
+                         "non-empty, metadata.taints[0].key: Invalid value: \"\": " + regex + "]");
+  ASSERT_EQ(e.causes.size(), 2u);
+  EXPECT_EQ(e.causes[0].reason, "FieldValueInvalid");
+  EXPECT_EQ(e.causes[0].field, "metadata.taints[0].key");
+  EXPECT_EQ(e.causes[0].message, "Invalid value: \"\": name part must be non-empty");
+  EXPECT_EQ(e.causes[1].message, "Invalid value: \"\": " + regex);
+
+  e = node_taints_error(R"([{"key":"bad key!","effect":"NoExecute"}])");
+  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[0].key: Invalid value: \"bad key!\": " + regex);
+  ASSERT_EQ(e.causes.size(), 1u);
+}
+
+TEST(Codec, NodeTaintsAreUniqueByKeyAndEffect) {
+  auto e = node_taints_error(
+      R"([{"key":"a","effect":"NoSchedule"},{"key":"a","value":"v","effect":"NoSchedule"}])");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.field(), "metadata.taints[1]");
+  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[1]: Duplicate value: core.Taint{Key:\"a\", "
+                         "Value:\"v\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key "
+                         "and effect pair");
+  ASSERT_EQ(e.causes.size(), 1u);
+  EXPECT_EQ(e.causes[0].reason, "FieldValueDuplicate");
+  // The same key with another effect is another taint.
+  auto docs = core::read_documents(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"taints":
+      [{"key":"a","effect":"NoSchedule"},{"key":"a","effect":"NoExecute"}]}})", "n.json");
+  EXPECT_EQ(core::decode_node(docs.at(0)).taints.size(), 2u);
+}
+
+// ValidateAnnotationsSize (apimachinery/pkg/api/validation/objectmeta.go):
+// keys and values together at most TotalAnnotationSizeLimitB (256 KiB), for
+// every kind's metadata (and a pod template's).
+TEST(Codec, AnnotationsOver256KiBAreTooLong) {
+  const std::string big(300 * 1024, 'x');
+  const std::string msg = "metadata.annotations: Too long: must have at most 262144 bytes";
+  for (const auto& [kind, rest, gk] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"apiVersion\":\"v1\",\"kind\":\"Node", "", "Node"},
+           {"apiVersion\":\"v1\",\"kind\":\"Namespace", "", "Namespace"},
+           {"apiVersion\":\"v1\",\"kind\":\"Pod", R"(,"spec":{"containers":[{"name":"c","image":"i"}]})", "Pod"}}) {
+    auto e = decode_error("{\"" + kind + R"(","metadata":{"name":"x","namespace":"d","annotations":{"a":")" + big +
+                              "\"}}" + rest + "}",
+                          "x.json");
+    EXPECT_EQ(e.http_status, 422) << kind;
+    EXPECT_EQ(e.field(), "metadata.annotations");
+    EXPECT_EQ(e.message(), gk + " \"x\" is invalid: " + msg);
+    ASSERT_EQ(e.causes.size(), 1u);
+    EXPECT_EQ(e.causes[0].reason, "FieldValueTooLong");
+    EXPECT_EQ(e.causes[0].message, "Too long: must have at most 262144 bytes");
+  }
+  auto e = decode_error(replace(kDs, "team: gpu", "team: " + big));
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.message(), "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: " + msg);
+  e = decode_error(replace(kDs, "        app: nvidia-driver-daemonset\n    spec",
+                           "        app: nvidia-driver-daemonset\n      annotations:\n        a: " + big + "\n    spec"));
+  EXPECT_EQ(e.field(), "spec.template.metadata.annotations");
+  // Exactly at the limit is accepted (the rule is "more than").
+  auto docs = core::read_documents(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n","annotations":{"a":")" +
+                                       std::string(256 * 1024 - 1, 'x') + "\"}}}",
+                                   "n.json");
+  EXPECT_NO_THROW(core::decode_node(docs.at(0)));
 }

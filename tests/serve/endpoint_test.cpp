@@ -265,5 +265,125 @@ TEST_F(EndpointTest, GracefulPodDeleteReturnsThePod) {
   }
 }
 
+// validateNodeTaints / validateTaintEffect (pkg/apis/core/validation), through
+// the decoder lint uses too: ValidateNode names the taints metadata.taints[i].
+TEST_F(EndpointTest, NodeTaintsTheApiserverRefusesAre422) {
+  ApiError e = refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"spec":{"taints":[{"key":"a"}]}})",
+                       "application/merge-patch+json");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Node \"lab-node-0\" is invalid: metadata.taints[0].effect: Required value","reason":"Invalid",
+      "details":{"name":"lab-node-0","kind":"Node","causes":[{"reason":"FieldValueRequired","message":"Required value",
+      "field":"metadata.taints[0].effect"}]},"code":422})"));
+  e = refused(http::verb::post, "/api/v1/nodes",
+              R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"taints":[
+                  {"key":"a","effect":"NoSchedule"},{"key":"a","effect":"NoSchedule"},{"key":"b","effect":"Bogus"}]}})");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Node \"n\" is invalid: [metadata.taints[1]: Duplicate value: core.Taint{Key:\"a\", Value:\"\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair, metadata.taints[2].effect: Unsupported value: \"Bogus\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"]",
+      "reason":"Invalid","details":{"name":"n","kind":"Node","causes":[
+      {"reason":"FieldValueDuplicate","message":"Duplicate value: core.Taint{Key:\"a\", Value:\"\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair","field":"metadata.taints[1]"},
+      {"reason":"FieldValueNotSupported","message":"Unsupported value: \"Bogus\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"","field":"metadata.taints[2].effect"}]},
+      "code":422})"));
+  // Nothing was stored.
+  EXPECT_FALSE(get("/api/v1/nodes/lab-node-0").at("spec").as_object().contains("taints"));
+}
+
+// ValidateAnnotationsSize (apimachinery/pkg/api/validation/objectmeta.go):
+// TotalAnnotationSizeLimitB = 256 KiB, for every kind.
+TEST_F(EndpointTest, AnnotationsOver256KiBAre422TooLong) {
+  const std::string big(300 * 1024, 'x');
+  ApiError e = refused(http::verb::post, "/api/v1/namespaces",
+                       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big","annotations":{"a":")" + big +
+                           R"("}}})");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Namespace \"big\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes",
+      "reason":"Invalid","details":{"name":"big","kind":"Namespace","causes":[{"reason":"FieldValueTooLong",
+      "message":"Too long: must have at most 262144 bytes","field":"metadata.annotations"}]},"code":422})"));
+  e = refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"metadata":{"annotations":{"a":")" + big + R"("}}})",
+              "application/merge-patch+json");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status().at("message"),
+            "Node \"lab-node-0\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes");
+}
+
+// nodeStrategy.PrepareForUpdate (newNode.Status = oldNode.Status) and
+// nodeStatusStrategy.PrepareForUpdate (newNode.Spec = oldNode.Spec),
+// pkg/registry/core/node/strategy.go.
+TEST_F(EndpointTest, MainResourceKeepsStatusAndStatusSubresourceKeepsSpec) {
+  json::value before = get("/api/v1/nodes/lab-node-0");
+  json::value put = before;
+  put.at("metadata").as_object()["labels"].as_object()["via"] = "put";
+  put.at("status").as_object()["allocatable"] = json::object{{"cpu", "1"}, {"pods", "1"}};
+  put.at("metadata").as_object().erase("resourceVersion");
+  json::value out = send(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(put), "application/json");
+  EXPECT_EQ(out.at("metadata").at("labels").at("via"), "put");
+  EXPECT_EQ(out.at("status"), before.at("status"));
+  send(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"status":{"allocatable":{"cpu":"1"}}})",
+       "application/merge-patch+json");
+  send(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"status":{"allocatable":{"cpu":"1"}}})",
+       "application/strategic-merge-patch+json");
+  EXPECT_EQ(get("/api/v1/nodes/lab-node-0").at("status"), before.at("status"));
+
+  out = send(http::verb::patch, "/api/v1/nodes/lab-node-0/status",
+             R"({"metadata":{"labels":{"via":"status"}},"spec":{"unschedulable":true},
+                 "status":{"allocatable":{"cpu":"3"}}})",
+             "application/merge-patch+json");
+  EXPECT_EQ(out.at("status").at("allocatable").at("cpu"), "3");
+  EXPECT_EQ(out.at("metadata").at("labels").at("via"), "status");
+  EXPECT_EQ(out.at("spec"), before.at("spec"));
+  EXPECT_EQ(get("/api/v1/nodes/lab-node-0").at("spec"), before.at("spec"));
+}
+
+// A uid that differs from the stored one. A PUT body's uid is a precondition
+// (defaultUpdatedObjectInfo.Preconditions) that the etcd3 store checks
+// (storage.Preconditions.Check) and InterpretUpdateError makes a 409; a
+// patch has none, so the uid reaches ValidateObjectMetaUpdate twice
+// (validateCommonFields and ValidateNodeUpdate): a 422 with the cause twice.
+TEST_F(EndpointTest, UidChangesAreRefused) {
+  json::value node = get("/api/v1/nodes/lab-node-0");
+  std::string uid(node.at("metadata").at("uid").as_string());
+  ApiError e = refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"metadata":{"uid":"other"}})",
+                       "application/merge-patch+json");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Node \"lab-node-0\" is invalid: metadata.uid: Invalid value: \"other\": field is immutable",
+      "reason":"Invalid","details":{"name":"lab-node-0","kind":"Node","causes":[
+      {"reason":"FieldValueInvalid","message":"Invalid value: \"other\": field is immutable","field":"metadata.uid"},
+      {"reason":"FieldValueInvalid","message":"Invalid value: \"other\": field is immutable","field":"metadata.uid"}]},
+      "code":422})"));
+  EXPECT_EQ(refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"metadata":{"uid":"other"}})",
+                    "application/strategic-merge-patch+json")
+                .http_status(),
+            422);
+  node.at("metadata").as_object()["uid"] = "other";
+  e = refused(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(node));
+  EXPECT_EQ(e.http_status(), 409);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Operation cannot be fulfilled on nodes \"lab-node-0\": StorageError: invalid object, Code: 4, Key: /registry/minions/lab-node-0, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: )" +
+                                    uid + R"(","reason":"Conflict","details":{"name":"lab-node-0","kind":"nodes"},"code":409})"));
+  EXPECT_EQ(get("/api/v1/nodes/lab-node-0").at("metadata").at("uid").as_string(), uid);
+  // The stored uid, or none, is accepted.
+  node.at("metadata").as_object()["uid"] = uid;
+  node.at("metadata").as_object().erase("resourceVersion");
+  send(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(node), "application/json");
+}
+
+// handleDirectiveInMergeMap (strategicpatch/patch.go): mergepatch.ErrBadPatchType,
+// a plain error that ErrorToAPIStatus answers 500 with no reason.
+TEST_F(EndpointTest, UnknownPatchDirectiveIs500) {
+  ApiError e = refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"$patch":"bogus"})",
+                       "application/strategic-merge-patch+json");
+  EXPECT_EQ(e.http_status(), 500);
+  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"unknown patch type: bogus in map: map[$patch:bogus]","code":500})"));
+  e = refused(http::verb::patch, "/api/v1/nodes/lab-node-0", R"({"metadata":{"labels":{"$patch":"merge","a":"b"}}})",
+              "application/strategic-merge-patch+json");
+  EXPECT_EQ(e.http_status(), 500);
+  EXPECT_EQ(e.status().at("message"), "unknown patch type: merge in map: map[$patch:merge a:b]");
+  EXPECT_FALSE(get("/api/v1/nodes/lab-node-0").at("metadata").at("labels").as_object().contains("a"));
+}
+
 }  // namespace
 }  // namespace gpuops::serve_testing
