@@ -40,7 +40,9 @@ class Cluster {
   virtual void set_node_label(const std::string& node, const std::string& key,
                               const std::optional<std::string>& value) = 0;
 
-  // Adds (or, without REQUIRES on its absence, replaces the spec of) a node.
+  // Adds a node; a node of that name that exists already takes the labels,
+  // annotations, taints and unschedulable flag of `node`, and its
+  // allocatable and conditions when `node` has them.
   virtual void add_node(const Node& node) = 0;
   // Deletes a node. Its pods are garbage-collected as upstream does.
   virtual void delete_node(const std::string& node) = 0;

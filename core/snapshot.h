@@ -16,8 +16,9 @@ namespace gpuops::core {
 
 class SnapshotCluster : public Cluster {
  public:
-  // Reads and decodes every document of `paths`. Objects of other kinds
-  // (Services, ReplicaSets, ...) are skipped; Namespaces are kept. Throws
+  // Reads and decodes every document of `paths`. Only Nodes, DaemonSets and
+  // Pods are kept; objects of other kinds (Namespaces, Services,
+  // ReplicaSets, ...) are skipped. Throws
   // InputError for unreadable or malformed input. An object met twice (same
   // kind, namespace and name: overlapping dumps) is kept once, the first.
   explicit SnapshotCluster(const std::vector<std::string>& paths);

@@ -46,12 +46,15 @@ TEST(Cases, PendingInsufficientMemory) {
   EXPECT_EQ(core::audit(s, lab_catalog()).text(), "gpu-a OK\ngpu-small MISSING driver\n");
   EXPECT_EQ(core::matrix(s, lab_catalog()).lines.back(), "TOTAL_PODS=9");
   EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, ds_of(d, "nvidia-driver-daemonset").status);
+  int on_small = 0;  // the assertions below must have a pod to speak of
   for (const auto& p : pods_of(s, "nvidia-driver-daemonset"))
     if (p.target_node() == "gpu-small") {
+      ++on_small;
       EXPECT_EQ(p.status.phase, "Pending");
       EXPECT_EQ(p.condition("PodScheduled")->reason, "Unschedulable");
       EXPECT_NE(p.condition("PodScheduled")->message.find("1 Insufficient memory"), std::string::npos);
     }
+  EXPECT_EQ(on_small, 1);
 }
 
 // A team taint the operands do not tolerate: desired 1 each, gpu-b empty.
