@@ -12,6 +12,7 @@ packages=(
   curl iproute2 util-linux  # scripts/cluster-up.sh: health checks, ss, flock
   jq libdtl-dev
   python3   # scripts/fidelity.sh compares the two reports; cluster-build.sh unpacks a Go toolchain
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: clang++ 14 with -fsanitize=fuzzer (libFuzzer)
 )
 
 missing=()
