@@ -705,7 +705,10 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
                          std::to_string(*e.audit_exit) + ", got " + std::to_string(rep.exit_code));
   }
   for (const auto& [node, want] : e.order) {
-    bool known = std::any_of(state.nodes.begin(), state.nodes.end(), [&](const Node& n) { return n.metadata.name == node; });
+    // The binding captured by name: clang++ 14 refuses to capture a
+    // structured binding implicitly (P1091, clang 16).
+    bool known = std::any_of(state.nodes.begin(), state.nodes.end(),
+                             [&node = node](const Node& n) { return n.metadata.name == node; });
     std::string got = known ? order_check(state, catalog, node).lines.at(0) : "(no such node)";
     if (got != want)
       failures.push_back("order (line " + std::to_string(e.order_line) + "): " + node + ": expected " + want + ", got " + got);
@@ -717,7 +720,7 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
   }
   for (const auto& [name, fields] : e.daemonsets) {
     auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
-                           [&](const DaemonSet& d) { return d.metadata.name == name; });
+                           [&name = name](const DaemonSet& d) { return d.metadata.name == name; });
     std::string where = "daemonsets (line " + std::to_string(e.daemonsets_line) + "): " + name;
     if (it == state.daemonsets.end()) {
       failures.push_back(where + ": no such DaemonSet in " + state.namespace_);
@@ -759,7 +762,8 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
     failures.insert(failures.end(), f.begin(), f.end());
   }
   for (const auto& [node, labels] : e.node_labels) {
-    auto it = std::find_if(state.nodes.begin(), state.nodes.end(), [&](const Node& n) { return n.metadata.name == node; });
+    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
+                           [&node = node](const Node& n) { return n.metadata.name == node; });
     std::string where = "nodes (line " + std::to_string(e.nodes_line) + "): " + node;
     if (it == state.nodes.end()) {
       failures.push_back(where + ": no such node");
