@@ -1104,6 +1104,7 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
           }
         }
         watching = true;
+        if (!s) return nullptr;  // handle_raw_request_for_fuzzing: no connection to stream to
         bool expired = !initial.empty() && initial.back().first == "ERROR";
         s->begin_watch(std::move(spec), std::move(initial), start_rv, std::move(visible), timeout, req);
         if (expired) s->end_watch();
@@ -1692,6 +1693,47 @@ void ApiServer::with_cluster(const std::function<void(FakeCluster&)>& fn) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   fn(impl_->cluster);
   impl_->cluster.run();
+}
+
+std::string ApiServer::handle_raw_request_for_fuzzing(const std::string& bytes) {
+  Impl& m = *impl_;
+  http::request_parser<http::string_body> parser;
+  parser.header_limit(static_cast<std::uint32_t>(m.opt.max_header_bytes));
+  parser.body_limit(boost::none);
+  asio::const_buffer in(bytes.data(), bytes.size());
+  error_code ec;
+  auto status_of = [](int code, const std::string& body) { return std::to_string(code) + " " + body; };
+  bool checked = false;  // Session::on_header's checks done
+  for (;;) {
+    if (parser.is_header_done() && !checked) {
+      checked = true;
+      if (!m.authenticated(parser.get())) return status_of(401, "Unauthorized");
+      if (auto n = parser.content_length(); n && *n > m.opt.max_request_body_bytes) return status_of(413, "");
+      parser.body_limit(m.opt.max_request_body_bytes);
+    }
+    if (parser.is_done()) break;
+    if (in.size() == 0) {
+      if (!parser.got_some()) return "";
+      // Nothing more will come: the client closed (a body read to EOF ends
+      // here; anything else is a truncated request).
+      parser.put_eof(ec);
+      if (ec || !parser.is_done()) return "";
+      continue;
+    }
+    std::size_t used = parser.put(in, ec);
+    in += used;
+    if (ec == http::error::need_more) {
+      ec = {};
+      if (used == 0) in = asio::const_buffer();  // what is left needs bytes that will not come
+      continue;
+    }
+    if (ec == http::error::body_limit) return status_of(413, "");
+    if (ec) return "";
+  }
+  Request req = parser.release();
+  http::response<http::string_body> res;
+  m.handle(req, nullptr, res);
+  return status_of(res.result_int(), res.body());
 }
 
 void add_lab_nodes(FakeCluster& cluster) {

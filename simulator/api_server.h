@@ -139,6 +139,16 @@ class ApiServer {
   // Watches see fn's writes like any other. Exceptions from fn propagate.
   void with_cluster(const std::function<void(FakeCluster&)>& fn);
 
+  // Fuzzing only (fuzz/fuzz_api_server.cpp): `bytes` as one connection's
+  // first request, without TLS or a socket. Parsed by the same Beast parser
+  // and limits as a connection (header limit, the token checked on the
+  // header, the body limit), then handled as Session::on_request does; a
+  // request that would start a watch is parsed and checked but not
+  // streamed (there is no connection). Returns the status code and body
+  // ("401 {...}"), or "" when the bytes are not a complete HTTP request.
+  // Not for serving: call it while the server is not running.
+  std::string handle_raw_request_for_fuzzing(const std::string& bytes);
+
   struct Impl;  // internal (simulator/api_server.cpp)
 
  private:
