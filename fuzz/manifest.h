@@ -1,0 +1,34 @@
+// Fuzz target: the YAML manifest decoder. The input is a manifest file
+// (`gpuops apply -f`): core::load_yaml_all (core/yaml_load.h: the alias
+// checks), then core::read_documents and decode_object on every document,
+// and the objects encoded back (encode lays typed fields over `raw`).
+// Anything but core::InputError escaping is a bug.
+// The body of fuzz/fuzz_manifest.cpp; tests replay fuzz/regressions/manifest/ with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/codec.h"
+#include "core/errors.h"
+#include "core/yaml_load.h"
+
+namespace gpuops::fuzz {
+
+inline void manifest_one(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    gpuops::core::load_yaml_all(text, "manifest.yaml");
+  } catch (const gpuops::core::InputError&) {
+  }
+  try {
+    for (auto& doc : gpuops::core::read_documents(text, "manifest.yaml")) {
+      gpuops::core::Object obj = gpuops::core::decode_object(doc);
+      gpuops::core::encode(obj);
+      gpuops::core::describe(obj);
+    }
+  } catch (const gpuops::core::InputError&) {
+  }
+}
+
+}  // namespace gpuops::fuzz

@@ -1,0 +1,36 @@
+// Fuzz target: the snapshot decoder. The input is a `kubectl get -o json`
+// dump (cluster.json, as `gpuops diagnose --snapshot` reads it): read by
+// core::SnapshotCluster (read_documents + decode_*), then every namespace's
+// state diagnosed with the lab catalog, as `gpuops diagnose` does. Anything
+// but core::InputError (what the CLI reports as bad input, exit 2) escaping
+// is a bug, as is any sanitizer report.
+// The body of fuzz/fuzz_snapshot.cpp; tests replay fuzz/regressions/snapshot/ with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/diagnose.h"
+#include "core/errors.h"
+#include "core/operands.h"
+#include "core/snapshot.h"
+#include "fuzz/fuzz_common.h"
+
+namespace gpuops::fuzz {
+
+inline void snapshot_one(const uint8_t* data, size_t size) {
+  static const gpuops::core::Catalog catalog = gpuops::core::load_catalog("lab");
+  std::string path = gpuops::fuzz::write_input("cluster.json", data, size);
+  try {
+    gpuops::core::SnapshotCluster snap({path});
+    auto nss = snap.namespaces();
+    nss.push_back("gpu-operator");
+    for (const auto& ns : nss) {
+      auto state = snap.state(ns);
+      gpuops::core::exit_code(gpuops::core::diagnose(state, catalog, {}));
+    }
+  } catch (const gpuops::core::InputError&) {
+  }
+}
+
+}  // namespace gpuops::fuzz
