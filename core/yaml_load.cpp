@@ -22,7 +22,7 @@ double allowed_alias_ratio(uint64_t decode_count) {
 }
 
 // Thrown out of the event handler, carrying the line of the event.
-struct AliasRefused {
+struct Refused {
   int line;
   std::string reason;
 };
@@ -31,9 +31,19 @@ struct AliasRefused {
 // once, an alias as itself plus the whole node it names, again) and refuses
 // what decoder.unmarshal and decoder.alias refuse. yaml-cpp numbers anchors
 // per document from 1 and reports each anchor's name just before its node.
+//
+// Also refuses a stream on which yaml-cpp 0.7 makes no progress: a ',' where
+// a document's node should start (",", "a\n...\n,") is never consumed, so
+// YAML::LoadAll starts one empty document after another at it, forever,
+// taking memory for each (yaml-cpp issue 1040, fixed upstream by PR 1319,
+// after Debian 12's 0.7.0). A document never starts where the previous one
+// did otherwise: each consumes at least one token. go-yaml refuses such a
+// ',' with "did not find expected node content".
 class AliasBudget : public YAML::EventHandler {
  public:
-  void OnDocumentStart(const YAML::Mark&) override {
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (documents_++ && mark.pos == last_start_) throw Refused{mark.line + 1, "did not find expected node content"};
+    last_start_ = mark.pos;
     decoded_ = 1;  // the document node
     aliased_ = 0;
     sizes_.clear();
@@ -47,7 +57,7 @@ class AliasBudget : public YAML::EventHandler {
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     if (std::find(open_.begin(), open_.end(), anchor) != open_.end())
-      throw AliasRefused{mark.line + 1, "anchor '" + names_[anchor] + "' value contains itself"};
+      throw Refused{mark.line + 1, "anchor '" + names_[anchor] + "' value contains itself"};
     // The alias node itself (aliasDepth is 0 when it is decoded), then its
     // target's nodes, each decoded inside the alias.
     uint64_t size = sizes_[anchor];
@@ -99,13 +109,15 @@ class AliasBudget : public YAML::EventHandler {
   void check(const YAML::Mark& mark) const {
     if (aliased_ > 100 && decoded_ > 1000 &&
         static_cast<double>(aliased_) / static_cast<double>(decoded_) > allowed_alias_ratio(decoded_))
-      throw AliasRefused{mark.line + 1, "document contains excessive aliasing"};
+      throw Refused{mark.line + 1, "document contains excessive aliasing"};
   }
 
   struct Frame {
     YAML::anchor_t anchor;
     uint64_t decoded_before;
   };
+  uint64_t documents_ = 0;
+  int last_start_ = 0;  // Mark::pos of the last document's first token
   uint64_t decoded_ = 0;
   uint64_t aliased_ = 0;
   std::unordered_map<YAML::anchor_t, uint64_t> sizes_;
@@ -134,17 +146,18 @@ class AliasBudget : public YAML::EventHandler {
   throw InputError(file, line, "", msg);
 }
 
-// Runs the alias checks over every document of `text`. An alias starts with
-// '*' (YAML 1.2, 7.1), so text without one has nothing to check.
+// Runs the checks of AliasBudget over every document of `text`. An alias
+// starts with '*' (YAML 1.2, 7.1) and the stream yaml-cpp cannot leave needs
+// a ',', so text with neither has nothing to check.
 void check_aliases(const std::string& text, const std::string& file, const std::string& prefix) {
-  if (text.find('*') == std::string::npos) return;
+  if (text.find_first_of("*,") == std::string::npos) return;
   std::istringstream in(text);
   YAML::Parser parser(in);
   AliasBudget budget;
   try {
     while (parser.HandleNextDocument(budget)) {
     }
-  } catch (const AliasRefused& r) {
+  } catch (const Refused& r) {
     throw InputError(file, r.line, "", prefix + r.reason);
   }
 }

@@ -22,6 +22,10 @@
 // line: readerc.go's messages); a byte order mark is read over; merge keys
 // (`<<: *base`, `<<: [*a, *b]`) are resolved, keys of the mapping itself
 // winning over merged ones and earlier merged mappings over later ones.
+//
+// Also refused, before yaml-cpp 0.7 would loop on it for ever: a ',' where a
+// document's node should start (","), "did not find expected node content"
+// (go-yaml's words; yaml-cpp issue 1040).
 #pragma once
 
 #include <yaml-cpp/yaml.h>

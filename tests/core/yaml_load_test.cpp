@@ -172,3 +172,21 @@ TEST(YamlLoad, CharactersAsGoYamlReadsThem) {
   EXPECT_EQ(refused("a: \xed\xa0\x80\n").message(), "invalid YAML: invalid Unicode character");
   EXPECT_NO_THROW(core::load_yaml_all("a: caf\xc3\xa9 \xf0\x9f\x98\x80\tb\r\n", "u.yaml"));
 }
+
+// A ',' where a document's node should start: yaml-cpp 0.7's LoadAll starts
+// one empty document after another at it, for ever (found by
+// fuzz/fuzz_manifest; fuzz/regressions/manifest/). Refused instead, with
+// go-yaml's message, by every reader.
+TEST(YamlLoad, ACommaWhereANodeShouldStartIsRefusedNotLoopedOn) {
+  auto e = refused(",");
+  EXPECT_EQ(e.message(), "invalid YAML: did not find expected node content");
+  EXPECT_EQ(e.line(), 1);
+  e = refused("a: 1\n...\n,\n");
+  EXPECT_EQ(e.message(), "invalid YAML: did not find expected node content");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_THROW(core::load_yaml(",", "f.yaml"), core::InputError);
+  EXPECT_THROW(core::read_documents("kind: Namespace\n---\n,\n", "m.yaml"), core::InputError);
+  // Commas elsewhere are as before.
+  EXPECT_EQ(core::load_yaml_all("a: [1, 2]\n---\nb: {c: d, e: f}\n", "f.yaml").size(), 2u);
+  EXPECT_EQ(core::load_yaml("a: x, y\n", "f.yaml")["a"].as<std::string>(), "x, y");
+}
