@@ -39,8 +39,14 @@ std::optional<std::string> read_text(const std::string& path) {
   // A directory opens but reads nothing: say so, as os.ReadFile does
   // (kubectl: error loading config file "DIR": read DIR: is a directory).
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st))
     throw InputError(path, 0, "", "error loading config file \"" + path + "\": read " + path + ": is a directory");
+  // A FIFO would hang the read and /dev/zero never ends (a kubeconfig naming
+  // it as its certificate-authority took all memory): regular files only,
+  // as core/input_file.h reads every other input.
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw InputError(path, 0, "", "error loading config file \"" + path + "\": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;

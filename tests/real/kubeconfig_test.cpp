@@ -269,6 +269,38 @@ TEST(Kubeconfig, ADirectoryIsSaidToBeOne) {
   EXPECT_THROW(load_rest_config(o), core::InputError);
 }
 
+// A file that is not a regular one is refused, not read: /dev/zero as the
+// certificate-authority took all memory (fuzz/regressions/kubeconfig/), a
+// FIFO would hang.
+TEST(Kubeconfig, OnlyRegularFilesAreRead) {
+  TempDir d;
+  std::string f = d.write("config", R"(apiVersion: v1
+kind: Config
+current-context: c
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+clusters:
+- name: c
+  cluster:
+    server: https://127.0.0.1:6443
+    certificate-authority: /dev/zero
+users:
+- name: u
+  user: {token: t}
+)");
+  auto o = with_env({});
+  o.kubeconfig = f;
+  try {
+    load_rest_config(o);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.message(), "error loading config file \"/dev/zero\": not a regular file");
+  }
+  o.kubeconfig = "/dev/null";
+  EXPECT_THROW(load_rest_config(o), core::InputError);
+}
+
 TEST(Kubeconfig, InClusterWhenNoKubeconfig) {
   TempDir d;
   d.write("sa/token", "sa-token\n");
