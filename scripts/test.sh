@@ -10,7 +10,11 @@
 #      and the differential run (every comparable step of every scenario must
 #      agree between the simulator and upstream), always brought down;
 #   3. the same tests once more under AddressSanitizer and
-#      UndefinedBehaviorSanitizer.
+#      UndefinedBehaviorSanitizer;
+#   4. the libFuzzer targets (fuzz/), 15 s each (scripts/fuzz.sh). Last: the
+#      deterministic suites report first, and a fuzz finding (random, new
+#      each run) never hides their results; the regression inputs are
+#      replayed by the unit tests of steps 1 and 3 already.
 # GPUOPS_E2E=0 skips step 2 (a quick local run; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +32,5 @@ fi
 scripts/build.sh --sanitize
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure
+
+scripts/fuzz.sh
