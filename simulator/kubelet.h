@@ -28,7 +28,8 @@ class Kubelet {
   }
 
   // KWOK node-initialize stage (what a real kubelet's node status sync
-  // posts): a node without a Ready condition gets the standard conditions;
+  // posts): a node without a Ready status gets the standard conditions
+  // (each replacing a status-less Ready, added when its type is absent);
   // without allocatable, cpu 1k, memory 1Ti, pods 1M.
   void initialize_node(const std::string& name);
   // mirrors syncPod, pkg/kubelet/kubelet.go (simplified), for the pod with

@@ -111,6 +111,25 @@ TEST(KwokProfile, NodeInitializeDefaults) {
   EXPECT_EQ(n.conditions.size(), 5u);
 }
 
+// A node whose Ready condition has no status (a PUT of its status can leave
+// it so): the standard Ready replaces it, the others are added once. Before,
+// the five were appended behind it, ready_status() still read "", and the
+// node was initialized again every round, 5 conditions longer each time
+// (found by fuzz/fuzz_api_server: fuzz/regressions/api_server/).
+TEST(KwokProfile, NodeInitializeReplacesAReadyWithoutStatus) {
+  FakeCluster c;
+  core::Node node = make_node("a");
+  node.conditions = {{"Ready", "", "", ""}, {"MemoryPressure", "True", "Hand", "set by hand"}};
+  c.add_node(node);
+  c.settle();
+  auto n = c.state("x").nodes.at(0);
+  EXPECT_EQ(n.ready_status(), "True");
+  ASSERT_EQ(n.conditions.size(), 5u);
+  EXPECT_EQ(n.conditions[0].type, "Ready");
+  EXPECT_EQ(n.conditions[1].type, "MemoryPressure");
+  EXPECT_EQ(n.conditions[1].status, "True");  // kept
+}
+
 class FaultTest : public ::testing::TestWithParam<KubeletProfile> {
  protected:
   FaultTest() : c([] {
