@@ -76,15 +76,24 @@ struct Merged {
   std::vector<std::string> files;
 };
 
+// map[key], or an InputError when `map` is a scalar or a list (yaml-cpp's
+// operator[] would throw its own exception: an item of extensions or env
+// written as a string; found by fuzz/fuzz_kubeconfig). A null or absent
+// `map` has no keys.
+YAML::Node child(const YAML::Node& map, const char* key, const std::string& file, const std::string& field) {
+  if (map && !map.IsNull() && !map.IsMap()) throw InputError(file, line_of(map), field, "expected a map");
+  return map[key];
+}
+
 std::string scalar(const YAML::Node& map, const char* key, const std::string& file, const std::string& field) {
-  YAML::Node v = map[key];
+  YAML::Node v = child(map, key, file, field);
   if (!v || v.IsNull()) return "";
   if (!v.IsScalar()) throw InputError(file, line_of(v), field + "." + key, "expected a string");
   return v.as<std::string>();
 }
 
 bool boolean(const YAML::Node& map, const char* key, const std::string& file, const std::string& field) {
-  YAML::Node v = map[key];
+  YAML::Node v = child(map, key, file, field);
   if (!v || v.IsNull()) return false;
   std::string s = v.IsScalar() ? v.as<std::string>() : "";
   if (s == "true" || s == "True" || s == "TRUE") return true;

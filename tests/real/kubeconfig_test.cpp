@@ -301,6 +301,33 @@ users:
   EXPECT_THROW(load_rest_config(o), core::InputError);
 }
 
+// A list item that should be a map written as a string (an extension, an
+// exec env entry) is an input error naming it, not yaml-cpp's "operator[]
+// call on a scalar" escaping (fuzz/regressions/kubeconfig/).
+TEST(Kubeconfig, AScalarWhereAMapBelongsIsAnInputError) {
+  TempDir d;
+  const std::string head = "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                           "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+  std::string f = d.write("ext", head + "clusters:\n- name: k\n  cluster:\n    server: https://k\n"
+                                        "    extensions:\n    - just a string\n"
+                                        "users: [{name: u, user: {token: t}}]\n");
+  auto o = with_env({});
+  o.kubeconfig = f;
+  try {
+    load_rest_config(o);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "clusters[k].cluster.extensions");
+    EXPECT_EQ(e.message(), "expected a map");
+    EXPECT_EQ(e.line(), 10);
+  }
+  f = d.write("env", head + "clusters: [{name: k, cluster: {server: https://k}}]\n"
+                            "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
+                            "      apiVersion: client.authentication.k8s.io/v1beta1\n      env: [FOO=bar]\n");
+  o.kubeconfig = f;
+  EXPECT_THROW(load_rest_config(o), core::InputError);
+}
+
 TEST(Kubeconfig, InClusterWhenNoKubeconfig) {
   TempDir d;
   d.write("sa/token", "sa-token\n");
