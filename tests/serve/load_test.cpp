@@ -136,9 +136,15 @@ TEST(ServeLoad, WatchersAndListersWhilePatchersWrite) {
   EXPECT_GT(lists.load(), 0);
   // The server's memory is back under a bound once the clients are gone
   // (the watch queues and list answers freed): 64 MiB above the start.
+  // Not under AddressSanitizer, whose quarantine keeps up to 256 MB of freed
+  // memory resident on purpose.
+#if !defined(__SANITIZE_ADDRESS__)
   std::this_thread::sleep_for(200ms);
   long rss_after = rss_kib();
   EXPECT_LT(rss_after - rss_before, 64 * 1024) << "RSS " << rss_before << " -> " << rss_after << " KiB";
+#else
+  (void)rss_before;
+#endif
 }
 
 }  // namespace
