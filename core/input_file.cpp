@@ -15,15 +15,6 @@ namespace {
 
 std::size_t g_max_input_bytes = std::size_t{2} << 30;
 
-const char* kind_of(mode_t m) {
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISDIR(m)) return "a directory";
-  return "not a file";
-}
-
 struct Fd {
   int fd;
   ~Fd() {
@@ -32,6 +23,15 @@ struct Fd {
 };
 
 }  // namespace
+
+std::string file_kind(unsigned mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
 
 std::size_t max_input_bytes() { return g_max_input_bytes; }
 void set_max_input_bytes(std::size_t bytes) { g_max_input_bytes = bytes; }
@@ -42,7 +42,7 @@ std::string read_input_file(const std::string& path) {
   if (f.fd < 0) throw InputError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) throw InputError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw InputError(path, 0, "", std::string("not a regular file (") + kind_of(st.st_mode) + ")");
+  if (!S_ISREG(st.st_mode)) throw InputError(path, 0, "", "not a regular file (" + file_kind(st.st_mode) + ")");
   auto too_large = [&] {
     return InputError(path, 0, "", "larger than " + std::to_string(g_max_input_bytes) +
                                        " bytes (the input limit; set GPUOPS_MAX_INPUT_BYTES to raise it)");

@@ -19,6 +19,11 @@ namespace gpuops::core {
 // A symbolic link is followed (to a regular file, as any CLI does).
 std::string read_input_file(const std::string& path);
 
+// What a file of st_mode `mode` is when it is not a regular file: "a FIFO",
+// "a character device", "a block device", "a socket", "a directory", else
+// "not a regular file" (for messages).
+std::string file_kind(unsigned mode);
+
 // The size limit of read_input_file, bytes. Default 2 GiB; the CLI sets it
 // from GPUOPS_MAX_INPUT_BYTES. Not thread-safe to change while reading.
 std::size_t max_input_bytes();

@@ -18,6 +18,7 @@
 
 #include "core/analysis.h"
 #include "core/codec.h"
+#include "core/input_file.h"
 #include "core/manifests.h"
 #include "core/placement.h"
 #include "core/scenario.h"
@@ -122,16 +123,6 @@ struct LearnerFile {
   std::string text;     // at most kMaxLearnerFile bytes of it
   bool cut = false;     // it is longer than kMaxLearnerFile: the rest was not read
 };
-
-// "a FIFO", "a directory"... for a file that is not a regular one.
-std::string file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
 
 // Reads `rel` under the directory whose canonical path is `root`, without
 // trusting it: only a regular file is opened for reading (O_NONBLOCK, so
