@@ -3,7 +3,7 @@
 # to time the snapshot commands (diagnose, audit, matrix) at scale.
 #
 #   scripts/replicate-snapshot.sh SNAPSHOT COPIES > BIG.json
-#   scripts/replicate-snapshot.sh /work/shared/cases/lab-final-state/cluster.json 400 > /tmp/lab-1200.json
+#   scripts/replicate-snapshot.sh tests/data/cases/lab-final-state/cluster.json 400 > /tmp/lab-1200.json
 #
 # SNAPSHOT is a kubectl List (`kubectl get nodes,daemonsets,pods -A -o json`).
 # Every Node and Pod is copied COPIES times; copy c renames node N to N-r<c> and

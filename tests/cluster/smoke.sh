@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Smoke test of the real control plane (scripts/cluster-up.sh): the lab's steps
-# 1 and 2 (/work/shared/LAB.md) against upstream Kubernetes + KWOK, then one
+# 1 and 2 (docs/LAB.md) against upstream Kubernetes + KWOK, then one
 # label lowered (step 5's mechanism). Exits non-zero on any mismatch.
 #
 #   tests/cluster/smoke.sh [DIR]     (DIR default: a new temporary directory)
