@@ -605,15 +605,21 @@ void keep_system_meta(T& given, const T& stored) {
   given.metadata.generation = stored.metadata.generation;
 }
 
+// The raw JSON's `key` ("spec", "status") as stored, over whatever `given`
+// carries.
+void keep_raw(json::object& given, const json::object& stored, const char* key) {
+  if (const json::value* v = stored.if_contains(key))
+    given[key] = *v;
+  else
+    given.erase(key);
+}
+
 // The node's status as stored (typed fields and the raw JSON's "status"),
 // over whatever status `given` carries.
 void keep_node_status(core::Node& given, const core::Node& stored) {
   given.allocatable = stored.allocatable;
   given.conditions = stored.conditions;
-  if (const json::value* st = stored.raw.if_contains("status"))
-    given.raw["status"] = *st;
-  else
-    given.raw.erase("status");
+  keep_raw(given.raw, stored.raw, "status");
 }
 
 }  // namespace
@@ -716,10 +722,7 @@ core::Object ObjectStore::update_status(core::Object obj) {
       keep_system_meta(given, stored);
       given.unschedulable = stored.unschedulable;
       given.taints = stored.taints;
-      if (const json::value* spec = stored.raw.if_contains("spec"))
-        given.raw["spec"] = *spec;
-      else
-        given.raw.erase("spec");
+      keep_raw(given.raw, stored.raw, "spec");
       const std::string name = m.name;  // `m` is given's, moved below
       mutate_node(name, [&](core::Node& n) {
         std::string rv = n.metadata.resource_version;

@@ -20,20 +20,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include "../common/cli_run.h"
+#include "tests/cli/process_helpers.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+using gpuops::process_testing::alive;
+using gpuops::process_testing::dies;
+using gpuops::process_testing::slurp;
+
 using gpuops::testing::CliRun;
 using gpuops::testing::run_gpuops;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -45,21 +43,7 @@ std::vector<pid_t> read_pids(const fs::path& file) {
   return pids;
 }
 
-// Whether `pid` is a live process: neither gone nor a zombie (one killed
-// while its parent was gone waits for whoever adopts it to reap it).
-bool alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno != ESRCH;
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
-}
 
-// Waits up to two seconds for `pid` to die (a SIGKILL takes effect
-// asynchronously); false if it still lives.
-bool dies(pid_t pid) {
-  for (int i = 0; i < 200 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return !alive(pid);
-}
 
 class LabDir : public ::testing::Test {
  protected:

@@ -16,6 +16,8 @@
 #include <system_error>
 #include <thread>
 
+#include "tests/cli/process_helpers.h"
+
 namespace fs = std::filesystem;
 using gpuops::cli::PrivateFile;
 using gpuops::cli::run_subprocess;
@@ -23,25 +25,12 @@ using gpuops::cli::ScratchDir;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using gpuops::process_testing::alive;
+using gpuops::process_testing::dies;
+using gpuops::process_testing::slurp;
 
-// Alive and not a zombie.
-bool alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno != ESRCH;
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
-}
 
-bool dies(pid_t pid) {
-  for (int i = 0; i < 200 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return !alive(pid);
-}
+
 
 std::vector<pid_t> pids_in(const std::string& text) {
   std::vector<pid_t> out;
