@@ -327,6 +327,11 @@ struct ApiServer::Impl {
   // The bearer token of a request's header is the server's
   // (authenticator/request/bearertoken).
   bool authenticated(const http::request_header<>& h) const;
+  // The checks on a request whose header is read and body is not: 401
+  // without the token, 413 for a Content-Length over max_request_body_bytes,
+  // else 0, and then the parser's body limit is set (a chunked body is
+  // checked as it comes).
+  int check_header(http::request_parser<http::string_body>& p) const;
   // The answer to a request that is not a watch. A list page is built in
   // `sp` (the caller's arena for this answer); other answers may use the
   // default resource.
@@ -567,10 +572,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_header() {
-    const auto& h = parser_->get();
-    if (!srv_.authenticated(h)) return refuse(401, "Unauthorized", "Unauthorized");
-    if (auto n = parser_->content_length(); n && *n > srv_.opt.max_request_body_bytes) return refuse_too_large();
-    parser_->body_limit(srv_.opt.max_request_body_bytes);  // a chunked body, as it comes
+    if (int code = srv_.check_header(*parser_)) {
+      if (code == 401) return refuse(401, "Unauthorized", "Unauthorized");
+      return refuse_too_large();
+    }
     tcp_().expires_after(srv_.opt.request_timeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec == http::error::body_limit) return self->refuse_too_large();
@@ -1507,6 +1512,13 @@ bool ApiServer::Impl::authenticated(const http::request_header<>& h) const {
   return it != h.end() && it->value() == "Bearer " + token;
 }
 
+int ApiServer::Impl::check_header(http::request_parser<http::string_body>& p) const {
+  if (!authenticated(p.get())) return 401;
+  if (auto n = p.content_length(); n && *n > opt.max_request_body_bytes) return 413;
+  p.body_limit(opt.max_request_body_bytes);
+  return 0;
+}
+
 bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>& s,
                              http::response<http::string_body>& res) {
   res.version(req.version());
@@ -1707,9 +1719,7 @@ std::string ApiServer::handle_raw_request_for_fuzzing(const std::string& bytes) 
   for (;;) {
     if (parser.is_header_done() && !checked) {
       checked = true;
-      if (!m.authenticated(parser.get())) return status_of(401, "Unauthorized");
-      if (auto n = parser.content_length(); n && *n > m.opt.max_request_body_bytes) return status_of(413, "");
-      parser.body_limit(m.opt.max_request_body_bytes);
+      if (int code = m.check_header(parser)) return status_of(code, code == 401 ? "Unauthorized" : "");
     }
     if (parser.is_done()) break;
     if (in.size() == 0) {
