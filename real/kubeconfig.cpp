@@ -197,7 +197,12 @@ ExecConfig read_exec(const YAML::Node& ex, const Entry& e, const std::string& fi
   if (x.command.find('/') != std::string::npos) x.command = resolve(x.command, e.file);
   if (YAML::Node a = ex["args"]; a && !a.IsNull()) {
     if (!a.IsSequence()) throw InputError(e.file, line_of(a), field + ".args", "expected a list");
-    for (const auto& v : a) x.args.push_back(v.as<std::string>());
+    for (size_t i = 0; i < a.size(); ++i) {
+      // exec args are strings ([]string, clientcmd/api/v1 ExecConfig.Args)
+      if (!a[i].IsScalar())
+        throw InputError(e.file, line_of(a[i]), field + ".args[" + std::to_string(i) + "]", "expected a string");
+      x.args.push_back(a[i].Scalar());
+    }
   }
   if (YAML::Node en = ex["env"]; en && !en.IsNull()) {
     if (!en.IsSequence()) throw InputError(e.file, line_of(en), field + ".env", "expected a list");

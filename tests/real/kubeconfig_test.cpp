@@ -326,6 +326,20 @@ TEST(Kubeconfig, AScalarWhereAMapBelongsIsAnInputError) {
                             "      apiVersion: client.authentication.k8s.io/v1beta1\n      env: [FOO=bar]\n");
   o.kubeconfig = f;
   EXPECT_THROW(load_rest_config(o), core::InputError);
+  // exec args are []string: a map among them is refused by name (yaml-cpp's
+  // "bad conversion" escaped; fuzz/regressions/kubeconfig/exec-args-map).
+  f = d.write("args", head + "clusters: [{name: k, cluster: {server: https://k}}]\n"
+                             "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
+                             "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+                             "      args: [get-token, {a: b}]\n");
+  o.kubeconfig = f;
+  try {
+    load_rest_config(o);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "users[u].user.exec.args[1]");
+    EXPECT_EQ(e.message(), "expected a string");
+  }
 }
 
 TEST(Kubeconfig, InClusterWhenNoKubeconfig) {
