@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   }
   const int nodes = args["nodes"].as<int>(), n_ops = args["operands"].as<int>(), runs = args["runs"].as<int>();
   auto ops = bench::operands(n_ops);
-  core::Catalog catalog{ops};
+  core::Catalog catalog = bench::catalog(n_ops);
 
   auto setup0 = Clock::now();
   gpuops::simulator::FakeCluster cluster;

@@ -32,7 +32,11 @@ inline std::vector<core::Operand> operands(int n) {
   return c.operands;
 }
 
-inline core::Catalog catalog(int n) { return core::Catalog{operands(n)}; }
+inline core::Catalog catalog(int n) {
+  core::Catalog c;
+  c.operands = operands(n);
+  return c;
+}
 
 // The operand's DaemonSet (see the file comment).
 inline core::DaemonSet daemonset(const core::Operand& op) {

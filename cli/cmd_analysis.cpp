@@ -14,12 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-struct Setup {
-  ClusterOptions opts;
-  core::Catalog catalog;
-  cxxopts::ParseResult parsed;
-};
-
 bool help_requested(cxxopts::Options& opts, const cxxopts::ParseResult& r, std::ostream& out) {
   if (!r.count("help")) return false;
   out << opts.help();
@@ -36,25 +30,11 @@ int emit(const core::Report& rep, const json::value& doc, const std::string& out
   return rep.exit_code;
 }
 
-// What audit, order-check and matrix share: their options read, the catalog
-// loaded, the cluster opened and read once, node names sorted.
-struct Loaded {
-  ClusterOptions opts;
-  core::Catalog catalog;
-  core::ClusterState state;
-  std::vector<std::string> node_names;
-};
-
-Loaded load(const cxxopts::ParseResult& r) {
-  Loaded l;
-  l.opts = read_cluster_options(r);
-  l.catalog = core::load_catalog(l.opts.operands);
-  auto cluster = open_cluster(l.opts);
-  l.state = cluster->state(l.opts.namespace_);
-  require_operands_in_namespace(l.opts, *cluster, l.state, l.catalog);
-  l.node_names = sorted_node_names(l.state);
-  require_nodes_in_snapshot(l.opts, l.state);
-  return l;
+// The `mode` member of the JSON documents in operator mode.
+void put_mode(json::object& doc, const LoadedState& l) {
+  if (!l.install.detected) return;
+  doc["mode"] = "operator";
+  if (!l.install.version.empty()) doc["operatorVersion"] = l.install.version;
 }
 
 }  // namespace
@@ -78,37 +58,35 @@ int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
   return emit(rep, json::object{{"operands", ops}}, output, out);
 }
 
-int cmd_audit(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops audit",
                         "For every node and every operand whose deploy label is \"true\" there, check that the "
                         "operand's DaemonSet has a Running pod on it (LAB.md step 6). Prints `<node> MISSING "
-                        "<operand>` per gap or `<node> OK`; exit 1 when anything is missing.");
+                        "<operand>` per gap or `<node> OK`; exit 1 when anything is missing. On a GPU Operator "
+                        "install (detected) the pod must also be Ready: `<node> NOT-READY <operand> (<STATUS>)`.");
   add_cluster_options(opts);
   auto r = parse(opts, args);
   if (help_requested(opts, r, out)) return 0;
   no_extra_args(r, 0);
-  Loaded l = load(r);
-  core::Report rep = core::audit(l.state, l.catalog);
-  // The operands after `<node> MISSING ` in the report, by node, in line order:
-  // one pass over the lines (scanning them all per node grew with the square
-  // of the cluster). Every place " MISSING " occurs is a candidate split, so a
-  // node's list is exactly the lines that start with `<node> MISSING `.
-  const std::string kMissing = " MISSING ";
-  std::unordered_map<std::string, json::array> missing_by_node;
-  for (const auto& line : rep.lines)
-    for (size_t at = line.find(kMissing); at != std::string::npos; at = line.find(kMissing, at + 1))
-      missing_by_node[line.substr(0, at)].push_back(json::value(line.substr(at + kMissing.size())));
+  LoadedState l = load_state(r, err);
+  core::AuditResult result = core::audit_result(l.state, l.catalog);
   json::array nodes;
-  for (const auto& name : l.node_names) {
-    auto it = missing_by_node.find(name);
-    json::array missing = it == missing_by_node.end() ? json::array() : it->second;
-    nodes.push_back(json::object{{"node", name}, {"ok", missing.empty()}, {"missing", missing}});
+  for (const auto& n : result.nodes) {
+    json::array missing, not_ready;
+    for (const auto& g : n.gaps) {
+      if (g.verdict == core::AuditGap::Verdict::kMissing) missing.push_back(json::value(g.operand));
+      else not_ready.push_back(json::object{{"operand", g.operand}, {"status", g.status}, {"pod", g.pod}});
+    }
+    json::object row{{"node", n.node}, {"ok", n.gaps.empty()}, {"missing", std::move(missing)}};
+    if (l.install.detected) row["notReady"] = std::move(not_ready);
+    nodes.push_back(std::move(row));
   }
-  return emit(rep, json::object{{"namespace", l.opts.namespace_}, {"nodes", nodes}, {"exitCode", rep.exit_code}},
-              l.opts.output, out);
+  json::object doc{{"namespace", l.opts.namespace_}, {"nodes", nodes}, {"exitCode", result.exit_code}};
+  put_mode(doc, l);
+  return emit(core::render_audit(result), doc, l.opts.output, out);
 }
 
-int cmd_order_check(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops order-check",
                         "NODE: print device-plugin-without-toolkit (exit 1) when the node's device-plugin pod is "
                         "Running but it has no Running container-toolkit pod, else ok (LAB.md step 7).");
@@ -121,34 +99,37 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream&) {
   no_extra_args(r, 0);
   if (!r.count("node")) throw UsageError("missing NODE");
   std::string node = r["node"].as<std::string>();
-  Loaded l = load(r);
+  LoadedState l = load_state(r, err);
   require_node(l.opts, l.node_names, node);
   core::Report rep = core::order_check(l.state, l.catalog, node);
   return emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}},
               l.opts.output, out);
 }
 
-int cmd_matrix(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops matrix",
                         "One line per node: <node> <column>=<yes|no>... where yes means that operand's pod is "
-                        "Running there; then TOTAL_PODS=<Running DaemonSet pods> (LAB.md step 8).");
+                        "Running there; then TOTAL_PODS=<Running DaemonSet pods> (LAB.md step 8). On a GPU "
+                        "Operator install (detected): yes needs Ready too, not-ready is a pod that is not, and "
+                        "without --operands only the operands the install renders are columns.");
   add_cluster_options(opts);
   auto r = parse(opts, args);
   if (help_requested(opts, r, out)) return 0;
   no_extra_args(r, 0);
-  Loaded l = load(r);
-  core::Report rep = core::matrix(l.state, l.catalog);
-  const core::StateIndex index(l.state);  // per (node, operand): the node's pods, not the cluster's
+  LoadedState l = load_state(r, err);
+  core::MatrixResult result = core::matrix_result(l.state, l.catalog, /*only_deployed=*/!l.catalog_given);
   json::array rows;
-  for (const auto& name : l.node_names) {
-    json::object row{{"node", name}};
+  for (const auto& row : result.rows) {
     json::object cols;
-    for (const auto& op : l.catalog.operands) cols[op.column] = core::operand_present(index, op, name);
-    row["operands"] = std::move(cols);
-    rows.push_back(std::move(row));
+    for (size_t c = 0; c < result.columns.size(); ++c) {
+      if (l.install.detected) cols[result.columns[c]->column] = core::matrix_cell_text(row.cells[c]);
+      else cols[result.columns[c]->column] = row.cells[c] == core::MatrixCell::kYes;
+    }
+    rows.push_back(json::object{{"node", row.node}, {"operands", std::move(cols)}});
   }
-  std::string total = rep.lines.back().substr(std::string("TOTAL_PODS=").size());
-  return emit(rep, json::object{{"nodes", rows}, {"totalPods", std::stoi(total)}}, l.opts.output, out);
+  json::object doc{{"nodes", rows}, {"totalPods", result.total_pods}};
+  put_mode(doc, l);
+  return emit(core::render_matrix(result), doc, l.opts.output, out);
 }
 
 }  // namespace gpuops::cli

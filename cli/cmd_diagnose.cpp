@@ -9,7 +9,7 @@
 
 namespace gpuops::cli {
 
-int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops diagnose",
                         "[NODE...]: one finding per node and operand, with a stable name, a one-line reason and the "
                         "evidence (labels, taints, pod status, scheduler message). Exit 1 when any finding is an "
@@ -26,16 +26,13 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
     out << opts.help();
     return 0;
   }
-  ClusterOptions o = read_cluster_options(r);
-  core::Catalog catalog = core::load_catalog(o.operands);
-  auto cluster = open_cluster(o);
   std::vector<std::string> nodes;
   if (r.count("nodes")) nodes = r["nodes"].as<std::vector<std::string>>();
-  core::ClusterState state = cluster->state(o.namespace_);
-  require_nodes_in_snapshot(o, state);
-  require_operands_in_namespace(o, *cluster, state, catalog);
-  auto names = sorted_node_names(state);
-  for (const auto& n : nodes) require_node(o, names, n);
+  LoadedState l = load_state(r, err);
+  const ClusterOptions& o = l.opts;
+  const core::ClusterState& state = l.state;
+  const core::Catalog& catalog = l.catalog;
+  for (const auto& n : nodes) require_node(o, l.node_names, n);
   std::string sev = r["severity"].as<std::string>();
   core::Severity min = core::Severity::kInfo;
   if (sev == "warning") min = core::Severity::kWarning;
@@ -59,7 +56,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream&) {
   return code;
 }
 
-int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops explain",
                         "NODE OPERAND: why OPERAND runs or does not run on NODE: its deploy label, the placement "
                         "verdict (NodeShouldRunDaemonPod) and every finding for the pair.");
@@ -75,15 +72,10 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream&) {
   }
   if (!r.count("node") || !r.count("operand")) throw UsageError("give NODE and OPERAND");
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
-  ClusterOptions o = read_cluster_options(r);
-  core::Catalog catalog = core::load_catalog(o.operands);
-  auto cluster = open_cluster(o);
-  core::ClusterState state = cluster->state(o.namespace_);
-  require_nodes_in_snapshot(o, state);
-  require_operands_in_namespace(o, *cluster, state, catalog);
-  require_node(o, sorted_node_names(state), r["node"].as<std::string>());
-  auto e = core::explain(state, catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
-  out << (o.output == "json" ? core::render_json(e) : core::render_text(e));
+  LoadedState l = load_state(r, err);
+  require_node(l.opts, l.node_names, r["node"].as<std::string>());
+  auto e = core::explain(l.state, l.catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
+  out << (l.opts.output == "json" ? core::render_json(e) : core::render_text(e));
   return core::exit_code(e.findings);
 }
 

@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "cli/backends.h"
 #include "core/errors.h"
@@ -16,7 +17,7 @@ void add_cluster_options(cxxopts::Options& opts) {
       ("kubeconfig", "path to the kubeconfig of a live cluster", cxxopts::value<std::string>())
       ("context", "kubeconfig context to use", cxxopts::value<std::string>())
       ("n,namespace", "namespace of the operand DaemonSets", cxxopts::value<std::string>()->default_value("gpu-operator"))
-      ("operands", "operand catalog: lab, gpu-operator, or a catalog file",
+      ("operands", "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU Operator install, the catalog of its version)",
        cxxopts::value<std::string>()->default_value("lab"))
       ("o,output", "output format: text or json", cxxopts::value<std::string>()->default_value("text"))
       ("h,help", "show this help");
@@ -68,7 +69,8 @@ namespace {
 
 bool has_operand_daemonset(const core::ClusterState& s, const core::Catalog& catalog) {
   for (const auto& d : s.daemonsets)
-    if (catalog.by_daemonset(d.metadata.name)) return true;
+    for (const auto& op : catalog.operands)
+      if (core::is_operand_daemonset(catalog, op, d)) return true;
   return false;
 }
 
@@ -104,6 +106,34 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
   std::string where = o.snapshots.empty() ? "" : snapshot_list(o);
   throw core::InputError(where, 0, "", "nodes \"" + node + "\" not found" +
                                            (known.empty() ? std::string() : " (nodes: " + known + ")"));
+}
+
+LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
+  LoadedState l;
+  l.opts = read_cluster_options(r);
+  l.catalog_given = r.count("operands") > 0;
+  // A catalog named on the command line is read first: a typo in it is an
+  // error before any cluster is contacted.
+  if (l.catalog_given) l.catalog = core::load_catalog(l.opts.operands);
+  auto cluster = open_cluster(l.opts);
+  l.state = cluster->state(l.opts.namespace_);
+  require_nodes_in_snapshot(l.opts, l.state);
+  l.install = core::detect_operator_install(l.state);
+  std::string catalog_name = l.opts.operands;
+  if (!l.catalog_given) {
+    catalog_name = l.install.detected ? core::operator_catalog_name(l.install.version) : "lab";
+    l.catalog = core::load_catalog(catalog_name);
+  }
+  l.catalog.operator_mode = l.install.detected;
+  require_operands_in_namespace(l.opts, *cluster, l.state, l.catalog);
+  if (l.install.detected) {
+    err << "gpuops: a GPU Operator install (" << l.install.evidence << ")";
+    if (!l.install.version.empty()) err << ", " << l.install.version << " (" << l.install.version_source << ")";
+    err << ": operator mode, catalog " << catalog_name
+        << (l.catalog_given ? " (--operands)" : " (--operands overrides)") << "\n";
+  }
+  l.node_names = sorted_node_names(l.state);
+  return l;
 }
 
 }  // namespace gpuops::cli

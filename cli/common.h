@@ -11,6 +11,7 @@
 
 #include "core/cluster.h"
 #include "core/operands.h"
+#include "core/operator_install.h"
 
 namespace gpuops::cli {
 
@@ -62,6 +63,27 @@ std::vector<std::string> sorted_node_names(const core::ClusterState& state);
 // followed by the first ten nodes there are, when `node` is not in
 // `sorted_names`.
 void require_node(const ClusterOptions& o, const std::vector<std::string>& sorted_names, const std::string& node);
+
+// What the commands that read a cluster once share (audit, order-check,
+// matrix, diagnose, explain): the options read, the cluster opened and read,
+// the install recognised and the catalog chosen.
+struct LoadedState {
+  ClusterOptions opts;
+  core::ClusterState state;
+  core::OperatorInstall install;  // core::detect_operator_install(state)
+  // --operands when given; else the operator's catalog for the detected
+  // version (core::operator_catalog_name) on an operator install; else "lab".
+  // operator_mode is set on an operator install, whichever catalog.
+  core::Catalog catalog;
+  bool catalog_given = false;  // --operands was on the command line
+  std::vector<std::string> node_names;  // sorted
+};
+
+// Reads the options, opens the cluster, reads the state of the namespace, and
+// checks it (require_nodes_in_snapshot, require_operands_in_namespace). On an
+// operator install writes one note to `err`: what was detected, the version
+// and the catalog used. Throws what those throw.
+LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err);
 
 // A usage error: the CLI prints it with a hint and exits 2.
 class UsageError : public std::runtime_error {

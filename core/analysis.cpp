@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "core/operator_install.h"
 #include "core/placement.h"
+#include "core/pod_status.h"
 
 namespace gpuops::core {
 
@@ -14,66 +16,91 @@ std::string Report::text() const {
 
 namespace {
 
-// The DaemonSet of the operand in this state, or nullptr.
-const DaemonSet* find_ds(const ClusterState& state, const std::string& name) {
-  for (const auto& ds : state.daemonsets)
-    if (ds.metadata.name == name) return &ds;
-  return nullptr;
-}
-
-// Controlled by a DaemonSet named `ds_name` (and, when that DaemonSet is in
-// the state, with its uid: a pod left by an older DaemonSet of the same name
-// is not its pod).
-bool controlled_by(const Pod& pod, const std::string& ds_name, const DaemonSet* ds) {
-  const OwnerReference* ref = pod.metadata.controller_ref();
-  if (!ref || ref->kind != "DaemonSet" || ref->name != ds_name) return false;
-  if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ds->metadata.uid != ref->uid) return false;
-  return true;
-}
-
+// Bound, Running, not being deleted: the present rule without the operand.
 bool counts(const Pod& pod) {
   return !pod.spec.node_name.empty() && pod.status.phase == "Running" && !pod.metadata.deletion_timestamp;
 }
 
-std::vector<std::string> sorted_node_names(const ClusterState& state) {
-  std::vector<std::string> names;
-  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
-  std::sort(names.begin(), names.end());
-  return names;
+// The present rule's health half: in operator mode also Ready.
+bool healthy(const Catalog& catalog, const Pod& pod) { return counts(pod) && (!catalog.operator_mode || pod.is_ready()); }
+
+std::vector<const Node*> sorted_nodes(const ClusterState& state) {
+  std::vector<const Node*> nodes;
+  for (const auto& n : state.nodes) nodes.push_back(&n);
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
+  return nodes;
 }
 
-// For a catalog with `audit: deployed`: the operand's DaemonSet exists and the
-// rest of its nodeSelector (every key but the deploy label) matches the node.
-bool wanted_by_operator(const DaemonSet* ds, const Operand& op, const Node& node) {
-  if (!ds) return false;
-  for (const auto& k : node_selector_mismatches(ds->template_.spec.node_selector, node.metadata.labels))
-    if (k != op.label) return false;
-  return true;
+// For a catalog with `audit: deployed`: one of the operand's DaemonSets exists
+// and the rest of its nodeSelector (every key but the deploy label) matches
+// the node.
+bool wanted_by_operator(const std::vector<const DaemonSet*>& dss, const Operand& op, const Node& node) {
+  for (const DaemonSet* ds : dss) {
+    bool rest_matches = true;
+    for (const auto& k : node_selector_mismatches(ds->template_.spec.node_selector, node.metadata.labels))
+      if (k != op.label) rest_matches = false;
+    if (rest_matches) return true;
+  }
+  return false;
+}
+
+// Per operand of the catalog: its DaemonSets, and the sorted names of the
+// nodes where it is present (computed once: a scan of the pods per (node,
+// operand) grew with the square of the cluster).
+struct Presence {
+  std::vector<std::vector<const DaemonSet*>> daemonsets;
+  std::vector<std::vector<std::string>> nodes;
+
+  Presence(const ClusterState& state, const Catalog& catalog) {
+    for (const auto& op : catalog.operands) {
+      daemonsets.push_back(operand_daemonsets(state, catalog, op));
+      std::vector<std::string> where;
+      for (const auto& p : state.pods)
+        if (healthy(catalog, p) && pod_of_operand(catalog, op, daemonsets.back(), p))
+          where.push_back(p.spec.node_name);
+      std::sort(where.begin(), where.end());
+      nodes.push_back(std::move(where));
+    }
+  }
+  bool present(size_t op, const std::string& node) const {
+    return std::binary_search(nodes[op].begin(), nodes[op].end(), node);
+  }
+};
+
+// Operator mode: the operand's first pod (DaemonSet controller order) on the
+// node, in any phase, or nullptr.
+const Pod* first_pod_on(const StateIndex& index, const Catalog& catalog, const Operand& op,
+                        const std::vector<const DaemonSet*>& dss, const std::string& node) {
+  const Pod* best = nullptr;
+  for (const Pod* p : index.pods_on(node))
+    if (pod_of_operand(catalog, op, dss, *p) && (!best || pod_by_creation_timestamp_and_phase(p, best))) best = p;
+  return best;
 }
 
 }  // namespace
 
-std::vector<const Pod*> present_pods(const ClusterState& state, const Operand& op) {
+std::vector<const Pod*> present_pods(const ClusterState& state, const Catalog& catalog, const Operand& op) {
   std::vector<const Pod*> out;
-  const DaemonSet* ds = find_ds(state, op.daemonset);
+  auto dss = operand_daemonsets(state, catalog, op);
   for (const auto& p : state.pods)
-    if (counts(p) && controlled_by(p, op.daemonset, ds)) out.push_back(&p);
+    if (healthy(catalog, p) && pod_of_operand(catalog, op, dss, p)) out.push_back(&p);
   return out;
 }
 
-const Pod* present_pod(const StateIndex& index, const Operand& op, const std::string& node) {
-  const DaemonSet* ds = index.daemonset(op.daemonset);
+const Pod* present_pod(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node) {
+  auto dss = operand_daemonsets(index.state(), catalog, op);
   for (const Pod* p : index.pods_on(node))
-    if (p->spec.node_name == node && counts(*p) && controlled_by(*p, op.daemonset, ds)) return p;
+    if (p->spec.node_name == node && healthy(catalog, *p) && pod_of_operand(catalog, op, dss, *p)) return p;
   return nullptr;
 }
 
-bool operand_present(const StateIndex& index, const Operand& op, const std::string& node) {
-  return present_pod(index, op, node) != nullptr;
+bool operand_present(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node) {
+  return present_pod(index, catalog, op, node) != nullptr;
 }
 
-bool operand_present(const ClusterState& state, const Operand& op, const std::string& node) {
-  for (const Pod* p : present_pods(state, op))
+bool operand_present(const ClusterState& state, const Catalog& catalog, const Operand& op, const std::string& node) {
+  for (const Pod* p : present_pods(state, catalog, op))
     if (p->spec.node_name == node) return true;
   return false;
 }
@@ -84,36 +111,49 @@ Report roster(const Catalog& catalog) {
   return r;
 }
 
-Report audit(const ClusterState& state, const Catalog& catalog) {
-  Report r;
-  std::vector<const Node*> nodes;
-  for (const auto& n : state.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
-  // Present (operand, node) pairs, computed once.
-  std::vector<std::vector<std::string>> present(catalog.operands.size());
-  std::vector<const DaemonSet*> deployed(catalog.operands.size());
-  for (size_t i = 0; i < catalog.operands.size(); ++i) {
-    deployed[i] = find_ds(state, catalog.operands[i].daemonset);
-    for (const Pod* p : present_pods(state, catalog.operands[i])) present[i].push_back(p->spec.node_name);
-    std::sort(present[i].begin(), present[i].end());
-  }
-  for (const Node* n : nodes) {
-    bool gap = false;
+AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
+  AuditResult r;
+  const Presence presence(state, catalog);
+  std::optional<StateIndex> index;  // operator mode only: the pods of a node with a gap
+  if (catalog.operator_mode) index.emplace(state);
+  for (const Node* n : sorted_nodes(state)) {
+    AuditNode an{n->metadata.name, {}};
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
-      auto it = n->metadata.labels.find(catalog.operands[i].label);
+      const Operand& op = catalog.operands[i];
+      auto it = n->metadata.labels.find(op.label);
       if (it == n->metadata.labels.end() || it->second != "true") continue;
-      if (catalog.audit_deployed_only && !wanted_by_operator(deployed[i], catalog.operands[i], *n)) continue;
-      if (!std::binary_search(present[i].begin(), present[i].end(), n->metadata.name)) {
-        r.lines.push_back(n->metadata.name + " MISSING " + catalog.operands[i].name);
-        gap = true;
+      if (catalog.audit_deployed_only && !wanted_by_operator(presence.daemonsets[i], op, *n)) continue;
+      if (presence.present(i, n->metadata.name)) continue;
+      AuditGap gap{op.name, AuditGap::Verdict::kMissing, "", ""};
+      if (index) {
+        if (const Pod* p = first_pod_on(*index, catalog, op, presence.daemonsets[i], n->metadata.name)) {
+          gap.verdict = AuditGap::Verdict::kNotReady;
+          gap.status = pod_status_column(*p);
+          gap.pod = p->metadata.name;
+        }
       }
+      an.gaps.push_back(std::move(gap));
     }
-    if (!gap) r.lines.push_back(n->metadata.name + " OK");
-    if (gap) r.exit_code = 1;
+    if (!an.gaps.empty()) r.exit_code = 1;
+    r.nodes.push_back(std::move(an));
   }
   return r;
 }
+
+Report render_audit(const AuditResult& result) {
+  Report r;
+  for (const auto& n : result.nodes) {
+    for (const auto& g : n.gaps) {
+      if (g.verdict == AuditGap::Verdict::kMissing) r.lines.push_back(n.node + " MISSING " + g.operand);
+      else r.lines.push_back(n.node + " NOT-READY " + g.operand + " (" + g.status + ")");
+    }
+    if (n.gaps.empty()) r.lines.push_back(n.node + " OK");
+  }
+  r.exit_code = result.exit_code;
+  return r;
+}
+
+Report audit(const ClusterState& state, const Catalog& catalog) { return render_audit(audit_result(state, catalog)); }
 
 Report order_check(const ClusterState& state, const Catalog& catalog, const std::string& node) {
   const Operand* dp = catalog.by_name("device-plugin");
@@ -123,7 +163,7 @@ Report order_check(const ClusterState& state, const Catalog& catalog, const std:
                      "the operand catalog needs operands named \"device-plugin\" and \"container-toolkit\" for the "
                      "order check");
   Report r;
-  if (operand_present(state, *dp, node) && !operand_present(state, *tk, node)) {
+  if (operand_present(state, catalog, *dp, node) && !operand_present(state, catalog, *tk, node)) {
     r.lines.push_back("device-plugin-without-toolkit");
     r.exit_code = 1;
   } else {
@@ -132,33 +172,58 @@ Report order_check(const ClusterState& state, const Catalog& catalog, const std:
   return r;
 }
 
-Report matrix(const ClusterState& state, const Catalog& catalog) {
-  Report r;
-  // Nodes where each operand is present, sorted, computed once (as in audit):
-  // a scan of the present pods per (node, operand) grew with the square of the
-  // cluster.
-  std::vector<std::vector<std::string>> present(catalog.operands.size());
-  for (size_t i = 0; i < catalog.operands.size(); ++i) {
-    for (const Pod* p : present_pods(state, catalog.operands[i])) present[i].push_back(p->spec.node_name);
-    std::sort(present[i].begin(), present[i].end());
+const char* matrix_cell_text(MatrixCell cell) {
+  switch (cell) {
+    case MatrixCell::kYes: return "yes";
+    case MatrixCell::kNo: return "no";
+    case MatrixCell::kNotReady: return "not-ready";
   }
-  for (const auto& name : sorted_node_names(state)) {
-    std::string line = name;
-    for (size_t i = 0; i < catalog.operands.size(); ++i) {
-      bool yes = std::binary_search(present[i].begin(), present[i].end(), name);
-      line += " " + catalog.operands[i].column + "=" + (yes ? "yes" : "no");
+  return "no";
+}
+
+MatrixResult matrix_result(const ClusterState& state, const Catalog& catalog, bool only_deployed) {
+  MatrixResult r;
+  const Presence presence(state, catalog);
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < catalog.operands.size(); ++i) {
+    if (only_deployed && catalog.operator_mode && presence.daemonsets[i].empty()) continue;
+    shown.push_back(i);
+    r.columns.push_back(&catalog.operands[i]);
+  }
+  std::optional<StateIndex> index;
+  if (catalog.operator_mode) index.emplace(state);
+  for (const Node* n : sorted_nodes(state)) {
+    MatrixRow row{n->metadata.name, {}};
+    for (size_t i : shown) {
+      MatrixCell cell = presence.present(i, n->metadata.name) ? MatrixCell::kYes : MatrixCell::kNo;
+      if (cell == MatrixCell::kNo && index &&
+          first_pod_on(*index, catalog, catalog.operands[i], presence.daemonsets[i], n->metadata.name))
+        cell = MatrixCell::kNotReady;
+      row.cells.push_back(cell);
     }
-    r.lines.push_back(line);
+    r.rows.push_back(std::move(row));
   }
   // TOTAL_PODS: Running DaemonSet pods in the namespace, by the same rule
   // (bound, Running, not being deleted), whichever DaemonSet controls them.
-  int total = 0;
   for (const auto& p : state.pods) {
     const OwnerReference* ref = p.metadata.controller_ref();
-    if (ref && ref->kind == "DaemonSet" && counts(p)) ++total;
+    if (ref && ref->kind == "DaemonSet" && counts(p)) ++r.total_pods;
   }
-  r.lines.push_back("TOTAL_PODS=" + std::to_string(total));
   return r;
 }
+
+Report render_matrix(const MatrixResult& result) {
+  Report r;
+  for (const auto& row : result.rows) {
+    std::string line = row.node;
+    for (size_t c = 0; c < result.columns.size(); ++c)
+      line += " " + result.columns[c]->column + "=" + matrix_cell_text(row.cells[c]);
+    r.lines.push_back(line);
+  }
+  r.lines.push_back("TOTAL_PODS=" + std::to_string(result.total_pods));
+  return r;
+}
+
+Report matrix(const ClusterState& state, const Catalog& catalog) { return render_matrix(matrix_result(state, catalog)); }
 
 }  // namespace gpuops::core

@@ -334,7 +334,7 @@ class Diagnoser {
       pod_evidence(f, *live.front());
       return f;
     }
-    if (const Pod* p = present_pod(index_, op, name_)) {
+    if (const Pod* p = present_pod(index_, catalog_, op, name_)) {
       std::string pull = image_pull_failure(*p);
       Finding f;
       if (p->is_ready())
@@ -671,10 +671,10 @@ class Diagnoser {
 
   void needs(std::vector<Finding>& out) {
     for (const auto& op : catalog_.operands) {
-      if (op.needs.empty() || !operand_present(index_, op, name_)) continue;
+      if (op.needs.empty() || !operand_present(index_, catalog_, op, name_)) continue;
       for (const auto& need : op.needs) {
         const Operand* m = catalog_.by_name(need);
-        if (!m || operand_present(index_, *m, name_)) continue;
+        if (!m || operand_present(index_, catalog_, *m, name_)) continue;
         bool is_driver = m->label == kDriverDeployLabel;
         if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
         std::string reason =

@@ -210,7 +210,7 @@ const DaemonSet* find_ds(const ClusterState& s, const std::string& name) {
 std::set<std::pair<std::string, std::string>> present_set(const ClusterState& s, const Catalog& c) {
   std::set<std::pair<std::string, std::string>> out;
   for (const auto& o : c.operands)
-    for (const Pod* p : present_pods(s, o)) out.insert({o.name, p->spec.node_name});
+    for (const Pod* p : present_pods(s, c, o)) out.insert({o.name, p->spec.node_name});
   return out;
 }
 
@@ -226,7 +226,7 @@ std::string driver_txt(const ClusterState& s, const Catalog& c) {
   std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
   for (const Node* n : nodes) {
     auto it = n->metadata.labels.find(kGpuLabel);
-    if (it != n->metadata.labels.end() && it->second == "true" && !operand_present(s, drv, n->metadata.name))
+    if (it != n->metadata.labels.end() && it->second == "true" && !operand_present(s, c, drv, n->metadata.name))
       skipped.push_back(n->metadata.name);
   }
   std::string sk;

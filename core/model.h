@@ -249,14 +249,50 @@ struct Namespace {
   boost::json::object raw;
 };
 
+// ---- the GPU Operator's custom resources (group nvidia.com) ----
+
+// metav1.Condition, as the operator's resources report them.
+struct Condition {
+  std::string type;    // "Ready", "Error"
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_transition_time;
+};
+
+// ClusterPolicy (nvidia.com/v1, cluster-scoped): the operator's singleton.
+// The spec stays JSON in `raw` (core/cluster_policy.h reads the fields the
+// rules need, with the operator's defaults); the status is typed.
+struct ClusterPolicy {
+  ObjectMeta metadata;
+  std::string state;  // status.state: "ready", "notReady", "ignored", "" when unset
+  std::vector<Condition> conditions;
+  boost::json::object raw;
+};
+
+// NVIDIADriver (nvidia.com/v1alpha1, cluster-scoped): one driver
+// configuration for the nodes its spec.nodeSelector selects.
+struct NVIDIADriver {
+  ObjectMeta metadata;
+  std::string driver_type;  // spec.driverType: "gpu" (default), "vgpu", "vgpu-host-manager"
+  Labels node_selector;     // spec.nodeSelector
+  std::string state;        // status.state
+  std::vector<Condition> conditions;
+  boost::json::object raw;
+};
+
 // What the analyses read: every node of the cluster, and the DaemonSets and
 // pods of one namespace. Snapshots, the simulator and the real backend all
-// produce this shape.
+// produce this shape. The operator's cluster-scoped resources are there when
+// the input has them (a dump that lists them, a live cluster with their
+// CRDs); empty otherwise.
 struct ClusterState {
   std::string namespace_;
   std::vector<Node> nodes;
   std::vector<DaemonSet> daemonsets;
   std::vector<Pod> pods;
+  std::vector<ClusterPolicy> cluster_policies;
+  std::vector<NVIDIADriver> nvidia_drivers;
 };
 
 }  // namespace gpuops::core

@@ -89,7 +89,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
   YAML::Node root = load_yaml(text, file);
   if (!root.IsMap() || !root["operands"] || !root["operands"].IsSequence())
     throw InputError(file, root ? line_of(root) : 0, "operands", "Required value: a list of operands");
-  known_keys(root, file, "", {"operands", "audit"});
+  known_keys(root, file, "", {"operands", "audit", "version"});
   if (root["operands"].size() == 0)
     throw InputError(file, line_of(root["operands"]), "operands", "Required value: at least one operand");
   Catalog c;
@@ -99,6 +99,10 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
       throw InputError(file, line_of(a), "audit", "Unsupported value: \"" + v + "\": supported values: \"labelled\", \"deployed\"");
     c.audit_deployed_only = v == "deployed";
   }
+  if (const YAML::Node v = root["version"]) {
+    if (!v.IsScalar()) throw InputError(file, line_of(v), "version", "must be a string");
+    c.version = v.Scalar();
+  }
   std::set<std::string> names, columns;
   const YAML::Node ops = root["operands"];
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -107,7 +111,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     if (!n.IsMap()) throw InputError(file, line_of(n), field, "must be a map");
     known_keys(n, file, field,
                {"name", "label", "daemonset", "app", "column", "image", "memory", "manifest", "container",
-                "workload_configs", "gates", "needs"});
+                "workload_configs", "gates", "needs", "component"});
     Operand o;
     o.name = str(n, "name", file, field, true);
     o.label = str(n, "label", file, field, true);
@@ -128,6 +132,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     o.workload_configs = list(n, "workload_configs", file, field);
     o.gates = list(n, "gates", file, field);
     o.needs = list(n, "needs", file, field);
+    o.component = str(n, "component", file, field, false);
     if (!names.insert(o.name).second)
       throw InputError(file, line_of(n["name"]), field + ".name", "Duplicate value: \"" + o.name + "\"");
     if (!columns.insert(o.column).second)
@@ -150,7 +155,7 @@ Catalog load_catalog(const std::string& name_or_path) {
   std::error_code ec;
   if (!std::filesystem::exists(name_or_path, ec))
     throw InputError(name_or_path, 0, "",
-                     "no such operand catalog: give \"lab\", \"gpu-operator\" or the path of a catalog file");
+                     "no such operand catalog: give \"lab\", \"gpu-operator\" (v26.7), \"gpu-operator-v25.3\" or the path of a catalog file");
   return parse_catalog(read_input_file(name_or_path), name_or_path);
 }
 

@@ -3,6 +3,7 @@
 // Built-in catalogs (data/operands/*.yaml, compiled into the binary):
 //   "lab"          the reference lab's five operands (the default)
 //   "gpu-operator" the GPU Operator's full set (reference/gpu-operator.md §1)
+//   "gpu-operator-v25.3" the same for v25.3 up to v26.6 (core::operator_catalog_name)
 // A user can pass their own file with the same shape:
 //
 //   operands:
@@ -18,6 +19,11 @@
 //       workload_configs: [container]            # optional
 //       gates: [driver-validation]               # optional init containers
 //       needs: [driver]                          # optional ordering (diagnose)
+//       component: nvidia-driver                 # optional app.kubernetes.io/component
+//
+// Top-level keys besides `operands`: `audit` (below) and `version`, the GPU
+// Operator release line the catalog describes ("v26.7"; rules that differ
+// between releases read it, core/gpu_node_rules.h).
 //
 // Order in the file is roster order, which is the audit's operand order.
 #pragma once
@@ -42,6 +48,10 @@ struct Operand {
   std::vector<std::string> workload_configs;
   std::vector<std::string> gates;
   std::vector<std::string> needs;
+  // The app.kubernetes.io/component value that identifies the operand's
+  // DaemonSets whatever their names, in operator mode (core/operator_install.h):
+  // "nvidia-driver" for every driver variant. Empty: by name only.
+  std::string component;
 };
 
 struct Catalog {
@@ -55,6 +65,14 @@ struct Catalog {
   //     operands select on more than the deploy label (MPS also needs
   //     nvidia.com/mps.capable=true; reference/gpu-operator.md §2.3).
   bool audit_deployed_only = false;
+  // Catalog key `version`: "v25.3", "v26.7"; empty for a catalog that names
+  // none (the lab's, a user's): the newest release's rules apply.
+  std::string version;
+  // Not a catalog key: set by the caller when the state is a GPU Operator
+  // install (core::detect_operator_install). Then an operand counts only when
+  // its pod is Running and Ready, and its DaemonSets are recognised by
+  // component as well as by name (core/analysis.h, core/operator_install.h).
+  bool operator_mode = false;
 
   // nullptr if absent.
   const Operand* by_name(const std::string& name) const;

@@ -66,4 +66,12 @@ PodColumns print_pod(const Pod& pod) {
 
 std::string pod_status_column(const Pod& pod) { return print_pod(pod).status; }
 
+bool pod_by_creation_timestamp_and_phase(const Pod* a, const Pod* b) {
+  bool ab = !a->spec.node_name.empty(), bb = !b->spec.node_name.empty();
+  if (ab != bb) return ab;
+  Time ta = a->metadata.creation_timestamp.value_or(Time{}), tb = b->metadata.creation_timestamp.value_or(Time{});
+  if (ta != tb) return ta < tb;
+  return a->metadata.name < b->metadata.name;
+}
+
 }  // namespace gpuops::core

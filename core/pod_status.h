@@ -60,4 +60,11 @@ std::string pod_status_column(const Pod& pod);
 // util.go).
 bool is_pod_phase_terminal(const Pod& pod);
 
+// The DaemonSet controller's pod order, mirroring
+// podByCreationTimestampAndPhase.Less (kubernetes pkg/controller/daemon/
+// daemon_controller.go): bound pods (spec.nodeName set) first, then the older
+// creationTimestamp (an absent one is Go's zero time, the oldest), then the
+// name.
+bool pod_by_creation_timestamp_and_phase(const Pod* a, const Pod* b);
+
 }  // namespace gpuops::core

@@ -87,40 +87,40 @@ TEST(Presence, OnlyRunningBoundControlledUndeletedPodsCount) {
   const core::DaemonSet& d = ds(s, driver.daemonset);
 
   s.pods = {pod(d, "lab-node-0", "Pending")};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   core::Pod terminating = pod(d, "lab-node-0");
   terminating.metadata.deletion_timestamp = core::Time(std::chrono::seconds(100));
   s.pods = {terminating};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   core::Pod impostor = pod(d, "lab-node-0");  // right app label, wrong owner
   impostor.metadata.owner_references[0].kind = "ReplicaSet";
   impostor.metadata.owner_references[0].name = "someone-else";
   s.pods = {impostor};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   core::Pod orphan = pod(d, "lab-node-0");
   orphan.metadata.owner_references.clear();
   s.pods = {orphan};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   core::Pod old_ds = pod(d, "lab-node-0");  // same name, earlier DaemonSet (other uid)
   old_ds.metadata.owner_references[0].uid = "uid-of-a-deleted-daemonset";
   s.pods = {old_ds};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   core::Pod unbound = pod(d, "");
   unbound.status.phase = "Running";
   s.pods = {unbound};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   s.pods = {pod(d, "lab-node-0", "Failed")};
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-0"));
 
   s.pods = {pod(d, "lab-node-0")};
-  EXPECT_TRUE(core::operand_present(s, driver, "lab-node-0"));
-  EXPECT_FALSE(core::operand_present(s, driver, "lab-node-1"));
+  EXPECT_TRUE(core::operand_present(s, catalog, driver, "lab-node-0"));
+  EXPECT_FALSE(core::operand_present(s, catalog, driver, "lab-node-1"));
 }
 
 // The present rule through a StateIndex (what diagnose and matrix ask per
@@ -144,12 +144,12 @@ TEST(Presence, IndexedRuleAgreesWithTheScan) {
 
   const core::StateIndex index(s);
   for (const std::string n : {"lab-node-0", "lab-node-1", "lab-node-2", "", "no-such-node"})
-    EXPECT_EQ(core::operand_present(index, driver, n), core::operand_present(s, driver, n)) << n;
+    EXPECT_EQ(core::operand_present(index, catalog, driver, n), core::operand_present(s, catalog, driver, n)) << n;
   // The first present pod in state order.
-  const core::Pod* p = core::present_pod(index, driver, "lab-node-0");
+  const core::Pod* p = core::present_pod(index, catalog, driver, "lab-node-0");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->metadata.name, d.metadata.name + "-run01");
-  EXPECT_EQ(core::present_pod(index, driver, "lab-node-1"), nullptr);
+  EXPECT_EQ(core::present_pod(index, catalog, driver, "lab-node-1"), nullptr);
 
   // Pods by target node, in state order: bound ones and the pinned one.
   std::vector<std::string> on2;

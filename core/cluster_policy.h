@@ -1,0 +1,51 @@
+// core/cluster_policy.h: what a ClusterPolicy says, with the operator's
+// defaults.
+//
+// Upstream: gpu-operator api/nvidia/v1/clusterpolicy_types.go (the spec
+// fields and their IsEnabled defaults) and controllers/state_manager.go
+// isStateEnabled (which states are rendered), ClusterPolicyController.init
+// (sandboxWorkloads). The spec is read from ClusterPolicy::raw; a field of the
+// wrong JSON type counts as absent (the API server's schema refuses it, so
+// only a hand-written dump can have it). None of these throws.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/model.h"
+
+namespace gpuops::core {
+
+// The ClusterPolicy field of an operand (the catalog's operand names), as
+// isStateEnabled reads it: "driver", "toolkit", "devicePlugin" (device-plugin
+// and mps-control-daemon), "dcgm", "dcgmExporter", "migManager", "gfd",
+// "nodeStatusExporter", "sandboxDevicePlugin", "kataSandboxDevicePlugin",
+// "kataManager", "vfioManager", "vgpuDeviceManager", "vgpuManager",
+// "ccManager"; "" for operator-validator and sandbox-validator (no enabled
+// field of their own) and for a name the operator does not have.
+std::string policy_field(const std::string& operand);
+
+// Whether the ClusterPolicy renders the operand's state. Mirrors
+// isStateEnabled: `spec.<field>.enabled`, absent meaning the IsEnabled default
+// (true for driver, toolkit, devicePlugin, dcgm, dcgmExporter, migManager,
+// gfd; false for the rest); the sandbox states also need
+// sandboxWorkloads.enabled, and sandboxDevicePlugin mode kubevirt,
+// kataSandboxDevicePlugin and ccManager mode kata (`sandboxWorkloads.mode`,
+// default kubevirt); kata-manager is never rendered from v26.7 (`version`,
+// "v26.7" or later; before, kataManager.enabled); the operator-validator
+// always; the sandbox-validator with sandboxWorkloads. nullopt for an operand
+// the operator does not have (a user catalog's own).
+std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand,
+                                  const std::string& version);
+
+// `spec.sandboxWorkloads.enabled` (default false).
+bool sandbox_workloads_enabled(const ClusterPolicy& policy);
+
+// `spec.sandboxWorkloads.defaultWorkload` when it is container,
+// vm-passthrough or vm-vgpu, else "container" (ClusterPolicyController.init).
+std::string default_workload(const ClusterPolicy& policy);
+
+// `spec.<field>.enabled` as written: nullopt when absent (or not a bool).
+std::optional<bool> enabled_field(const ClusterPolicy& policy, const std::string& field);
+
+}  // namespace gpuops::core
