@@ -72,13 +72,18 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
   core::AuditResult result = core::audit_result(l.state, l.catalog);
   json::array nodes;
   for (const auto& n : result.nodes) {
-    json::array missing, not_ready;
+    json::array missing, not_ready, paused;
     for (const auto& g : n.gaps) {
       if (g.verdict == core::AuditGap::Verdict::kMissing) missing.push_back(json::value(g.operand));
-      else not_ready.push_back(json::object{{"operand", g.operand}, {"status", g.status}, {"pod", g.pod}});
+      else if (g.verdict == core::AuditGap::Verdict::kNotReady)
+        not_ready.push_back(json::object{{"operand", g.operand}, {"status", g.status}, {"pod", g.pod}});
+      else paused.push_back(json::object{{"operand", g.operand}, {"label", g.status}});
     }
     json::object row{{"node", n.node}, {"ok", n.gaps.empty()}, {"missing", std::move(missing)}};
-    if (l.install.detected) row["notReady"] = std::move(not_ready);
+    if (l.install.detected) {
+      row["notReady"] = std::move(not_ready);
+      row["paused"] = std::move(paused);
+    }
     nodes.push_back(std::move(row));
   }
   json::object doc{{"namespace", l.opts.namespace_}, {"nodes", nodes}, {"exitCode", result.exit_code}};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/gpu_node_rules.h"
 #include "core/operator_install.h"
 #include "core/placement.h"
 #include "core/pod_status.h"
@@ -36,12 +37,8 @@ std::vector<const Node*> sorted_nodes(const ClusterState& state) {
 // and the rest of its nodeSelector (every key but the deploy label) matches
 // the node.
 bool wanted_by_operator(const std::vector<const DaemonSet*>& dss, const Operand& op, const Node& node) {
-  for (const DaemonSet* ds : dss) {
-    bool rest_matches = true;
-    for (const auto& k : node_selector_mismatches(ds->template_.spec.node_selector, node.metadata.labels))
-      if (k != op.label) rest_matches = false;
-    if (rest_matches) return true;
-  }
+  for (const DaemonSet* ds : dss)
+    if (selects_node_but_label(*ds, op, node)) return true;
   return false;
 }
 
@@ -121,8 +118,20 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
       const Operand& op = catalog.operands[i];
       auto it = n->metadata.labels.find(op.label);
-      if (it == n->metadata.labels.end() || it->second != "true") continue;
+      if (it == n->metadata.labels.end()) continue;
+      bool paused = false;
+      if (it->second != "true") {
+        LabelClass cls = classify_label(it->second);
+        paused = catalog.operator_mode && (cls == LabelClass::kPausedForDriverUpgrade ||
+                                           cls == LabelClass::kPausedForMigChange ||
+                                           cls == LabelClass::kPausedForVgpuChange);
+        if (!paused) continue;
+      }
       if (catalog.audit_deployed_only && !wanted_by_operator(presence.daemonsets[i], op, *n)) continue;
+      if (paused) {
+        an.gaps.push_back(AuditGap{op.name, AuditGap::Verdict::kPaused, it->second, ""});
+        continue;
+      }
       if (presence.present(i, n->metadata.name)) continue;
       AuditGap gap{op.name, AuditGap::Verdict::kMissing, "", ""};
       if (index) {
@@ -145,7 +154,9 @@ Report render_audit(const AuditResult& result) {
   for (const auto& n : result.nodes) {
     for (const auto& g : n.gaps) {
       if (g.verdict == AuditGap::Verdict::kMissing) r.lines.push_back(n.node + " MISSING " + g.operand);
-      else r.lines.push_back(n.node + " NOT-READY " + g.operand + " (" + g.status + ")");
+      else if (g.verdict == AuditGap::Verdict::kNotReady)
+        r.lines.push_back(n.node + " NOT-READY " + g.operand + " (" + g.status + ")");
+      else r.lines.push_back(n.node + " PAUSED " + g.operand + " (" + g.status + ")");
     }
     if (n.gaps.empty()) r.lines.push_back(n.node + " OK");
   }

@@ -47,11 +47,13 @@ struct AuditGap {
   enum class Verdict {
     kMissing,   // no pod of the operand on the node
     kNotReady,  // operator mode only: a pod is there, not Running and Ready
+    kPaused,    // operator mode only: the deploy label is paused by a helper
   };
   std::string operand;  // Operand::name
   Verdict verdict = Verdict::kMissing;
   // kNotReady: the pod's STATUS column (core::pod_status_column), e.g.
   // "CrashLoopBackOff", "Init:0/1", "Running" (Running, a container not ready).
+  // kPaused: the label's value, e.g. "paused-for-driver-upgrade".
   std::string status;
   std::string pod;  // kNotReady: the pod's name
 };
@@ -74,11 +76,17 @@ struct AuditResult {
 // one of its DaemonSets exists in the state and the rest of that DaemonSet's
 // nodeSelector matches the node. In operator mode a gap whose operand has a
 // pod on the node (any phase, terminating included; the first in
-// podByCreationTimestampAndPhase order) is kNotReady, with that pod's STATUS.
+// podByCreationTimestampAndPhase order) is kNotReady, with that pod's STATUS;
+// and an operand whose deploy label a helper paused (paused-for-driver-upgrade,
+// <X>_paused-for-driver-upgrade, paused-for-mig-change,
+// paused-for-vgpu-change: core::classify_label) is checked too, a kPaused gap
+// (the operator wants it there; k8s-driver-manager, mig-manager or
+// vgpu-device-manager took it off until they restore the label).
 AuditResult audit_result(const ClusterState& state, const Catalog& catalog);
 
 // The audit's text: per node, `<node> MISSING <operand>` per kMissing gap and
-// `<node> NOT-READY <operand> (<status>)` per kNotReady gap, in gap order, or
+// `<node> NOT-READY <operand> (<status>)` per kNotReady gap,
+// `<node> PAUSED <operand> (<label value>)` per kPaused gap, in gap order, or
 // `<node> OK` for a node without gaps. Exit code as the result's.
 Report render_audit(const AuditResult& result);
 

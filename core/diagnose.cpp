@@ -4,7 +4,10 @@
 #include <set>
 
 #include "core/analysis.h"
+#include "core/cluster_policy.h"
 #include "core/errors.h"
+#include "core/operator_install.h"
+#include "core/root_cause.h"
 #include "core/state_index.h"
 
 namespace gpuops::core {
@@ -27,37 +30,15 @@ bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-// The ownership half of the present rule (core/analysis.h): controlled by a
-// DaemonSet of the operand's name, and by its uid when the DaemonSet is known.
-bool owned_by(const Pod& pod, const Operand& op, const DaemonSet* ds) {
-  const OwnerReference* ref = pod.metadata.controller_ref();
-  if (!ref || ref->kind != "DaemonSet" || ref->name != op.daemonset) return false;
-  if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ds->metadata.uid != ref->uid) return false;
-  return true;
-}
-
-// Mirrors podByCreationTimestampAndPhase (pkg/controller/daemon): bound pods
-// first, then older creationTimestamp, then name.
-bool pod_order(const Pod* a, const Pod* b) {
-  bool ab = !a->spec.node_name.empty(), bb = !b->spec.node_name.empty();
-  if (ab != bb) return ab;
-  auto at = a->metadata.creation_timestamp, bt = b->metadata.creation_timestamp;
-  if (at != bt) {
-    if (!at) return false;
-    if (!bt) return true;
-    return *at < *bt;
-  }
-  return a->metadata.name < b->metadata.name;
-}
-
-// Pods of `op`'s DaemonSet mapped to `node` (getNodesToDaemonPods: bound or
-// pinned through the injected affinity), in pod_order.
-std::vector<const Pod*> pair_pods(const StateIndex& index, const Operand& op, const DaemonSet* ds,
-                                  const std::string& node) {
+// Pods of `op` (core::pod_of_operand over its DaemonSets `dss`) mapped to
+// `node` (getNodesToDaemonPods: bound or pinned through the injected
+// affinity), in the DaemonSet controller's order.
+std::vector<const Pod*> pair_pods(const StateIndex& index, const Catalog& catalog, const Operand& op,
+                                  const std::vector<const DaemonSet*>& dss, const std::string& node) {
   std::vector<const Pod*> out;
   for (const Pod* p : index.pods_on(node))
-    if (owned_by(*p, op, ds)) out.push_back(p);
-  std::sort(out.begin(), out.end(), pod_order);
+    if (pod_of_operand(catalog, op, dss, *p)) out.push_back(p);
+  std::sort(out.begin(), out.end(), pod_by_creation_timestamp_and_phase);
   return out;
 }
 
@@ -70,14 +51,14 @@ bool is_driver_pod(const StateIndex& index, const Catalog& catalog, const Pod& p
   auto it = p.metadata.labels.find(kDriverComponentKey);
   if (it != p.metadata.labels.end() && it->second == kDriverComponent) return true;
   const Operand* d = driver_operand(catalog);
-  return d && owned_by(p, *d, index.daemonset(d->daemonset));
+  return d && pod_of_operand(catalog, *d, operand_daemonsets(index.state(), catalog, *d), p);
 }
 
 std::vector<const Pod*> driver_pods(const StateIndex& index, const Catalog& catalog, const std::string& node) {
   std::vector<const Pod*> out;
   for (const Pod* p : index.pods_on(node))
     if (is_driver_pod(index, catalog, *p)) out.push_back(p);
-  std::sort(out.begin(), out.end(), pod_order);
+  std::sort(out.begin(), out.end(), pod_by_creation_timestamp_and_phase);
   return out;
 }
 
@@ -110,11 +91,9 @@ std::string ready_count(const Pod& p) {
   return std::to_string(ready) + "/" + std::to_string(total);
 }
 
-int restarts(const Pod& p) {
-  int r = 0;
-  for (const auto& c : p.status.container_statuses) r += c.restart_count;
-  return r;
-}
+// The RESTARTS column (printPod): the init containers' restarts while the pod
+// initializes, the regular containers' after.
+int restarts(const Pod& p) { return print_pod(p).restarts; }
 
 // What each validation gate (init container of the GPU Operator's operands)
 // waits for: reference/gpu-operator.md §3.
@@ -167,10 +146,20 @@ struct NodeDiagnosis {
   std::vector<Finding> consistency;
 };
 
+// Per operand of the catalog (catalog order): its DaemonSets in the state
+// (core::operand_daemonsets), computed once per diagnose.
+using OperandDaemonSets = std::vector<std::vector<const DaemonSet*>>;
+
+OperandDaemonSets operand_daemonsets_of(const StateIndex& index, const Catalog& catalog) {
+  OperandDaemonSets out;
+  for (const auto& op : catalog.operands) out.push_back(operand_daemonsets(index.state(), catalog, op));
+  return out;
+}
+
 class Diagnoser {
  public:
-  Diagnoser(const StateIndex& index, const Catalog& catalog, const Node& node)
-      : index_(index), catalog_(catalog), node_(node), name_(node.metadata.name) {
+  Diagnoser(const StateIndex& index, const Catalog& catalog, const OperandDaemonSets& dss, const Node& node)
+      : index_(index), catalog_(catalog), dss_(dss), node_(node), name_(node.metadata.name) {
     gpu_ = is_gpu_node(node);
     operands_off_ = node_label(node, kOperandsDeployLabel) == std::optional<std::string>("false");
     if (gpu_) {
@@ -182,6 +171,15 @@ class Diagnoser {
   NodeDiagnosis run() {
     NodeDiagnosis d;
     node_findings(d.node_level);
+    waits_on_.assign(catalog_.operands.size(), "");
+    shown_pod_.assign(catalog_.operands.size(), nullptr);
+    // A helper that failed to apply its configuration is a broken link even
+    // when its own pod runs: what it paused waits on it.
+    failed_.assign(catalog_.operands.size(), "");
+    for (auto [key, helper] : {std::pair{"nvidia.com/mig.config.state", "mig-manager"},
+                               std::pair{"nvidia.com/vgpu.config.state", "vgpu-device-manager"}})
+      if (const Operand* h = catalog_.by_name(helper); h && node_label(node_, key) == std::optional<std::string>("failed"))
+        failed_[index_of(*h)] = std::string(key) + "=failed";
     for (const auto& op : catalog_.operands) {
       std::vector<Finding> fs;
       fs.push_back(state_finding(op));
@@ -190,6 +188,10 @@ class Diagnoser {
     }
     needs(d.consistency);
     multiple_drivers(d.consistency);
+    // Operator mode: one cause, one error (core/root_cause.h).
+    if (catalog_.operator_mode && gpu_ && !operands_off_)
+      attribute_root_cause(catalog_, index_.state().namespace_, name_, waits_on_, shown_pod_, failed_, d.per_operand,
+                           d.consistency, d.node_level);
     return d;
   }
 
@@ -283,6 +285,7 @@ class Diagnoser {
         }
       out.push_back(std::move(f));
     }
+    upgrade_findings(out);
     if (node_.unschedulable) {
       out.push_back(make("node-cordoned", Severity::kInfo, name_, "",
                          "node is cordoned (spec.unschedulable): DaemonSet pods tolerate "
@@ -290,28 +293,69 @@ class Diagnoser {
     }
   }
 
+  // The driver upgrade controller's state (k8s-operator-libs
+  // pkg/upgrade: nvidia.com/gpu-driver-upgrade-state) and mig-manager's and
+  // vgpu-device-manager's (nvidia.com/mig.config.state,
+  // nvidia.com/vgpu.config.state): failed is an error, a state mid-way a
+  // warning (reference/gpu-operator.md §2.8).
+  void upgrade_findings(std::vector<Finding>& out) {
+    if (auto st = node_label(node_, kDriverUpgradeStateLabel)) {
+      if (*st == "upgrade-failed") {
+        Finding f = make("driver-upgrade-failed", Severity::kError, name_, "",
+                         "the driver upgrade failed on this node (nvidia.com/gpu-driver-upgrade-state="
+                         "upgrade-failed): the upgrade controller stops here; the paused operands come back "
+                         "only once the driver pod runs (fix the driver, then the controller retries)");
+        f.evidence.emplace_back("label " + std::string(kDriverUpgradeStateLabel), *st);
+        if (node_.unschedulable) f.evidence.emplace_back("cordoned", "true");
+        out.push_back(std::move(f));
+      } else if (*st != "upgrade-done" && !st->empty()) {
+        Finding f = make("driver-upgrade-in-progress", Severity::kWarning, name_, "",
+                         "a driver upgrade is under way on this node (" + *st +
+                             "): paused operands and a driver pod in Init are expected until upgrade-done");
+        f.evidence.emplace_back("label " + std::string(kDriverUpgradeStateLabel), *st);
+        if (node_.unschedulable) f.evidence.emplace_back("cordoned", "true");
+        out.push_back(std::move(f));
+      }
+    }
+    for (const char* key : {"nvidia.com/mig.config.state", "nvidia.com/vgpu.config.state"}) {
+      auto st = node_label(node_, key);
+      if (!st || *st != "failed") continue;
+      bool mig = std::string(key) == "nvidia.com/mig.config.state";
+      Finding f = make(mig ? "mig-config-failed" : "vgpu-config-failed", Severity::kError, name_, "",
+                       std::string(mig ? "mig-manager could not apply nvidia.com/mig.config=\""
+                                       : "vgpu-device-manager could not apply nvidia.com/vgpu.config=\"") +
+                           shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")) +
+                           "\" (" + key + "=failed): the operands it paused stay off until a configuration "
+                           "applies; its pod's log says why");
+      f.evidence.emplace_back(std::string("label ") + key, *st);
+      f.evidence.emplace_back(std::string("label ") + (mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config"),
+                              shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")));
+      out.push_back(std::move(f));
+    }
+  }
+
   // ---- one finding per operand ----
   Finding state_finding(const Operand& op) {
     auto value = node_label(node_, op.label);
-    const DaemonSet* ds = index_.daemonset(op.daemonset);
-    auto pods = pair_pods(index_, op, ds, name_);
+    const DaemonSet* ds = daemonset_for_node(op);
+    auto pods = pair_pods(index_, catalog_, op, dss(op), name_);
     LabelClass cls = classify_label(value);
     if (cls != LabelClass::kTrue) {
       Finding f = label_finding(op, value, cls);
+      // Operator mode: an operand the install does not run on this node
+      // anyway (no DaemonSet, or one whose other selector keys do not match)
+      // is not off because of its label.
+      if (catalog_.operator_mode && f.severity != Severity::kInfo && cls != LabelClass::kAbsent &&
+          !rendered_for_node(op)) {
+        f.severity = Severity::kInfo;
+        f.reason += dss(op).empty() ? "; the install renders no DaemonSet for it, so it would not run here anyway"
+                                    : "; its DaemonSet does not select this node anyway (another nodeSelector key)";
+        waits_on_[index_of(op)].clear();
+      }
       for (const Pod* p : pods) pod_evidence(f, *p);
       return f;
     }
-    if (!ds) {
-      Finding f = make("no-daemonset", Severity::kInfo, name_, op.name,
-                       "deploy label is \"true\" but there is no DaemonSet " + op.daemonset + " in namespace " +
-                           index_.state().namespace_ +
-                           ": the operand is disabled in the ClusterPolicy (or not deployed); the label alone "
-                           "does nothing (R4)");
-      f.evidence.emplace_back("label " + op.label, "true");
-      f.evidence.emplace_back("daemonset", op.daemonset + " (absent)");
-      for (const Pod* p : pods) pod_evidence(f, *p);
-      return f;
-    }
+    if (!ds) return no_daemonset_finding(op, pods);
     Placement pl = should_run(*ds, node_);
     std::vector<const Pod*> live;
     for (const Pod* p : pods)
@@ -334,7 +378,20 @@ class Diagnoser {
       pod_evidence(f, *live.front());
       return f;
     }
-    if (const Pod* p = present_pod(index_, catalog_, op, name_)) {
+    // The Running pod (the lab's present rule; in operator mode Ready is what
+    // the branch below tells apart).
+    const Pod* running = nullptr;
+    if (catalog_.operator_mode) {
+      for (const Pod* p : live)
+        if (!p->spec.node_name.empty() && p->status.phase == "Running") {
+          running = p;
+          break;
+        }
+    } else {
+      running = present_pod(index_, catalog_, op, name_);
+    }
+    if (const Pod* p = running) {
+      shown_pod_[index_of(op)] = p;
       std::string pull = image_pull_failure(*p);
       Finding f;
       if (p->is_ready())
@@ -348,7 +405,57 @@ class Diagnoser {
       pod_evidence(f, *p);
       return f;
     }
+    shown_pod_[index_of(op)] = live.front();
     return pod_state_finding(op, *live.front());
+  }
+
+  // Label "true", no DaemonSet of the operand. Without a ClusterPolicy in the
+  // state: disabled or not deployed (R4). With one: what isStateEnabled says
+  // (core/cluster_policy.h); enabled yet absent is the operator's failure to
+  // render it, an error its status explains.
+  Finding no_daemonset_finding(const Operand& op, const std::vector<const Pod*>& pods) {
+    const auto& policies = index_.state().cluster_policies;
+    const std::string where = " in namespace " + index_.state().namespace_;
+    Finding f;
+    std::optional<bool> enabled;
+    std::string field = policy_field(op.name);
+    if (!policies.empty()) enabled = state_enabled(policies.front(), op.name, catalog_.version);
+    if (!enabled) {
+      f = make("no-daemonset", Severity::kInfo, name_, op.name,
+               "deploy label is \"true\" but there is no DaemonSet " + op.daemonset + where +
+                   ": the operand is disabled in the ClusterPolicy (or not deployed); the label alone "
+                   "does nothing (R4)");
+    } else if (!*enabled) {
+      // spec.<field>.enabled as written: "true", "false" or "(absent)".
+      std::string written = "(absent)";
+      if (!field.empty())
+        if (auto w = enabled_field(policies.front(), field)) written = *w ? "true" : "false";
+      std::string why;
+      if (field.empty()) why = "sandboxWorkloads.enabled is not true";
+      else if (op.name == "kata-manager" && version_at_least(catalog_.version, 26, 7))
+        why = "kata-manager is never rendered from v26.7 (deprecated)";
+      else if (written == "false") why = "spec." + field + ".enabled=false";
+      else if (written == "(absent)") why = "spec." + field + ".enabled unset: default false";
+      else why = "spec." + field + ".enabled=true, but sandboxWorkloads (enabled, mode) rules it out";
+      f = make("no-daemonset", Severity::kInfo, name_, op.name,
+               "deploy label is \"true\" but ClusterPolicy " + policies.front().metadata.name +
+                   " does not render " + op.name + " (" + why +
+                   "): no DaemonSet, the label alone does nothing (R4, isStateEnabled)");
+      if (!field.empty())
+        f.evidence.emplace_back("clusterpolicy spec." + field + ".enabled", written);
+    } else {
+      const ClusterPolicy& cp = policies.front();
+      f = make("no-daemonset", Severity::kError, name_, op.name,
+               "ClusterPolicy " + cp.metadata.name + " enables " + op.name + " but there is no DaemonSet " +
+                   op.daemonset + where + ": the operator did not render it (ClusterPolicy state " +
+                   (cp.state.empty() ? std::string("unset") : cp.state) + "; its conditions and the operator's "
+                   "log say why)");
+      f.evidence.emplace_back("clusterpolicy state", cp.state.empty() ? "(unset)" : cp.state);
+    }
+    f.evidence.emplace_back("label " + op.label, "true");
+    f.evidence.emplace_back("daemonset", op.daemonset + " (absent)");
+    for (const Pod* p : pods) pod_evidence(f, *p);
+    return f;
   }
 
   static std::string join(const std::vector<std::string>& v) {
@@ -467,7 +574,19 @@ class Diagnoser {
         reason += "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
                   "written (R5)";
       if (gate->name == "driver-validation") reason += driver_gate_hint();
-      f = make("stuck-in-init", Severity::kError, name_, op.name, reason);
+      auto upgrade = node_label(node_, kDriverUpgradeStateLabel);
+      bool planned = gate->name == "k8s-driver-manager" && gate->state == "running" && upgrade &&
+                     *upgrade != "upgrade-done" && *upgrade != "upgrade-failed";
+      f = make(planned ? "init-during-upgrade" : "stuck-in-init", planned ? Severity::kWarning : Severity::kError,
+               name_, op.name,
+               planned ? "pod is in Init (" + status + ") running k8s-driver-manager during the driver upgrade (" +
+                             *upgrade + "): it drains the GPU operands and unloads the old driver, as planned"
+                       : reason);
+      // What it waits on; a gate the operand writes itself (the validator's
+      // toolkit-validation) waits on what the operand needs.
+      std::string writer = gate_writer(gate->name);
+      if (writer == op.name) writer = op.needs.empty() ? "" : op.needs.front();
+      waits_on_[index_of(op)] = writer;
       pod_evidence(f, p);
       f.evidence.emplace_back("gate", gate->name);
       if (!gate->reason.empty()) f.evidence.emplace_back("gate state", gate->state + " " + gate->reason);
@@ -564,6 +683,7 @@ class Diagnoser {
         break;
       case LabelClass::kPausedForDriverUpgrade: f = paused_driver(op, value); break;
       case LabelClass::kPausedForMigChange: {
+        waits_on_[index_of(op)] = "mig-manager";
         auto st = node_label(node_, "nvidia.com/mig.config.state");
         bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
         base("label-paused-for-mig-change", stuck ? Severity::kError : Severity::kWarning,
@@ -577,6 +697,7 @@ class Diagnoser {
         break;
       }
       case LabelClass::kPausedForVgpuChange: {
+        waits_on_[index_of(op)] = "vgpu-device-manager";
         auto st = node_label(node_, "nvidia.com/vgpu.config.state");
         bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
         base("label-paused-for-vgpu-change", stuck ? Severity::kError : Severity::kWarning,
@@ -589,6 +710,10 @@ class Diagnoser {
         break;
       }
       case LabelClass::kEmpty:
+        if (catalog_.operator_mode) {
+          f = operator_empty_label(op, value, expected);
+          break;
+        }
         base("label-empty-value", expected ? Severity::kError : Severity::kWarning,
              phrase + ": a stale pause marker (k8s-driver-manager stamps \"\" when pausing an operand that "
                       "never ran); \"\" is not \"true\", so the operand is off on this node, and operator "
@@ -605,6 +730,37 @@ class Diagnoser {
     return f;
   }
 
+  // Operator mode: what the operator of the detected release does with "" on
+  // this key. A key outside the node's workload config the operator deletes
+  // (removeGPUStateLabels); an operand it does not render leaves the label
+  // doing nothing; otherwise v26.7 and later re-set "true" on the next node
+  // reconcile, earlier releases keep "" forever (addGPUStateLabels honours any
+  // existing value), reference/gpu-operator.md §2.5.
+  Finding operator_empty_label(const Operand& op, const std::optional<std::string>& value, bool expected) {
+    const std::string phrase = label_phrase(op.label, value);
+    const bool repaired = version_at_least(catalog_.version, 26, 7);
+    Finding f;
+    if (!gpu_ || !expected) {
+      f = make("label-empty-value", Severity::kInfo, name_, op.name,
+               phrase + ": outside the labels the operator sets for this node (workload config " +
+                   workload_config(node_) + "); it deletes the key on its next pass over the node");
+    } else if (dss(op).empty()) {
+      f = make("label-empty-value", Severity::kInfo, name_, op.name,
+               phrase + ": the operand has no DaemonSet (not rendered), so the label does nothing either way");
+    } else if (repaired) {
+      f = make("label-empty-value", Severity::kWarning, name_, op.name,
+               phrase + ": a pause marker of k8s-driver-manager; the operator (" + catalog_.version +
+                   ") re-sets \"true\" on its next reconcile of the node, until then the operand is off here");
+    } else {
+      f = make("label-empty-value", Severity::kError, name_, op.name,
+               phrase + ": a stale pause marker of k8s-driver-manager; this operator release (" +
+                   catalog_.version + ") keeps any existing value, so the operand stays off here until the "
+                   "label is set to \"true\" or deleted (#491)");
+    }
+    f.evidence.emplace_back("label " + op.label, shown(value));
+    return f;
+  }
+
   Finding paused_driver(const Operand& op, const std::optional<std::string>& value) {
     const std::string& v = *value;
     const std::string suffix = "_paused-for-driver-upgrade";
@@ -612,7 +768,7 @@ class Diagnoser {
     // In progress while a driver pod on the node is still in its Init phase
     // (k8s-driver-manager is its init container) or the upgrade controller is
     // mid-way; stuck otherwise (#316, #416, #367, k8s-driver-manager#118).
-    auto upgrade = node_label(node_, "nvidia.com/gpu-driver-upgrade-state");
+    auto upgrade = node_label(node_, kDriverUpgradeStateLabel);
     bool in_progress = false;
     std::vector<std::string> driver_states;
     for (const Pod* d : driver_pods(index_, catalog_, name_)) {
@@ -624,6 +780,7 @@ class Diagnoser {
     if (upgrade && *upgrade != "upgrade-done" && *upgrade != "upgrade-failed") in_progress = true;
     std::string stuck_why = driver_states.empty() ? "no driver pod on the node" : "driver pod " + driver_states.front();
     if (upgrade && *upgrade == "upgrade-failed") stuck_why = "nvidia.com/gpu-driver-upgrade-state=upgrade-failed";
+    if (const Operand* d = driver_operand(catalog_); d && d != &op) waits_on_[index_of(op)] = d->name;
     Finding f = make("label-paused-for-driver-upgrade", in_progress ? Severity::kWarning : Severity::kError, name_,
                      op.name,
                      label_phrase(op.label, value) +
@@ -639,12 +796,11 @@ class Diagnoser {
   }
 
   void foreign_pods(const Operand& op, std::vector<Finding>& out) {
-    const DaemonSet* ds = index_.daemonset(op.daemonset);
     for (const Pod* pp : index_.pods_on(name_)) {
       const Pod& p = *pp;
       auto it = p.metadata.labels.find("app");
       if (it == p.metadata.labels.end() || it->second != op.app) continue;
-      if (owned_by(p, op, ds)) continue;
+      if (pod_of_operand(catalog_, op, dss(op), p)) continue;
       const OwnerReference* ref = p.metadata.controller_ref();
       std::string owner = ref ? ref->kind + "/" + ref->name : "no controller";
       Finding f = make("foreign-pod", Severity::kWarning, name_, op.name,
@@ -677,6 +833,11 @@ class Diagnoser {
         if (!m || operand_present(index_, catalog_, *m, name_)) continue;
         bool is_driver = m->label == kDriverDeployLabel;
         if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
+        // Operator mode: a need the install does not render (toolkit.enabled
+        // false: the hosts' own toolkit) is the host's; the operator's gates
+        // (toolkit-validation) check it, and the missing DaemonSet is its
+        // own finding.
+        if (catalog_.operator_mode && dss(*m).empty()) continue;
         std::string reason =
             is_driver ? op.name + " runs on a node with neither a Running driver pod nor a host driver marker "
                                   "(gpu.deploy.driver pre-installed, or false on a GPU node): nothing provides "
@@ -687,8 +848,7 @@ class Diagnoser {
         Finding f = make(op.name + "-without-" + m->column, Severity::kError, name_, op.name, reason);
         f.evidence.emplace_back("label " + op.label, shown(node_label(node_, op.label)));
         f.evidence.emplace_back("label " + m->label, shown(node_label(node_, m->label)));
-        const DaemonSet* mds = index_.daemonset(m->daemonset);
-        auto mp = pair_pods(index_, *m, mds, name_);
+        auto mp = pair_pods(index_, catalog_, *m, dss(*m), name_);
         if (mp.empty()) f.evidence.emplace_back(m->name + " pod", "none");
         for (const Pod* p : mp) f.evidence.emplace_back(m->name + " pod", p->metadata.name + " " + pod_status_column(*p));
         out.push_back(std::move(f));
@@ -715,8 +875,39 @@ class Diagnoser {
     out.push_back(std::move(f));
   }
 
+  // op's DaemonSets; op is an element of catalog_.operands.
+  const std::vector<const DaemonSet*>& dss(const Operand& op) const {
+    return dss_[index_of(op)];
+  }
+
+  // One of op's DaemonSets selects the node but for the deploy label
+  // (core::selects_node_but_label).
+  bool rendered_for_node(const Operand& op) const {
+    for (const DaemonSet* ds : dss(op))
+      if (selects_node_but_label(*ds, op, node_)) return true;
+    return false;
+  }
+
+  // The DaemonSet of `op` that speaks for it on this node: the first that
+  // wants the node (several in operator mode: one driver DaemonSet per kernel
+  // or NVIDIADriver), else the first; nullptr when it has none.
+  const DaemonSet* daemonset_for_node(const Operand& op) const {
+    const auto& all = dss(op);
+    for (const DaemonSet* ds : all)
+      if (should_run(*ds, node_).should_run) return ds;
+    return all.empty() ? nullptr : all.front();
+  }
+
+  size_t index_of(const Operand& op) const { return static_cast<size_t>(&op - catalog_.operands.data()); }
+
   const StateIndex& index_;
   const Catalog& catalog_;
+  const OperandDaemonSets& dss_;
+  // Per operand, set by state_finding: what it waits on (gate_writer of the
+  // gate its pod is stuck at), and the pod its finding shows.
+  std::vector<std::string> waits_on_;
+  std::vector<const Pod*> shown_pod_;
+  std::vector<std::string> failed_;  // per operand: why it is broken beside its state finding
   const Node& node_;
   std::string name_;
   bool gpu_ = false;
@@ -732,8 +923,41 @@ const Node& require_node(const StateIndex& index, const std::string& name) {
 
 }  // namespace
 
-static NodeDiagnosis diagnose_node(const StateIndex& index, const Catalog& catalog, const Node& node) {
-  return Diagnoser(index, catalog, node).run();
+namespace {
+
+// The operator's own resources first: status.state and the conditions that
+// say why (ClusterPolicyReconciler sets Ready and Error; an NVIDIADriver the
+// same). `ready` is info; anything else a warning (the nodes' findings carry
+// the errors). The finding's node is `ClusterPolicy/<name>` or
+// `NVIDIADriver/<name>`.
+template <typename R>
+void resource_finding(const R& r, const char* kind, std::vector<Finding>& out) {
+  const std::string state = r.state.empty() ? "(unset)" : r.state;
+  Finding f = make(r.state == "ready" ? "operator-resource-ready" : "operator-resource-not-ready",
+                   r.state == "ready" ? Severity::kInfo : Severity::kWarning, std::string(kind) + "/" + r.metadata.name,
+                   "", std::string(kind) + " status.state " + state);
+  for (const auto& c : r.conditions) {
+    if (c.status != "True") continue;
+    if (!c.message.empty() && r.state != "ready") f.reason += ": " + c.message;
+    f.evidence.emplace_back("condition " + c.type, c.status + (c.reason.empty() ? "" : " (" + c.reason + ")"));
+    if (!c.message.empty()) f.evidence.emplace_back("message", c.message);
+    if (r.state != "ready") break;
+  }
+  out.push_back(std::move(f));
+}
+
+std::vector<Finding> operator_resource_findings(const ClusterState& state) {
+  std::vector<Finding> out;
+  for (const auto& cp : state.cluster_policies) resource_finding(cp, "ClusterPolicy", out);
+  for (const auto& d : state.nvidia_drivers) resource_finding(d, "NVIDIADriver", out);
+  return out;
+}
+
+}  // namespace
+
+static NodeDiagnosis diagnose_node(const StateIndex& index, const Catalog& catalog, const OperandDaemonSets& dss,
+                                   const Node& node) {
+  return Diagnoser(index, catalog, dss, node).run();
 }
 
 std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
@@ -751,9 +975,10 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
     for (const auto& name : nodes)
       if (seen.insert(name).second) targets.push_back(&require_node(index, name));
   }
-  std::vector<Finding> out;
+  const OperandDaemonSets dss = operand_daemonsets_of(index, catalog);
+  std::vector<Finding> out = operator_resource_findings(state);
   for (const Node* n : targets) {
-    NodeDiagnosis d = diagnose_node(index, catalog, *n);
+    NodeDiagnosis d = diagnose_node(index, catalog, dss, *n);
     for (auto& f : d.node_level) out.push_back(std::move(f));
     for (auto& fs : d.per_operand)
       for (auto& f : fs) out.push_back(std::move(f));
@@ -775,11 +1000,19 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
   e.label = op->label;
   e.label_value = node_label(n, op->label);
   e.daemonset = op->daemonset;
-  if (const DaemonSet* ds = index.daemonset(op->daemonset)) {
-    e.daemonset_found = true;
-    e.placement = should_run(*ds, n);
+  const OperandDaemonSets dss = operand_daemonsets_of(index, catalog);
+  const auto& mine = dss[static_cast<size_t>(op - catalog.operands.data())];
+  // The DaemonSet that wants the node, else the first (as the state finding).
+  for (const DaemonSet* ds : mine) {
+    Placement pl = should_run(*ds, n);
+    if (!e.daemonset_found || pl.should_run) {
+      e.daemonset_found = true;
+      e.daemonset = ds->metadata.name;
+      e.placement = pl;
+    }
+    if (pl.should_run) break;
   }
-  NodeDiagnosis d = diagnose_node(index, catalog, n);
+  NodeDiagnosis d = diagnose_node(index, catalog, dss, n);
   for (auto& f : d.node_level) e.findings.push_back(std::move(f));
   for (size_t i = 0; i < catalog.operands.size(); ++i)
     if (catalog.operands[i].name == operand)

@@ -29,6 +29,8 @@ inline constexpr const char* kValidatorDeployLabel = "nvidia.com/gpu.deploy.oper
 inline constexpr const char* kOperandsDeployLabel = "nvidia.com/gpu.deploy.operands";
 inline constexpr const char* kWorkloadConfigLabel = "nvidia.com/gpu.workload.config";
 inline constexpr const char* kGpuPresentLabel = "nvidia.com/gpu.present";
+// The driver upgrade controller's per-node state (k8s-operator-libs).
+inline constexpr const char* kDriverUpgradeStateLabel = "nvidia.com/gpu-driver-upgrade-state";
 
 // The value of label `key` on the node, nullopt when the key is absent.
 std::optional<std::string> node_label(const Node& node, const std::string& key);

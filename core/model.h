@@ -176,6 +176,14 @@ struct ContainerStatus {
   std::string reason;  // waiting/terminated reason, e.g. "CrashLoopBackOff"
   std::string message;
   std::optional<int32_t> exit_code;
+  // lastState.terminated: how the previous run of the container ended (what
+  // `kubectl logs --previous` shows the log of). Absent when it never ended.
+  struct Termination {
+    std::optional<int32_t> exit_code;
+    std::string reason;   // "Error", "OOMKilled", "Completed"
+    std::string message;  // the termination message, often the log's last line
+  };
+  std::optional<Termination> last_terminated = std::nullopt;
 };
 
 struct PodCondition {

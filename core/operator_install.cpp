@@ -3,6 +3,8 @@
 #include <cctype>
 #include <optional>
 
+#include "core/placement.h"
+
 namespace gpuops::core {
 
 namespace {
@@ -132,6 +134,12 @@ bool is_operand_daemonset(const Catalog& catalog, const Operand& op, const Daemo
   if (!catalog.operator_mode || op.component.empty()) return false;
   return label_of(ds.metadata.labels, kComponentLabel) == op.component ||
          label_of(ds.template_.labels, kComponentLabel) == op.component;
+}
+
+bool selects_node_but_label(const DaemonSet& ds, const Operand& op, const Node& node) {
+  for (const auto& k : node_selector_mismatches(ds.template_.spec.node_selector, node.metadata.labels))
+    if (k != op.label) return false;
+  return true;
 }
 
 std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog,

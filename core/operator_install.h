@@ -68,6 +68,13 @@ bool version_at_least(const std::string& version, int major, int minor);
 // app.kubernetes.io/component=<op.component> (every driver variant above).
 bool is_operand_daemonset(const Catalog& catalog, const Operand& op, const DaemonSet& ds);
 
+// Whether `ds` would select `node` if the node's `op.label` were "true": every
+// other key of its template's nodeSelector matches (MPS also needs
+// nvidia.com/mps.capable=true, a precompiled driver the node's
+// kernel-version.full). The operator sets the deploy labels; this is whether
+// the operand is meant for the node beyond them.
+bool selects_node_but_label(const DaemonSet& ds, const Operand& op, const Node& node);
+
 // The DaemonSets of `state` that are `op`'s (is_operand_daemonset), in state
 // order. In lab mode at most the first one of op's name.
 std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog,

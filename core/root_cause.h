@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "core/finding.h"
+#include "core/model.h"
+#include "core/operands.h"
+
 namespace gpuops::core {
 
 // One operand of a node.
@@ -51,5 +55,44 @@ std::optional<RootCause> find_root_cause(const std::vector<ChainLink>& links);
 // "cc-manager"; "" for the others (cuda-validation runs its own pod).
 // Upstream: cmd/nvidia-validator/main.go and the assets' init containers.
 std::string gate_writer(const std::string& gate);
+
+// The last termination of a pod as kubectl describe shows it: the container
+// waiting in CrashLoopBackOff (else the first, init containers first, with a
+// lastState.terminated of non-zero exit code), as `<container>`, its exit
+// code, reason and message. nullopt when no container has ended badly.
+struct LastFailure {
+  std::string container;
+  bool init = false;
+  std::optional<int32_t> exit_code;
+  std::string reason;
+  std::string message;
+};
+std::optional<LastFailure> last_failure(const Pod& pod);
+
+// `kubectl logs -n NS POD -c CONTAINER --previous`: the command that shows
+// the failed run's log.
+std::string previous_logs_command(const std::string& ns, const Pod& pod, const LastFailure& failure);
+
+// Operator mode, one GPU node. `per_operand[i][0]` is the state finding of
+// catalog.operands[i] (core/diagnose.cpp), `waits_on[i]` and `pods[i]` what
+// it waits on and the pod it shows (nullptr: none), `failed[i]` non-empty when
+// the operand failed at its job although its pod may run (mig-manager with
+// "nvidia.com/mig.config.state=failed"). A link is broken when its state
+// finding is an error, when failed[i] says so, or when a consistency error
+// (`<operand>-without-<need>`) names it (it then waits on that need). With a
+// root (find_root_cause), inserts before the node's findings one `root-cause`
+// finding (error, operand = the root):
+//   `<root> <STATUS> (exit <n>: "<message>") blocks <k> operands: a, b`
+// (the pod part replaced by failed[root], else by the root's finding name,
+// when it has no pod or failed[root] is set; no
+// "blocks" part when it blocks nothing), with the root's pod, status,
+// restarts, its last termination and the `kubectl logs --previous` command as
+// evidence; and turns the errors of the blocked operands (state and
+// consistency findings) into warnings whose reason starts `blocked by
+// <root>: `. One cause, so one error for it beside the root's own finding.
+void attribute_root_cause(const Catalog& catalog, const std::string& ns, const std::string& node,
+                          const std::vector<std::string>& waits_on, const std::vector<const Pod*>& pods,
+                          const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand, std::vector<Finding>& consistency,
+                          std::vector<Finding>& node_level);
 
 }  // namespace gpuops::core
