@@ -25,7 +25,6 @@
 
 #include <map>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "core/errors.h"
@@ -57,9 +56,6 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
 // not recursive), into documents. Throws InputError if a path does not exist or
 // cannot be read.
 std::vector<Document> read_paths(const std::vector<std::string>& paths);
-
-// A decoded object of one of the kinds gpuops handles.
-using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
 
 // Decodes one document by its apiVersion and kind, validating it as the API
 // server would on create. Throws InputError (with http_status 400, 404 or 422)

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/quantity.h"
@@ -248,6 +249,10 @@ struct Namespace {
   ObjectMeta metadata;
   boost::json::object raw;
 };
+
+// A decoded object of one of the kinds gpuops handles (core/decode.h
+// decode_object, core/cluster.h Cluster::apply).
+using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
 
 // What the analyses read: every node of the cluster, and the DaemonSets and
 // pods of one namespace. Snapshots, the simulator and the real backend all

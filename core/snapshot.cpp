@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "core/codec.h"
+
 namespace gpuops::core {
 
 namespace {
