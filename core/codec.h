@@ -29,6 +29,7 @@
 
 #include "core/errors.h"
 #include "core/model.h"
+#include "core/rfc3339.h"
 
 namespace gpuops::core {
 
@@ -96,11 +97,6 @@ boost::json::object encode(const Object& obj);
 
 // Kind and name of an object, for messages ("DaemonSet gpu-operator/x").
 std::string describe(const Object& obj);
-
-// RFC 3339 timestamps as the API writes them ("2026-11-20T08:00:00Z").
-std::string format_time(Time t);
-// Throws std::invalid_argument on text that is not RFC 3339.
-Time parse_time(const std::string& text);
 
 // Field-level validation shared by the decoders and the scenario reader.
 // Label keys and values as apimachinery validation (IsQualifiedName,
