@@ -27,36 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "core/documents.h"
 #include "core/errors.h"
 #include "core/model.h"
 #include "core/rfc3339.h"
 
 namespace gpuops::core {
-
-// One document read from a file: its JSON value and where each value came
-// from. `lines` maps a path of keys/indices (joined with '\x1f', array indices
-// written as decimal) to a 1-based line; absent for JSON input.
-struct Document {
-  boost::json::value value;
-  std::string file;
-  int line = 0;  // line of the document's first key (0 if unknown)
-  std::map<std::string, int> lines;
-
-  // Line of the value at `path` (segments as in `lines`), falling back to the
-  // nearest enclosing value that has one, then to `line`.
-  int line_of(const std::vector<std::string>& path) const;
-};
-
-// Parses `text` (the contents of `file`, used in errors only) as JSON or YAML.
-// Empty documents are skipped; List objects are expanded into their items.
-// Throws InputError naming the file and line on a syntax error (e.g. a tab in
-// indentation).
-std::vector<Document> read_documents(const std::string& text, const std::string& file);
-
-// Reads a file, or every *.json/*.yaml/*.yml file of a folder (sorted by name,
-// not recursive), into documents. Throws InputError if a path does not exist or
-// cannot be read.
-std::vector<Document> read_paths(const std::vector<std::string>& paths);
 
 // Decodes one document by its apiVersion and kind, validating it as the API
 // server would on create. Throws InputError (with http_status 400, 404 or 422)
