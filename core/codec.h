@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/documents.h"
+#include "core/encode.h"
 #include "core/errors.h"
 #include "core/model.h"
 #include "core/rfc3339.h"
@@ -63,16 +64,6 @@ Namespace decode_namespace(Document&& doc);
 Node decode_node_typed(const Document& doc);
 DaemonSet decode_daemonset_typed(const Document& doc);
 Pod decode_pod_typed(const Document& doc);
-
-// Typed object -> API JSON (raw with typed fields laid over).
-boost::json::object encode(const Node& node);
-boost::json::object encode(const DaemonSet& ds);
-boost::json::object encode(const Pod& pod);
-boost::json::object encode(const Namespace& ns);
-boost::json::object encode(const Object& obj);
-
-// Kind and name of an object, for messages ("DaemonSet gpu-operator/x").
-std::string describe(const Object& obj);
 
 // Field-level validation shared by the decoders and the scenario reader.
 // Label keys and values as apimachinery validation (IsQualifiedName,
