@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decode.h"
 #include "core/documents.h"
 #include "core/encode.h"
 #include "core/errors.h"
@@ -34,36 +35,6 @@
 #include "core/rfc3339.h"
 
 namespace gpuops::core {
-
-// Decodes one document by its apiVersion and kind, validating it as the API
-// server would on create. Throws InputError (with http_status 400, 404 or 422)
-// when the API would refuse it.
-Object decode_object(const Document& doc);
-// The same, moving the document's JSON into the object's `raw` instead of
-// copying it (for a caller that is done with the document).
-Object decode_object(Document&& doc);
-
-// Decodes and validates every document of every path before returning, so a
-// caller can refuse the whole set when any one is bad (nothing half-applied).
-// Throws the first InputError.
-std::vector<Object> load_manifests(const std::vector<std::string>& paths);
-
-Node decode_node(const Document& doc);
-DaemonSet decode_daemonset(const Document& doc);
-Pod decode_pod(const Document& doc);
-Namespace decode_namespace(const Document& doc);
-// As above, moving `doc.value` into `raw` (same checks, same errors; the
-// document is left in a valid but unspecified state).
-Node decode_node(Document&& doc);
-DaemonSet decode_daemonset(Document&& doc);
-Pod decode_pod(Document&& doc);
-Namespace decode_namespace(Document&& doc);
-// As above, with the same checks and errors, but `raw` left empty: for a
-// reader of the typed fields only (encode then writes those alone). The
-// document may live in any memory resource (e.g. a page's arena).
-Node decode_node_typed(const Document& doc);
-DaemonSet decode_daemonset_typed(const Document& doc);
-Pod decode_pod_typed(const Document& doc);
 
 // Field-level validation shared by the decoders and the scenario reader.
 // Label keys and values as apimachinery validation (IsQualifiedName,

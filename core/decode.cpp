@@ -1,4 +1,6 @@
-#include "core/codec.h"
+// core/decode.cpp: JSON documents -> typed objects, with the API server's
+// errors (core/decode.h).
+#include "core/decode.h"
 
 #include <boost/json.hpp>
 
@@ -6,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/codec.h"  // validate_* (until core/validation.h)
 #include "core/rfc3339.h"
 
 namespace gpuops::core {
