@@ -9,78 +9,19 @@
 #include <string_view>
 
 #include "core/codec.h"  // validate_* (until core/validation.h)
+#include "core/codec_internal.h"
 #include "core/rfc3339.h"
 
 namespace gpuops::core {
 
 namespace json = boost::json;
 
+using codec_internal::Decoder;
+using codec_internal::FieldError;
+using codec_internal::field_error;
+using codec_internal::Path;
+
 namespace {
-
-// ---------------------------------------------------------------- decoding
-
-// Where a value sits: segments for line lookup, the field.Path rendering for
-// messages, and the Go json path for decode errors. Built on every decoded
-// field but rendered only for an error, so a path is one segment and a
-// pointer to its parent path: making a child costs a few stores.
-struct Path {
-  enum class SegKind : char { kRoot, kChild, kMapKey, kIndex };
-
-  Path() = default;  // the root
-  Path(const Path&) = default;
-  Path& operator=(const Path&) = delete;
-
-  // A child refers to its parent and to `key` (a literal, a key of the
-  // document or of the typed object being validated): both must outlive it.
-  // Children of a temporary path are refused at compile time, since bound to
-  // a name they would dangle: name the parent first.
-  Path child(std::string_view key) const& { return Path(this, SegKind::kChild, key, 0); }
-  Path map_key(std::string_view key) const& { return Path(this, SegKind::kMapKey, key, 0); }
-  Path index(size_t i) const& { return Path(this, SegKind::kIndex, {}, i); }
-  Path child(std::string_view) && = delete;
-  Path map_key(std::string_view) && = delete;
-  Path index(size_t) && = delete;
-
-  // Segments as Document::lines keys them.
-  std::vector<std::string> segs() const {
-    std::vector<std::string> out;
-    for (const Path* g : chain()) out.push_back(g->key());
-    return out;
-  }
-  // spec.template.spec.nodeSelector[key]
-  std::string field() const {
-    std::string f;
-    for (const Path* g : chain()) {
-      if (g->kind_ == SegKind::kChild) f += (f.empty() ? "" : ".") + g->key();
-      else f += "[" + g->key() + "]";
-    }
-    return f;
-  }
-  // spec.template.spec.nodeSelector (map keys and indices are not in it)
-  std::string go() const {
-    std::string f;
-    for (const Path* g : chain())
-      if (g->kind_ == SegKind::kChild) f += (f.empty() ? "" : ".") + g->key();
-    return f;
-  }
-
- private:
-  Path(const Path* parent, SegKind kind, std::string_view name, size_t index)
-      : parent_(parent), kind_(kind), name_(name), index_(index) {}
-  std::string key() const { return kind_ == SegKind::kIndex ? std::to_string(index_) : std::string(name_); }
-  // The segments from the root's first child to this one.
-  std::vector<const Path*> chain() const {
-    std::vector<const Path*> out;
-    for (const Path* g = this; g && g->kind_ != SegKind::kRoot; g = g->parent_) out.push_back(g);
-    std::reverse(out.begin(), out.end());
-    return out;
-  }
-
-  const Path* parent_ = nullptr;
-  SegKind kind_ = SegKind::kRoot;
-  std::string_view name_;
-  size_t index_ = 0;
-};
 
 const char* json_kind(const json::value& v) {
   switch (v.kind()) {
@@ -96,178 +37,162 @@ const char* json_kind(const json::value& v) {
   return "value";
 }
 
-bool is_qualified_name_text(std::string_view s);
+}  // namespace
 
-// One field.Error of upstream's field.ErrorList: its type (the cause reason),
-// field path, line-lookup segments and ErrorBody ("Required value").
-struct FieldError {
-  std::string reason;
-  std::string field;
-  std::vector<std::string> segs;
-  std::string body;
-};
+// ---------------------------------------------------------------- Decoder
 
-FieldError field_error(const char* reason, const Path& p, std::string body) {
-  return FieldError{reason, p.field(), p.segs(), std::move(body)};
+namespace codec_internal {
+
+Decoder::Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
+    : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
+
+void Decoder::type_error(const Path& p, const json::value& v, const char* go_struct,
+                         const char* go_type) const {
+  InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
+               kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                   ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
+                   "." + p.go() + " of type " + go_type);
+  e.http_status = 400;
+  throw e;
 }
 
-class Decoder {
- public:
-  Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
-      : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
+void Decoder::invalid(const Path& p, const std::string& detail) const {
+  std::string field = p.field();
+  InputError e(doc_.file, doc_.line_of(p.segs()), field,
+               group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
+  e.http_status = 422;
+  throw e;
+}
 
-  // 400 BadRequest, as the API server's strict JSON decoder says it.
-  [[noreturn]] void type_error(const Path& p, const json::value& v, const char* go_struct,
-                               const char* go_type) const {
+void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
+  if (errs.empty()) return;
+  std::vector<std::string> seen;
+  for (const auto& fe : errs) {
+    std::string text = fe.field + ": " + fe.body;
+    if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
+  }
+  std::string agg;
+  if (seen.size() == 1) {
+    agg = seen[0];
+  } else {
+    agg = "[";
+    for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
+    agg += "]";
+  }
+  InputError e(doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
+               group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
+  e.http_status = 422;
+  for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});
+  throw e;
+}
+
+void Decoder::set_name(const std::string& n) { name_ = n; }
+
+const json::object* Decoder::object(const json::value* v, const Path& p, const char* st,
+                                    const char* type) const {
+  if (!v || v->is_null()) return nullptr;
+  if (!v->is_object()) type_error(p, *v, st, type);
+  return &v->as_object();
+}
+const json::array* Decoder::array(const json::value* v, const Path& p, const char* st,
+                                  const char* type) const {
+  if (!v || v->is_null()) return nullptr;
+  if (!v->is_array()) type_error(p, *v, st, type);
+  return &v->as_array();
+}
+std::string Decoder::string(const json::value* v, const Path& p, const char* st) const {
+  if (!v || v->is_null()) return "";
+  if (!v->is_string()) type_error(p, *v, st, "string");
+  return std::string(v->as_string());
+}
+bool Decoder::boolean(const json::value* v, const Path& p, const char* st) const {
+  if (!v || v->is_null()) return false;
+  if (!v->is_bool()) type_error(p, *v, st, "bool");
+  return v->as_bool();
+}
+std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, const char* st,
+                                        const char* type) const {
+  if (!v || v->is_null()) return std::nullopt;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  if (v->is_double() && v->as_double() == static_cast<double>(static_cast<int64_t>(v->as_double())))
+    return static_cast<int64_t>(v->as_double());
+  type_error(p, *v, st, type);
+}
+Labels Decoder::string_map(const json::value* v, const Path& p, const char* st) const {
+  Labels out;
+  const json::object* o = object(v, p, st, "map[string]string");
+  if (!o) return out;
+  for (const auto& kv : *o) {
+    std::string_view key(kv.key());
+    std::string_view value;
+    if (!kv.value().is_null()) {
+      if (!kv.value().is_string()) {
+        type_error(p.map_key(key), kv.value(), st, "string");  // Go names the map field, not the key
+      }
+      value = kv.value().get_string();
+    }
+    // A key given twice: the last value wins, as in Go's map decoding.
+    auto [it, inserted] = out.try_emplace(std::string(key), value);
+    if (!inserted) it->second = std::string(value);
+  }
+  return out;
+}
+std::optional<Time> Decoder::time(const json::value* v, const Path& p, const char* st) const {
+  std::string s = string(v, p, st);
+  if (s.empty()) return std::nullopt;
+  try {
+    return parse_time(s);
+  } catch (const std::invalid_argument&) {
     InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                     ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
-                     "." + p.go() + " of type " + go_type);
+                     ": parsing time \"" + s + "\" as RFC3339");
     e.http_status = 400;
     throw e;
   }
-
-  // 422 Invalid, as field validation says it.
-  [[noreturn]] void invalid(const Path& p, const std::string& detail) const {
-    std::string field = p.field();
-    InputError e(doc_.file, doc_.line_of(p.segs()), field,
-                 group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
-    e.http_status = 422;
+}
+Quantity Decoder::quantity(const json::value* v, const Path& p, const char* st) const {
+  std::string s;
+  if (v && (v->is_int64() || v->is_uint64() || v->is_double())) {
+    s = json::serialize(*v);  // a number is a valid quantity in JSON
+  } else {
+    s = string(v, p, st);
+  }
+  try {
+    return Quantity::parse(s);
+  } catch (const QuantityError&) {
+    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
+                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                     ": quantities must match the regular expression "
+                     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    e.http_status = 400;
     throw e;
   }
+}
 
-  // 422 Invalid with every error of `errs` as a cause, as
-  // apierrors.NewInvalid renders a field.ErrorList: the message aggregates
-  // the distinct "field: body" texts (utilerrors.NewAggregate: one alone,
-  // several as "[a, b]"). Returns when `errs` is empty.
-  void invalid_all(const std::vector<FieldError>& errs) const {
-    if (errs.empty()) return;
-    std::vector<std::string> seen;
-    for (const auto& fe : errs) {
-      std::string text = fe.field + ": " + fe.body;
-      if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
-    }
-    std::string agg;
-    if (seen.size() == 1) {
-      agg = seen[0];
-    } else {
-      agg = "[";
-      for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
-      agg += "]";
-    }
-    InputError e(doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
-                 group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
-    e.http_status = 422;
-    for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});
-    throw e;
-  }
-
-  void set_name(const std::string& n) { name_ = n; }
-
-  const json::object* object(const json::value* v, const Path& p, const char* st,
-                             const char* type) const {
-    if (!v || v->is_null()) return nullptr;
-    if (!v->is_object()) type_error(p, *v, st, type);
-    return &v->as_object();
-  }
-  const json::array* array(const json::value* v, const Path& p, const char* st,
-                           const char* type) const {
-    if (!v || v->is_null()) return nullptr;
-    if (!v->is_array()) type_error(p, *v, st, type);
-    return &v->as_array();
-  }
-  std::string string(const json::value* v, const Path& p, const char* st) const {
-    if (!v || v->is_null()) return "";
-    if (!v->is_string()) type_error(p, *v, st, "string");
-    return std::string(v->as_string());
-  }
-  bool boolean(const json::value* v, const Path& p, const char* st) const {
-    if (!v || v->is_null()) return false;
-    if (!v->is_bool()) type_error(p, *v, st, "bool");
-    return v->as_bool();
-  }
-  std::optional<int64_t> integer(const json::value* v, const Path& p, const char* st,
-                                 const char* type) const {
-    if (!v || v->is_null()) return std::nullopt;
-    if (v->is_int64()) return v->as_int64();
-    if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
-    if (v->is_double() && v->as_double() == static_cast<double>(static_cast<int64_t>(v->as_double())))
-      return static_cast<int64_t>(v->as_double());
-    type_error(p, *v, st, type);
-  }
-  Labels string_map(const json::value* v, const Path& p, const char* st) const {
-    Labels out;
-    const json::object* o = object(v, p, st, "map[string]string");
-    if (!o) return out;
-    for (const auto& kv : *o) {
-      std::string_view key(kv.key());
-      std::string_view value;
-      if (!kv.value().is_null()) {
-        if (!kv.value().is_string()) {
-          type_error(p.map_key(key), kv.value(), st, "string");  // Go names the map field, not the key
-        }
-        value = kv.value().get_string();
-      }
-      // A key given twice: the last value wins, as in Go's map decoding.
-      auto [it, inserted] = out.try_emplace(std::string(key), value);
-      if (!inserted) it->second = std::string(value);
-    }
-    return out;
-  }
-  std::optional<Time> time(const json::value* v, const Path& p, const char* st) const {
-    std::string s = string(v, p, st);
-    if (s.empty()) return std::nullopt;
-    try {
-      return parse_time(s);
-    } catch (const std::invalid_argument&) {
-      InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
-                   kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                       ": parsing time \"" + s + "\" as RFC3339");
+void Decoder::known_fields(const json::object& o, const Path& p, std::initializer_list<const char*> keys) const {
+  for (const auto& kv : o) {
+    bool ok = false;
+    for (const char* k : keys) ok = ok || kv.key() == k;
+    if (!ok) {
+      Path kp = p.child(std::string_view(kv.key()));
+      InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
+                   "strict decoding error: unknown field \"" + kp.field() + "\"");
       e.http_status = 400;
       throw e;
     }
   }
-  Quantity quantity(const json::value* v, const Path& p, const char* st) const {
-    std::string s;
-    if (v && (v->is_int64() || v->is_uint64() || v->is_double())) {
-      s = json::serialize(*v);  // a number is a valid quantity in JSON
-    } else {
-      s = string(v, p, st);
-    }
-    try {
-      return Quantity::parse(s);
-    } catch (const QuantityError&) {
-      InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
-                   kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                       ": quantities must match the regular expression "
-                       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-      e.http_status = 400;
-      throw e;
-    }
-  }
+}
 
-  // Unknown fields: the API's strict field validation (kubectl's default
-  // --validate=strict) refuses them with `strict decoding error: unknown field`.
-  void known_fields(const json::object& o, const Path& p, std::initializer_list<const char*> keys) const {
-    for (const auto& kv : o) {
-      bool ok = false;
-      for (const char* k : keys) ok = ok || kv.key() == k;
-      if (!ok) {
-        Path kp = p.child(std::string_view(kv.key()));
-        InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
-                     "strict decoding error: unknown field \"" + kp.field() + "\"");
-        e.http_status = 400;
-        throw e;
-      }
-    }
-  }
+const Document& Decoder::doc() const { return doc_; }
 
-  const Document& doc() const { return doc_; }
+}  // namespace codec_internal
 
- private:
-  const Document& doc_;
-  std::string kind_, version_, group_kind_, name_;
-};
+// ---------------------------------------------------------------- decoding
+
+namespace {
+
+bool is_qualified_name_text(std::string_view s);
 
 const json::value* get(const json::object* o, const char* key) {
   return o ? o->if_contains(key) : nullptr;
