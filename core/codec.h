@@ -33,21 +33,8 @@
 #include "core/errors.h"
 #include "core/model.h"
 #include "core/rfc3339.h"
+#include "core/validation.h"
 
 namespace gpuops::core {
-
-// Field-level validation shared by the decoders and the scenario reader.
-// Label keys and values as apimachinery validation (IsQualifiedName,
-// IsValidLabelValue); returns the upstream error message or "" when valid.
-std::string validate_label_key(const std::string& key);
-std::string validate_label_value(const std::string& value);
-// "" when `name` is a DNS-1123 label (IsDNS1123Label: at most 63 lower-case
-// alphanumerics and '-', alphanumeric at both ends; Namespace and container
-// names), else upstream's message.
-std::string validate_dns1123_label(const std::string& name);
-// "" when `name` is a DNS-1123 subdomain (IsDNS1123Subdomain: '.'-separated
-// labels, at most 253 characters; Node, Pod and DaemonSet names), else
-// upstream's message.
-std::string validate_dns1123_subdomain(const std::string& name);
 
 }  // namespace gpuops::core

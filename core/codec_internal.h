@@ -1,6 +1,6 @@
-// core/codec_internal.h: the decoders' machinery (core/decode.cpp), in a
-// header for the object validation to share. Internal to core/: nothing here
-// is part of the API.
+// core/codec_internal.h: what the decoders (core/decode.cpp) and the object
+// validation (core/validation.cpp) share. Internal to core/: only those two
+// files include it, and nothing here is part of the API.
 //
 //  - Path: where a decoded value sits, rendered three ways (Document::lines
 //    segments, field.Path text, Go json path) only when an error needs it.
@@ -8,6 +8,9 @@
 //  - Decoder: reads one document's typed fields, throwing InputError as the
 //    API server words it (400 for a JSON type that does not fit a Go field,
 //    422 Invalid for a validation failure).
+//  - validate_*: the object-level rules (k8s.io/apimachinery's ObjectMeta
+//    checks, k8s.io/kubernetes pkg/apis/core/validation) the decoders apply,
+//    reported through a Decoder.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -157,5 +160,18 @@ class Decoder {
   const Document& doc_;
   std::string kind_, version_, group_kind_, name_;
 };
+
+// ObjectMeta's labels at `p` (ValidateLabels): throws the 422 of the first
+// invalid key or value.
+void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p);
+// ObjectMeta's annotations at `p` (ValidateAnnotationsSize): throws a 422
+// when keys and values together pass 256 KiB.
+void validate_meta_annotations(const Decoder& d, const Labels& annotations, const Path& p);
+// A node's taints at `p` (validateNodeTaints; upstream's path is
+// metadata.taints): every error, for Decoder::invalid_all; empty when valid.
+std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, const Path& p);
+// A pod spec at `p` (ValidatePodSpec, for the fields gpuops reads): throws
+// the 422 of the first failure.
+void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p);
 
 }  // namespace gpuops::core::codec_internal
