@@ -2,7 +2,9 @@
 
 #include <set>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
 
 namespace gpuops::core {
 
