@@ -24,10 +24,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/documents.h"
 #include "core/model.h"
+#include "core/quantity.h"
 
 namespace gpuops::core::codec_internal {
 

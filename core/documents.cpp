@@ -15,6 +15,10 @@
 #include <iterator>
 #include <regex>
 #include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/input_file.h"

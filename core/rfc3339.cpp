@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <cstddef>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace gpuops::core {

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/codec_internal.h"
+#include "core/model.h"
+#include "core/quantity.h"
 
 namespace gpuops::core {
 
