@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "core/codec.h"
+#include "core/decode.h"
 #include "core/errors.h"
 #include "core/terminal.h"
 

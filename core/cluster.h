@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/codec.h"
+#include "core/errors.h"
 #include "core/model.h"
 
 namespace gpuops::core {

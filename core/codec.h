@@ -1,123 +1,26 @@
-// core/codec.h: objects from and to the API's JSON and YAML shapes.
+// core/codec.h: objects from and to the API's JSON and YAML shapes, all of it
+// in one include. Each part has its own header; code that uses one part
+// includes that header.
 //
 // Reading is two stages, as on the API server:
-//  1. read_documents: text -> JSON values. YAML is converted to JSON the way
-//     kubectl does (sigs.k8s.io/yaml over go-yaml v2, i.e. YAML 1.1 plain
-//     scalars: true/false/yes/no/on/off/y/n become booleans, numbers become
-//     numbers, null/~ become null; quoted scalars stay strings). Several YAML
-//     documents per file ("---"), JSON files, and `List` objects (kubectl
-//     `-o json|yaml` of several kinds) are all accepted; a List is expanded
-//     into its items. Every value keeps the source line it came from.
-//  2. decode_*: JSON value -> typed object, strict where the API is strict: a
-//     JSON type that does not fit the Go field (the lab's unquoted `true` in a
-//     nodeSelector) is the API's 400 "json: cannot unmarshal bool into Go
-//     struct field PodSpec.spec.template.spec.nodeSelector of type string";
-//     validation failures (a selector that does not match the template labels,
-//     an invalid quantity or label value) are 422 Invalid; an apiVersion the
-//     API no longer serves (extensions/v1beta1 DaemonSet) is 404 "no matches
-//     for kind". Each throws core::InputError with file, line and field path.
+//  1. core/documents.h (read_documents, read_paths): text -> JSON values,
+//     YAML converted as kubectl converts it (sigs.k8s.io/yaml over go-yaml
+//     v2), several documents per file, List objects expanded, every value
+//     keeping its source line.
+//  2. core/decode.h (decode_object, load_manifests, decode_*): JSON value ->
+//     typed object, strict where the API is strict and checked as the API
+//     server checks a create: InputError with file, line, field path and the
+//     API's status (400 type mismatch or unknown field, 404 no matches for
+//     kind, 422 Invalid).
+// The checks use core/validation.h (apimachinery's name and label rules) and
+// core/rfc3339.h (metav1.Time's format).
 //
-// Writing (encode_*) lays the typed fields over the object's `raw` JSON, so
-// fields gpuops does not model survive a round trip.
+// Writing, core/encode.h (encode, describe), lays the typed fields over the
+// object's `raw` JSON, so fields gpuops does not model survive a round trip.
 #pragma once
 
-#include <boost/json/value.hpp>
-
-#include <map>
-#include <string>
-#include <variant>
-#include <vector>
-
-#include "core/errors.h"
-#include "core/model.h"
-
-namespace gpuops::core {
-
-// One document read from a file: its JSON value and where each value came
-// from. `lines` maps a path of keys/indices (joined with '\x1f', array indices
-// written as decimal) to a 1-based line; absent for JSON input.
-struct Document {
-  boost::json::value value;
-  std::string file;
-  int line = 0;  // line of the document's first key (0 if unknown)
-  std::map<std::string, int> lines;
-
-  // Line of the value at `path` (segments as in `lines`), falling back to the
-  // nearest enclosing value that has one, then to `line`.
-  int line_of(const std::vector<std::string>& path) const;
-};
-
-// Parses `text` (the contents of `file`, used in errors only) as JSON or YAML.
-// Empty documents are skipped; List objects are expanded into their items.
-// Throws InputError naming the file and line on a syntax error (e.g. a tab in
-// indentation).
-std::vector<Document> read_documents(const std::string& text, const std::string& file);
-
-// Reads a file, or every *.json/*.yaml/*.yml file of a folder (sorted by name,
-// not recursive), into documents. Throws InputError if a path does not exist or
-// cannot be read.
-std::vector<Document> read_paths(const std::vector<std::string>& paths);
-
-// A decoded object of one of the kinds gpuops handles.
-using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
-
-// Decodes one document by its apiVersion and kind, validating it as the API
-// server would on create. Throws InputError (with http_status 400, 404 or 422)
-// when the API would refuse it.
-Object decode_object(const Document& doc);
-// The same, moving the document's JSON into the object's `raw` instead of
-// copying it (for a caller that is done with the document).
-Object decode_object(Document&& doc);
-
-// Decodes and validates every document of every path before returning, so a
-// caller can refuse the whole set when any one is bad (nothing half-applied).
-// Throws the first InputError.
-std::vector<Object> load_manifests(const std::vector<std::string>& paths);
-
-Node decode_node(const Document& doc);
-DaemonSet decode_daemonset(const Document& doc);
-Pod decode_pod(const Document& doc);
-Namespace decode_namespace(const Document& doc);
-// As above, moving `doc.value` into `raw` (same checks, same errors; the
-// document is left in a valid but unspecified state).
-Node decode_node(Document&& doc);
-DaemonSet decode_daemonset(Document&& doc);
-Pod decode_pod(Document&& doc);
-Namespace decode_namespace(Document&& doc);
-// As above, with the same checks and errors, but `raw` left empty: for a
-// reader of the typed fields only (encode then writes those alone). The
-// document may live in any memory resource (e.g. a page's arena).
-Node decode_node_typed(const Document& doc);
-DaemonSet decode_daemonset_typed(const Document& doc);
-Pod decode_pod_typed(const Document& doc);
-
-// Typed object -> API JSON (raw with typed fields laid over).
-boost::json::object encode(const Node& node);
-boost::json::object encode(const DaemonSet& ds);
-boost::json::object encode(const Pod& pod);
-boost::json::object encode(const Namespace& ns);
-boost::json::object encode(const Object& obj);
-
-// Kind and name of an object, for messages ("DaemonSet gpu-operator/x").
-std::string describe(const Object& obj);
-
-// RFC 3339 timestamps as the API writes them ("2026-11-20T08:00:00Z").
-std::string format_time(Time t);
-// Throws std::invalid_argument on text that is not RFC 3339.
-Time parse_time(const std::string& text);
-
-// Field-level validation shared by the decoders and the scenario reader.
-// Label keys and values as apimachinery validation (IsQualifiedName,
-// IsValidLabelValue); returns the upstream error message or "" when valid.
-std::string validate_label_key(const std::string& key);
-std::string validate_label_value(const std::string& value);
-// "" when `name` is a DNS-1123 label (IsDNS1123Label: at most 63 lower-case
-// alphanumerics and '-', alphanumeric at both ends; Namespace and container
-// names), else upstream's message.
-std::string validate_dns1123_label(const std::string& name);
-// "" when `name` is a DNS-1123 subdomain (IsDNS1123Subdomain: '.'-separated
-// labels, at most 253 characters; Node, Pod and DaemonSet names), else
-// upstream's message.
-std::string validate_dns1123_subdomain(const std::string& name);
-
-}  // namespace gpuops::core
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/encode.h"
+#include "core/rfc3339.h"
+#include "core/validation.h"

@@ -17,7 +17,9 @@
 #include <sstream>
 
 #include "core/analysis.h"
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
 #include "core/input_file.h"
 #include "core/manifests.h"
 #include "core/placement.h"

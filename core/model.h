@@ -3,7 +3,7 @@
 // Each object keeps the API's shape: `raw` holds the whole object as it was
 // read (every field, including those gpuops does not model), and the typed
 // members hold the fields placement, the audit and the simulator need. When an
-// object is written back (core/codec.h encode_*), the typed members are laid
+// object is written back (core/encode.h encode), the typed members are laid
 // over `raw`, so a manifest that round-trips comes out with every field it went
 // in with. Objects the simulator makes itself start with an empty `raw`.
 //
@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/quantity.h"
@@ -256,6 +257,10 @@ struct Namespace {
   ObjectMeta metadata;
   boost::json::object raw;
 };
+
+// A decoded object of one of the kinds gpuops handles (core/decode.h
+// decode_object, core/cluster.h Cluster::apply).
+using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
 
 // ---- the GPU Operator's custom resources (group nvidia.com) ----
 

@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/codec.h"
 #include "core/input_file.h"
+#include "core/validation.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {

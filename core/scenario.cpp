@@ -14,9 +14,12 @@
 #include <sstream>
 
 #include "core/analysis.h"
-#include "core/codec.h"
-#include "core/manifests.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
 #include "core/input_file.h"
+#include "core/manifests.h"
+#include "core/validation.h"
 #include "core/yaml_load.h"
 
 namespace gpuops::core {

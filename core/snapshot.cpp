@@ -2,6 +2,10 @@
 
 #include <set>
 
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
+
 namespace gpuops::core {
 
 namespace {

@@ -2,7 +2,7 @@
 //
 // Input: the output of `kubectl get nodes,daemonsets,pods -A -o json` (or
 // -o yaml), a List, single objects, several files, or a folder of them
-// (core/codec.h read_paths). Nodes are cluster-wide; DaemonSets and pods are
+// (core/documents.h read_paths). Nodes are cluster-wide; DaemonSets and pods are
 // filtered by namespace in state(). Every write throws ClusterError ("a
 // snapshot is read-only"); settle() does nothing.
 #pragma once

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/encode.h"
 #include "core/errors.h"
 #include "core/yaml_load.h"
 

@@ -10,8 +10,13 @@
 #include <set>
 #include <thread>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/encode.h"
+#include "core/errors.h"
 #include "core/placement.h"
+#include "core/rfc3339.h"
+#include "core/validation.h"
 
 namespace gpuops::real {
 namespace {

@@ -29,7 +29,7 @@
 #include <thread>
 
 #include "core/base64.h"
-#include "core/codec.h"
+#include "core/rfc3339.h"
 
 extern char** environ;
 

@@ -6,9 +6,9 @@
 #include <cctype>
 #include <set>
 
-#include "core/codec.h"
 #include "core/errors.h"
 #include "core/placement.h"
+#include "core/validation.h"
 
 namespace gpuops::simulator {
 namespace json = boost::json;

@@ -26,7 +26,9 @@
 #include <thread>
 
 #include "core/base64.h"
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/encode.h"
 #include "core/errors.h"
 #include "simulator/api_patch.h"
 #include "simulator/api_proto.h"

@@ -5,8 +5,10 @@
 #include <map>
 #include <vector>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
 #include "core/pod_status.h"
+#include "core/rfc3339.h"
 
 namespace gpuops::simulator {
 namespace json = boost::json;

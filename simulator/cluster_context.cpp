@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "core/codec.h"
+#include "core/rfc3339.h"
 
 namespace gpuops::simulator::internal {
 

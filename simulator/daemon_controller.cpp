@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/codec.h"
+#include "core/encode.h"
 #include "core/placement.h"
 
 namespace gpuops::simulator::internal {

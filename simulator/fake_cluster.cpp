@@ -26,7 +26,10 @@
 #include <deque>
 #include <set>
 
-#include "core/codec.h"
+#include "core/encode.h"
+#include "core/errors.h"
+#include "core/rfc3339.h"
+#include "core/validation.h"
 #include "simulator/cluster_context.h"
 #include "simulator/daemon_controller.h"
 #include "simulator/garbage_collector.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/encode.h"
 #include "core/placement.h"
 
 namespace gpuops::simulator {

@@ -42,7 +42,6 @@
 
 #include <boost/json/object.hpp>
 
-#include "core/codec.h"
 #include "core/errors.h"
 #include "core/model.h"
 

@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "core/codec.h"
+#include "core/encode.h"
+#include "core/rfc3339.h"
 
 namespace gpuops::simulator {
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cli/app.h"
-#include "core/codec.h"
 #include "core/diagnose.h"
+#include "core/encode.h"
 #include "core/lab.h"
 #include "simulator/fake_cluster.h"
 

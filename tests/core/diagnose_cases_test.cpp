@@ -6,8 +6,10 @@
 
 #include <variant>
 
-#include "core/codec.h"
+#include "core/decode.h"
 #include "core/diagnose.h"
+#include "core/documents.h"
+#include "core/encode.h"
 #include "core/snapshot.h"
 
 namespace gpuops::core {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/codec.h"
+#include "core/documents.h"
 #include "core/errors.h"
 #include "core/input_file.h"
 #include "core/scenario.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/codec.h"
+#include "core/documents.h"
 #include "core/errors.h"
 #include "core/operands.h"
 #include "core/scenario.h"

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <sstream>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {

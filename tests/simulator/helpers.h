@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/codec.h"
+#include "core/decode.h"
+#include "core/documents.h"
 #include "core/operands.h"
 #include "simulator/fake_cluster.h"
 

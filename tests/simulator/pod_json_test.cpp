@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/encode.h"
 #include "helpers.h"
 #include "simulator/pod_json.h"
 

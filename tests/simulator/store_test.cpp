@@ -3,6 +3,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "core/decode.h"
+#include "core/documents.h"
 #include "helpers.h"
 
 namespace gpuops::simulator {

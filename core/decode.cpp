@@ -1,0 +1,700 @@
+// core/decode.cpp: JSON documents -> typed objects, with the API server's
+// errors (core/decode.h).
+#include "core/decode.h"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/codec_internal.h"
+#include "core/documents.h"
+#include "core/errors.h"
+#include "core/quantity.h"
+#include "core/rfc3339.h"
+#include "core/validation.h"
+
+namespace gpuops::core {
+
+namespace json = boost::json;
+
+using codec_internal::Decoder;
+using codec_internal::Path;
+using codec_internal::validate_meta_annotations;
+using codec_internal::validate_meta_labels;
+using codec_internal::validate_node_taints;
+using codec_internal::validate_pod_spec;
+
+namespace {
+
+const char* json_kind(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::bool_: return "bool";
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: return "number";
+    case json::kind::string: return "string";
+    case json::kind::array: return "array";
+    case json::kind::object: return "object";
+    case json::kind::null: return "null";
+  }
+  return "value";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Decoder
+
+namespace codec_internal {
+
+Decoder::Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
+    : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
+
+void Decoder::type_error(const Path& p, const json::value& v, const char* go_struct,
+                         const char* go_type) const {
+  InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
+               kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                   ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
+                   "." + p.go() + " of type " + go_type);
+  e.http_status = 400;
+  throw e;
+}
+
+void Decoder::invalid(const Path& p, const std::string& detail) const {
+  std::string field = p.field();
+  InputError e(doc_.file, doc_.line_of(p.segs()), field,
+               group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
+  e.http_status = 422;
+  throw e;
+}
+
+void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
+  if (errs.empty()) return;
+  std::vector<std::string> seen;
+  for (const auto& fe : errs) {
+    std::string text = fe.field + ": " + fe.body;
+    if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
+  }
+  std::string agg;
+  if (seen.size() == 1) {
+    agg = seen[0];
+  } else {
+    agg = "[";
+    for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
+    agg += "]";
+  }
+  InputError e(doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
+               group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
+  e.http_status = 422;
+  for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});
+  throw e;
+}
+
+void Decoder::set_name(const std::string& n) { name_ = n; }
+
+const json::object* Decoder::object(const json::value* v, const Path& p, const char* st,
+                                    const char* type) const {
+  if (!v || v->is_null()) return nullptr;
+  if (!v->is_object()) type_error(p, *v, st, type);
+  return &v->as_object();
+}
+const json::array* Decoder::array(const json::value* v, const Path& p, const char* st,
+                                  const char* type) const {
+  if (!v || v->is_null()) return nullptr;
+  if (!v->is_array()) type_error(p, *v, st, type);
+  return &v->as_array();
+}
+std::string Decoder::string(const json::value* v, const Path& p, const char* st) const {
+  if (!v || v->is_null()) return "";
+  if (!v->is_string()) type_error(p, *v, st, "string");
+  return std::string(v->as_string());
+}
+bool Decoder::boolean(const json::value* v, const Path& p, const char* st) const {
+  if (!v || v->is_null()) return false;
+  if (!v->is_bool()) type_error(p, *v, st, "bool");
+  return v->as_bool();
+}
+std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, const char* st,
+                                        const char* type) const {
+  if (!v || v->is_null()) return std::nullopt;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  if (v->is_double() && v->as_double() == static_cast<double>(static_cast<int64_t>(v->as_double())))
+    return static_cast<int64_t>(v->as_double());
+  type_error(p, *v, st, type);
+}
+Labels Decoder::string_map(const json::value* v, const Path& p, const char* st) const {
+  Labels out;
+  const json::object* o = object(v, p, st, "map[string]string");
+  if (!o) return out;
+  for (const auto& kv : *o) {
+    std::string_view key(kv.key());
+    std::string_view value;
+    if (!kv.value().is_null()) {
+      if (!kv.value().is_string()) {
+        type_error(p.map_key(key), kv.value(), st, "string");  // Go names the map field, not the key
+      }
+      value = kv.value().get_string();
+    }
+    // A key given twice: the last value wins, as in Go's map decoding.
+    auto [it, inserted] = out.try_emplace(std::string(key), value);
+    if (!inserted) it->second = std::string(value);
+  }
+  return out;
+}
+std::optional<Time> Decoder::time(const json::value* v, const Path& p, const char* st) const {
+  std::string s = string(v, p, st);
+  if (s.empty()) return std::nullopt;
+  try {
+    return parse_time(s);
+  } catch (const std::invalid_argument&) {
+    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
+                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                     ": parsing time \"" + s + "\" as RFC3339");
+    e.http_status = 400;
+    throw e;
+  }
+}
+Quantity Decoder::quantity(const json::value* v, const Path& p, const char* st) const {
+  std::string s;
+  if (v && (v->is_int64() || v->is_uint64() || v->is_double())) {
+    s = json::serialize(*v);  // a number is a valid quantity in JSON
+  } else {
+    s = string(v, p, st);
+  }
+  try {
+    return Quantity::parse(s);
+  } catch (const QuantityError&) {
+    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
+                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                     ": quantities must match the regular expression "
+                     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    e.http_status = 400;
+    throw e;
+  }
+}
+
+void Decoder::known_fields(const json::object& o, const Path& p, std::initializer_list<const char*> keys) const {
+  for (const auto& kv : o) {
+    bool ok = false;
+    for (const char* k : keys) ok = ok || kv.key() == k;
+    if (!ok) {
+      Path kp = p.child(std::string_view(kv.key()));
+      InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
+                   "strict decoding error: unknown field \"" + kp.field() + "\"");
+      e.http_status = 400;
+      throw e;
+    }
+  }
+}
+
+const Document& Decoder::doc() const { return doc_; }
+
+}  // namespace codec_internal
+
+// ---------------------------------------------------------------- decoding
+
+namespace {
+
+const json::value* get(const json::object* o, const char* key) {
+  return o ? o->if_contains(key) : nullptr;
+}
+
+ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_path) {
+  ObjectMeta m;
+  Path p = root_path.child("metadata");
+  const json::object* o = d.object(get(&root, "metadata"), p, "ObjectMeta", "v1.ObjectMeta");
+  if (!o) return m;
+  m.name = d.string(get(o, "name"), p.child("name"), "ObjectMeta");
+  d.set_name(m.name);
+  m.namespace_ = d.string(get(o, "namespace"), p.child("namespace"), "ObjectMeta");
+  m.uid = d.string(get(o, "uid"), p.child("uid"), "ObjectMeta");
+  m.resource_version = d.string(get(o, "resourceVersion"), p.child("resourceVersion"), "ObjectMeta");
+  m.generation = d.integer(get(o, "generation"), p.child("generation"), "ObjectMeta", "int64").value_or(0);
+  m.creation_timestamp = d.time(get(o, "creationTimestamp"), p.child("creationTimestamp"), "ObjectMeta");
+  m.deletion_timestamp = d.time(get(o, "deletionTimestamp"), p.child("deletionTimestamp"), "ObjectMeta");
+  m.deletion_grace_period_seconds = d.integer(get(o, "deletionGracePeriodSeconds"),
+                                              p.child("deletionGracePeriodSeconds"), "ObjectMeta", "int64");
+  m.labels = d.string_map(get(o, "labels"), p.child("labels"), "ObjectMeta");
+  m.annotations = d.string_map(get(o, "annotations"), p.child("annotations"), "ObjectMeta");
+  Path orp = p.child("ownerReferences");
+  if (const json::array* refs = d.array(get(o, "ownerReferences"), orp, "ObjectMeta", "[]v1.OwnerReference")) {
+    for (size_t i = 0; i < refs->size(); ++i) {
+      Path rp = orp.index(i);
+      const json::object* r = d.object(&(*refs)[i], rp, "ObjectMeta", "v1.OwnerReference");
+      if (!r) continue;
+      OwnerReference ref;
+      ref.api_version = d.string(get(r, "apiVersion"), rp.child("apiVersion"), "OwnerReference");
+      ref.kind = d.string(get(r, "kind"), rp.child("kind"), "OwnerReference");
+      ref.name = d.string(get(r, "name"), rp.child("name"), "OwnerReference");
+      ref.uid = d.string(get(r, "uid"), rp.child("uid"), "OwnerReference");
+      ref.controller = d.boolean(get(r, "controller"), rp.child("controller"), "OwnerReference");
+      m.owner_references.push_back(ref);
+    }
+  }
+  return m;
+}
+
+std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p,
+                                             const char* st, const char* type) {
+  std::vector<Requirement> out;
+  const json::array* a = d.array(v, p, st, type);
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path rp = p.index(i);
+    const json::object* r = d.object(&(*a)[i], rp, st, type);
+    if (!r) continue;
+    Requirement req;
+    req.key = d.string(get(r, "key"), rp.child("key"), st);
+    std::string op = d.string(get(r, "operator"), rp.child("operator"), st);
+    req.op = parse_selector_operator(op);
+    if (req.op == SelectorOperator::kUnknown) req.unknown_op = std::move(op);
+    Path vp = rp.child("values");
+    if (const json::array* vals = d.array(get(r, "values"), vp, st, "[]string")) {
+      for (size_t j = 0; j < vals->size(); ++j) req.values.push_back(d.string(&(*vals)[j], vp.index(j), st));
+    }
+    out.push_back(std::move(req));
+  }
+  return out;
+}
+
+std::vector<Taint> decode_taints(Decoder& d, const json::value* v, const Path& p) {
+  std::vector<Taint> out;
+  const json::array* a = d.array(v, p, "NodeSpec", "[]v1.Taint");
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path tp = p.index(i);
+    const json::object* t = d.object(&(*a)[i], tp, "NodeSpec", "v1.Taint");
+    if (!t) continue;
+    Taint taint;
+    taint.key = d.string(get(t, "key"), tp.child("key"), "Taint");
+    taint.value = d.string(get(t, "value"), tp.child("value"), "Taint");
+    taint.effect = d.string(get(t, "effect"), tp.child("effect"), "Taint");
+    taint.time_added = d.time(get(t, "timeAdded"), tp.child("timeAdded"), "Taint");
+    out.push_back(std::move(taint));
+  }
+  return out;
+}
+
+std::map<std::string, Quantity> decode_resource_list(Decoder& d, const json::value* v, const Path& p,
+                                                     const char* st) {
+  std::map<std::string, Quantity> out;
+  const json::object* o = d.object(v, p, st, "v1.ResourceList");
+  if (!o) return out;
+  for (const auto& kv : *o) {
+    std::string k(kv.key());
+    out[k] = d.quantity(&kv.value(), p.map_key(k), st);
+  }
+  return out;
+}
+
+std::vector<Container> decode_containers(Decoder& d, const json::value* v, const Path& p) {
+  std::vector<Container> out;
+  const json::array* a = d.array(v, p, "PodSpec", "[]v1.Container");
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    Path cp = p.index(i);
+    const json::object* c = d.object(&(*a)[i], cp, "PodSpec", "v1.Container");
+    if (!c) continue;
+    Container ct;
+    ct.name = d.string(get(c, "name"), cp.child("name"), "Container");
+    ct.image = d.string(get(c, "image"), cp.child("image"), "Container");
+    Path rp = cp.child("resources");
+    if (const json::object* r = d.object(get(c, "resources"), rp, "Container", "v1.ResourceRequirements")) {
+      ct.requests = decode_resource_list(d, get(r, "requests"), rp.child("requests"), "ResourceRequirements");
+      ct.limits = decode_resource_list(d, get(r, "limits"), rp.child("limits"), "ResourceRequirements");
+    }
+    out.push_back(std::move(ct));
+  }
+  return out;
+}
+
+PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool strict) {
+  PodSpec s;
+  if (!o) return s;
+  if (strict) {
+    d.known_fields(*o, p,
+                   {"activeDeadlineSeconds", "affinity", "automountServiceAccountToken", "containers",
+                    "dnsConfig", "dnsPolicy", "enableServiceLinks", "ephemeralContainers", "hostAliases",
+                    "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname", "hostnameOverride",
+                    "imagePullSecrets", "initContainers", "nodeName", "nodeSelector", "os", "overhead",
+                    "preemptionPolicy", "priority", "priorityClassName", "readinessGates", "resourceClaims",
+                    "resources", "restartPolicy", "runtimeClassName", "schedulerName", "schedulingGates",
+                    "securityContext", "serviceAccount", "serviceAccountName", "setHostnameAsFQDN",
+                    "shareProcessNamespace", "subdomain", "terminationGracePeriodSeconds", "tolerations",
+                    "topologySpreadConstraints", "volumes"});
+  }
+  s.node_name = d.string(get(o, "nodeName"), p.child("nodeName"), "PodSpec");
+  s.node_selector = d.string_map(get(o, "nodeSelector"), p.child("nodeSelector"), "PodSpec");
+  s.host_network = d.boolean(get(o, "hostNetwork"), p.child("hostNetwork"), "PodSpec");
+  s.termination_grace_period_seconds = d.integer(get(o, "terminationGracePeriodSeconds"),
+                                                 p.child("terminationGracePeriodSeconds"), "PodSpec", "int64");
+  Path ap = p.child("affinity");
+  if (const json::object* aff = d.object(get(o, "affinity"), ap, "PodSpec", "v1.Affinity")) {
+    Path nap = ap.child("nodeAffinity");
+    if (const json::object* na = d.object(get(aff, "nodeAffinity"), nap, "Affinity", "v1.NodeAffinity")) {
+      Path rp = nap.child("requiredDuringSchedulingIgnoredDuringExecution");
+      if (const json::object* req =
+              d.object(get(na, "requiredDuringSchedulingIgnoredDuringExecution"), rp, "NodeAffinity",
+                       "v1.NodeSelector")) {
+        std::vector<NodeSelectorTerm> terms;
+        Path tp = rp.child("nodeSelectorTerms");
+        if (const json::array* ta = d.array(get(req, "nodeSelectorTerms"), tp, "NodeSelector",
+                                            "[]v1.NodeSelectorTerm")) {
+          for (size_t i = 0; i < ta->size(); ++i) {
+            Path ip = tp.index(i);
+            const json::object* t = d.object(&(*ta)[i], ip, "NodeSelector", "v1.NodeSelectorTerm");
+            NodeSelectorTerm term;
+            if (t) {
+              term.match_expressions = decode_requirements(d, get(t, "matchExpressions"),
+                                                           ip.child("matchExpressions"), "NodeSelectorTerm",
+                                                           "[]v1.NodeSelectorRequirement");
+              term.match_fields = decode_requirements(d, get(t, "matchFields"), ip.child("matchFields"),
+                                                      "NodeSelectorTerm", "[]v1.NodeSelectorRequirement");
+            }
+            terms.push_back(std::move(term));
+          }
+        }
+        s.required_node_affinity = std::move(terms);
+      }
+    }
+  }
+  Path tolp = p.child("tolerations");
+  if (const json::array* ta = d.array(get(o, "tolerations"), tolp, "PodSpec", "[]v1.Toleration")) {
+    for (size_t i = 0; i < ta->size(); ++i) {
+      Path ip = tolp.index(i);
+      const json::object* t = d.object(&(*ta)[i], ip, "PodSpec", "v1.Toleration");
+      if (!t) continue;
+      Toleration tol;
+      tol.key = d.string(get(t, "key"), ip.child("key"), "Toleration");
+      tol.op = d.string(get(t, "operator"), ip.child("operator"), "Toleration");
+      tol.value = d.string(get(t, "value"), ip.child("value"), "Toleration");
+      tol.effect = d.string(get(t, "effect"), ip.child("effect"), "Toleration");
+      tol.toleration_seconds =
+          d.integer(get(t, "tolerationSeconds"), ip.child("tolerationSeconds"), "Toleration", "int64");
+      s.tolerations.push_back(std::move(tol));
+    }
+  }
+  s.init_containers = decode_containers(d, get(o, "initContainers"), p.child("initContainers"));
+  s.containers = decode_containers(d, get(o, "containers"), p.child("containers"));
+  return s;
+}
+
+// apiVersion/kind check: what the API serves for each kind gpuops handles.
+struct KindInfo {
+  std::string api_version, kind;
+};
+
+KindInfo kind_of(const Document& doc) {
+  if (!doc.value.is_object()) throw InputError(doc.file, doc.line, "", "a Kubernetes object must be a map, not " + std::string(json_kind(doc.value)));
+  const auto& o = doc.value.as_object();
+  KindInfo k;
+  auto av = o.if_contains("apiVersion");
+  auto kd = o.if_contains("kind");
+  if (!kd || !kd->is_string() || kd->as_string().empty())
+    throw InputError(doc.file, doc.line_of({"kind"}), "kind", "Object 'Kind' is missing");
+  if (!av || !av->is_string() || av->as_string().empty())
+    throw InputError(doc.file, doc.line_of({"apiVersion"}), "apiVersion", "Object 'apiVersion' is missing");
+  k.api_version = std::string(av->as_string());
+  k.kind = std::string(kd->as_string());
+  return k;
+}
+
+[[noreturn]] void no_match(const Document& doc, const KindInfo& k) {
+  std::string hint;
+  if (k.kind == "DaemonSet" && (k.api_version == "extensions/v1beta1" || k.api_version == "apps/v1beta1" ||
+                                k.api_version == "apps/v1beta2"))
+    hint = " (" + k.api_version + " DaemonSets were removed in Kubernetes 1.16; use apps/v1)";
+  InputError e(doc.file, doc.line_of({"apiVersion"}), "apiVersion",
+               "no matches for kind \"" + k.kind + "\" in version \"" + k.api_version + "\"" + hint);
+  e.http_status = 404;
+  throw e;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public
+
+// Decodes `doc` with `typed`, then keeps the document as the object's raw
+// JSON: copied from a const Document, moved out of a Document&& (after the
+// typed decoding has read it).
+template <class T>
+static T with_raw(T (*typed)(const Document&), const Document& doc) {
+  T x = typed(doc);
+  x.raw = doc.value.as_object();
+  return x;
+}
+
+template <class T>
+static T with_raw(T (*typed)(const Document&), Document&& doc) {
+  T x = typed(doc);
+  x.raw = std::move(doc.value.as_object());
+  return x;
+}
+
+static Namespace decode_namespace_typed(const Document& doc) {
+  Decoder d(doc, "Namespace", "v1", "Namespace");
+  Namespace ns;
+  const Path top;
+  const Path mp = top.child("metadata");
+  ns.metadata = decode_meta(d, doc.value.as_object(), top);
+  if (ns.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_label(ns.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + ns.metadata.name + "\": " + e);
+  validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, ns.metadata.annotations, mp.child("annotations"));
+  return ns;
+}
+
+Namespace decode_namespace(const Document& doc) { return with_raw(decode_namespace_typed, doc); }
+Namespace decode_namespace(Document&& doc) { return with_raw(decode_namespace_typed, std::move(doc)); }
+
+Node decode_node_typed(const Document& doc) {
+  Decoder d(doc, "Node", "v1", "Node");
+  const json::object& root = doc.value.as_object();
+  Node n;
+  const Path top;
+  const Path mp = top.child("metadata");
+  n.metadata = decode_meta(d, root, top);
+  if (n.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_subdomain(n.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + n.metadata.name + "\": " + e);
+  validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, n.metadata.annotations, mp.child("annotations"));
+  Path sp = top.child("spec");
+  if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
+    n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
+    n.taints = decode_taints(d, get(spec, "taints"), sp.child("taints"));
+  }
+  d.invalid_all(validate_node_taints(n.taints, mp.child("taints")));
+  Path stp = top.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "Node", "v1.NodeStatus")) {
+    n.allocatable = decode_resource_list(d, get(st, "allocatable"), stp.child("allocatable"), "NodeStatus");
+    Path cp = stp.child("conditions");
+    if (const json::array* cs = d.array(get(st, "conditions"), cp, "NodeStatus", "[]v1.NodeCondition")) {
+      for (size_t i = 0; i < cs->size(); ++i) {
+        const Path ip = cp.index(i);
+        const json::object* c = d.object(&(*cs)[i], ip, "NodeStatus", "v1.NodeCondition");
+        if (!c) continue;
+        NodeCondition nc;
+        nc.type = d.string(get(c, "type"), ip.child("type"), "NodeCondition");
+        nc.status = d.string(get(c, "status"), ip.child("status"), "NodeCondition");
+        nc.reason = d.string(get(c, "reason"), ip.child("reason"), "NodeCondition");
+        nc.message = d.string(get(c, "message"), ip.child("message"), "NodeCondition");
+        n.conditions.push_back(std::move(nc));
+      }
+    }
+  }
+  return n;
+}
+
+Node decode_node(const Document& doc) { return with_raw(decode_node_typed, doc); }
+Node decode_node(Document&& doc) { return with_raw(decode_node_typed, std::move(doc)); }
+
+Pod decode_pod_typed(const Document& doc) {
+  Decoder d(doc, "Pod", "v1", "Pod");
+  const json::object& root = doc.value.as_object();
+  Pod pod;
+  const Path top;
+  pod.metadata = decode_meta(d, root, top);
+  const Path pmp = top.child("metadata");
+  validate_meta_annotations(d, pod.metadata.annotations, pmp.child("annotations"));
+  Path sp = top.child("spec");
+  pod.spec = decode_pod_spec(d, d.object(get(&root, "spec"), sp, "Pod", "v1.PodSpec"), sp, false);
+  Path stp = top.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "Pod", "v1.PodStatus")) {
+    pod.status.phase = d.string(get(st, "phase"), stp.child("phase"), "PodStatus");
+    pod.status.reason = d.string(get(st, "reason"), stp.child("reason"), "PodStatus");
+    pod.status.message = d.string(get(st, "message"), stp.child("message"), "PodStatus");
+    pod.status.start_time = d.time(get(st, "startTime"), stp.child("startTime"), "PodStatus");
+    Path cp = stp.child("conditions");
+    if (const json::array* cs = d.array(get(st, "conditions"), cp, "PodStatus", "[]v1.PodCondition")) {
+      for (size_t i = 0; i < cs->size(); ++i) {
+        const Path ip = cp.index(i);
+        const json::object* c = d.object(&(*cs)[i], ip, "PodStatus", "v1.PodCondition");
+        if (!c) continue;
+        PodCondition pc;
+        pc.type = d.string(get(c, "type"), ip.child("type"), "PodCondition");
+        pc.status = d.string(get(c, "status"), ip.child("status"), "PodCondition");
+        pc.reason = d.string(get(c, "reason"), ip.child("reason"), "PodCondition");
+        pc.message = d.string(get(c, "message"), ip.child("message"), "PodCondition");
+        pc.last_transition_time = d.time(get(c, "lastTransitionTime"), ip.child("lastTransitionTime"), "PodCondition");
+        pod.status.conditions.push_back(std::move(pc));
+      }
+    }
+    auto read_statuses = [&](const char* key, std::vector<ContainerStatus>& out) {
+      Path p = stp.child(key);
+      const json::array* a = d.array(get(st, key), p, "PodStatus", "[]v1.ContainerStatus");
+      if (!a) return;
+      for (size_t i = 0; i < a->size(); ++i) {
+        const Path ip = p.index(i);
+        const json::object* c = d.object(&(*a)[i], ip, "PodStatus", "v1.ContainerStatus");
+        if (!c) continue;
+        ContainerStatus cs;
+        cs.name = d.string(get(c, "name"), ip.child("name"), "ContainerStatus");
+        cs.ready = d.boolean(get(c, "ready"), ip.child("ready"), "ContainerStatus");
+        cs.restart_count = static_cast<int32_t>(
+            d.integer(get(c, "restartCount"), ip.child("restartCount"), "ContainerStatus", "int32").value_or(0));
+        Path stp2 = ip.child("state");
+        if (const json::object* state = d.object(get(c, "state"), stp2, "ContainerStatus", "v1.ContainerState")) {
+          for (const char* k : {"waiting", "running", "terminated"}) {
+            const Path kp = stp2.child(k);
+            if (const json::object* s = d.object(get(state, k), kp, "ContainerState", "v1.ContainerState")) {
+              cs.state = k;
+              cs.reason = d.string(get(s, "reason"), kp.child("reason"), "ContainerState");
+              cs.message = d.string(get(s, "message"), kp.child("message"), "ContainerState");
+              if (auto ec = d.integer(get(s, "exitCode"), kp.child("exitCode"), "ContainerState", "int32"))
+                cs.exit_code = static_cast<int32_t>(*ec);
+            }
+          }
+        }
+        out.push_back(std::move(cs));
+      }
+    };
+    read_statuses("initContainerStatuses", pod.status.init_container_statuses);
+    read_statuses("containerStatuses", pod.status.container_statuses);
+  }
+  return pod;
+}
+
+Pod decode_pod(const Document& doc) { return with_raw(decode_pod_typed, doc); }
+Pod decode_pod(Document&& doc) { return with_raw(decode_pod_typed, std::move(doc)); }
+
+DaemonSet decode_daemonset_typed(const Document& doc) {
+  Decoder d(doc, "DaemonSet", "v1", "DaemonSet.apps");
+  const json::object& root = doc.value.as_object();
+  DaemonSet ds;
+  const Path top;
+  ds.metadata = decode_meta(d, root, top);
+  Path mp = top.child("metadata");
+  if (ds.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
+  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
+  if (std::string e = validate_dns1123_subdomain(ds.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + ds.metadata.name + "\": " + e);
+  validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, ds.metadata.annotations, mp.child("annotations"));
+  Path sp = top.child("spec");
+  const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
+  if (!spec) d.invalid(sp.child("selector"), "Required value");
+  d.known_fields(*spec, sp, {"selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"});
+  Path selp = sp.child("selector");
+  if (const json::object* sel = d.object(get(spec, "selector"), selp, "DaemonSetSpec", "v1.LabelSelector")) {
+    ds.selector.match_labels = d.string_map(get(sel, "matchLabels"), selp.child("matchLabels"), "LabelSelector");
+    ds.selector.match_expressions = decode_requirements(d, get(sel, "matchExpressions"), selp.child("matchExpressions"),
+                                                        "LabelSelector", "[]v1.LabelSelectorRequirement");
+  }
+  ds.min_ready_seconds = static_cast<int32_t>(
+      d.integer(get(spec, "minReadySeconds"), sp.child("minReadySeconds"), "DaemonSetSpec", "int32").value_or(0));
+  Path usp = sp.child("updateStrategy");
+  if (const json::object* us = d.object(get(spec, "updateStrategy"), usp, "DaemonSetSpec", "v1.DaemonSetUpdateStrategy")) {
+    std::string t = d.string(get(us, "type"), usp.child("type"), "DaemonSetUpdateStrategy");
+    if (!t.empty()) ds.update_strategy = t;
+    if (ds.update_strategy != "RollingUpdate" && ds.update_strategy != "OnDelete")
+      d.invalid(usp.child("type"), "Unsupported value: \"" + t + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
+    Path rup = usp.child("rollingUpdate");
+    if (const json::object* ru = d.object(get(us, "rollingUpdate"), rup, "DaemonSetUpdateStrategy", "v1.RollingUpdateDaemonSet")) {
+      if (auto* ms = get(ru, "maxSurge"); ms && ms->is_int64()) ds.max_surge = static_cast<int32_t>(ms->as_int64());
+    }
+  }
+  Path tp = sp.child("template");
+  const json::object* tmpl = d.object(get(spec, "template"), tp, "DaemonSetSpec", "v1.PodTemplateSpec");
+  Path tsp = tp.child("spec");
+  if (!tmpl) d.invalid(tsp.child("containers"), "Required value");
+  Path tmp = tp.child("metadata");
+  if (const json::object* tm = d.object(get(tmpl, "metadata"), tmp, "PodTemplateSpec", "v1.ObjectMeta")) {
+    ds.template_.labels = d.string_map(get(tm, "labels"), tmp.child("labels"), "ObjectMeta");
+    ds.template_.annotations = d.string_map(get(tm, "annotations"), tmp.child("annotations"), "ObjectMeta");
+  }
+  ds.template_.spec = decode_pod_spec(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp, true);
+
+  // ValidateDaemonSetSpec (pkg/apis/apps/validation): a non-empty selector
+  // that matches the template's labels.
+  if (ds.selector.empty()) d.invalid(selp, "Invalid value: \"null\": empty selector is invalid for daemonset");
+  validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
+  validate_meta_annotations(d, ds.template_.annotations, tmp.child("annotations"));
+  bool matches = true;
+  for (const auto& [k, v] : ds.selector.match_labels) {
+    auto it = ds.template_.labels.find(k);
+    if (it == ds.template_.labels.end() || it->second != v) matches = false;
+  }
+  for (const auto& r : ds.selector.match_expressions) {
+    auto it = ds.template_.labels.find(r.key);
+    bool has = it != ds.template_.labels.end();
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if ((r.op == SelectorOperator::kIn && !in) || (r.op == SelectorOperator::kNotIn && in) ||
+        (r.op == SelectorOperator::kExists && !has) || (r.op == SelectorOperator::kDoesNotExist && has))
+      matches = false;
+  }
+  if (!matches) {
+    std::string rendered = "map[string]string{";
+    bool first = true;
+    for (const auto& [k, v] : ds.template_.labels) {
+      rendered += (first ? "" : ", ") + ("\"" + k + "\":\"" + v + "\"");
+      first = false;
+    }
+    rendered += "}";
+    d.invalid(tmp.child("labels"), "Invalid value: " + rendered + ": `selector` does not match template `labels`");
+  }
+  validate_pod_spec(d, ds.template_.spec, tsp);
+
+  Path stp = top.child("status");
+  if (const json::object* st = d.object(get(&root, "status"), stp, "DaemonSet", "v1.DaemonSetStatus")) {
+    auto i32 = [&](const char* k) {
+      return static_cast<int32_t>(d.integer(get(st, k), stp.child(k), "DaemonSetStatus", "int32").value_or(0));
+    };
+    ds.status.current_number_scheduled = i32("currentNumberScheduled");
+    ds.status.number_misscheduled = i32("numberMisscheduled");
+    ds.status.desired_number_scheduled = i32("desiredNumberScheduled");
+    ds.status.number_ready = i32("numberReady");
+    ds.status.updated_number_scheduled = i32("updatedNumberScheduled");
+    ds.status.number_available = i32("numberAvailable");
+    ds.status.number_unavailable = i32("numberUnavailable");
+    ds.status.observed_generation =
+        d.integer(get(st, "observedGeneration"), stp.child("observedGeneration"), "DaemonSetStatus", "int64").value_or(0);
+  }
+  return ds;
+}
+
+DaemonSet decode_daemonset(const Document& doc) { return with_raw(decode_daemonset_typed, doc); }
+DaemonSet decode_daemonset(Document&& doc) { return with_raw(decode_daemonset_typed, std::move(doc)); }
+
+template <typename Doc>
+Object decode_object_impl(Doc&& doc) {
+  KindInfo k = kind_of(doc);
+  if (k.kind == "DaemonSet") {
+    if (k.api_version != "apps/v1") no_match(doc, k);
+    return decode_daemonset(std::forward<Doc>(doc));
+  }
+  if (k.kind == "Node" || k.kind == "Pod" || k.kind == "Namespace") {
+    if (k.api_version != "v1") no_match(doc, k);
+    if (k.kind == "Node") return decode_node(std::forward<Doc>(doc));
+    if (k.kind == "Pod") return decode_pod(std::forward<Doc>(doc));
+    return decode_namespace(std::forward<Doc>(doc));
+  }
+  InputError e(doc.file, doc.line_of({"kind"}), "kind",
+               "kind \"" + k.kind + "\" (" + k.api_version +
+                   ") is not handled by gpuops; expected Namespace, Node, DaemonSet or Pod");
+  throw e;
+}
+
+Object decode_object(const Document& doc) { return decode_object_impl(doc); }
+Object decode_object(Document&& doc) { return decode_object_impl(std::move(doc)); }
+
+std::vector<Object> load_manifests(const std::vector<std::string>& paths) {
+  std::vector<Object> out;
+  for (const auto& doc : read_paths(paths)) out.push_back(decode_object(doc));
+  return out;
+}
+
+}  // namespace gpuops::core

@@ -1,0 +1,58 @@
+// core/decode.h: JSON documents (core/documents.h) -> typed objects, checked
+// as the API server checks them on create.
+//
+// Strict where the API is strict: a JSON type that does not fit the Go field
+// (the lab's unquoted `true` in a nodeSelector) is the API's 400 "json: cannot
+// unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector
+// of type string"; an unknown field of a DaemonSet's spec or pod template spec
+// is 400 "strict decoding error: unknown field"; validation failures (a
+// selector that does not match the template labels, an invalid quantity or
+// label value, core/validation.h) are 422 Invalid; an apiVersion the API no
+// longer serves (extensions/v1beta1 DaemonSet) is 404 "no matches for kind".
+// Each throws core::InputError with file, line, field path and http_status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/documents.h"
+#include "core/errors.h"
+#include "core/model.h"
+
+namespace gpuops::core {
+
+// Decodes one document by its apiVersion and kind, validating it as the API
+// server would on create. Throws InputError (with http_status 400, 404 or 422)
+// when the API would refuse it, and InputError without a status when the
+// document is not an object, has no kind or apiVersion, or is of a kind gpuops
+// does not handle.
+Object decode_object(const Document& doc);
+// The same, moving the document's JSON into the object's `raw` instead of
+// copying it (for a caller that is done with the document).
+Object decode_object(Document&& doc);
+
+// Decodes and validates every document of every path (core/documents.h
+// read_paths) before returning, so a caller can refuse the whole set when any
+// one is bad (nothing half-applied). Throws the first InputError.
+std::vector<Object> load_manifests(const std::vector<std::string>& paths);
+
+// One kind each, without the apiVersion/kind check of decode_object; `doc`
+// must hold a JSON object. The checks and errors are those above.
+Node decode_node(const Document& doc);
+DaemonSet decode_daemonset(const Document& doc);
+Pod decode_pod(const Document& doc);
+Namespace decode_namespace(const Document& doc);
+// As above, moving `doc.value` into `raw` (same checks, same errors; the
+// document is left in a valid but unspecified state).
+Node decode_node(Document&& doc);
+DaemonSet decode_daemonset(Document&& doc);
+Pod decode_pod(Document&& doc);
+Namespace decode_namespace(Document&& doc);
+// As above, with the same checks and errors, but `raw` left empty: for a
+// reader of the typed fields only (encode then writes those alone). The
+// document may live in any memory resource (e.g. a page's arena).
+Node decode_node_typed(const Document& doc);
+DaemonSet decode_daemonset_typed(const Document& doc);
+Pod decode_pod_typed(const Document& doc);
+
+}  // namespace gpuops::core

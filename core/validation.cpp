@@ -1,0 +1,345 @@
+// core/validation.cpp: the API server's validation rules gpuops applies.
+//
+// First the name and label rules of k8s.io/apimachinery/pkg/util/validation
+// (core/validation.h), then the object-level rules the decoders report
+// through a Decoder (core/codec_internal.h): ObjectMeta's labels and
+// annotations, a node's taints, a pod spec.
+#include "core/validation.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/codec_internal.h"
+#include "core/model.h"
+#include "core/quantity.h"
+
+namespace gpuops::core {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c); }
+
+// qualifiedNameFmt "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", without the
+// length limit: alphanumerics, '-', '_' and '.', alphanumeric at both ends.
+bool is_qualified_name_text(std::string_view s) {
+  if (s.empty() || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// dns1123SubdomainFmt "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+// without the length limit: '.'-separated labels of lower-case alphanumerics
+// and '-', each non-empty and alphanumeric at both ends.
+bool is_dns1123_subdomain_text(std::string_view s) {
+  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || is_digit(c); };
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    for (char c : label)
+      if (!lower_alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- names and labels
+
+// mirrors IsDNS1123Label, k8s.io/apimachinery/pkg/util/validation/validation.go:
+// at most 63 characters of dns1123LabelFmt.
+std::string validate_dns1123_label(const std::string& name) {
+  if (name.size() > 63) return "must be no more than 63 characters";
+  if (name.empty() || name.find('.') != std::string::npos || !is_dns1123_subdomain_text(name))
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+           "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+  return "";
+}
+
+// mirrors IsDNS1123Subdomain, k8s.io/apimachinery/pkg/util/validation/validation.go:
+// at most 253 characters of dns1123SubdomainFmt.
+std::string validate_dns1123_subdomain(const std::string& name) {
+  if (name.size() > 253) return "must be no more than 253 characters";
+  if (!is_dns1123_subdomain_text(name))
+    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+           "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+  return "";
+}
+
+// mirrors IsQualifiedName, k8s.io/apimachinery/pkg/util/validation/validation.go:
+// an optional DNS-1123 subdomain prefix of at most 253 characters and '/',
+// then a name of at most 63 characters; more than one '/' is refused.
+std::string validate_label_key(const std::string& key) {
+  std::string_view n = key;
+  auto slash = n.find('/');
+  if (slash != std::string_view::npos) {
+    std::string_view p = n.substr(0, slash);
+    n = n.substr(slash + 1);
+    if (p.empty() || p.size() > 253 || !is_dns1123_subdomain_text(p))
+      return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+             "'.', and must start and end with an alphanumeric character";
+  }
+  if (n.empty() || n.size() > 63 || !is_qualified_name_text(n))
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+           "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+           "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  return "";
+}
+
+// mirrors IsValidLabelValue, k8s.io/apimachinery/pkg/util/validation/validation.go:
+// empty, or at most 63 characters of qualifiedNameFmt.
+std::string validate_label_value(const std::string& value) {
+  if (value.size() > 63) return "must be no more than 63 characters";
+  if (!value.empty() && !is_qualified_name_text(value))
+    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+           "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+           "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+  return "";
+}
+
+namespace {
+
+// mirrors IsQualifiedName, k8s.io/apimachinery/pkg/util/validation/validation.go:
+// every message it returns, in its order (an empty name is both "must be
+// non-empty" and the regular expression's message).
+std::vector<std::string> qualified_name_errors(const std::string& value) {
+  static const std::string kRegexMsg =
+      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+      "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  std::vector<std::string> errs;
+  std::string_view name = value;
+  size_t slashes = std::count(value.begin(), value.end(), '/');
+  if (slashes > 1)
+    return {"a qualified name " + kRegexMsg + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
+  if (slashes == 1) {
+    size_t at = value.find('/');
+    std::string prefix = value.substr(0, at);
+    name = name.substr(at + 1);
+    if (prefix.empty())
+      errs.push_back("prefix part must be non-empty");
+    else if (std::string m = validate_dns1123_subdomain(prefix); !m.empty())
+      errs.push_back("prefix part " + m);
+  }
+  if (name.empty())
+    errs.push_back("name part must be non-empty");
+  else if (name.size() > 63)
+    errs.push_back("name part must be no more than 63 characters");
+  if (!is_qualified_name_text(name)) errs.push_back("name part " + kRegexMsg);
+  return errs;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- objects
+
+namespace {
+
+// strconv.Quote for the texts a taint holds (what Go's %q and %#v print):
+// '"' and '\\' escaped, control bytes as \n, \t, \r or \xNN.
+std::string go_quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+namespace codec_internal {
+
+// mirrors ValidateLabels, k8s.io/apimachinery/pkg/apis/meta/v1/validation/
+// validation.go, which ValidateObjectMeta and the pod template's checks call:
+// every key a label key, every value a label value; the first failure is the
+// 422 (upstream lists them all).
+void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p) {
+  for (const auto& [k, v] : labels) {
+    std::string e = validate_label_key(k);
+    if (!e.empty()) d.invalid(p, "Invalid value: \"" + k + "\": " + e);
+    e = validate_label_value(v);
+    if (!e.empty()) d.invalid(p.map_key(k), "Invalid value: \"" + v + "\": " + e);
+  }
+}
+
+// mirrors ValidateAnnotationsSize, k8s.io/apimachinery/pkg/api/validation/
+// objectmeta.go, called by ValidateAnnotations for every ObjectMeta and pod
+// template: the keys and values together at most TotalAnnotationSizeLimitB =
+// 256 KiB, else field.TooLong(fldPath, "", TotalAnnotationSizeLimitB).
+void validate_meta_annotations(const Decoder& d, const Labels& annotations, const Path& p) {
+  constexpr size_t kTotalAnnotationSizeLimitB = 256 * 1024;
+  size_t total = 0;
+  for (const auto& [k, v] : annotations) total += k.size() + v.size();
+  if (total > kTotalAnnotationSizeLimitB)
+    d.invalid_all({field_error("FieldValueTooLong", p,
+                               "Too long: must have at most " + std::to_string(kTotalAnnotationSizeLimitB) + " bytes")});
+}
+
+// mirrors validateNodeTaints and validateTaintEffect (allowEmpty false),
+// k8s.io/kubernetes pkg/apis/core/validation/validation.go. ValidateNode calls it with
+// fldPath.Child("taints") where fldPath is "metadata", so upstream names the
+// fields metadata.taints[i].key, not spec.taints[i]: `p` is that path. Per
+// taint: the key (ValidateLabelName: every IsQualifiedName message as an
+// Invalid value), the value (IsValidLabelValue), the effect (Required, or
+// NotSupported outside NoSchedule/PreferNoSchedule/NoExecute), then
+// uniqueness by (key, effect): field.Duplicate(taints[i], taint) with the
+// detail "taints must be unique by key and effect pair"; the value prints as
+// Go's %#v of the internal core.Taint.
+std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, const Path& p) {
+  std::vector<FieldError> errs;
+  std::map<std::string, std::vector<std::string>> unique;  // effect -> keys
+  for (size_t i = 0; i < taints.size(); ++i) {
+    const Taint& t = taints[i];
+    Path ip = p.index(i);
+    for (const auto& m : qualified_name_errors(t.key))
+      errs.push_back(field_error("FieldValueInvalid", ip.child("key"), "Invalid value: " + go_quote(t.key) + ": " + m));
+    if (std::string m = validate_label_value(t.value); !m.empty())
+      errs.push_back(field_error("FieldValueInvalid", ip.child("value"), "Invalid value: " + go_quote(t.value) + ": " + m));
+    if (t.effect.empty()) {
+      errs.push_back(field_error("FieldValueRequired", ip.child("effect"), "Required value"));
+    } else if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
+      errs.push_back(field_error("FieldValueNotSupported", ip.child("effect"),
+                                 "Unsupported value: " + go_quote(t.effect) +
+                                     ": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""));
+    }
+    auto& keys = unique[t.effect];
+    if (std::find(keys.begin(), keys.end(), t.key) != keys.end()) {
+      // %#v prints a non-nil *metav1.Time field as its address; upstream's
+      // text then differs from run to run, so no exact match is possible.
+      std::string added = t.time_added ? "(*v1.Time)(0xc000000000)" : "(*v1.Time)(nil)";
+      errs.push_back(field_error("FieldValueDuplicate", ip,
+                                 "Duplicate value: core.Taint{Key:" + go_quote(t.key) + ", Value:" + go_quote(t.value) +
+                                     ", Effect:" + go_quote(t.effect) + ", TimeAdded:" + added +
+                                     "}: taints must be unique by key and effect pair"));
+      continue;
+    }
+    keys.push_back(t.key);
+  }
+  return errs;
+}
+
+// Validation of a pod spec as ValidatePodSpec does for the fields gpuops reads
+// (k8s.io/kubernetes pkg/apis/core/validation/validation.go): nodeSelector labels, affinity operators,
+// tolerations, at least one container; each container's name (a DNS-1123
+// label), image, and resources (no negative amount, requests within limits).
+void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
+  Path nsp = p.child("nodeSelector");
+  for (const auto& [k, v] : s.node_selector) {
+    std::string e = validate_label_key(k);
+    if (!e.empty()) d.invalid(nsp, "Invalid value: \"" + k + "\": " + e);
+    e = validate_label_value(v);
+    if (!e.empty()) d.invalid(nsp.map_key(k), "Invalid value: \"" + v + "\": " + e);
+  }
+  if (s.required_node_affinity) {
+    const Path ap = p.child("affinity");
+    const Path nap = ap.child("nodeAffinity");
+    const Path rp0 = nap.child("requiredDuringSchedulingIgnoredDuringExecution");
+    const Path tp = rp0.child("nodeSelectorTerms");
+    if (s.required_node_affinity->empty()) d.invalid(tp, "Required value: must have at least one node selector term");
+    for (size_t i = 0; i < s.required_node_affinity->size(); ++i) {
+      const auto& term = (*s.required_node_affinity)[i];
+      for (size_t j = 0; j < term.match_expressions.size(); ++j) {
+        const auto& r = term.match_expressions[j];
+        const Path ip = tp.index(i);
+        const Path mp = ip.child("matchExpressions");
+        const Path rp = mp.index(j);
+        switch (r.op) {
+          case SelectorOperator::kIn:
+          case SelectorOperator::kNotIn:
+            if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+            break;
+          case SelectorOperator::kExists:
+          case SelectorOperator::kDoesNotExist:
+            if (!r.values.empty()) d.invalid(rp.child("values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+            break;
+          case SelectorOperator::kGt:
+          case SelectorOperator::kLt:
+            if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+            break;
+          case SelectorOperator::kUnknown:
+            d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
+        }
+      }
+      for (size_t j = 0; j < term.match_fields.size(); ++j) {
+        const auto& r = term.match_fields[j];
+        const Path ip = tp.index(i);
+        const Path mp = ip.child("matchFields");
+        const Path rp = mp.index(j);
+        if (r.key != "metadata.name") d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
+        if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn)
+          d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
+        if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+      }
+    }
+  }
+  for (size_t i = 0; i < s.tolerations.size(); ++i) {
+    const auto& t = s.tolerations[i];
+    const Path tolp = p.child("tolerations");
+    const Path tp = tolp.index(i);
+    if (!t.op.empty() && t.op != "Equal" && t.op != "Exists")
+      d.invalid(tp.child("operator"), "Unsupported value: \"" + t.op + "\": supported values: \"Equal\", \"Exists\"");
+    if (t.op == "Exists" && !t.value.empty())
+      d.invalid(tp.child("operator"), "Invalid value: \"" + t.value + "\": value must be empty when `operator` is 'Exists'");
+    if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
+      d.invalid(tp.child("effect"), "Unsupported value: \"" + t.effect + "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  }
+  if (s.containers.empty()) d.invalid(p.child("containers"), "Required value");
+  for (const char* key : {"initContainers", "containers"}) {
+    const auto& cs = std::string_view(key) == "containers" ? s.containers : s.init_containers;
+    const Path csp = p.child(key);
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const Path cp = csp.index(i);
+      const Container& c = cs[i];
+      // validateContainerCommon: the name is a DNS-1123 label.
+      if (c.name.empty()) d.invalid(cp.child("name"), "Required value");
+      if (std::string e = validate_dns1123_label(c.name); !e.empty())
+        d.invalid(cp.child("name"), "Invalid value: \"" + c.name + "\": " + e);
+      if (c.image.empty()) d.invalid(cp.child("image"), "Required value");
+      // ValidateResourceRequirements: no negative amount (ValidateResourceQuantityValue),
+      // and a request no larger than the limit of the same resource.
+      const Path rp = cp.child("resources");
+      for (const auto& [list, path] : {std::pair{&c.limits, rp.child("limits")}, std::pair{&c.requests, rp.child("requests")}})
+        for (const auto& [name, q] : *list)
+          if (q < Quantity()) d.invalid(path.map_key(name), "Invalid value: \"" + q.to_string() + "\": must be greater than or equal to 0");
+      const Path reqp = rp.child("requests");
+      for (const auto& [name, q] : c.requests) {
+        auto lim = c.limits.find(name);
+        if (lim != c.limits.end() && q > lim->second)
+          d.invalid(reqp.map_key(name), "Invalid value: \"" + q.to_string() +
+                                                            "\": must be less than or equal to " + name + " limit of " +
+                                                            lim->second.to_string());
+      }
+    }
+  }
+}
+
+}  // namespace codec_internal
+
+}  // namespace gpuops::core
