@@ -149,7 +149,7 @@ class ApiServer {
   // Not for serving: call it while the server is not running.
   std::string handle_raw_request_for_fuzzing(const std::string& bytes);
 
-  struct Impl;  // internal (simulator/api_server.cpp)
+  struct Impl;  // internal (simulator/api_server_impl.h)
 
  private:
   std::unique_ptr<Impl> impl_;
