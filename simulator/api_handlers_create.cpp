@@ -12,7 +12,6 @@ namespace json = boost::json;
 namespace http = boost::beast::http;
 using internal::details_for;
 using internal::kResources;
-using internal::meta_of;
 using internal::throw_api;
 using internal::to_api_error;
 

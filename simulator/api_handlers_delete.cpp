@@ -11,7 +11,6 @@ namespace gpuops::simulator {
 
 namespace json = boost::json;
 using internal::details_for;
-using internal::meta_of;
 using internal::throw_api;
 
 namespace {

@@ -125,7 +125,7 @@ json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional
     // Applying an object that does not exist creates it.
     if (r.route.status) internal::throw_not_found(r.res, r.route.name);
     core::Object obj = internal::decode_for_route(r, applied_cfg);
-    core::ObjectMeta& m = internal::meta_of(obj);
+    core::ObjectMeta& m = meta_of(obj);
     internal::check_name(r, m);
     internal::ensure_namespace(r, m);
     if (r.dry_run) {

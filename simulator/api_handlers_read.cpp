@@ -17,7 +17,6 @@ namespace gpuops::simulator {
 namespace json = boost::json;
 namespace http = boost::beast::http;
 using internal::ListOptions;
-using internal::meta_of;
 using internal::Resource;
 using internal::throw_api;
 

@@ -10,7 +10,6 @@ namespace gpuops::simulator {
 
 namespace json = boost::json;
 using internal::details_for;
-using internal::meta_of;
 using internal::qualified;
 using internal::throw_api;
 using internal::to_api_error;

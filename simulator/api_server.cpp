@@ -46,7 +46,6 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using internal::ApiError;
 using internal::api_version;
-using internal::meta_of;
 using internal::Request;
 using internal::status_object;
 using internal::throw_api;

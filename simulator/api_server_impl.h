@@ -57,14 +57,6 @@ namespace internal {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
 
-// The metadata of any object.
-inline const core::ObjectMeta& meta_of(const core::Object& obj) {
-  return std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
-}
-inline core::ObjectMeta& meta_of(core::Object& obj) {
-  return std::visit([](auto& x) -> core::ObjectMeta& { return x.metadata; }, obj);
-}
-
 // What a watch streams: the resource and namespace watched, its selectors,
 // Table rendering, and whether it gets BOOKMARK events.
 struct WatchSpec {

@@ -27,6 +27,11 @@
 //
 // Time comes from the clock callback (the simulator's virtual clock); nothing
 // here reads the wall clock. Not thread-safe: callers serialize access.
+//
+// The storage (maps, versions, publishing) is object_store.cpp; what the
+// registry does to an object before it is stored (create, update,
+// update_status: defaulting, PrepareForCreate/PrepareForUpdate, validation)
+// is object_store_strategy.cpp.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +58,9 @@ enum class Kind { kNamespace, kNode, kDaemonSet, kPod };
 const char* kind_name(Kind kind);
 // The Kind of a core::Object.
 Kind kind_of(const core::Object& obj);
+// The metadata of a core::Object, whatever its kind.
+const core::ObjectMeta& meta_of(const core::Object& obj);
+core::ObjectMeta& meta_of(core::Object& obj);
 
 enum class EventType { kAdded, kModified, kDeleted };
 // "ADDED", "MODIFIED", "DELETED" (watch.EventType).
