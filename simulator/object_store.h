@@ -62,6 +62,14 @@ Kind kind_of(const core::Object& obj);
 const core::ObjectMeta& meta_of(const core::Object& obj);
 core::ObjectMeta& meta_of(core::Object& obj);
 
+// ValidateDaemonSetUpdate's selector check (pkg/apis/apps/validation/
+// validation.go: ValidateImmutableField on spec.selector): a DaemonSet's
+// selector cannot change in apps/v1. Throws InputError 422 on
+// "spec.selector", message "field is immutable", when `updated`'s
+// matchLabels or matchExpressions are not `old`'s. ObjectStore::update and
+// FakeCluster::apply (which checks a whole batch before writing) use it.
+void validate_daemonset_selector_update(const core::DaemonSet& updated, const core::DaemonSet& old);
+
 enum class EventType { kAdded, kModified, kDeleted };
 // "ADDED", "MODIFIED", "DELETED" (watch.EventType).
 const char* event_type_name(EventType type);

@@ -57,10 +57,6 @@ std::string template_json(const core::DaemonSet& ds) {
   throw e;
 }
 
-bool same_requirements(const std::vector<core::Requirement>& a, const std::vector<core::Requirement>& b) {
-  return a == b;  // key, operator (unknown_op included) and values
-}
-
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
 
 // Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
@@ -80,6 +76,15 @@ const std::shared_ptr<const core::PodStatus>& pending_status() {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- validation
+
+void validate_daemonset_selector_update(const core::DaemonSet& updated, const core::DaemonSet& old) {
+  // Requirement's == compares key, operator (unknown_op included) and values.
+  if (updated.selector.match_labels != old.selector.match_labels ||
+      updated.selector.match_expressions != old.selector.match_expressions)
+    invalid("spec.selector", "field is immutable");
+}
 
 // ---------------------------------------------------------------- create
 
@@ -279,10 +284,7 @@ core::Object ObjectStore::update(core::Object obj) {
       std::string k = key(ns, given.metadata.name);
       auto& stored = daemonsets_.at(k);
       check_version(given, stored, kind);
-      // ValidateDaemonSetUpdate: spec.selector is immutable in apps/v1.
-      if (given.selector.match_labels != stored.selector.match_labels ||
-          !same_requirements(given.selector.match_expressions, stored.selector.match_expressions))
-        invalid("spec.selector", "field is immutable");
+      validate_daemonset_selector_update(given, stored);
       keep_system_meta(given, stored);
       // PrepareForUpdate: status is not changed by a spec update; generation
       // is bumped when the spec changes, templateGeneration when the template
