@@ -30,6 +30,7 @@
 #include "core/base64.h"
 #include "core/codec.h"
 #include "core/errors.h"
+#include "core/lab.h"
 #include "simulator/api_server_impl.h"
 #include "simulator/api_table.h"
 
@@ -700,10 +701,12 @@ std::string ApiServer::handle_raw_request_for_fuzzing(const std::string& bytes) 
 }
 
 void add_lab_nodes(FakeCluster& cluster) {
-  for (int i = 0; i < 3; ++i) {
-    core::Node n;
-    n.metadata.name = "lab-node-" + std::to_string(i);
-    n.metadata.labels["kubernetes.io/hostname"] = n.metadata.name;
+  for (core::Node n : core::lab_nodes()) {
+    // The status is the simulated kubelet's: its node-initialize gives the
+    // standard conditions, as KWOK does to a node created on it. The Ready
+    // condition lab_nodes() carries (for backends without a kubelet) would
+    // stop it, and the served nodes would have that condition alone.
+    n.conditions.clear();
     cluster.add_node(n);
   }
   cluster.settle();

@@ -155,8 +155,10 @@ class ApiServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The lab's environment (LAB.md): nodes lab-node-0, lab-node-1, lab-node-2,
-// each labelled only kubernetes.io/hostname=<name>, added to `cluster` and
+// The lab's environment (LAB.md): core::lab_nodes() (lab-node-0, lab-node-1,
+// lab-node-2, each labelled only kubernetes.io/hostname=<name>) added to
+// `cluster` without their conditions, which the simulated kubelet then sets
+// (KWOK's node-initialize: the standard conditions, Ready=True), and
 // settled.
 void add_lab_nodes(FakeCluster& cluster);
 
