@@ -149,14 +149,16 @@ class ApiServer {
   // Not for serving: call it while the server is not running.
   std::string handle_raw_request_for_fuzzing(const std::string& bytes);
 
-  struct Impl;  // internal (simulator/api_server.cpp)
+  struct Impl;  // internal (simulator/api_server_impl.h)
 
  private:
   std::unique_ptr<Impl> impl_;
 };
 
-// The lab's environment (LAB.md): nodes lab-node-0, lab-node-1, lab-node-2,
-// each labelled only kubernetes.io/hostname=<name>, added to `cluster` and
+// The lab's environment (LAB.md): core::lab_nodes() (lab-node-0, lab-node-1,
+// lab-node-2, each labelled only kubernetes.io/hostname=<name>) added to
+// `cluster` without their conditions, which the simulated kubelet then sets
+// (KWOK's node-initialize: the standard conditions, Ready=True), and
 // settled.
 void add_lab_nodes(FakeCluster& cluster);
 

@@ -217,15 +217,9 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
       e.http_status = 404;
       throw e;
     }
-    if (auto* d = std::get_if<core::DaemonSet>(&obj)) {
-      const core::DaemonSet* cur = s.find_daemonset(m.namespace_, m.name);
-      if (cur && core::encode(*cur)["spec"].as_object()["selector"] !=
-                     core::encode(*d)["spec"].as_object()["selector"]) {
-        core::InputError e("", 0, "spec.selector", "field is immutable");
-        e.http_status = 422;
-        throw e;
-      }
-    }
+    if (auto* d = std::get_if<core::DaemonSet>(&obj))
+      if (const core::DaemonSet* cur = s.find_daemonset(m.namespace_, m.name))
+        validate_daemonset_selector_update(*d, *cur);
   }
   for (const auto& obj : objects) {
     Kind k = kind_of(obj);

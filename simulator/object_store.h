@@ -27,6 +27,11 @@
 //
 // Time comes from the clock callback (the simulator's virtual clock); nothing
 // here reads the wall clock. Not thread-safe: callers serialize access.
+//
+// The storage (maps, versions, publishing) is object_store.cpp; what the
+// registry does to an object before it is stored (create, update,
+// update_status: defaulting, PrepareForCreate/PrepareForUpdate, validation)
+// is object_store_strategy.cpp.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +57,17 @@ enum class Kind { kNamespace, kNode, kDaemonSet, kPod };
 const char* kind_name(Kind kind);
 // The Kind of a core::Object.
 Kind kind_of(const core::Object& obj);
+// The metadata of a core::Object, whatever its kind.
+const core::ObjectMeta& meta_of(const core::Object& obj);
+core::ObjectMeta& meta_of(core::Object& obj);
+
+// ValidateDaemonSetUpdate's selector check (pkg/apis/apps/validation/
+// validation.go: ValidateImmutableField on spec.selector): a DaemonSet's
+// selector cannot change in apps/v1. Throws InputError 422 on
+// "spec.selector", message "field is immutable", when `updated`'s
+// matchLabels or matchExpressions are not `old`'s. ObjectStore::update and
+// FakeCluster::apply (which checks a whole batch before writing) use it.
+void validate_daemonset_selector_update(const core::DaemonSet& updated, const core::DaemonSet& old);
 
 enum class EventType { kAdded, kModified, kDeleted };
 // "ADDED", "MODIFIED", "DELETED" (watch.EventType).

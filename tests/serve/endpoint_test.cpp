@@ -370,6 +370,34 @@ TEST_F(EndpointTest, UidChangesAreRefused) {
   send(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(node), "application/json");
 }
 
+// ValidateDaemonSetUpdate: spec.selector is immutable in apps/v1. A replace
+// or a patch that changes it is 422 Invalid on spec.selector.
+TEST_F(EndpointTest, DaemonSetSelectorIsImmutable) {
+  send(http::verb::post, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns"}})",
+       "application/json");
+  json::value ds = send(http::verb::post, "/apis/apps/v1/namespaces/ns/daemonsets",
+                        R"({"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"d"},
+                            "spec":{"selector":{"matchLabels":{"app":"d"}},
+                                    "template":{"metadata":{"labels":{"app":"d"}},
+                                                "spec":{"containers":[{"name":"c","image":"i"}]}}}})",
+                        "application/json");
+  const json::value want = json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"DaemonSet.apps \"d\" is invalid: spec.selector: field is immutable","reason":"Invalid",
+      "details":{"name":"d","group":"apps","kind":"DaemonSet","causes":[
+      {"reason":"FieldValueInvalid","message":"field is immutable","field":"spec.selector"}]},"code":422})");
+  ApiError e = refused(http::verb::patch, "/apis/apps/v1/namespaces/ns/daemonsets/d",
+                       R"({"spec":{"selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}}}}})",
+                       "application/merge-patch+json");
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), want);
+  ds.at("metadata").as_object().erase("resourceVersion");  // the controller has written the status since
+  ds.at("spec").at("selector").as_object()["matchLabels"] = json::object{{"app", "d"}, {"tier", "x"}};
+  ds.at("spec").at("template").at("metadata").as_object()["labels"] = json::object{{"app", "d"}, {"tier", "x"}};
+  e = refused(http::verb::put, "/apis/apps/v1/namespaces/ns/daemonsets/d", json::serialize(ds));
+  EXPECT_EQ(e.http_status(), 422);
+  EXPECT_EQ(e.status(), want);
+}
+
 // handleDirectiveInMergeMap (strategicpatch/patch.go): mergepatch.ErrBadPatchType,
 // a plain error that ErrorToAPIStatus answers 500 with no reason.
 TEST_F(EndpointTest, UnknownPatchDirectiveIs500) {

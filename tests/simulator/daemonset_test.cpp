@@ -438,6 +438,26 @@ TEST_F(DaemonSetTest, ApplyRefusesMissingNamespaceAtomically) {
   EXPECT_TRUE(st().daemonsets.empty());
 }
 
+// apply() checks the DaemonSet selector's immutability with the rest,
+// before writing anything: a changed selector refuses the batch (422 on
+// spec.selector) and nothing of it is applied.
+TEST_F(DaemonSetTest, ApplyRefusesSelectorChangeAtomically) {
+  c.apply({lab_daemonset("driver")});
+  core::DaemonSet changed = lab_daemonset("driver");
+  changed.selector.match_labels["extra"] = "x";
+  changed.template_.labels["extra"] = "x";
+  try {
+    c.apply({lab_daemonset("container-toolkit"), changed});
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.http_status, 422);
+    EXPECT_EQ(e.field(), "spec.selector");
+    EXPECT_EQ(e.message(), "field is immutable");
+  }
+  ASSERT_EQ(st().daemonsets.size(), 1u);
+  EXPECT_EQ(st().daemonsets[0].selector.match_labels.count("extra"), 0u);
+}
+
 // minReadySeconds: a Ready pod counts as available only after it has been
 // Ready that long (podutil.IsPodAvailable).
 TEST_F(DaemonSetTest, MinReadySeconds) {

@@ -87,6 +87,36 @@ TEST(ObjectStore, ConflictsAndNotFound) {
   EXPECT_THROW(c.set_node_label("a", "k", "-bad-"), core::InputError);
 }
 
+// ValidateDaemonSetUpdate (pkg/apis/apps/validation/validation.go):
+// spec.selector is immutable in apps/v1. An update that changes it, in
+// matchLabels or matchExpressions, is InputError 422 on spec.selector; one
+// that keeps it is stored.
+TEST(ObjectStore, DaemonSetSelectorIsImmutable) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  ObjectStore& s = c.store();
+  s.create(lab_daemonset("driver"));
+  auto d = std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset"));
+  core::DaemonSet changed = d;
+  changed.selector.match_labels["extra"] = "x";
+  changed.template_.labels["extra"] = "x";
+  try {
+    s.update(changed);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.http_status, 422);
+    EXPECT_EQ(e.field(), "spec.selector");
+    EXPECT_EQ(e.message(), "field is immutable");
+  }
+  changed = d;
+  changed.selector.match_expressions.push_back(core::Requirement{"x", core::SelectorOperator::kExists, {}, ""});
+  EXPECT_THROW(s.update(changed), core::InputError);
+  d.metadata.labels["team"] = "gpu";
+  s.update(d);
+  EXPECT_EQ(std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset")).metadata.labels.at("team"),
+            "gpu");
+}
+
 // Objects keep every field they were given (raw), also through updates.
 TEST(ObjectStore, KeepsUnmodelledFields) {
   FakeCluster c;

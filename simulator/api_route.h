@@ -1,0 +1,80 @@
+// simulator/api_route.h: the API server's resource table and the parsing of
+// a request's path and query into what the handlers act on.
+//
+// Mirrors k8s.io/apiserver pkg/endpoints/request/requestinfo.go
+// (RequestInfoFactory.NewRequestInfo: /api/v1/... and /apis/<group>/v1/...,
+// an optional namespaces/<ns>, the resource, the name, the subresource) for
+// the four kinds served; the resource table is what the installer
+// (pkg/endpoints/installer.go) registers for each of them.
+#pragma once
+
+#include <boost/url/url_view.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "simulator/object_store.h"
+
+namespace gpuops::simulator::internal {
+
+// One served resource: its kind, names and scope.
+struct Resource {
+  Kind kind;
+  const char* plural;
+  const char* singular;
+  const char* kind_name;
+  const char* group;  // "" for core
+  bool namespaced;
+  const char* short_name;
+  bool in_all;  // category "all"
+};
+
+// Every served resource, in discovery order. kResources[0] is namespaces
+// (errors about a missing namespace name it).
+inline constexpr Resource kResources[] = {
+    {Kind::kNamespace, "namespaces", "namespace", "Namespace", "", false, "ns", false},
+    {Kind::kNode, "nodes", "node", "Node", "", false, "no", false},
+    {Kind::kPod, "pods", "pod", "Pod", "", true, "po", true},
+    {Kind::kDaemonSet, "daemonsets", "daemonset", "DaemonSet", "apps", true, "ds", true},
+};
+
+// The resource `plural` of `group` ("" for core), or nullptr.
+const Resource* find_resource(const std::string& group, const std::string& plural);
+
+// "v1" / "apps/v1".
+std::string api_version(const Resource& r);
+
+// "daemonsets.apps" / "pods", as errors name resources.
+std::string qualified(const Resource& r);
+
+// "DaemonSet.apps" / "Pod", as 422 Invalid messages name kinds
+// (schema.GroupKind.String()).
+std::string group_kind(const Resource& r);
+
+// "<plural>/<ns>/<name>" ("<plural>/<name>" for cluster-scoped kinds): the
+// key of an object in the server's own maps (server-side apply).
+std::string object_key(const Resource& r, const std::string& ns, const std::string& name);
+
+// The parsed path of a resource request.
+struct Route {
+  const Resource* res = nullptr;
+  std::string ns;
+  std::string name;  // empty: the collection
+  bool status = false;
+};
+
+// Parses the path segments of a resource request (/api/v1/... or
+// /apis/apps/v1/...; trailing empty segments already dropped) into `r`.
+// False when the path names no served resource or has segments beyond
+// <name>/status.
+bool parse_route(const std::vector<std::string>& segs, Route& r);
+
+// The query parameters, decoded (space_as_plus: Go's url.ParseQuery). A
+// parameter given twice keeps its last value.
+std::map<std::string, std::string> query_of(const boost::urls::url_view& u);
+
+// "true" or "1", as the query's booleans are read.
+bool truthy(const std::string& v);
+
+}  // namespace gpuops::simulator::internal

@@ -1,0 +1,239 @@
+// simulator/api_server_impl.h: the API server's insides, shared by its files
+// (internal: included by simulator/api_*.cpp only).
+//
+// The files are cut as k8s.io/apiserver cuts pkg/endpoints:
+//   api_server.cpp          the server: accept loop, TLS sessions (Session),
+//                           timeouts and limits, the tick, handle() and
+//                           dispatch() (the router: one call per verb),
+//                           start/stop, kubeconfig
+//   api_route.{h,cpp}       the resource table, paths and query
+//                           (pkg/endpoints/request/requestinfo.go)
+//   api_status.{h,cpp}      errors as Status objects
+//                           (apimachinery pkg/api/errors,
+//                           handlers/responsewriters/status.go)
+//   api_discovery.cpp       /version, /api, /apis, ... and /openapi/v3
+//                           (pkg/endpoints/discovery, kube-openapi handler3)
+//   api_handlers_rest.cpp   what the verbs share: request bodies, name and
+//                           namespace checks (handlers/rest.go)
+//   api_handlers_read.cpp   get, list, watch (handlers/get.go, watch.go)
+//   api_handlers_create.cpp create (handlers/create.go)
+//   api_handlers_update.cpp update (handlers/update.go)
+//   api_handlers_patch.cpp  patch and server-side apply (handlers/patch.go)
+//   api_handlers_delete.cpp delete (handlers/delete.go)
+// Every handler runs on the I/O thread with the cluster mutex held (handle()).
+#pragma once
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <boost/url/url_view.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "simulator/api_pki.h"
+#include "simulator/api_route.h"
+#include "simulator/api_select.h"
+#include "simulator/api_server.h"
+#include "simulator/api_status.h"
+#include "simulator/pod_json.h"
+
+namespace gpuops::simulator {
+
+class Session;  // one connection (api_server.cpp)
+
+namespace internal {
+
+using Request = boost::beast::http::request<boost::beast::http::string_body>;
+
+// What a watch streams: the resource and namespace watched, its selectors,
+// Table rendering, and whether it gets BOOKMARK events.
+struct WatchSpec {
+  const Resource* res = nullptr;
+  std::string ns;
+  LabelQuery labels;
+  FieldQuery fields;
+  bool table = false;
+  std::string include_object;
+  bool bookmarks = false;
+};
+
+// The options of a collection GET that list and watch share
+// (metainternalversion.ListOptions as ListResource decodes them, and the
+// Table the Accept header asks for).
+struct ListOptions {
+  LabelQuery labels;
+  FieldQuery fields;
+  bool table = false;
+  std::string include;  // includeObject: "Object", "None", else metadata
+};
+
+// One request for a resource, as the verbs' handlers see it (roughly
+// handlers.RequestScope with the request's RequestInfo).
+struct ResourceRequest {
+  const Request& http;
+  boost::urls::url_view url;                  // the request target, parsed
+  std::map<std::string, std::string> query;   // query_of(url)
+  Route route;
+  const Resource& res;  // *route.res
+  bool dry_run = false;  // dryRun=All
+
+  // The query parameter `k`, "" when absent.
+  std::string param(const std::string& k) const {
+    auto it = query.find(k);
+    return it == query.end() ? "" : it->second;
+  }
+};
+
+// ---- what the verbs share (api_handlers_rest.cpp; handlers/rest.go) ----
+
+// A request body: JSON or YAML, one object. Else 400 "the object provided
+// is unrecognized: ...".
+boost::json::value read_body(const std::string& body);
+// A JSON body (a patch, DeleteOptions). Else 400 "error decoding patch: ...".
+boost::json::value parse_json(const std::string& body);
+// `v` as a typed object (core::decode_object, whose InputError escapes).
+core::Object decode_value(const boost::json::value& v, const std::string& file = "request body");
+// `v`, an object, with the route's apiVersion and kind, decoded; an
+// InputError is answered naming the route's object.
+core::Object decode_for_route(const ResourceRequest& r, boost::json::value v);
+// 400 unless the object's name is the one on the URL.
+void check_name(const ResourceRequest& r, const core::ObjectMeta& m);
+// A namespaced object without a namespace gets the request's; another one
+// is 400 (rest.EnsureObjectNamespaceMatchesRequestNamespace).
+void ensure_namespace(const ResourceRequest& r, core::ObjectMeta& m);
+
+}  // namespace internal
+
+struct ApiServer::Impl {
+  using Request = internal::Request;
+  using Resource = internal::Resource;
+  using ResourceRequest = internal::ResourceRequest;
+
+  Impl(FakeCluster& c, Options o) : cluster(c), opt(std::move(o)) {}
+
+  FakeCluster& cluster;
+  Options opt;
+  ServingPki pki;
+  std::string token;
+  std::string host;  // as in url()
+  boost::asio::io_context io{1};
+  boost::asio::ssl::context ssl_ctx{boost::asio::ssl::context::tls_server};
+  boost::asio::ip::tcp::acceptor acceptor{io};
+  boost::asio::steady_timer ticker{io};
+  boost::asio::steady_timer accept_timer{io};
+  std::chrono::milliseconds accept_delay{0};  // after failed accepts
+  std::optional<boost::asio::signal_set> signals;
+  std::mutex mu;  // the cluster
+  int subscription = 0;
+  std::map<int, std::weak_ptr<Session>> watchers;
+  int next_watcher = 1;
+  uint64_t delivered_rv = 0;
+  std::thread thread;
+  std::atomic<bool> running{false};
+  std::chrono::steady_clock::time_point last_tick;
+  // Server-side apply: the last configuration each field manager applied,
+  // per object (object_key() + "\n" + manager).
+  std::map<std::string, boost::json::value> applied;
+  // The objects of the last paged list that left a continue token, kept
+  // while the store does not change (same resourceVersion), so each continue
+  // page is served from one copy instead of a fresh copy of the whole kind.
+  struct ListSnapshot {
+    const Resource* res = nullptr;  // the Resource listed
+    std::string ns;
+    uint64_t rv = 0;
+    std::vector<core::Object> objects;  // other kinds
+    std::vector<PodRecord> pods;        // pods, as stored (not materialised)
+    std::vector<std::string> keys;      // "ns/name" of each object, same order
+    bool sorted = true;                 // keys ascending (always, for one namespace)
+  };
+  std::shared_ptr<const ListSnapshot> list_snapshot;
+  // Pod JSON built once per shared template part and status (list pages).
+  PodJsonEncoder pod_json;
+
+  // ---- the server (api_server.cpp) ----
+  void accept();
+  void schedule_tick();
+  void on_event(const WatchEvent& ev);
+  void serve_loop();
+  // Handles one request. Returns false when the session took over the
+  // connection (a watch).
+  bool handle(const Request& req, const std::shared_ptr<Session>& s,
+              boost::beast::http::response<boost::beast::http::string_body>& res);
+  // The bearer token of a request's header is the server's
+  // (authenticator/request/bearertoken).
+  bool authenticated(const boost::beast::http::request_header<>& h) const;
+  // The checks on a request whose header is read and body is not: 401
+  // without the token, 413 for a Content-Length over max_request_body_bytes,
+  // else 0, and then the parser's body limit is set (a chunked body is
+  // checked as it comes).
+  int check_header(boost::beast::http::request_parser<boost::beast::http::string_body>& p) const;
+  // The answer to a request that is not a watch: routes it to discovery or
+  // to one handler per verb below. A list page is built in `sp` (the
+  // caller's arena for this answer); other answers may use the default
+  // resource. `status` is the answer's HTTP code (200 unless a handler sets
+  // it); `watching` is set when the request became a watch.
+  boost::json::value dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status, bool& watching,
+                              boost::json::storage_ptr sp);
+  // Hands a watch to its session: `initial` (the events before the live
+  // ones, an ERROR last when the version asked for is gone: the stream then
+  // ends), the version the live events start after, the "ns/name" keys the
+  // watcher has seen, its timeout.
+  void start_watch(const std::shared_ptr<Session>& s, internal::WatchSpec spec,
+                   std::vector<std::pair<std::string, boost::json::object>> initial, uint64_t rv,
+                   std::set<std::string> visible, std::chrono::seconds timeout, const Request& req);
+
+  // ---- discovery (api_discovery.cpp) ----
+  // The answer to a discovery path (/version, /api, /apis, /apis/apps,
+  // /api/v1, /apis/apps/v1, /openapi/v3 and its two documents), nullopt for
+  // any other path. Throws 405 for a method but GET.
+  std::optional<boost::json::value> discovery(const std::vector<std::string>& segs,
+                                              boost::beast::http::verb method) const;
+
+  // ---- the verbs (api_handlers_*.cpp) ----
+  // `current` is the object the route names as stored (nullopt when
+  // absent); `status` as for dispatch().
+
+  // GET of a collection: a list, or a watch with watch=true (get.go
+  // ListResource, which hands watches to watch.go serveWatch).
+  boost::json::value list_or_watch(const ResourceRequest& r, const std::shared_ptr<Session>& s, bool& watching,
+                                   boost::json::storage_ptr sp);
+  boost::json::value list(const ResourceRequest& r, const internal::ListOptions& o, boost::json::storage_ptr sp);
+  boost::json::value watch(const ResourceRequest& r, const internal::ListOptions& o, const std::shared_ptr<Session>& s,
+                           bool& watching);
+  // The snapshot a list page of `res` in `ns` walks: the kept one while the
+  // store has not changed since, else a fresh one.
+  std::shared_ptr<const ListSnapshot> snapshot_for(const Resource& res, const std::string& ns);
+  // GET of one object (get.go GetResource).
+  boost::json::value get(const ResourceRequest& r, const std::optional<core::Object>& current);
+  // POST to a collection (create.go createHandler).
+  boost::json::value create(const ResourceRequest& r, int& status);
+  // Stores a new object, its errors as the create handler answers them.
+  core::Object store_create(const ResourceRequest& r, const core::Object& obj);
+  // PUT of an object or its status (update.go UpdateResource).
+  boost::json::value update(const ResourceRequest& r, const std::optional<core::Object>& current);
+  // Decodes `v` as the new state of the object and stores it (the part of
+  // an update that a patch's result goes through too). `patched`: `v` is a
+  // patch's result (no UID precondition), else a PUT body.
+  boost::json::value store_update(const ResourceRequest& r, const std::optional<core::Object>& current,
+                                  boost::json::value v, bool patched);
+  // PATCH (patch.go PatchResource): JSON, merge and strategic merge patches,
+  // and server-side apply (apply()).
+  boost::json::value patch(const ResourceRequest& r, const std::optional<core::Object>& current, int& status);
+  boost::json::value apply(const ResourceRequest& r, const std::optional<core::Object>& current, int& status);
+  // DELETE of an object (delete.go DeleteResource).
+  boost::json::value remove(const ResourceRequest& r, const std::optional<core::Object>& current);
+};
+
+}  // namespace gpuops::simulator

@@ -1,0 +1,375 @@
+// ObjectStore (simulator/object_store.h), strategy: what the API server's
+// registry does to a request's object before the store holds it. create
+// (generateName, the namespace check, uid and creationTimestamp, each kind's
+// PrepareForCreate and pod defaulting), update and update_status (the
+// resourceVersion precondition, the system fields kept, each kind's
+// PrepareForUpdate: status kept by a spec update and spec by a status
+// update, DaemonSet generation and templateGeneration) and the DaemonSet
+// update validation. Mirrors k8s.io/apiserver
+// pkg/registry/generic/registry/store.go (Create, Update) with the
+// strategies of pkg/registry/core/{namespace,node,pod}/strategy.go and
+// pkg/registry/apps/daemonset/strategy.go.
+#include "simulator/object_store.h"
+
+#include <boost/json/serialize.hpp>
+
+#include "simulator/object_store_internal.h"
+
+namespace gpuops::simulator {
+
+namespace json = boost::json;
+using core::ClusterError;
+using core::InputError;
+using internal::not_found;
+using internal::replace_record;
+using internal::resource_name;
+
+namespace {
+
+std::string raw_generate_name(const core::Object& obj) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        const json::value* m = x.raw.if_contains("metadata");
+        if (!m || !m->is_object()) return "";
+        const json::value* g = m->as_object().if_contains("generateName");
+        return g && g->is_string() ? std::string(g->as_string()) : "";
+      },
+      obj);
+}
+
+std::string spec_json(const core::DaemonSet& ds) {
+  json::object o = core::encode(ds);
+  const json::value* spec = o.if_contains("spec");
+  return spec ? json::serialize(*spec) : "";
+}
+
+std::string template_json(const core::DaemonSet& ds) {
+  json::object o = core::encode(ds);
+  const json::value* spec = o.if_contains("spec");
+  if (!spec || !spec->is_object()) return "";
+  const json::value* t = spec->as_object().if_contains("template");
+  return t ? json::serialize(*t) : "";
+}
+
+[[noreturn]] void invalid(const std::string& field, const std::string& message) {
+  InputError e("", 0, field, message);
+  e.http_status = 422;
+  throw e;
+}
+
+constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
+
+// Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
+// status starts Pending, terminationGracePeriodSeconds defaults to 30.
+void default_pod(core::Pod& pod) {
+  if (!pod.spec.termination_grace_period_seconds) pod.spec.termination_grace_period_seconds = 30;
+  if (pod.status.phase.empty()) pod.status.phase = "Pending";
+}
+
+const std::shared_ptr<const core::PodStatus>& pending_status() {
+  static const auto kPending = [] {
+    core::PodStatus s;
+    s.phase = "Pending";
+    return std::make_shared<const core::PodStatus>(std::move(s));
+  }();
+  return kPending;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- validation
+
+void validate_daemonset_selector_update(const core::DaemonSet& updated, const core::DaemonSet& old) {
+  // Requirement's == compares key, operator (unknown_op included) and values.
+  if (updated.selector.match_labels != old.selector.match_labels ||
+      updated.selector.match_expressions != old.selector.match_expressions)
+    invalid("spec.selector", "field is immutable");
+}
+
+// ---------------------------------------------------------------- create
+
+void ObjectStore::check_namespace(const std::string& ns) const {
+  if (ns.empty()) invalid("metadata.namespace", "namespace is required");
+  if (!namespaces_.count(ns)) not_found(Kind::kNamespace, ns);
+}
+
+core::Object ObjectStore::create(core::Object obj) {
+  Kind kind = kind_of(obj);
+  core::ObjectMeta& m = meta_of(obj);
+  if (m.name.empty()) {
+    std::string gen = raw_generate_name(obj);
+    if (gen.empty()) invalid("metadata.name", "name or generateName is required");
+    do {
+      m.name = gen + random_suffix(5);
+    } while (get(kind, m.namespace_, m.name));
+  }
+  if (kind == Kind::kNamespace || kind == Kind::kNode) {
+    m.namespace_.clear();
+  } else {
+    check_namespace(m.namespace_);
+  }
+  if (get(kind, m.namespace_, m.name))
+    throw ClusterError(std::string(resource_name(kind)) + " \"" + m.name + "\" already exists", 409);
+  stamp_new(m);
+  m.generation = 0;
+  switch (kind) {
+    case Kind::kNamespace: {
+      auto& ns = std::get<core::Namespace>(obj);
+      ns.metadata.resource_version = std::to_string(next_rv());
+      auto [slot, fresh] = namespaces_.try_emplace(ns.metadata.name);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = ns;
+      index(kind, ns.metadata.name, 0, rv_);
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kNode: {
+      auto& n = std::get<core::Node>(obj);
+      n.metadata.resource_version = std::to_string(next_rv());
+      auto [slot, fresh] = nodes_.try_emplace(n.metadata.name);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = n;
+      index(kind, n.metadata.name, 0, rv_);
+      node_index_[n.metadata.name] = &stored;
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kDaemonSet: {
+      // PrepareForCreate, pkg/registry/apps/daemonset/strategy.go: status
+      // cleared, generation 1, templateGeneration 1 (served as the
+      // deprecated.daemonset.template.generation annotation).
+      auto& ds = std::get<core::DaemonSet>(obj);
+      ds.status = {};
+      ds.metadata.generation = 1;
+      ds.metadata.annotations[kTemplateGeneration] = "1";
+      ds.metadata.resource_version = std::to_string(next_rv());
+      std::string k = key(ds.metadata.namespace_, ds.metadata.name);
+      auto [slot, fresh] = daemonsets_.try_emplace(k);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = ds;
+      index(kind, k, 0, rv_);
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
+    case Kind::kPod: {
+      auto& pod = std::get<core::Pod>(obj);
+      default_pod(pod);
+      return core::Object(create_pod(PodRecord::from_pod(std::move(pod))).pod());
+    }
+  }
+  return obj;
+}
+
+std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& generate_name) {
+  check_namespace(pod.metadata.namespace_);
+  do {
+    pod.metadata.name = generate_name + random_suffix(5);
+  } while (pods_.count(key(pod.metadata.namespace_, pod.metadata.name)));
+  stamp_new(pod.metadata);
+  std::string k = key(pod.metadata.namespace_, pod.metadata.name);
+  default_pod(pod);
+  create_pod(PodRecord::from_pod(std::move(pod)));
+  return k;
+}
+
+const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core::Pod> base,
+                                                     const std::string& generate_name, const std::string& pinned_node) {
+  const std::string& ns = base->metadata.namespace_;
+  check_namespace(ns);
+  PodRecord rec;
+  // The key "ns/name" is built in place: ns, '/', generateName, 5 random characters.
+  std::string k;
+  k.reserve(ns.size() + 1 + generate_name.size() + 5);
+  k.append(ns).append(1, '/').append(generate_name);
+  const size_t prefix = k.size();
+  while (true) {
+    k.resize(prefix);
+    k += random_suffix(5);
+    if (!pods_.count(k)) break;
+  }
+  rec.name.assign(k, ns.size() + 1);
+  // stamp_new
+  rec.uid = new_uid();
+  rec.creation_timestamp = now_seconds();
+  rec.pinned_node = pinned_node;
+  if (!base->spec.termination_grace_period_seconds) {  // default_pod, on a copy
+    auto copy = std::make_shared<core::Pod>(*base);
+    copy->spec.termination_grace_period_seconds = 30;
+    base = std::move(copy);
+  }
+  rec.base = std::move(base);
+  rec.status = pending_status();
+  return *pod_key(create_pod(std::move(rec), std::move(k)).id);
+}
+
+namespace {
+
+template <class T>
+void check_version(const T& given, const T& stored, Kind kind) {
+  if (!given.metadata.resource_version.empty() && given.metadata.resource_version != stored.metadata.resource_version)
+    throw ClusterError(std::string("Operation cannot be fulfilled on ") + resource_name(kind) + " \"" +
+                           stored.metadata.name + "\": the object has been modified; please apply your changes to "
+                           "the latest version and try again",
+                       409);
+}
+
+// Fields the client cannot change through an update.
+template <class T>
+void keep_system_meta(T& given, const T& stored) {
+  given.metadata.namespace_ = stored.metadata.namespace_;
+  given.metadata.uid = stored.metadata.uid;
+  given.metadata.creation_timestamp = stored.metadata.creation_timestamp;
+  given.metadata.deletion_timestamp = stored.metadata.deletion_timestamp;
+  given.metadata.deletion_grace_period_seconds = stored.metadata.deletion_grace_period_seconds;
+  given.metadata.generation = stored.metadata.generation;
+}
+
+// The raw JSON's `key` ("spec", "status") as stored, over whatever `given`
+// carries.
+void keep_raw(json::object& given, const json::object& stored, const char* key) {
+  if (const json::value* v = stored.if_contains(key))
+    given[key] = *v;
+  else
+    given.erase(key);
+}
+
+// The node's status as stored (typed fields and the raw JSON's "status"),
+// over whatever status `given` carries.
+void keep_node_status(core::Node& given, const core::Node& stored) {
+  given.allocatable = stored.allocatable;
+  given.conditions = stored.conditions;
+  keep_raw(given.raw, stored.raw, "status");
+}
+
+}  // namespace
+
+core::Object ObjectStore::update(core::Object obj) {
+  Kind kind = kind_of(obj);
+  const core::ObjectMeta& m = meta_of(obj);
+  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  if (!get(kind, ns, m.name)) not_found(kind, m.name);
+  switch (kind) {
+    case Kind::kNamespace: {
+      auto& given = std::get<core::Namespace>(obj);
+      auto& stored = namespaces_.at(given.metadata.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, given.metadata.name, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kNode: {
+      auto& given = std::get<core::Node>(obj);
+      auto& stored = nodes_.at(given.metadata.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      // mirrors nodeStrategy.PrepareForUpdate, pkg/registry/core/node/strategy.go:
+      // newNode.Status = oldNode.Status (the main resource does not write status).
+      keep_node_status(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, given.metadata.name, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kDaemonSet: {
+      auto& given = std::get<core::DaemonSet>(obj);
+      std::string k = key(ns, given.metadata.name);
+      auto& stored = daemonsets_.at(k);
+      check_version(given, stored, kind);
+      validate_daemonset_selector_update(given, stored);
+      keep_system_meta(given, stored);
+      // PrepareForUpdate: status is not changed by a spec update; generation
+      // is bumped when the spec changes, templateGeneration when the template
+      // does.
+      given.status = stored.status;
+      std::string old_gen = stored.metadata.annotations.count(kTemplateGeneration)
+                                ? stored.metadata.annotations.at(kTemplateGeneration)
+                                : "1";
+      given.metadata.annotations[kTemplateGeneration] = old_gen;
+      if (spec_json(given) != spec_json(stored)) given.metadata.generation = stored.metadata.generation + 1;
+      if (template_json(given) != template_json(stored))
+        given.metadata.annotations[kTemplateGeneration] = std::to_string(std::stoll(old_gen) + 1);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
+    case Kind::kPod: {
+      auto& given = std::get<core::Pod>(obj);
+      std::string k = key(ns, given.metadata.name);
+      PodRecord& rec = pods_.at(k);
+      core::Pod stored = rec.pod();
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      given.status = std::move(stored.status);
+      uint64_t old = rec.resource_version;
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      core::Object out(given);
+      replace_record(rec, std::move(given));
+      emit(EventType::kModified, rec);
+      return out;
+    }
+  }
+  return obj;
+}
+
+core::Object ObjectStore::update_status(core::Object obj) {
+  Kind kind = kind_of(obj);
+  const core::ObjectMeta& m = meta_of(obj);
+  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  auto cur = get(kind, ns, m.name);
+  if (!cur) not_found(kind, m.name);
+  switch (kind) {
+    case Kind::kNode: {
+      // mirrors nodeStatusStrategy.PrepareForUpdate, pkg/registry/core/node/strategy.go:
+      // newNode.Spec = oldNode.Spec; the status and the metadata (labels,
+      // annotations; not the system fields BeforeUpdate keeps) are the request's.
+      auto& given = std::get<core::Node>(obj);
+      const core::Node& stored = nodes_.at(m.name);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      given.unschedulable = stored.unschedulable;
+      given.taints = stored.taints;
+      keep_raw(given.raw, stored.raw, "spec");
+      const std::string name = m.name;  // `m` is given's, moved below
+      mutate_node(name, [&](core::Node& n) {
+        std::string rv = n.metadata.resource_version;
+        n = std::move(given);
+        n.metadata.resource_version = rv;  // mutate_node sets the next one
+      });
+      return core::Object(nodes_.at(name));
+    }
+    case Kind::kDaemonSet: {
+      auto& given = std::get<core::DaemonSet>(obj);
+      std::string k = key(ns, m.name);
+      check_version(given, daemonsets_.at(k), kind);
+      mutate_daemonset_status(k, given.status);
+      return core::Object(daemonsets_.at(k));
+    }
+    case Kind::kPod: {
+      auto& given = std::get<core::Pod>(obj);
+      std::string k = key(ns, m.name);
+      if (!given.metadata.resource_version.empty() &&
+          given.metadata.resource_version != std::to_string(pods_.at(k).resource_version))
+        check_version(given, pods_.at(k).pod(), kind);  // throws the 409
+      set_pod_status(k, std::make_shared<const core::PodStatus>(std::move(given.status)));
+      return core::Object(pods_.at(k).pod());
+    }
+    case Kind::kNamespace:
+      return update(std::move(obj));
+  }
+  return obj;
+}
+
+}  // namespace gpuops::simulator
