@@ -454,6 +454,70 @@ static Namespace decode_namespace_typed(const Document& doc) {
   return ns;
 }
 
+// The GPU Operator's resources: metadata as every object's, status.state and
+// status.conditions (metav1.Condition) typed, the rest kept in raw for
+// core/cluster_policy.h. Not strict about spec fields: the CRD's schema is the
+// operator's, and gpuops reads only what its rules need.
+namespace {
+
+std::vector<Condition> decode_conditions(Decoder& d, const json::object* status, const Path& sp, const char* st) {
+  std::vector<Condition> out;
+  const Path cp = sp.child("conditions");
+  const json::array* a = d.array(get(status, "conditions"), cp, st, "[]v1.Condition");
+  if (!a) return out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const Path ip = cp.index(i);
+    const json::object* c = d.object(&(*a)[i], ip, st, "v1.Condition");
+    if (!c) continue;
+    Condition cond;
+    cond.type = d.string(get(c, "type"), ip.child("type"), "Condition");
+    cond.status = d.string(get(c, "status"), ip.child("status"), "Condition");
+    cond.reason = d.string(get(c, "reason"), ip.child("reason"), "Condition");
+    cond.message = d.string(get(c, "message"), ip.child("message"), "Condition");
+    cond.last_transition_time = d.time(get(c, "lastTransitionTime"), ip.child("lastTransitionTime"), "Condition");
+    out.push_back(std::move(cond));
+  }
+  return out;
+}
+
+template <typename R>
+R decode_operator_resource(const Document& doc, const char* kind, const char* version, const char* status_struct) {
+  Decoder d(doc, kind, version, kind);
+  R r;
+  const Path top;
+  const Path mp = top.child("metadata");
+  r.metadata = decode_meta(d, doc.value.as_object(), top);
+  if (r.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  validate_meta_labels(d, r.metadata.labels, mp.child("labels"));
+  const Path sp = top.child("status");
+  const json::object* status = d.object(get(&doc.value.as_object(), "status"), sp, kind, status_struct);
+  r.state = d.string(get(status, "state"), sp.child("state"), status_struct);
+  r.conditions = decode_conditions(d, status, sp, status_struct);
+  // A copy in the default memory resource: the document may live in a
+  // caller's arena (the real client parses each page into one).
+  r.raw = json::object(doc.value.as_object(), json::storage_ptr());
+  return r;
+}
+
+}  // namespace
+
+ClusterPolicy decode_cluster_policy(const Document& doc) {
+  return decode_operator_resource<ClusterPolicy>(doc, "ClusterPolicy", "nvidia.com/v1", "ClusterPolicyStatus");
+}
+
+NVIDIADriver decode_nvidia_driver(const Document& doc) {
+  NVIDIADriver n =
+      decode_operator_resource<NVIDIADriver>(doc, "NVIDIADriver", "nvidia.com/v1alpha1", "NVIDIADriverStatus");
+  Decoder d(doc, "NVIDIADriver", "nvidia.com/v1alpha1", "NVIDIADriver");
+  const Path top;
+  const Path sp = top.child("spec");
+  const json::object* spec = d.object(get(&doc.value.as_object(), "spec"), sp, "NVIDIADriver", "NVIDIADriverSpec");
+  n.driver_type = d.string(get(spec, "driverType"), sp.child("driverType"), "NVIDIADriverSpec");
+  if (n.driver_type.empty()) n.driver_type = "gpu";  // +kubebuilder:default=gpu
+  n.node_selector = d.string_map(get(spec, "nodeSelector"), sp.child("nodeSelector"), "NVIDIADriverSpec");
+  return n;
+}
+
 Namespace decode_namespace(const Document& doc) { return with_raw(decode_namespace_typed, doc); }
 Namespace decode_namespace(Document&& doc) { return with_raw(decode_namespace_typed, std::move(doc)); }
 
@@ -556,6 +620,21 @@ Pod decode_pod_typed(const Document& doc) {
               if (auto ec = d.integer(get(s, "exitCode"), kp.child("exitCode"), "ContainerState", "int32"))
                 cs.exit_code = static_cast<int32_t>(*ec);
             }
+          }
+        }
+        // lastState: only how the previous run ended is kept (what
+        // `kubectl logs --previous` shows).
+        Path lp = ip.child("lastState");
+        if (const json::object* last = d.object(get(c, "lastState"), lp, "ContainerStatus", "v1.ContainerState")) {
+          const Path tp = lp.child("terminated");
+          if (const json::object* t = d.object(get(last, "terminated"), tp, "ContainerState",
+                                               "v1.ContainerStateTerminated")) {
+            ContainerStatus::Termination term;
+            term.reason = d.string(get(t, "reason"), tp.child("reason"), "ContainerStateTerminated");
+            term.message = d.string(get(t, "message"), tp.child("message"), "ContainerStateTerminated");
+            if (auto ec = d.integer(get(t, "exitCode"), tp.child("exitCode"), "ContainerStateTerminated", "int32"))
+              term.exit_code = static_cast<int32_t>(*ec);
+            cs.last_terminated = std::move(term);
           }
         }
         out.push_back(std::move(cs));

@@ -55,4 +55,12 @@ Node decode_node_typed(const Document& doc);
 DaemonSet decode_daemonset_typed(const Document& doc);
 Pod decode_pod_typed(const Document& doc);
 
+// The GPU Operator's ClusterPolicy (nvidia.com/v1) and NVIDIADriver
+// (nvidia.com/v1alpha1): metadata checked as every object's (InputError
+// naming the file, line and field), status.state and status.conditions typed,
+// the whole object kept in `raw` (core/cluster_policy.h reads the spec). An
+// NVIDIADriver's spec.driverType defaults to "gpu".
+ClusterPolicy decode_cluster_policy(const Document& doc);
+NVIDIADriver decode_nvidia_driver(const Document& doc);
+
 }  // namespace gpuops::core

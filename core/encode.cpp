@@ -165,6 +165,13 @@ json::array container_statuses_json(const std::vector<ContainerStatus>& cs) {
       st[c.state] = std::move(inner);
     }
     o["state"] = std::move(st);
+    if (c.last_terminated) {
+      json::object t;
+      if (!c.last_terminated->reason.empty()) t["reason"] = c.last_terminated->reason;
+      if (!c.last_terminated->message.empty()) t["message"] = c.last_terminated->message;
+      if (c.last_terminated->exit_code) t["exitCode"] = *c.last_terminated->exit_code;
+      o["lastState"] = json::object{{"terminated", std::move(t)}};
+    }
     a.push_back(std::move(o));
   }
   return a;

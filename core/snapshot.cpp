@@ -33,6 +33,8 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
     if (k == "Node") nodes_.push_back(decode_node(doc));
     else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(doc));
     else if (k == "Pod") pods_.push_back(decode_pod(doc));
+    else if (k == "ClusterPolicy") cluster_policies_.push_back(decode_cluster_policy(doc));
+    else if (k == "NVIDIADriver") nvidia_drivers_.push_back(decode_nvidia_driver(doc));
   }
 }
 
@@ -52,6 +54,8 @@ ClusterState SnapshotCluster::state(const std::string& ns) {
     if (d.metadata.namespace_ == ns) s.daemonsets.push_back(d);
   for (const auto& p : pods_)
     if (p.metadata.namespace_ == ns) s.pods.push_back(p);
+  s.cluster_policies = cluster_policies_;
+  s.nvidia_drivers = nvidia_drivers_;
   return s;
 }
 

@@ -16,8 +16,9 @@ namespace gpuops::core {
 
 class SnapshotCluster : public Cluster {
  public:
-  // Reads and decodes every document of `paths`. Only Nodes, DaemonSets and
-  // Pods are kept; objects of other kinds (Namespaces, Services,
+  // Reads and decodes every document of `paths`. Only Nodes, DaemonSets,
+  // Pods and the GPU Operator's ClusterPolicies and NVIDIADrivers (cluster-
+  // scoped: in every namespace's state) are kept; objects of other kinds (Namespaces, Services,
   // ReplicaSets, ...) are skipped. Throws
   // InputError for unreadable or malformed input. An object met twice (same
   // kind, namespace and name: overlapping dumps) is kept once, the first.
@@ -45,6 +46,8 @@ class SnapshotCluster : public Cluster {
   std::vector<Node> nodes_;
   std::vector<DaemonSet> daemonsets_;
   std::vector<Pod> pods_;
+  std::vector<ClusterPolicy> cluster_policies_;
+  std::vector<NVIDIADriver> nvidia_drivers_;
 };
 
 }  // namespace gpuops::core

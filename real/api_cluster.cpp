@@ -124,6 +124,36 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
 }
 
 core::ClusterState ApiCluster::state(const std::string& ns_in) {
+  core::ClusterState s = workload_state(ns_in);
+  // The GPU Operator's cluster-scoped resources, when their CRDs are
+  // installed: a 404 (no such resource) means a cluster without the
+  // operator, and a 403 a user whose role does not cover them; neither stops
+  // the analyses, which then read the DaemonSets alone.
+  auto optional_list = [&](const std::string& path, auto decode, auto& out) {
+    try {
+      list(path, nullptr, [&](json::array& items) {
+        core::Document d{json::value(items.storage()), "GET " + path, 0, {}};
+        for (auto& item : items) {
+          if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
+          d.value = std::move(item);
+          try {
+            out.push_back(decode(d));
+          } catch (const core::InputError& e) {
+            throw core::ClusterError(std::string("cannot read a GPU Operator resource from the API server: ") + e.what());
+          }
+        }
+      }, [&] { out.clear(); });
+    } catch (const ApiError& e) {
+      if (e.http_status() != 404 && e.http_status() != 403) throw;
+      out.clear();
+    }
+  };
+  optional_list("/apis/nvidia.com/v1/clusterpolicies", core::decode_cluster_policy, s.cluster_policies);
+  optional_list("/apis/nvidia.com/v1alpha1/nvidiadrivers", core::decode_nvidia_driver, s.nvidia_drivers);
+  return s;
+}
+
+core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
   std::string ns = ns_in.empty() ? namespace_ : ns_in;
   settle_namespace_ = ns;
   core::ClusterState s;
@@ -397,7 +427,7 @@ void ApiCluster::settle() {
   for (;;) {
     core::ClusterState s;
     try {
-      s = state(settle_namespace_);
+      s = workload_state(settle_namespace_);
     } catch (...) {
       clear();
       throw;

@@ -70,7 +70,14 @@ class ApiCluster : public core::Cluster {
   // does not load.
   explicit ApiCluster(RestConfig config, ApiClusterOptions options = {}, ClientOptions client_options = {});
 
+  // Nodes, the namespace's DaemonSets and pods, then the GPU Operator's
+  // ClusterPolicies (nvidia.com/v1) and NVIDIADrivers (nvidia.com/v1alpha1),
+  // each one paged list; a 404 or 403 on those two leaves them empty (no CRD,
+  // or a role without them).
   core::ClusterState state(const std::string& ns) override;
+  // state() without the GPU Operator's resources: nodes, and the namespace's
+  // DaemonSets and pods (three lists), what settle() polls.
+  core::ClusterState workload_state(const std::string& ns);
   void apply(const std::vector<core::Object>& objects) override;
   void create_namespace(const std::string& name) override;
   void set_node_label(const std::string& node, const std::string& key,

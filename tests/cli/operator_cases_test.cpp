@@ -131,7 +131,14 @@ TEST(OperatorCases, DriverCrashLoopIsTheRootCause) {
             "gpu-feature-discovery, dcgm-exporter, operator-validator (first broken link of driver -> toolkit -> "
             "validator -> the rest; see driver running-not-ready below)\n"
             "gpu-node-2 driver error running-not-ready: pod is Running but not Ready (CrashLoopBackOff)\n");
-  EXPECT_EQ(d.out.rfind("gpu-node-2 driver error root-cause", 0), 0u) << "the root cause leads the node";
+  // The ClusterPolicy's state comes first (it is notReady, a warning), then
+  // the node, led by its root cause.
+  EXPECT_EQ(d.out.rfind("ClusterPolicy/cluster-policy - warning operator-resource-not-ready: ClusterPolicy "
+                        "status.state notReady: ClusterPolicy is not ready, states not ready: [state-driver",
+                        0),
+            0u)
+      << d.out;
+  EXPECT_EQ(d.out.find("\ngpu-node-2 "), d.out.find("\ngpu-node-2 driver error root-cause")) << "the root cause leads the node";
   EXPECT_NE(d.out.find("    logs: kubectl logs -n gpu-operator nvidia-driver-daemonset-g2a -c nvidia-driver-ctr "
                        "--previous\n"),
             std::string::npos)

@@ -178,7 +178,54 @@ TEST(ApiClusterState, PagedListsAConstantNumberOfRequests) {
                              "GET /api/v1/nodes?limit=2&continue=4",
                              "GET /apis/apps/v1/namespaces/gpu-operator/daemonsets?limit=2",
                              "GET /api/v1/namespaces/gpu-operator/pods?limit=2",
+                             // The operator's resources, absent here (404: no CRD).
+                             "GET /apis/nvidia.com/v1/clusterpolicies?limit=2",
+                             "GET /apis/nvidia.com/v1alpha1/nvidiadrivers?limit=2",
                          }));
+  EXPECT_TRUE(s.cluster_policies.empty());
+  EXPECT_TRUE(s.nvidia_drivers.empty());
+}
+
+// With the CRDs: the ClusterPolicy's status typed and its spec kept; a 403
+// (a role without the operator's group) is no error; a 500 is.
+TEST(ApiClusterState, ReadsTheOperatorsResources) {
+  Fixture f;
+  f.api.nodes.push_back(node_json("n1", {}));
+  f.api.on_get = [](const std::string& path, Exchange& ex) {
+    if (path == "/apis/nvidia.com/v1/clusterpolicies") {
+      ex.reply(200, R"({"kind":"ClusterPolicyList","apiVersion":"nvidia.com/v1","metadata":{"resourceVersion":"7"},)"
+                    R"("items":[{"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy","metadata":{"name":"cluster-policy"},)"
+                    R"("spec":{"toolkit":{"enabled":false}},"status":{"state":"notReady","conditions":[{"type":"Ready",)"
+                    R"("status":"False","reason":"OperandNotReady","message":"states not ready",)"
+                    R"("lastTransitionTime":"2026-11-30T08:05:00Z"}]}}]})");
+      return true;
+    }
+    if (path == "/apis/nvidia.com/v1alpha1/nvidiadrivers") {
+      ex.reply(403, status_json(403, "Forbidden", "nvidiadrivers.nvidia.com is forbidden"));
+      return true;
+    }
+    return false;
+  };
+  ApiCluster c(f.config(), f.options());
+  core::ClusterState s = c.state("gpu-operator");
+  ASSERT_EQ(s.cluster_policies.size(), 1u);
+  const core::ClusterPolicy& cp = s.cluster_policies[0];
+  EXPECT_EQ(cp.metadata.name, "cluster-policy");
+  EXPECT_EQ(cp.state, "notReady");
+  ASSERT_EQ(cp.conditions.size(), 1u);
+  EXPECT_EQ(cp.conditions[0].reason, "OperandNotReady");
+  EXPECT_EQ(cp.conditions[0].message, "states not ready");
+  EXPECT_EQ(json::serialize(cp.raw.at("spec")), R"({"toolkit":{"enabled":false}})");
+  EXPECT_TRUE(s.nvidia_drivers.empty());
+
+  Fixture broken;
+  broken.api.on_get = [](const std::string& path, Exchange& ex) {
+    if (path != "/apis/nvidia.com/v1/clusterpolicies") return false;
+    ex.reply(500, status_json(500, "InternalError", "etcd is down"));
+    return true;
+  };
+  ApiCluster b(broken.config(), broken.options());
+  EXPECT_THROW(b.state("gpu-operator"), ApiError);
 }
 
 TEST(ApiClusterState, ExpiredContinueRestartsTheListWithoutLimit) {
