@@ -76,13 +76,12 @@ bool has_operand_daemonset(const core::ClusterState& s, const core::Catalog& cat
 
 }  // namespace
 
-void require_operands_in_namespace(const ClusterOptions& o, core::Cluster& cluster, const core::ClusterState& state,
+void require_operands_in_namespace(const ClusterOptions& o, core::SnapshotCluster* snap, const core::ClusterState& state,
                                    const core::Catalog& catalog) {
-  auto* snap = dynamic_cast<core::SnapshotCluster*>(&cluster);
   if (!snap || has_operand_daemonset(state, catalog) || !state.pods.empty()) return;
   std::string elsewhere;
   for (const auto& ns : snap->namespaces())
-    if (ns != o.namespace_ && has_operand_daemonset(cluster.state(ns), catalog))
+    if (ns != o.namespace_ && has_operand_daemonset(snap->state(ns), catalog))
       elsewhere += (elsewhere.empty() ? "" : ", ") + ns;
   if (elsewhere.empty()) return;
   throw core::InputError(snapshot_list(o), 0, "",
@@ -115,8 +114,14 @@ LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
   // A catalog named on the command line is read first: a typo in it is an
   // error before any cluster is contacted.
   if (l.catalog_given) l.catalog = core::load_catalog(l.opts.operands);
-  auto cluster = open_cluster(l.opts);
-  l.state = cluster->state(l.opts.namespace_);
+  // A snapshot is opened as itself: the namespace check below asks it which
+  // namespaces the dump holds.
+  std::unique_ptr<core::SnapshotCluster> snapshot;
+  std::unique_ptr<core::Cluster> live;
+  if (!l.opts.snapshots.empty()) snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots);
+  else live = open_cluster(l.opts);
+  core::Cluster& cluster = snapshot ? static_cast<core::Cluster&>(*snapshot) : *live;
+  l.state = cluster.state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
   std::string catalog_name = l.opts.operands;
@@ -125,7 +130,7 @@ LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
     l.catalog = core::load_catalog(catalog_name);
   }
   l.catalog.operator_mode = l.install.detected;
-  require_operands_in_namespace(l.opts, *cluster, l.state, l.catalog);
+  require_operands_in_namespace(l.opts, snapshot.get(), l.state, l.catalog);
   if (l.install.detected) {
     err << "gpuops: a GPU Operator install (" << l.install.evidence << ")";
     if (!l.install.version.empty()) err << ", " << l.install.version << " (" << l.install.version_source << ")";

@@ -12,6 +12,7 @@
 #include "core/cluster.h"
 #include "core/operands.h"
 #include "core/operator_install.h"
+#include "core/snapshot.h"
 
 namespace gpuops::cli {
 
@@ -48,13 +49,13 @@ std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o);
 // not an error: nothing is thrown for it.
 void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state);
 
-// For a snapshot whose namespace `state` holds none of the catalog's
-// DaemonSets and no pods while another namespace of the dump does (the
-// operator installed elsewhere, OpenShift's nvidia-gpu-operator): throws
-// core::InputError naming the snapshot and suggesting -n. Live clusters and
-// dumps without any operand DaemonSet pass.
-void require_operands_in_namespace(const ClusterOptions& o, core::Cluster& cluster, const core::ClusterState& state,
-                                   const core::Catalog& catalog);
+// For a snapshot (`snap`, nullptr for a live cluster) whose namespace
+// `state` holds none of the catalog's DaemonSets and no pods while another
+// namespace of the dump does (the operator installed elsewhere, OpenShift's
+// nvidia-gpu-operator): throws core::InputError naming the snapshot and
+// suggesting -n. Live clusters and dumps without any operand DaemonSet pass.
+void require_operands_in_namespace(const ClusterOptions& o, core::SnapshotCluster* snap,
+                                   const core::ClusterState& state, const core::Catalog& catalog);
 
 // The names of the state's nodes, sorted.
 std::vector<std::string> sorted_node_names(const core::ClusterState& state);
