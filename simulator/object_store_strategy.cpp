@@ -13,6 +13,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "core/encode.h"
 #include "simulator/object_store_internal.h"
 
 namespace gpuops::simulator {
