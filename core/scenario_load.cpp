@@ -272,6 +272,23 @@ Expectations read_expect(const Reader& r, const YAML::Node& n, const std::string
   return e;
 }
 
+// How a scenario spells each fault kind, in the order an error lists them.
+const std::pair<const char*, FaultKind> kFaultKinds[] = {
+    {"image-pull", FaultKind::kImagePull},   {"crash-loop", FaultKind::kCrashLoop},
+    {"never-ready", FaultKind::kNeverReady}, {"stuck-in-init", FaultKind::kStuckInInit},
+    {"failed", FaultKind::kFailed},
+};
+
+FaultKind read_fault_kind(const Reader& r, const YAML::Node& n, const std::string& field) {
+  std::string kind = r.str(n, field);
+  std::string list;
+  for (const auto& [name, value] : kFaultKinds) {
+    if (kind == name) return value;
+    list += std::string(list.empty() ? "" : ", ") + name;
+  }
+  r.fail(n, field, "unknown fault \"" + kind + "\" (" + list + ")");
+}
+
 const std::vector<const char*> kActions = {"createNamespace", "apply", "label", "addNode", "deleteNode",
                                            "taint", "untaint", "cordon", "uncordon", "ready",
                                            "deletePod", "fault", "clearFaults", "advance"};
@@ -342,11 +359,7 @@ Step read_step(const Reader& r, const YAML::Node& n, const std::string& field, c
   } else if (s.action == "fault") {
     r.keys(an, af, {"kind", "node", "daemonset", "reason"});
     if (!an["kind"]) r.fail(an, af + ".kind", "Required value");
-    s.fault.kind = r.str(an["kind"], af + ".kind");
-    static const std::set<std::string> kinds = {"image-pull", "crash-loop", "never-ready", "stuck-in-init", "failed"};
-    if (!kinds.count(s.fault.kind))
-      r.fail(an["kind"], af + ".kind",
-             "unknown fault \"" + s.fault.kind + "\" (image-pull, crash-loop, never-ready, stuck-in-init, failed)");
+    s.fault.kind = read_fault_kind(r, an["kind"], af + ".kind");
     if (an["node"]) s.fault.node = r.str(an["node"], af + ".node");
     if (an["daemonset"]) s.fault.daemonset = r.str(an["daemonset"], af + ".daemonset");
     if (an["reason"]) s.fault.reason = r.str(an["reason"], af + ".reason");
