@@ -44,7 +44,7 @@ std::string visible(const std::string& line) {
 std::vector<std::string> visible(const std::vector<std::string>& lines) {
   std::vector<std::string> out;
   out.reserve(lines.size());
-  for (const auto& l : lines) out.push_back(visible(l));
+  for (const auto& line : lines) out.push_back(visible(line));
   return out;
 }
 
@@ -54,12 +54,12 @@ std::string line_diff(const std::vector<std::string>& expected_lines, const std:
   // Escaping is one-to-one, so the escaped lines differ exactly where the
   // lines do.
   std::vector<std::string> expected = visible(expected_lines), actual = visible(actual_lines);
-  dtl::Diff<std::string, std::vector<std::string>> d(expected, actual);
-  d.compose();
-  d.composeUnifiedHunks();
+  dtl::Diff<std::string, std::vector<std::string>> diff(expected, actual);
+  diff.compose();
+  diff.composeUnifiedHunks();
   std::ostringstream os;
   os << "--- expected\n+++ actual\n";
-  d.printUnifiedFormat(os);
+  diff.printUnifiedFormat(os);
   return os.str();
 }
 

@@ -230,8 +230,9 @@ extern const char* const kNeedsEmptyCluster;
 ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
                             const RunOptions& options);
 
-// Checks `e` against one state; returns the failures (empty when all hold).
-std::vector<std::string> check_expectations(const Expectations& e, const ClusterState& state, const Catalog& catalog);
+// Checks `expect` against one state; returns the failures (empty when all hold).
+std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
+                                            const Catalog& catalog);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,

@@ -28,195 +28,206 @@ namespace gpuops::core {
 
 namespace {
 
-std::string ds_field(const DaemonSetStatus& s, const std::string& k, bool& known) {
+std::string ds_field(const DaemonSetStatus& status, const std::string& name, bool& known) {
   known = true;
-  if (k == "currentNumberScheduled") return std::to_string(s.current_number_scheduled);
-  if (k == "numberMisscheduled") return std::to_string(s.number_misscheduled);
-  if (k == "desiredNumberScheduled") return std::to_string(s.desired_number_scheduled);
-  if (k == "numberReady") return std::to_string(s.number_ready);
-  if (k == "observedGeneration") return std::to_string(s.observed_generation);
-  if (k == "updatedNumberScheduled") return std::to_string(s.updated_number_scheduled);
-  if (k == "numberAvailable") return std::to_string(s.number_available);
-  if (k == "numberUnavailable") return std::to_string(s.number_unavailable);
+  if (name == "currentNumberScheduled") return std::to_string(status.current_number_scheduled);
+  if (name == "numberMisscheduled") return std::to_string(status.number_misscheduled);
+  if (name == "desiredNumberScheduled") return std::to_string(status.desired_number_scheduled);
+  if (name == "numberReady") return std::to_string(status.number_ready);
+  if (name == "observedGeneration") return std::to_string(status.observed_generation);
+  if (name == "updatedNumberScheduled") return std::to_string(status.updated_number_scheduled);
+  if (name == "numberAvailable") return std::to_string(status.number_available);
+  if (name == "numberUnavailable") return std::to_string(status.number_unavailable);
   known = false;
   return "";
 }
 
-bool controlled_by_ds(const Pod& p, const std::string& ds) {
-  const OwnerReference* ref = p.metadata.controller_ref();
-  return ref && ref->kind == "DaemonSet" && ref->name == ds;
+bool controlled_by_ds(const Pod& pod, const std::string& daemonset) {
+  const OwnerReference* ref = pod.metadata.controller_ref();
+  return ref && ref->kind == "DaemonSet" && ref->name == daemonset;
 }
 
-std::vector<std::string> pod_reasons(const Pod& p) {
+std::vector<std::string> pod_reasons(const Pod& pod) {
   std::vector<std::string> out;
-  if (!p.status.reason.empty()) out.push_back(p.status.reason);
-  for (const auto& c : p.status.conditions)
-    if (c.status != "True" && !c.reason.empty()) out.push_back(c.reason);
-  for (const auto& c : p.status.init_container_statuses)
-    if (!c.reason.empty()) out.push_back(c.reason);
-  for (const auto& c : p.status.container_statuses)
-    if (!c.reason.empty()) out.push_back(c.reason);
+  if (!pod.status.reason.empty()) out.push_back(pod.status.reason);
+  for (const auto& condition : pod.status.conditions)
+    if (condition.status != "True" && !condition.reason.empty()) out.push_back(condition.reason);
+  for (const auto& container : pod.status.init_container_statuses)
+    if (!container.reason.empty()) out.push_back(container.reason);
+  for (const auto& container : pod.status.container_statuses)
+    if (!container.reason.empty()) out.push_back(container.reason);
   return out;
 }
 
-std::string describe_pod(const Pod& p) {
-  std::string s = p.metadata.name + " phase=" + p.status.phase + " ready=" + (p.is_ready() ? "true" : "false");
-  if (p.metadata.deletion_timestamp) s += " terminating";
-  auto reasons = pod_reasons(p);
+std::string describe_pod(const Pod& pod) {
+  std::string text = pod.metadata.name + " phase=" + pod.status.phase + " ready=" + (pod.is_ready() ? "true" : "false");
+  if (pod.metadata.deletion_timestamp) text += " terminating";
+  auto reasons = pod_reasons(pod);
   if (!reasons.empty()) {
-    s += " reasons=";
-    for (size_t i = 0; i < reasons.size(); ++i) s += (i ? "," : "") + reasons[i];
+    text += " reasons=";
+    for (size_t i = 0; i < reasons.size(); ++i) text += (i ? "," : "") + reasons[i];
   }
-  return s;
+  return text;
 }
 
-std::vector<std::string> check_pod(const PodExpectation& pe, const ClusterState& state) {
+std::vector<std::string> check_pod(const PodExpectation& expected, const ClusterState& state) {
   std::vector<const Pod*> pods;
-  for (const auto& p : state.pods)
-    if (controlled_by_ds(p, pe.daemonset) && p.target_node() == pe.node) pods.push_back(&p);
-  std::string where = "pods (line " + std::to_string(pe.line) + "): " + pe.daemonset + " on " + pe.node + ": ";
-  if (pe.absent) {
+  for (const auto& pod : state.pods)
+    if (controlled_by_ds(pod, expected.daemonset) && pod.target_node() == expected.node) pods.push_back(&pod);
+  std::string where =
+      "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset + " on " + expected.node + ": ";
+  if (expected.absent) {
     if (pods.empty()) return {};
     return {where + "expected no pod, found " + describe_pod(*pods[0])};
   }
   if (pods.empty()) return {where + "expected a pod, found none"};
   std::string last;
-  for (const Pod* p : pods) {
+  for (const Pod* pod : pods) {
     std::vector<std::string> bad;
-    if (pe.phase && p->status.phase != *pe.phase) bad.push_back("phase " + *pe.phase);
-    if (pe.ready && p->is_ready() != *pe.ready) bad.push_back(std::string("ready ") + (*pe.ready ? "true" : "false"));
-    if (pe.terminating && p->metadata.deletion_timestamp.has_value() != *pe.terminating)
-      bad.push_back(*pe.terminating ? "terminating" : "not terminating");
-    if (pe.reason) {
-      auto rs = pod_reasons(*p);
-      if (std::find(rs.begin(), rs.end(), *pe.reason) == rs.end()) bad.push_back("reason " + *pe.reason);
+    if (expected.phase && pod->status.phase != *expected.phase) bad.push_back("phase " + *expected.phase);
+    if (expected.ready && pod->is_ready() != *expected.ready)
+      bad.push_back(std::string("ready ") + (*expected.ready ? "true" : "false"));
+    if (expected.terminating && pod->metadata.deletion_timestamp.has_value() != *expected.terminating)
+      bad.push_back(*expected.terminating ? "terminating" : "not terminating");
+    if (expected.reason) {
+      auto reasons = pod_reasons(*pod);
+      if (std::find(reasons.begin(), reasons.end(), *expected.reason) == reasons.end())
+        bad.push_back("reason " + *expected.reason);
     }
-    if (pe.message) {
-      bool found = p->status.message.find(*pe.message) != std::string::npos;
-      for (const auto& c : p->status.conditions) found = found || c.message.find(*pe.message) != std::string::npos;
-      if (!found) bad.push_back("message containing \"" + *pe.message + "\"");
+    if (expected.message) {
+      bool found = pod->status.message.find(*expected.message) != std::string::npos;
+      for (const auto& condition : pod->status.conditions)
+        found = found || condition.message.find(*expected.message) != std::string::npos;
+      if (!found) bad.push_back("message containing \"" + *expected.message + "\"");
     }
     if (bad.empty()) return {};
     std::string want;
     for (size_t i = 0; i < bad.size(); ++i) want += (i ? ", " : "") + bad[i];
-    last = "expected " + want + "; found " + describe_pod(*p);
-    for (const auto& c : p->status.conditions)
-      if (!c.message.empty()) last += "\n    " + c.type + ": " + c.message;
+    last = "expected " + want + "; found " + describe_pod(*pod);
+    for (const auto& condition : pod->status.conditions)
+      if (!condition.message.empty()) last += "\n    " + condition.type + ": " + condition.message;
   }
   return {where + last};
 }
 
-std::vector<Object> decode_apply(const Step& s, const Scenario& sc) {
+std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
   std::vector<Document> docs;
-  for (const auto& name : s.apply_operands) {
-    const Operand* op = sc.catalog.by_name(name);
-    auto d = read_documents(builtin_manifest(op->manifest), "manifests/" + op->manifest);
-    docs.insert(docs.end(), d.begin(), d.end());
+  for (const auto& name : step.apply_operands) {
+    const Operand* operand = scenario.catalog.by_name(name);
+    auto more = read_documents(builtin_manifest(operand->manifest), "manifests/" + operand->manifest);
+    docs.insert(docs.end(), more.begin(), more.end());
   }
-  if (!s.apply_files.empty()) {
-    auto d = read_paths(s.apply_files);
-    docs.insert(docs.end(), d.begin(), d.end());
+  if (!step.apply_files.empty()) {
+    auto more = read_paths(step.apply_files);
+    docs.insert(docs.end(), more.begin(), more.end());
   }
-  if (!s.apply_inline.empty()) {
-    auto d = read_documents(s.apply_inline, sc.file + ":" + std::to_string(s.line) + " (inline)");
-    docs.insert(docs.end(), d.begin(), d.end());
+  if (!step.apply_inline.empty()) {
+    auto more = read_documents(step.apply_inline, scenario.file + ":" + std::to_string(step.line) + " (inline)");
+    docs.insert(docs.end(), more.begin(), more.end());
   }
   std::vector<Object> objs;
-  for (const auto& d : docs) objs.push_back(decode_object(d));  // all validated before any write
+  for (const auto& doc : docs) objs.push_back(decode_object(doc));  // all validated before any write
   return objs;
 }
 
-void do_action(const Step& s, const Scenario& sc, Cluster& c, SimulationControls* sim) {
-  const std::string& a = s.action;
-  if (a.empty()) return;
-  if (a == "createNamespace") c.create_namespace(s.name_arg);
-  else if (a == "apply") c.apply(decode_apply(s, sc));
-  else if (a == "label") {
-    for (const auto& [k, v] : s.label_set) c.set_node_label(s.node, k, v);
-    for (const auto& k : s.label_remove) c.set_node_label(s.node, k, std::nullopt);
-  } else if (a == "addNode") c.add_node(s.new_node);
-  else if (a == "deleteNode") c.delete_node(s.name_arg);
-  else if (a == "taint" || a == "untaint") {
-    ClusterState st = c.state(sc.namespace_);
-    auto it = std::find_if(st.nodes.begin(), st.nodes.end(), [&](const Node& n) { return n.metadata.name == s.node; });
-    if (it == st.nodes.end()) throw ClusterError("node \"" + s.node + "\" not found", 404);
+void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
+  const std::string& action = step.action;
+  if (action.empty()) return;
+  if (action == "createNamespace") cluster.create_namespace(step.name_arg);
+  else if (action == "apply") cluster.apply(decode_apply(step, scenario));
+  else if (action == "label") {
+    for (const auto& [k, v] : step.label_set) cluster.set_node_label(step.node, k, v);
+    for (const auto& k : step.label_remove) cluster.set_node_label(step.node, k, std::nullopt);
+  } else if (action == "addNode") cluster.add_node(step.new_node);
+  else if (action == "deleteNode") cluster.delete_node(step.name_arg);
+  else if (action == "taint" || action == "untaint") {
+    ClusterState state = cluster.state(scenario.namespace_);
+    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
+                           [&](const Node& node) { return node.metadata.name == step.node; });
+    if (it == state.nodes.end()) throw ClusterError("node \"" + step.node + "\" not found", 404);
     std::vector<Taint> taints;
-    for (const auto& t : it->taints) {
-      bool same = t.key == s.taint.key && (s.taint.effect.empty() || t.effect == s.taint.effect);
-      if (!same) taints.push_back(t);
+    for (const auto& taint : it->taints) {
+      bool same = taint.key == step.taint.key && (step.taint.effect.empty() || taint.effect == step.taint.effect);
+      if (!same) taints.push_back(taint);
     }
-    if (a == "taint") taints.push_back(s.taint);
-    c.set_node_taints(s.node, taints);
-  } else if (a == "cordon") c.set_node_unschedulable(s.name_arg, true);
-  else if (a == "uncordon") c.set_node_unschedulable(s.name_arg, false);
-  else if (a == "ready") c.set_node_ready(s.node, s.ready_status);
-  else if (a == "deletePod") {
-    ClusterState st = c.state(sc.namespace_);
+    if (action == "taint") taints.push_back(step.taint);
+    cluster.set_node_taints(step.node, taints);
+  } else if (action == "cordon") cluster.set_node_unschedulable(step.name_arg, true);
+  else if (action == "uncordon") cluster.set_node_unschedulable(step.name_arg, false);
+  else if (action == "ready") cluster.set_node_ready(step.node, step.ready_status);
+  else if (action == "deletePod") {
+    ClusterState state = cluster.state(scenario.namespace_);
     const Pod* found = nullptr;
-    for (const auto& p : st.pods)
-      if (controlled_by_ds(p, s.daemonset) && p.target_node() == s.node && !p.metadata.deletion_timestamp) found = &p;
-    if (!found) throw ClusterError("no pod of DaemonSet \"" + s.daemonset + "\" on node \"" + s.node + "\"", 404);
-    c.delete_pod(sc.namespace_, found->metadata.name);
-  } else if (a == "fault") sim->inject_fault(s.fault);
-  else if (a == "clearFaults") sim->clear_faults();
-  else if (a == "advance") sim->advance(s.advance);
+    for (const auto& pod : state.pods)
+      if (controlled_by_ds(pod, step.daemonset) && pod.target_node() == step.node && !pod.metadata.deletion_timestamp)
+        found = &pod;
+    if (!found) throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
+    cluster.delete_pod(scenario.namespace_, found->metadata.name);
+  } else if (action == "fault") sim->inject_fault(step.fault);
+  else if (action == "clearFaults") sim->clear_faults();
+  else if (action == "advance") sim->advance(step.advance);
 }
 
 }  // namespace
 
 StepObservation observe(const ClusterState& state, const Catalog& catalog) {
-  StepObservation o;
-  Report a = audit(state, catalog);
-  o.audit = a.lines;
-  o.audit_exit = a.exit_code;
+  StepObservation observation;
+  Report report = audit(state, catalog);
+  observation.audit = report.lines;
+  observation.audit_exit = report.exit_code;
   std::vector<std::string> names;
-  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
+  for (const auto& node : state.nodes) names.push_back(node.metadata.name);
   std::sort(names.begin(), names.end());
-  for (const auto& n : names) o.order.push_back(n + " " + order_check(state, catalog, n).lines.at(0));
-  o.matrix = matrix(state, catalog).lines;
+  for (const auto& name : names)
+    observation.order.push_back(name + " " + order_check(state, catalog, name).lines.at(0));
+  observation.matrix = matrix(state, catalog).lines;
   for (const auto& ds : state.daemonsets) {
-    auto& f = o.daemonsets[ds.metadata.name];
-    const DaemonSetStatus& st = ds.status;
-    f["currentNumberScheduled"] = st.current_number_scheduled;
-    f["numberMisscheduled"] = st.number_misscheduled;
-    f["desiredNumberScheduled"] = st.desired_number_scheduled;
-    f["numberReady"] = st.number_ready;
-    f["observedGeneration"] = st.observed_generation;
-    f["updatedNumberScheduled"] = st.updated_number_scheduled;
-    f["numberAvailable"] = st.number_available;
-    f["numberUnavailable"] = st.number_unavailable;
+    auto& fields = observation.daemonsets[ds.metadata.name];
+    const DaemonSetStatus& status = ds.status;
+    fields["currentNumberScheduled"] = status.current_number_scheduled;
+    fields["numberMisscheduled"] = status.number_misscheduled;
+    fields["desiredNumberScheduled"] = status.desired_number_scheduled;
+    fields["numberReady"] = status.number_ready;
+    fields["observedGeneration"] = status.observed_generation;
+    fields["updatedNumberScheduled"] = status.updated_number_scheduled;
+    fields["numberAvailable"] = status.number_available;
+    fields["numberUnavailable"] = status.number_unavailable;
   }
-  return o;
+  return observation;
 }
 
-std::vector<std::string> check_expectations(const Expectations& e, const ClusterState& state, const Catalog& catalog) {
+std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
+                                            const Catalog& catalog) {
   std::vector<std::string> failures;
-  if (e.audit_lines || e.audit_exit) {
-    Report rep = audit(state, catalog);
-    if (e.audit_lines && rep.lines != *e.audit_lines)
-      failures.push_back("audit (line " + std::to_string(e.audit_line) + "): output differs\n" + line_diff(*e.audit_lines, rep.lines));
-    if (e.audit_exit && rep.exit_code != *e.audit_exit)
-      failures.push_back("audit (line " + std::to_string(e.audit_line) + "): exit code: expected " +
-                         std::to_string(*e.audit_exit) + ", got " + std::to_string(rep.exit_code));
+  if (expect.audit_lines || expect.audit_exit) {
+    Report report = audit(state, catalog);
+    if (expect.audit_lines && report.lines != *expect.audit_lines)
+      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): output differs\n" +
+                         line_diff(*expect.audit_lines, report.lines));
+    if (expect.audit_exit && report.exit_code != *expect.audit_exit)
+      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): exit code: expected " +
+                         std::to_string(*expect.audit_exit) + ", got " + std::to_string(report.exit_code));
   }
-  for (const auto& [node, want] : e.order) {
+  for (const auto& [node, want] : expect.order) {
     // The binding captured by name: clang++ 14 refuses to capture a
     // structured binding implicitly (P1091, clang 16).
     bool known = std::any_of(state.nodes.begin(), state.nodes.end(),
-                             [&node = node](const Node& n) { return n.metadata.name == node; });
+                             [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
     std::string got = known ? order_check(state, catalog, node).lines.at(0) : "(no such node)";
     if (got != want)
-      failures.push_back("order (line " + std::to_string(e.order_line) + "): " + node + ": expected " + want + ", got " + got);
+      failures.push_back("order (line " + std::to_string(expect.order_line) + "): " + node + ": expected " + want +
+                         ", got " + got);
   }
-  if (e.matrix) {
-    Report rep = matrix(state, catalog);
-    if (rep.lines != *e.matrix)
-      failures.push_back("matrix (line " + std::to_string(e.matrix_line) + "): output differs\n" + line_diff(*e.matrix, rep.lines));
+  if (expect.matrix) {
+    Report report = matrix(state, catalog);
+    if (report.lines != *expect.matrix)
+      failures.push_back("matrix (line " + std::to_string(expect.matrix_line) + "): output differs\n" +
+                         line_diff(*expect.matrix, report.lines));
   }
-  for (const auto& [name, fields] : e.daemonsets) {
+  for (const auto& [name, fields] : expect.daemonsets) {
     auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
-                           [&name = name](const DaemonSet& d) { return d.metadata.name == name; });
-    std::string where = "daemonsets (line " + std::to_string(e.daemonsets_line) + "): " + name;
+                           [&name = name](const DaemonSet& candidate) { return candidate.metadata.name == name; });
+    std::string where = "daemonsets (line " + std::to_string(expect.daemonsets_line) + "): " + name;
     if (it == state.daemonsets.end()) {
       failures.push_back(where + ": no such DaemonSet in " + state.namespace_);
       continue;
@@ -228,46 +239,46 @@ std::vector<std::string> check_expectations(const Expectations& e, const Cluster
         failures.push_back(where + ": status." + k + ": expected " + std::to_string(v) + ", got " + got);
     }
   }
-  for (const auto& [name, want] : e.running) {
+  for (const auto& [name, want] : expect.running) {
     std::vector<std::string> got;
     const DaemonSet* ds = nullptr;
-    for (const auto& d : state.daemonsets)
-      if (d.metadata.name == name) ds = &d;
-    for (const auto& p : state.pods) {
-      if (!controlled_by_ds(p, name) || p.spec.node_name.empty() || p.status.phase != "Running" ||
-          p.metadata.deletion_timestamp)
+    for (const auto& candidate : state.daemonsets)
+      if (candidate.metadata.name == name) ds = &candidate;
+    for (const auto& pod : state.pods) {
+      if (!controlled_by_ds(pod, name) || pod.spec.node_name.empty() || pod.status.phase != "Running" ||
+          pod.metadata.deletion_timestamp)
         continue;
-      const OwnerReference* ref = p.metadata.controller_ref();
+      const OwnerReference* ref = pod.metadata.controller_ref();
       if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ref->uid != ds->metadata.uid) continue;
-      got.push_back(p.spec.node_name);
+      got.push_back(pod.spec.node_name);
     }
     std::sort(got.begin(), got.end());
     if (got != want) {
-      auto list = [](const std::vector<std::string>& v) {
-        std::string s = "[";
-        for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-        return s + "]";
+      auto list = [](const std::vector<std::string>& names) {
+        std::string text = "[";
+        for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+        return text + "]";
       };
-      failures.push_back("running (line " + std::to_string(e.running_line) + "): " + name + ": expected Running on " +
-                         list(want) + ", got " + list(got));
+      failures.push_back("running (line " + std::to_string(expect.running_line) + "): " + name +
+                         ": expected Running on " + list(want) + ", got " + list(got));
     }
   }
-  for (const auto& pe : e.pods) {
-    auto f = check_pod(pe, state);
-    failures.insert(failures.end(), f.begin(), f.end());
+  for (const auto& expected_pod : expect.pods) {
+    auto pod_failures = check_pod(expected_pod, state);
+    failures.insert(failures.end(), pod_failures.begin(), pod_failures.end());
   }
-  for (const auto& [node, labels] : e.node_labels) {
+  for (const auto& [node, labels] : expect.node_labels) {
     auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
-                           [&node = node](const Node& n) { return n.metadata.name == node; });
-    std::string where = "nodes (line " + std::to_string(e.nodes_line) + "): " + node;
+                           [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
+    std::string where = "nodes (line " + std::to_string(expect.nodes_line) + "): " + node;
     if (it == state.nodes.end()) {
       failures.push_back(where + ": no such node");
       continue;
     }
     for (const auto& [k, v] : labels) {
-      auto lt = it->metadata.labels.find(k);
+      auto label = it->metadata.labels.find(k);
       std::optional<std::string> got;
-      if (lt != it->metadata.labels.end()) got = lt->second;
+      if (label != it->metadata.labels.end()) got = label->second;
       if (got != v)
         failures.push_back(where + ": label " + k + ": expected " + (v ? "\"" + *v + "\"" : "absent") + ", got " +
                            (got ? "\"" + *got + "\"" : "absent"));
@@ -283,7 +294,7 @@ const char* const kNeedsEmptyCluster =
 std::string nodes_refusal(const ClusterState& state) {
   if (state.nodes.empty()) return "";
   std::vector<std::string> names;
-  for (const auto& n : state.nodes) names.push_back(n.metadata.name);
+  for (const auto& node : state.nodes) names.push_back(node.metadata.name);
   std::sort(names.begin(), names.end());
   std::string list;
   for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
@@ -291,77 +302,78 @@ std::string nodes_refusal(const ClusterState& state) {
   return "the cluster already has nodes (" + list + ")";
 }
 
-ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* sim, const RunOptions& opt) {
-  ScenarioResult res;
-  res.file = sc.file;
-  res.name = sc.name;
-  if (sc.simulator_only && !sim) {
-    StepResult sr;
-    sr.title = "(whole scenario)";
-    sr.status = StepResult::Status::kSkipped;
-    sr.skip_reason = "simulator only (fault injection or virtual time)";
-    res.steps.push_back(sr);
-    if (opt.observe) res.observations.emplace_back();
-    return res;
+ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
+                            const RunOptions& options) {
+  ScenarioResult result;
+  result.file = scenario.file;
+  result.name = scenario.name;
+  if (scenario.simulator_only && !sim) {
+    StepResult step_result;
+    step_result.title = "(whole scenario)";
+    step_result.status = StepResult::Status::kSkipped;
+    step_result.skip_reason = "simulator only (fault injection or virtual time)";
+    result.steps.push_back(step_result);
+    if (options.observe) result.observations.emplace_back();
+    return result;
   }
   // A live cluster: the scenario creates and deletes its nodes and its
   // namespace, and its expectations speak of every node. Refuse a cluster
   // that already has nodes, or DaemonSets or pods in the namespace, rather
   // than change or delete what others put there.
-  if (opt.clean_up) {
+  if (options.clean_up) {
     std::string refusal;
     try {
-      ClusterState before = c.state(sc.namespace_);
+      ClusterState before = cluster.state(scenario.namespace_);
       refusal = nodes_refusal(before);
       if (refusal.empty() && (!before.daemonsets.empty() || !before.pods.empty())) {
-        refusal = "namespace " + sc.namespace_ + " already has DaemonSets or pods";
+        refusal = "namespace " + scenario.namespace_ + " already has DaemonSets or pods";
       }
     } catch (const std::exception& e) {
       refusal = std::string("cannot read the cluster: ") + e.what();
     }
     if (!refusal.empty()) {
-      res.passed = false;
-      res.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
-      for (const auto& s : sc.steps) {
-        StepResult sr;
-        sr.title = s.title();
-        sr.line = s.line;
-        sr.status = StepResult::Status::kSkipped;
-        sr.skip_reason = "the scenario was not run";
-        res.steps.push_back(sr);
-        if (opt.observe) res.observations.emplace_back();
+      result.passed = false;
+      result.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
+      for (const auto& step : scenario.steps) {
+        StepResult step_result;
+        step_result.title = step.title();
+        step_result.line = step.line;
+        step_result.status = StepResult::Status::kSkipped;
+        step_result.skip_reason = "the scenario was not run";
+        result.steps.push_back(step_result);
+        if (options.observe) result.observations.emplace_back();
       }
-      return res;
+      return result;
     }
   }
   std::vector<std::string> created_nodes;
   try {
-    for (const auto& n : sc.nodes) {
-      c.add_node(n);
-      created_nodes.push_back(n.metadata.name);
+    for (const auto& node : scenario.nodes) {
+      cluster.add_node(node);
+      created_nodes.push_back(node.metadata.name);
     }
-    c.settle();
+    cluster.settle();
   } catch (const std::exception& e) {
-    res.passed = false;
-    res.error = std::string("setting up the initial cluster: ") + e.what();
+    result.passed = false;
+    result.error = std::string("setting up the initial cluster: ") + e.what();
   }
-  bool stop = !res.error.empty();
-  for (const auto& s : sc.steps) {
-    StepResult sr;
-    sr.title = s.title();
-    sr.line = s.line;
+  bool stop = !result.error.empty();
+  for (const auto& step : scenario.steps) {
+    StepResult step_result;
+    step_result.title = step.title();
+    step_result.line = step.line;
     if (stop) {
-      sr.status = StepResult::Status::kSkipped;
-      sr.skip_reason = "an earlier step failed";
-      res.steps.push_back(sr);
-      if (opt.observe) res.observations.emplace_back();
+      step_result.status = StepResult::Status::kSkipped;
+      step_result.skip_reason = "an earlier step failed";
+      result.steps.push_back(step_result);
+      if (options.observe) result.observations.emplace_back();
       continue;
     }
-    if (s.simulator_only() && !sim) {
-      sr.status = StepResult::Status::kSkipped;
-      sr.skip_reason = std::string("simulator only (") + (s.settle ? s.action : "settle: false") + ")";
-      res.steps.push_back(sr);
-      if (opt.observe) res.observations.emplace_back();
+    if (step.simulator_only() && !sim) {
+      step_result.status = StepResult::Status::kSkipped;
+      step_result.skip_reason = std::string("simulator only (") + (step.settle ? step.action : "settle: false") + ")";
+      result.steps.push_back(step_result);
+      if (options.observe) result.observations.emplace_back();
       continue;
     }
     // The action.
@@ -370,8 +382,8 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
     std::string error_field;
     int error_line = 0;
     try {
-      do_action(s, sc, c, sim);
-      if (s.settle) c.settle();
+      do_action(step, scenario, cluster, sim);
+      if (step.settle) cluster.settle();
       else sim->run();
     } catch (const InputError& e) {
       error = e.what();
@@ -382,77 +394,80 @@ ScenarioResult run_scenario(const Scenario& sc, Cluster& c, SimulationControls* 
       error = e.what();
       error_exit = 3;
     }
-    if (s.expect_error) {
-      const ExpectedError& x = *s.expect_error;
+    if (step.expect_error) {
+      const ExpectedError& expected = *step.expect_error;
       if (!error) {
-        sr.failures.push_back("expectError: the action succeeded, expected it to fail");
+        step_result.failures.push_back("expectError: the action succeeded, expected it to fail");
       } else {
-        if (x.exit && error_exit != x.exit)
-          sr.failures.push_back("expectError: exit: expected " + std::to_string(x.exit) + ", got " +
-                                std::to_string(error_exit) + " (" + *error + ")");
-        if (!x.contains.empty() && error->find(x.contains) == std::string::npos)
-          sr.failures.push_back("expectError: message: expected it to contain \"" + x.contains + "\", got \"" + *error + "\"");
-        if (!x.field.empty() && error_field != x.field)
-          sr.failures.push_back("expectError: field: expected " + x.field + ", got " + error_field);
-        if (x.line && error_line != x.line)
-          sr.failures.push_back("expectError: line: expected " + std::to_string(x.line) + ", got " + std::to_string(error_line));
+        if (expected.exit && error_exit != expected.exit)
+          step_result.failures.push_back("expectError: exit: expected " + std::to_string(expected.exit) + ", got " +
+                                         std::to_string(error_exit) + " (" + *error + ")");
+        if (!expected.contains.empty() && error->find(expected.contains) == std::string::npos)
+          step_result.failures.push_back("expectError: message: expected it to contain \"" + expected.contains +
+                                         "\", got \"" + *error + "\"");
+        if (!expected.field.empty() && error_field != expected.field)
+          step_result.failures.push_back("expectError: field: expected " + expected.field + ", got " + error_field);
+        if (expected.line && error_line != expected.line)
+          step_result.failures.push_back("expectError: line: expected " + std::to_string(expected.line) + ", got " +
+                                         std::to_string(error_line));
       }
     } else if (error) {
-      sr.failures.push_back(s.action + " failed: " + *error);
+      step_result.failures.push_back(step.action + " failed: " + *error);
     }
     // The expectations, polled on a real cluster.
     std::optional<ClusterState> last;  // the state they were last checked on
-    if (sr.failures.empty() && !s.expect.empty()) {
-      Duration timeout = s.timeout.value_or(opt.default_timeout);
-      Time deadline = opt.poll ? opt.now() + timeout : Time{};
+    if (step_result.failures.empty() && !step.expect.empty()) {
+      Duration timeout = step.timeout.value_or(options.default_timeout);
+      Time deadline = options.poll ? options.now() + timeout : Time{};
       while (true) {
         try {
-          last = c.state(sc.namespace_);
-          sr.failures = check_expectations(s.expect, *last, sc.catalog);
+          last = cluster.state(scenario.namespace_);
+          step_result.failures = check_expectations(step.expect, *last, scenario.catalog);
         } catch (const std::exception& e) {
           last.reset();
-          sr.failures = {std::string("reading the cluster: ") + e.what()};
+          step_result.failures = {std::string("reading the cluster: ") + e.what()};
         }
-        if (sr.failures.empty() || !opt.poll || opt.now() >= deadline) break;
-        opt.sleep(opt.poll_interval);
+        if (step_result.failures.empty() || !options.poll || options.now() >= deadline) break;
+        options.sleep(options.poll_interval);
       }
-      if (!sr.failures.empty() && opt.poll)
-        sr.failures.push_back("(still failing after " + std::to_string(timeout.count() / 1000) + "s; last state shown)");
+      if (!step_result.failures.empty() && options.poll)
+        step_result.failures.push_back("(still failing after " + std::to_string(timeout.count() / 1000) +
+                                       "s; last state shown)");
     }
-    if (!sr.failures.empty()) {
-      sr.status = StepResult::Status::kFailed;
-      res.passed = false;
-      if (opt.fail_fast) stop = true;
+    if (!step_result.failures.empty()) {
+      step_result.status = StepResult::Status::kFailed;
+      result.passed = false;
+      if (options.fail_fast) stop = true;
     }
-    res.steps.push_back(std::move(sr));
-    if (opt.observe) {
-      std::optional<StepObservation> o;
+    result.steps.push_back(std::move(step_result));
+    if (options.observe) {
+      std::optional<StepObservation> observation;
       try {
-        if (!last) last = c.state(sc.namespace_);
-        o = observe(*last, sc.catalog);
+        if (!last) last = cluster.state(scenario.namespace_);
+        observation = observe(*last, scenario.catalog);
       } catch (const std::exception&) {
       }
-      res.observations.push_back(std::move(o));
+      result.observations.push_back(std::move(observation));
     }
   }
-  if (opt.clean_up) {
-    for (const auto& s : sc.steps)
-      if (s.action == "createNamespace") {
+  if (options.clean_up) {
+    for (const auto& step : scenario.steps)
+      if (step.action == "createNamespace") {
         try {
-          c.delete_namespace(s.name_arg);
+          cluster.delete_namespace(step.name_arg);
         } catch (const std::exception&) {
         }
       }
-    for (const auto& s : sc.steps)
-      if (s.action == "addNode") created_nodes.push_back(s.new_node.metadata.name);
-    for (const auto& n : created_nodes) {
+    for (const auto& step : scenario.steps)
+      if (step.action == "addNode") created_nodes.push_back(step.new_node.metadata.name);
+    for (const auto& name : created_nodes) {
       try {
-        c.delete_node(n);
+        cluster.delete_node(name);
       } catch (const std::exception&) {
       }
     }
   }
-  return res;
+  return result;
 }
 
 }  // namespace gpuops::core
