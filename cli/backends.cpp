@@ -22,12 +22,14 @@ class SimControls : public core::SimulationControls {
   void advance(core::Duration d) override { c_.advance(d); }
   void inject_fault(const core::FaultSpec& f) override {
     simulator::Fault fault;
-    if (f.kind == "image-pull") fault.kind = simulator::FaultKind::kImagePull;
-    else if (f.kind == "crash-loop") fault.kind = simulator::FaultKind::kCrashLoop;
-    else if (f.kind == "never-ready") fault.kind = simulator::FaultKind::kNeverReady;
-    else if (f.kind == "stuck-in-init") fault.kind = simulator::FaultKind::kStuckInInit;
-    else if (f.kind == "failed") fault.kind = simulator::FaultKind::kFailed;
-    else throw core::InputError("", 0, "fault.kind", "unknown fault \"" + f.kind + "\"");
+    // No default: -Wswitch names a core kind added without its simulator one.
+    switch (f.kind) {
+      case core::FaultKind::kImagePull: fault.kind = simulator::FaultKind::kImagePull; break;
+      case core::FaultKind::kCrashLoop: fault.kind = simulator::FaultKind::kCrashLoop; break;
+      case core::FaultKind::kNeverReady: fault.kind = simulator::FaultKind::kNeverReady; break;
+      case core::FaultKind::kStuckInInit: fault.kind = simulator::FaultKind::kStuckInInit; break;
+      case core::FaultKind::kFailed: fault.kind = simulator::FaultKind::kFailed; break;
+    }
     fault.node = f.node;
     fault.daemonset = f.daemonset;
     fault.reason = f.reason;

@@ -58,20 +58,16 @@ Decoder::Decoder(const Document& doc, std::string kind, std::string version, std
 
 void Decoder::type_error(const Path& p, const json::value& v, const char* go_struct,
                          const char* go_type) const {
-  InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
-               kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                   ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
-                   "." + p.go() + " of type " + go_type);
-  e.http_status = 400;
-  throw e;
+  throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
+                                kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                                    ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " +
+                                    go_struct + "." + p.go() + " of type " + go_type);
 }
 
 void Decoder::invalid(const Path& p, const std::string& detail) const {
   std::string field = p.field();
-  InputError e(doc_.file, doc_.line_of(p.segs()), field,
-               group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
-  e.http_status = 422;
-  throw e;
+  throw InputError::with_status(422, doc_.file, doc_.line_of(p.segs()), field,
+                                group_kind_ + " \"" + name_ + "\" is invalid: " + field + ": " + detail);
 }
 
 void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
@@ -89,9 +85,8 @@ void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
     for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
     agg += "]";
   }
-  InputError e(doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
-               group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
-  e.http_status = 422;
+  InputError e = InputError::with_status(422, doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
+                                         group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
   for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});
   throw e;
 }
@@ -154,11 +149,9 @@ std::optional<Time> Decoder::time(const json::value* v, const Path& p, const cha
   try {
     return parse_time(s);
   } catch (const std::invalid_argument&) {
-    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
-                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                     ": parsing time \"" + s + "\" as RFC3339");
-    e.http_status = 400;
-    throw e;
+    throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
+                                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                                      ": parsing time \"" + s + "\" as RFC3339");
   }
 }
 Quantity Decoder::quantity(const json::value* v, const Path& p, const char* st) const {
@@ -171,12 +164,10 @@ Quantity Decoder::quantity(const json::value* v, const Path& p, const char* st) 
   try {
     return Quantity::parse(s);
   } catch (const QuantityError&) {
-    InputError e(doc_.file, doc_.line_of(p.segs()), p.field(),
-                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                     ": quantities must match the regular expression "
-                     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-    e.http_status = 400;
-    throw e;
+    throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
+                                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                                      ": quantities must match the regular expression "
+                                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   }
 }
 
@@ -186,10 +177,8 @@ void Decoder::known_fields(const json::object& o, const Path& p, std::initialize
     for (const char* k : keys) ok = ok || kv.key() == k;
     if (!ok) {
       Path kp = p.child(std::string_view(kv.key()));
-      InputError e(doc_.file, doc_.line_of(kp.segs()), kp.field(),
-                   "strict decoding error: unknown field \"" + kp.field() + "\"");
-      e.http_status = 400;
-      throw e;
+      throw InputError::with_status(400, doc_.file, doc_.line_of(kp.segs()), kp.field(),
+                                    "strict decoding error: unknown field \"" + kp.field() + "\"");
     }
   }
 }
@@ -411,10 +400,8 @@ KindInfo kind_of(const Document& doc) {
   if (k.kind == "DaemonSet" && (k.api_version == "extensions/v1beta1" || k.api_version == "apps/v1beta1" ||
                                 k.api_version == "apps/v1beta2"))
     hint = " (" + k.api_version + " DaemonSets were removed in Kubernetes 1.16; use apps/v1)";
-  InputError e(doc.file, doc.line_of({"apiVersion"}), "apiVersion",
-               "no matches for kind \"" + k.kind + "\" in version \"" + k.api_version + "\"" + hint);
-  e.http_status = 404;
-  throw e;
+  throw InputError::with_status(404, doc.file, doc.line_of({"apiVersion"}), "apiVersion",
+                                "no matches for kind \"" + k.kind + "\" in version \"" + k.api_version + "\"" + hint);
 }
 
 }  // namespace

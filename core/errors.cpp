@@ -1,5 +1,8 @@
 #include "core/errors.h"
 
+#include <string>
+#include <utility>
+
 namespace gpuops::core {
 
 namespace {
@@ -28,5 +31,12 @@ InputError::InputError(std::string file, int line, std::string field, std::strin
       line_(line),
       field_(clip_message(field, 1024)),
       message_(clip_message(message, 4096)) {}
+
+InputError InputError::with_status(int http_status, std::string file, int line, std::string field,
+                                   std::string message) {
+  InputError error(std::move(file), line, std::move(field), std::move(message));
+  error.http_status = http_status;
+  return error;
+}
 
 }  // namespace gpuops::core

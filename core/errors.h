@@ -34,6 +34,11 @@ inline constexpr size_t kMaxClusterMessage = 8192;
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, int line, std::string field, std::string message);
+  // The same error as an API-level refusal, http_status set to `http_status`
+  // (below). Written `throw InputError::with_status(422, file, line, field,
+  // message)` wherever the API server would answer that status.
+  [[nodiscard]] static InputError with_status(int http_status, std::string file, int line, std::string field,
+                                              std::string message);
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   const std::string& field() const { return field_; }

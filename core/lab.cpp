@@ -21,9 +21,9 @@
 #include "core/documents.h"
 #include "core/errors.h"
 #include "core/input_file.h"
+#include "core/line_diff.h"
 #include "core/manifests.h"
 #include "core/placement.h"
-#include "core/scenario.h"
 
 namespace gpuops::core {
 

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "core/cluster.h"
+#include "core/line_diff.h"  // line_diff, which the audit and matrix failures print
 #include "core/operands.h"
 #include "core/simulation.h"
 
@@ -229,14 +230,9 @@ extern const char* const kNeedsEmptyCluster;
 ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
                             const RunOptions& options);
 
-// Checks `e` against one state; returns the failures (empty when all hold).
-std::vector<std::string> check_expectations(const Expectations& e, const ClusterState& state, const Catalog& catalog);
-
-// Unified diff of two line lists ("--- expected" / "+++ actual"). Lines are
-// printed with what a terminal would not show escaped: "\r" (a CRLF line
-// ending), "\t", "\xNN" for other control bytes, "\x20" for each trailing
-// space, "\\" for a backslash.
-std::string line_diff(const std::vector<std::string>& expected, const std::vector<std::string>& actual);
+// Checks `expect` against one state; returns the failures (empty when all hold).
+std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
+                                            const Catalog& catalog);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,

@@ -12,11 +12,22 @@
 
 namespace gpuops::core {
 
-// A fault for the fake kubelet. kind is one of "image-pull", "crash-loop",
-// "never-ready", "stuck-in-init", "failed". Empty node/daemonset mean every
+// The faults the fake kubelet can apply (simulator::FaultKind says what each
+// does to a pod). A scenario spells them "image-pull", "crash-loop",
+// "never-ready", "stuck-in-init" and "failed"; load_scenario
+// (core/scenario.h) reads that spelling, and nothing else does.
+enum class FaultKind {
+  kImagePull,
+  kCrashLoop,
+  kNeverReady,
+  kStuckInInit,
+  kFailed,
+};
+
+// A fault for the fake kubelet. Empty node/daemonset mean every
 // node/DaemonSet.
 struct FaultSpec {
-  std::string kind;
+  FaultKind kind = FaultKind::kCrashLoop;
   std::string node;
   std::string daemonset;
   std::string reason;  // "failed" only
@@ -29,7 +40,8 @@ class SimulationControls {
   virtual void run() = 0;
   // Moves virtual time forward, running the controllers on the way.
   virtual void advance(Duration d) = 0;
-  // Throws InputError for an unknown kind.
+  // Applies `fault` to the pods it selects, from now on and to those already
+  // there, until clear_faults.
   virtual void inject_fault(const FaultSpec& fault) = 0;
   virtual void clear_faults() = 0;
 };

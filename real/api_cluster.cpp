@@ -201,9 +201,7 @@ void ApiCluster::send_write(const Request& r, const std::string& what) {
   } catch (const ApiError& e) {
     // The API refused the object itself: bad input (exit 2).
     if (e.http_status() == 400 || e.http_status() == 422) {
-      core::InputError ie(what, 0, first_field(e.status()), e.what());
-      ie.http_status = e.http_status();
-      throw ie;
+      throw core::InputError::with_status(e.http_status(), what, 0, first_field(e.status()), e.what());
     }
     throw;
   }

@@ -1,15 +1,9 @@
 #include "real/client.h"
 
-#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-#include <spawn.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -21,19 +15,29 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/base64.h"
-#include "core/rfc3339.h"
-
-extern char** environ;
+#include "real/client_internal.h"
 
 namespace gpuops::real {
+
+using internal::ExecCredential;
+using internal::run_exec_plugin;
+using internal::trim;
+
 namespace {
 
 namespace asio = boost::asio;
@@ -53,14 +57,6 @@ bool is_ip(const std::string& host) {
 }
 
 using core::base64_encode;
-
-std::string trim(std::string s) {
-  auto issp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!s.empty() && issp(s.back())) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && issp(s[i])) ++i;
-  return s.substr(i);
-}
 
 // A failure below HTTP: DNS, TCP, TLS, a dropped connection, a timeout.
 struct NetError {
@@ -91,6 +87,18 @@ struct Conn {
 };
 
 }  // namespace
+
+namespace internal {
+
+std::string trim(std::string s) {
+  auto issp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && issp(s.back())) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && issp(s[i])) ++i;
+  return s.substr(i);
+}
+
+}  // namespace internal
 
 std::string query_escape(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";
@@ -165,11 +173,7 @@ struct Client::Impl {
   std::optional<Clock::time_point> file_token_read;
 
   // exec credential cache (exec.go Authenticator.cachedCreds)
-  struct ExecCred {
-    std::string token, cert, key;
-    std::optional<Clock::time_point> expiry;
-  };
-  std::optional<ExecCred> exec_cred;
+  std::optional<ExecCredential> exec_cred;
   std::string exec_cert_in_ctx;  // the client cert the TLS context carries now
 
   Clock::time_point now() const { return opt.now ? opt.now() : Clock::now(); }
@@ -313,146 +317,11 @@ struct Client::Impl {
     return file_token;
   }
 
-  json::object exec_info(bool interactive) const {
-    // ExecCredential input (client.authentication.k8s.io), exec.go refreshCredsLocked
-    json::object spec{{"interactive", interactive}};
-    if (cfg.exec->provide_cluster_info) {
-      // mirrors ConfigToExecCluster (rest/exec.go); the CA is always inlined
-      json::object cl{{"server", cfg.server}};
-      if (!cfg.tls_server_name.empty()) cl["tls-server-name"] = cfg.tls_server_name;
-      if (cfg.insecure_skip_tls_verify) cl["insecure-skip-tls-verify"] = true;
-      if (!cfg.ca_data.empty()) cl["certificate-authority-data"] = base64_encode(cfg.ca_data);
-      if (!cfg.exec->cluster_config.is_null()) cl["config"] = cfg.exec->cluster_config;
-      spec["cluster"] = std::move(cl);
-    }
-    return json::object{{"apiVersion", cfg.exec->api_version}, {"kind", "ExecCredential"}, {"spec", std::move(spec)}};
-  }
-
-  ExecCred run_exec() {
-    const ExecConfig& x = *cfg.exec;
-    bool tty = isatty(opt.stdin_fd) == 1;
-    bool interactive = false;
-    // mirrors Authenticator.refreshCredsLocked interactive handling (exec.go)
-    if (x.interactive_mode == "Always") {
-      if (!tty)
-        throw core::ClusterError("exec plugin \"" + x.command +
-                                 "\" requires interactive mode (interactiveMode: Always) but standard input is not a "
-                                 "terminal");
-      interactive = true;
-    } else if (x.interactive_mode == "IfAvailable") {
-      interactive = tty;
-    }
-    std::vector<std::string> envs;
-    std::set<std::string> overridden{"KUBERNETES_EXEC_INFO"};
-    for (const auto& [k, v] : x.env) overridden.insert(k);
-    for (char** e = environ; e && *e; ++e) {
-      std::string kv = *e;
-      if (!overridden.count(kv.substr(0, kv.find('=')))) envs.push_back(kv);
-    }
-    for (const auto& [k, v] : x.env) envs.push_back(k + "=" + v);
-    envs.push_back("KUBERNETES_EXEC_INFO=" + json::serialize(exec_info(interactive)));
-    std::vector<char*> envp;
-    for (auto& s : envs) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argv_s{x.command};
-    argv_s.insert(argv_s.end(), x.args.begin(), x.args.end());
-    std::vector<char*> argv;
-    for (auto& s : argv_s) argv.push_back(s.data());
-    argv.push_back(nullptr);
-
-    int out[2];
-    if (pipe(out) != 0) throw core::ClusterError("exec plugin: cannot create a pipe");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    posix_spawn_file_actions_addclose(&fa, out[1]);
-    if (!interactive) posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, x.command.c_str(), &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    if (rc != 0) {
-      close(out[0]);
-      std::string m = "exec plugin: cannot run \"" + x.command + "\": " + std::strerror(rc);
-      if (!x.install_hint.empty()) m += "\n" + trim(x.install_hint);
-      throw core::ClusterError(m);
-    }
-    // Its stdout, until EOF, at most exec_output_limit bytes and
-    // exec_timeout; past either the plugin is killed.
-    std::string text;
-    std::string cut;  // why the plugin was killed, if it was
-    char b[4096];
-    auto until = std::chrono::steady_clock::now() + opt.exec_timeout;
-    for (;;) {
-      auto left = std::chrono::duration_cast<milliseconds>(until - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        cut = "did not finish within " + std::to_string(opt.exec_timeout.count()) + " ms";
-        break;
-      }
-      pollfd pfd{out[0], POLLIN, 0};
-      int pr = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr <= 0) continue;
-      ssize_t n = read(out[0], b, sizeof b);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      text.append(b, static_cast<size_t>(n));
-      if (text.size() > opt.exec_output_limit) {
-        cut = "wrote more than " + std::to_string(opt.exec_output_limit) + " bytes";
-        break;
-      }
-    }
-    if (!cut.empty()) kill(pid, SIGKILL);
-    close(out[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!cut.empty()) throw core::ClusterError("exec plugin \"" + x.command + "\" " + cut + " (killed)");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw core::ClusterError("exec plugin \"" + x.command + "\" failed: " +
-                               (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                                  : std::string("killed by a signal")));
-    // Parse the ExecCredential. Its content is never echoed in errors.
-    auto bad = [&](const std::string& why) {
-      return core::ClusterError("exec plugin \"" + x.command + "\" returned an invalid ExecCredential: " + why);
-    };
-    error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec || !v.is_object()) throw bad("not a JSON object");
-    const json::object& o = v.as_object();
-    auto str = [](const json::object* obj, const char* k) -> std::string {
-      auto* p = obj ? obj->if_contains(k) : nullptr;
-      return p && p->is_string() ? std::string(p->as_string()) : "";
-    };
-    if (str(&o, "kind") != "ExecCredential") throw bad("kind is not ExecCredential");
-    if (str(&o, "apiVersion") != x.api_version)
-      throw bad("apiVersion \"" + str(&o, "apiVersion") + "\" does not match the configured \"" + x.api_version + "\"");
-    const json::object* st = o.contains("status") ? o.at("status").if_object() : nullptr;
-    if (!st) throw bad("status is missing");
-    ExecCred cred;
-    cred.token = str(st, "token");
-    cred.cert = str(st, "clientCertificateData");
-    cred.key = str(st, "clientKeyData");
-    if (cred.cert.empty() != cred.key.empty())
-      throw bad("clientKeyData and clientCertificateData must both be present or both be absent");
-    if (cred.token.empty() && cred.cert.empty()) throw bad("status has neither a token nor a client certificate");
-    std::string exp = str(st, "expirationTimestamp");
-    if (!exp.empty()) {
-      try {
-        cred.expiry = Clock::time_point(core::parse_time(exp).time_since_epoch());
-      } catch (const std::exception&) {
-        throw bad("expirationTimestamp is not RFC 3339");
-      }
-    }
-    return cred;
-  }
-
   // Makes sure exec credentials are current; returns true when the TLS
   // client certificate changed (so connections must be re-established).
   void ensure_exec() {
     if (exec_cred && (!exec_cred->expiry || now() < *exec_cred->expiry)) return;
-    exec_cred = run_exec();
+    exec_cred = run_exec_plugin(cfg, opt);
     if (exec_cred->cert != exec_cert_in_ctx && (!exec_cred->cert.empty() || cfg.client_certificate_data.empty())) {
       // A new certificate: new TLS context and connections (exec.go closes
       // the connections it tracked when the certificate rotates).

@@ -12,9 +12,7 @@ namespace json = boost::json;
 namespace {
 
 [[noreturn]] void fail(int status, const std::string& message) {
-  core::InputError e("", 0, "", message);
-  e.http_status = status;
-  throw e;
+  throw core::InputError::with_status(status, "", 0, "", message);
 }
 
 // RFC 6901: "/a/b~1c" -> {"a", "b/c"}.
@@ -215,9 +213,8 @@ std::string go_v(const json::value& v) {
 // with no reason.
 [[noreturn]] void bad_patch_type(const json::value& directive, const json::object& m) {
   std::string t = directive.is_string() ? std::string(directive.as_string()) : "%!s(" + go_v(directive) + ")";
-  core::InputError e("request body", 0, "", "unknown patch type: " + t + " in map: " + go_v(json::value(m)));
-  e.http_status = 500;
-  throw e;
+  throw core::InputError::with_status(500, "request body", 0, "",
+                                      "unknown patch type: " + t + " in map: " + go_v(json::value(m)));
 }
 
 json::value smp(const json::value& target, const json::value& patch, const std::string& path) {

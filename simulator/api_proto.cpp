@@ -12,9 +12,7 @@ namespace json = boost::json;
 namespace {
 
 [[noreturn]] void fail(int status, const std::string& message) {
-  core::InputError e("", 0, "", message);
-  e.http_status = status;
-  throw e;
+  throw core::InputError::with_status(status, "", 0, "", message);
 }
 
 // Protocol buffers wire format (varints and length-delimited fields only

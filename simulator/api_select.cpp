@@ -15,9 +15,7 @@ namespace json = boost::json;
 namespace {
 
 [[noreturn]] void bad(const std::string& message) {
-  core::InputError e("", 0, "", message);
-  e.http_status = 400;
-  throw e;
+  throw core::InputError::with_status(400, "", 0, "", message);
 }
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }

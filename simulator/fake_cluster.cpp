@@ -213,9 +213,8 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
     if (std::holds_alternative<core::Node>(obj)) continue;
     const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
     if (!namespaces.count(m.namespace_) && !s.find_namespace(m.namespace_)) {
-      core::InputError e("", 0, "metadata.namespace", "namespaces \"" + m.namespace_ + "\" not found");
-      e.http_status = 404;
-      throw e;
+      throw core::InputError::with_status(404, "", 0, "metadata.namespace",
+                                          "namespaces \"" + m.namespace_ + "\" not found");
     }
     if (auto* d = std::get_if<core::DaemonSet>(&obj))
       if (const core::DaemonSet* cur = s.find_daemonset(m.namespace_, m.name))
@@ -244,9 +243,7 @@ void FakeCluster::create_namespace(const std::string& name) {
   // ValidateNamespaceName: a DNS-1123 label.
   std::string err = core::validate_dns1123_label(name);
   if (!err.empty()) {
-    core::InputError e("", 0, "metadata.name", "Invalid value: \"" + name + "\": " + err);
-    e.http_status = 422;
-    throw e;
+    throw core::InputError::with_status(422, "", 0, "metadata.name", "Invalid value: \"" + name + "\": " + err);
   }
   core::Namespace ns;
   ns.metadata.name = name;
@@ -258,9 +255,7 @@ void FakeCluster::set_node_label(const std::string& node, const std::string& key
   std::string err = core::validate_label_key(key);
   if (err.empty() && value) err = core::validate_label_value(*value);
   if (!err.empty()) {
-    core::InputError e("", 0, "metadata.labels[" + key + "]", err);
-    e.http_status = 422;
-    throw e;
+    throw core::InputError::with_status(422, "", 0, "metadata.labels[" + key + "]", err);
   }
   impl_->ctx.store.mutate_node(node, [&](core::Node& n) {
     if (value) n.metadata.labels[key] = *value;
@@ -297,9 +292,8 @@ void FakeCluster::set_node_unschedulable(const std::string& node, bool unschedul
 
 void FakeCluster::set_node_ready(const std::string& node, const std::string& status) {
   if (status != "True" && status != "False" && status != "Unknown") {
-    core::InputError e("", 0, "status.conditions[Ready].status", "must be True, False or Unknown, not \"" + status + "\"");
-    e.http_status = 422;
-    throw e;
+    throw core::InputError::with_status(422, "", 0, "status.conditions[Ready].status",
+                                        "must be True, False or Unknown, not \"" + status + "\"");
   }
   impl_->ctx.store.mutate_node(node, [&](core::Node& n) {
     core::NodeCondition c{"Ready", status, "", ""};

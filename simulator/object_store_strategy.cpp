@@ -53,9 +53,7 @@ std::string template_json(const core::DaemonSet& ds) {
 }
 
 [[noreturn]] void invalid(const std::string& field, const std::string& message) {
-  InputError e("", 0, field, message);
-  e.http_status = 422;
-  throw e;
+  throw InputError::with_status(422, "", 0, field, message);
 }
 
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";

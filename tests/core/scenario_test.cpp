@@ -265,6 +265,33 @@ steps:
   EXPECT_EQ(r.steps[2].failures.at(0), "expectError: the action succeeded, expected it to fail");
 }
 
+TEST(Scenario, FaultKindsAreReadOnLoad) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: faults
+steps:
+  - fault: {kind: image-pull}
+  - fault: {kind: crash-loop}
+  - fault: {kind: never-ready}
+  - fault: {kind: stuck-in-init}
+  - fault: {kind: failed, node: a, daemonset: ds, reason: OutOfmemory}
+)");
+  core::Scenario s = core::load_scenario(f);
+  ASSERT_EQ(s.steps.size(), 5u);
+  EXPECT_EQ(s.steps[0].fault.kind, core::FaultKind::kImagePull);
+  EXPECT_EQ(s.steps[1].fault.kind, core::FaultKind::kCrashLoop);
+  EXPECT_EQ(s.steps[2].fault.kind, core::FaultKind::kNeverReady);
+  EXPECT_EQ(s.steps[3].fault.kind, core::FaultKind::kStuckInInit);
+  EXPECT_EQ(s.steps[4].fault.kind, core::FaultKind::kFailed);
+  EXPECT_EQ(s.steps[4].fault.node, "a");
+  EXPECT_EQ(s.steps[4].fault.daemonset, "ds");
+  EXPECT_EQ(s.steps[4].fault.reason, "OutOfmemory");
+
+  auto e = load_error("name: x\nsteps:\n  - fault:\n      kind: oom\n");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.field(), "steps[0].fault.kind");
+  EXPECT_EQ(e.message(), "unknown fault \"oom\" (image-pull, crash-loop, never-ready, stuck-in-init, failed)");
+}
+
 TEST(Scenario, SimulatorOnlyStepsAreSkippedVisiblyWithoutControls) {
   TempDir d;
   std::string f = d.write("s.yaml", "name: sim\nsteps:\n  - advance: 30s\n  - fault: {kind: crash-loop}\n");

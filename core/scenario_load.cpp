@@ -1,0 +1,527 @@
+// core/scenario_load.cpp: scenario YAML -> the typed Scenario of
+// core/scenario.h (load_scenario, load_scenarios, parse_duration, Step::title).
+#include "core/scenario.h"
+
+#include <boost/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "core/documents.h"
+#include "core/errors.h"
+#include "core/input_file.h"
+#include "core/manifests.h"
+#include "core/model.h"
+#include "core/operands.h"
+#include "core/quantity.h"
+#include "core/validation.h"
+#include "core/yaml_load.h"
+
+namespace gpuops::core {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& message) const {
+    throw InputError(file_, at.IsDefined() ? at.Mark().line + 1 : 0, field, message);
+  }
+  void keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
+    if (!map.IsMap()) fail(map, field, "must be a map");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      std::string key = it->first.Scalar();
+      bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const char* name) { return key == name; });
+      if (!ok) {
+        std::string list;
+        for (const char* name : allowed) list += std::string(list.empty() ? "" : ", ") + name;
+        fail(it->first, join(field, key), "unknown field \"" + key + "\" (expected one of: " + list + ")");
+      }
+    }
+  }
+  std::string str(const YAML::Node& value, const std::string& field) const {
+    if (!value.IsScalar()) fail(value, field, "must be a string");
+    return value.Scalar();
+  }
+  // A label value: must be a string in the YAML sense (quoted when it looks
+  // like a boolean or a number), exactly as the API demands of labels.
+  std::string label_value(const YAML::Node& value, const std::string& field) const {
+    if (value.IsNull()) return "";
+    if (!value.IsScalar()) fail(value, field, "must be a string");
+    if (value.Tag() == "?") {
+      json::value resolved = plain(value.Scalar());
+      if (!resolved.is_string())
+        fail(value, field,
+             "label values are strings: write \"" + value.Scalar() + "\" in quotes (YAML reads " + value.Scalar() +
+                 " as a " + (resolved.is_bool() ? "boolean" : resolved.is_null() ? "null" : "number") + ")");
+    }
+    return value.Scalar();
+  }
+  int integer(const YAML::Node& value, const std::string& field) const {
+    try {
+      return value.as<int>();
+    } catch (const YAML::Exception&) {
+      fail(value, field, "must be an integer");
+    }
+  }
+  bool boolean(const YAML::Node& value, const std::string& field) const {
+    try {
+      return value.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(value, field, "must be true or false");
+    }
+  }
+  std::vector<std::string> strings(const YAML::Node& value, const std::string& field) const {
+    std::vector<std::string> out;
+    if (value.IsScalar()) return {value.Scalar()};
+    if (!value.IsSequence()) fail(value, field, "must be a list of strings");
+    for (size_t i = 0; i < value.size(); ++i) out.push_back(str(value[i], field + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+  std::vector<std::string> text_lines(const YAML::Node& value, const std::string& field) const {
+    if (value.IsSequence()) return strings(value, field);
+    std::string text = str(value, field);
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+  Duration duration(const YAML::Node& value, const std::string& field) const {
+    try {
+      return parse_duration(str(value, field));
+    } catch (const std::invalid_argument& e) {
+      fail(value, field, e.what());
+    }
+  }
+  static std::string join(const std::string& parent, const std::string& child) {
+    return parent.empty() ? child : parent + "." + child;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  // YAML 1.1 plain-scalar resolution, as the API's YAML reader does it.
+  static json::value plain(const std::string& scalar) {
+    Document doc = read_documents("v: " + scalar + "\n", "<scalar>").at(0);
+    return doc.value.as_object().at("v");
+  }
+  std::string file_;
+};
+
+Taint read_taint(const Reader& reader, const YAML::Node& yaml, const std::string& field, bool effect_required) {
+  reader.keys(yaml, field, {"key", "value", "effect", "node"});
+  Taint taint;
+  if (!yaml["key"]) reader.fail(yaml, field + ".key", "Required value");
+  taint.key = reader.str(yaml["key"], field + ".key");
+  if (yaml["value"]) taint.value = reader.label_value(yaml["value"], field + ".value");
+  if (yaml["effect"]) taint.effect = reader.str(yaml["effect"], field + ".effect");
+  if (effect_required && taint.effect.empty()) reader.fail(yaml, field + ".effect", "Required value");
+  if (!taint.effect.empty() && taint.effect != "NoSchedule" && taint.effect != "PreferNoSchedule" &&
+      taint.effect != "NoExecute")
+    reader.fail(yaml["effect"], field + ".effect",
+                "Unsupported value: \"" + taint.effect +
+                    "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  return taint;
+}
+
+Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
+  reader.keys(yaml, field, {"name", "labels", "taints", "allocatable", "ready", "unschedulable"});
+  Node node;
+  if (!yaml["name"]) reader.fail(yaml, field + ".name", "Required value");
+  node.metadata.name = reader.str(yaml["name"], field + ".name");
+  if (const YAML::Node labels = yaml["labels"]) {
+    if (!labels.IsMap()) reader.fail(labels, field + ".labels", "must be a map");
+    for (auto it = labels.begin(); it != labels.end(); ++it) {
+      std::string k = it->first.Scalar();
+      std::string key_field = field + ".labels[" + k + "]";
+      std::string error = validate_label_key(k);
+      if (!error.empty()) reader.fail(it->first, key_field, error);
+      std::string v = reader.label_value(it->second, key_field);
+      error = validate_label_value(v);
+      if (!error.empty()) reader.fail(it->second, key_field, error);
+      node.metadata.labels[k] = v;
+    }
+  }
+  if (const YAML::Node taints = yaml["taints"]) {
+    if (!taints.IsSequence()) reader.fail(taints, field + ".taints", "must be a list");
+    for (size_t i = 0; i < taints.size(); ++i)
+      node.taints.push_back(read_taint(reader, taints[i], field + ".taints[" + std::to_string(i) + "]", true));
+  }
+  if (const YAML::Node allocatable = yaml["allocatable"]) {
+    if (!allocatable.IsMap()) reader.fail(allocatable, field + ".allocatable", "must be a map");
+    for (auto it = allocatable.begin(); it != allocatable.end(); ++it) {
+      std::string k = it->first.Scalar();
+      try {
+        node.allocatable[k] = Quantity::parse(it->second.Scalar());
+      } catch (const QuantityError& error) {
+        reader.fail(it->second, field + ".allocatable[" + k + "]", error.what());
+      }
+    }
+  }
+  bool ready = yaml["ready"] ? reader.boolean(yaml["ready"], field + ".ready") : true;
+  node.conditions.push_back({"Ready", ready ? "True" : "False", ready ? "KubeletReady" : "KubeletNotReady", ""});
+  if (yaml["unschedulable"]) node.unschedulable = reader.boolean(yaml["unschedulable"], field + ".unschedulable");
+  node.metadata.labels.emplace("kubernetes.io/hostname", node.metadata.name);
+  return node;
+}
+
+Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
+  reader.keys(yaml, field, {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes"});
+  Expectations expect;
+  // Failures name the line of the expectation's key.
+  std::map<std::string, int> key_line;
+  for (auto it = yaml.begin(); it != yaml.end(); ++it) key_line[it->first.Scalar()] = it->first.Mark().line + 1;
+  if (const YAML::Node audit = yaml["audit"]) {
+    expect.audit_line = key_line["audit"];
+    if (audit.IsMap()) {
+      reader.keys(audit, field + ".audit", {"lines", "exit"});
+      if (audit["lines"]) expect.audit_lines = reader.text_lines(audit["lines"], field + ".audit.lines");
+      if (audit["exit"]) expect.audit_exit = reader.integer(audit["exit"], field + ".audit.exit");
+    } else {
+      expect.audit_lines = reader.text_lines(audit, field + ".audit");
+    }
+  }
+  if (const YAML::Node order = yaml["order"]) {
+    expect.order_line = key_line["order"];
+    if (!order.IsMap())
+      reader.fail(order, field + ".order", "must map node names to ok or device-plugin-without-toolkit");
+    for (auto it = order.begin(); it != order.end(); ++it) {
+      std::string v = reader.str(it->second, field + ".order[" + it->first.Scalar() + "]");
+      if (v != "ok" && v != "device-plugin-without-toolkit")
+        reader.fail(it->second, field + ".order[" + it->first.Scalar() + "]",
+                    "must be ok or device-plugin-without-toolkit, not \"" + v + "\"");
+      expect.order[it->first.Scalar()] = v;
+    }
+  }
+  if (const YAML::Node matrix = yaml["matrix"]) {
+    expect.matrix_line = key_line["matrix"];
+    expect.matrix = reader.text_lines(matrix, field + ".matrix");
+  }
+  if (const YAML::Node daemonsets = yaml["daemonsets"]) {
+    expect.daemonsets_line = key_line["daemonsets"];
+    if (!daemonsets.IsMap())
+      reader.fail(daemonsets, field + ".daemonsets", "must map DaemonSet names to status fields");
+    static const std::set<std::string> kFields = {
+        "currentNumberScheduled", "numberMisscheduled",     "desiredNumberScheduled", "numberReady",
+        "observedGeneration",     "updatedNumberScheduled", "numberAvailable",        "numberUnavailable"};
+    for (auto it = daemonsets.begin(); it != daemonsets.end(); ++it) {
+      std::string ds = it->first.Scalar();
+      std::string item_field = field + ".daemonsets[" + ds + "]";
+      if (!it->second.IsMap()) reader.fail(it->second, item_field, "must map status fields to numbers");
+      for (auto jt = it->second.begin(); jt != it->second.end(); ++jt) {
+        std::string k = jt->first.Scalar();
+        if (!kFields.count(k)) reader.fail(jt->first, item_field + "." + k, "not a DaemonSet status field");
+        expect.daemonsets[ds][k] = reader.integer(jt->second, item_field + "." + k);
+      }
+    }
+  }
+  if (const YAML::Node run = yaml["running"]) {
+    expect.running_line = key_line["running"];
+    if (!run.IsMap()) reader.fail(run, field + ".running", "must map DaemonSet names to lists of nodes");
+    for (auto it = run.begin(); it != run.end(); ++it) {
+      std::string ds = it->first.Scalar();
+      std::vector<std::string> nodes;
+      if (!it->second.IsNull()) nodes = reader.strings(it->second, field + ".running[" + ds + "]");
+      std::sort(nodes.begin(), nodes.end());
+      expect.running[ds] = nodes;
+    }
+  }
+  if (const YAML::Node pods = yaml["pods"]) {
+    if (!pods.IsSequence()) reader.fail(pods, field + ".pods", "must be a list");
+    for (size_t i = 0; i < pods.size(); ++i) {
+      std::string item_field = field + ".pods[" + std::to_string(i) + "]";
+      const YAML::Node& pod_yaml = pods[i];
+      reader.keys(pod_yaml, item_field,
+                  {"daemonset", "node", "absent", "phase", "ready", "terminating", "reason", "message"});
+      PodExpectation pod;
+      pod.line = pod_yaml.Mark().line + 1;
+      if (!pod_yaml["daemonset"] || !pod_yaml["node"])
+        reader.fail(pod_yaml, item_field, "daemonset and node are required");
+      pod.daemonset = reader.str(pod_yaml["daemonset"], item_field + ".daemonset");
+      pod.node = reader.str(pod_yaml["node"], item_field + ".node");
+      if (pod_yaml["absent"]) pod.absent = reader.boolean(pod_yaml["absent"], item_field + ".absent");
+      if (pod_yaml["phase"]) pod.phase = reader.str(pod_yaml["phase"], item_field + ".phase");
+      if (pod_yaml["ready"]) pod.ready = reader.boolean(pod_yaml["ready"], item_field + ".ready");
+      if (pod_yaml["terminating"])
+        pod.terminating = reader.boolean(pod_yaml["terminating"], item_field + ".terminating");
+      if (pod_yaml["reason"]) pod.reason = reader.str(pod_yaml["reason"], item_field + ".reason");
+      if (pod_yaml["message"]) pod.message = reader.str(pod_yaml["message"], item_field + ".message");
+      expect.pods.push_back(pod);
+    }
+  }
+  if (const YAML::Node nodes = yaml["nodes"]) {
+    expect.nodes_line = key_line["nodes"];
+    if (!nodes.IsMap()) reader.fail(nodes, field + ".nodes", "must map node names to {labels: ...}");
+    for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+      std::string node = it->first.Scalar();
+      std::string item_field = field + ".nodes[" + node + "]";
+      reader.keys(it->second, item_field, {"labels"});
+      const YAML::Node labels = it->second["labels"];
+      if (!labels || !labels.IsMap()) reader.fail(it->second, item_field + ".labels", "must be a map");
+      for (auto jt = labels.begin(); jt != labels.end(); ++jt) {
+        if (jt->second.IsNull())
+          expect.node_labels[node][jt->first.Scalar()] = std::nullopt;
+        else
+          expect.node_labels[node][jt->first.Scalar()] =
+              reader.label_value(jt->second, item_field + ".labels[" + jt->first.Scalar() + "]");
+      }
+    }
+  }
+  return expect;
+}
+
+// How a scenario spells each fault kind, in the order an error lists them.
+const std::pair<const char*, FaultKind> kFaultKinds[] = {
+    {"image-pull", FaultKind::kImagePull},   {"crash-loop", FaultKind::kCrashLoop},
+    {"never-ready", FaultKind::kNeverReady}, {"stuck-in-init", FaultKind::kStuckInInit},
+    {"failed", FaultKind::kFailed},
+};
+
+FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
+  std::string kind = reader.str(yaml, field);
+  std::string list;
+  for (const auto& [name, value] : kFaultKinds) {
+    if (kind == name) return value;
+    list += std::string(list.empty() ? "" : ", ") + name;
+  }
+  reader.fail(yaml, field, "unknown fault \"" + kind + "\" (" + list + ")");
+}
+
+const std::vector<const char*> kActions = {"createNamespace", "apply", "label", "addNode", "deleteNode",
+                                           "taint", "untaint", "cordon", "uncordon", "ready",
+                                           "deletePod", "fault", "clearFaults", "advance"};
+
+Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
+               const Catalog& catalog) {
+  reader.keys(yaml, field,
+              {"name", "createNamespace", "apply", "label", "addNode", "deleteNode", "taint", "untaint", "cordon",
+               "uncordon", "ready", "deletePod", "fault", "clearFaults", "advance", "expect", "expectError", "timeout",
+               "settle"});
+  Step step;
+  step.line = yaml.Mark().line + 1;
+  if (yaml["name"]) step.name = reader.str(yaml["name"], field + ".name");
+  for (const char* action : kActions) {
+    if (!yaml[action]) continue;
+    if (!step.action.empty())
+      reader.fail(yaml[action], field + "." + action, "a step has one action; this one already has " + step.action);
+    step.action = action;
+  }
+  const std::string args_field = field + "." + step.action;
+  const YAML::Node args = step.action.empty() ? YAML::Node() : yaml[step.action];
+  if (step.action == "createNamespace" || step.action == "deleteNode" || step.action == "cordon" ||
+      step.action == "uncordon") {
+    step.name_arg = reader.str(args, args_field);
+  } else if (step.action == "apply") {
+    reader.keys(args, args_field, {"files", "operands", "inline"});
+    if (args["files"])
+      for (const auto& file : reader.strings(args["files"], args_field + ".files"))
+        step.apply_files.push_back((dir / file).lexically_normal().string());
+    if (args["operands"]) {
+      step.apply_operands = reader.strings(args["operands"], args_field + ".operands");
+      for (const auto& operand_name : step.apply_operands) {
+        const Operand* operand = catalog.by_name(operand_name);
+        if (!operand)
+          reader.fail(args["operands"], args_field + ".operands",
+                      "no operand \"" + operand_name + "\" in the catalog (operands: " + catalog.names() + ")");
+        if (operand->manifest.empty() || builtin_manifest(operand->manifest).empty())
+          reader.fail(args["operands"], args_field + ".operands",
+                      "operand \"" + operand_name + "\" has no shipped manifest");
+      }
+    }
+    if (args["inline"]) step.apply_inline = reader.str(args["inline"], args_field + ".inline");
+    if (step.apply_files.empty() && step.apply_operands.empty() && step.apply_inline.empty())
+      reader.fail(args, args_field, "give files, operands or inline");
+  } else if (step.action == "label") {
+    reader.keys(args, args_field, {"node", "set", "remove"});
+    if (!args["node"]) reader.fail(args, args_field + ".node", "Required value");
+    step.node = reader.str(args["node"], args_field + ".node");
+    if (const YAML::Node set = args["set"]) {
+      if (!set.IsMap()) reader.fail(set, args_field + ".set", "must be a map");
+      for (auto it = set.begin(); it != set.end(); ++it)
+        step.label_set[it->first.Scalar()] =
+            reader.label_value(it->second, args_field + ".set[" + it->first.Scalar() + "]");
+    }
+    if (args["remove"]) step.label_remove = reader.strings(args["remove"], args_field + ".remove");
+    if (step.label_set.empty() && step.label_remove.empty()) reader.fail(args, args_field, "give set or remove");
+  } else if (step.action == "addNode") {
+    step.new_node = read_node(reader, args, args_field);
+  } else if (step.action == "taint" || step.action == "untaint") {
+    if (!args["node"]) reader.fail(args, args_field + ".node", "Required value");
+    step.node = reader.str(args["node"], args_field + ".node");
+    step.taint = read_taint(reader, args, args_field, step.action == "taint");
+  } else if (step.action == "ready") {
+    reader.keys(args, args_field, {"node", "status"});
+    if (!args["node"] || !args["status"]) reader.fail(args, args_field, "node and status are required");
+    step.node = reader.str(args["node"], args_field + ".node");
+    step.ready_status = reader.str(args["status"], args_field + ".status");
+    if (step.ready_status != "True" && step.ready_status != "False" && step.ready_status != "Unknown")
+      reader.fail(args["status"], args_field + ".status", "must be \"True\", \"False\" or \"Unknown\" (quoted)");
+  } else if (step.action == "deletePod") {
+    reader.keys(args, args_field, {"daemonset", "node"});
+    if (!args["daemonset"] || !args["node"]) reader.fail(args, args_field, "daemonset and node are required");
+    step.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
+    step.node = reader.str(args["node"], args_field + ".node");
+  } else if (step.action == "fault") {
+    reader.keys(args, args_field, {"kind", "node", "daemonset", "reason"});
+    if (!args["kind"]) reader.fail(args, args_field + ".kind", "Required value");
+    step.fault.kind = read_fault_kind(reader, args["kind"], args_field + ".kind");
+    if (args["node"]) step.fault.node = reader.str(args["node"], args_field + ".node");
+    if (args["daemonset"]) step.fault.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
+    if (args["reason"]) step.fault.reason = reader.str(args["reason"], args_field + ".reason");
+  } else if (step.action == "advance") {
+    step.advance = reader.duration(args, args_field);
+  }
+  if (const YAML::Node expect_yaml = yaml["expect"]) step.expect = read_expect(reader, expect_yaml, field + ".expect");
+  if (const YAML::Node error_yaml = yaml["expectError"]) {
+    std::string error_field = field + ".expectError";
+    reader.keys(error_yaml, error_field, {"exit", "contains", "field", "line"});
+    ExpectedError expected;
+    if (error_yaml["exit"]) {
+      expected.exit = reader.integer(error_yaml["exit"], error_field + ".exit");
+      if (expected.exit != 2 && expected.exit != 3)
+        reader.fail(error_yaml["exit"], error_field + ".exit", "must be 2 (input error) or 3 (cluster error)");
+    }
+    if (error_yaml["contains"]) expected.contains = reader.str(error_yaml["contains"], error_field + ".contains");
+    if (error_yaml["field"]) expected.field = reader.str(error_yaml["field"], error_field + ".field");
+    if (error_yaml["line"]) expected.line = reader.integer(error_yaml["line"], error_field + ".line");
+    if (step.action.empty()) reader.fail(error_yaml, error_field, "expectError needs an action in the same step");
+    step.expect_error = expected;
+  }
+  if (yaml["timeout"]) step.timeout = reader.duration(yaml["timeout"], field + ".timeout");
+  if (yaml["settle"]) step.settle = reader.boolean(yaml["settle"], field + ".settle");
+  if (step.action.empty() && step.expect.empty()) reader.fail(yaml, field, "a step needs an action or expectations");
+  return step;
+}
+
+}  // namespace
+
+std::string Step::title() const {
+  if (!name.empty()) return name;
+  if (action.empty()) return "check";
+  if (action == "label") {
+    std::string text = "label " + node;
+    for (const auto& [k, v] : label_set) text += " " + k + "=" + v;
+    for (const auto& k : label_remove) text += " " + k + "-";
+    return text;
+  }
+  if (!name_arg.empty()) return action + " " + name_arg;
+  if (!node.empty()) return action + " " + node;
+  return action;
+}
+
+Duration parse_duration(const std::string& text) {
+  static const std::regex part(R"((\d+(?:\.\d+)?)(ms|h|m|s))");
+  if (text.empty()) throw std::invalid_argument("empty duration: write e.g. 30s, 5m, 1h, 500ms");
+  // time.ParseDuration holds a duration in int64 nanoseconds: beyond
+  // 2562047h47m16.854775807s it is "invalid duration" (out of range).
+  constexpr double kMaxMs = 9223372036854.775807;
+  double total = 0;
+  size_t pos = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), part), end; it != end; ++it) {
+    if (static_cast<size_t>(it->position()) != pos) break;
+    double value = std::stod((*it)[1]);
+    std::string unit = (*it)[2];
+    total += unit == "ms" ? value : unit == "s" ? value * 1000 : unit == "m" ? value * 60000 : value * 3600000;
+    pos += it->length();
+  }
+  if (pos != text.size()) throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");
+  if (!(total <= kMaxMs))
+    throw std::invalid_argument("invalid duration \"" + text + "\": out of range (at most 2562047h, as Go's time.Duration)");
+  return Duration(static_cast<long long>(total));
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::string text = read_input_file(path);
+  Reader reader(path);
+  YAML::Node root = load_yaml(text, path);
+  if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
+  reader.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "steps"});
+  Scenario scenario;
+  scenario.file = path;
+  if (!root["name"]) reader.fail(root, "name", "Required value");
+  scenario.name = reader.str(root["name"], "name");
+  if (root["description"]) scenario.description = reader.str(root["description"], "description");
+  if (root["namespace"]) scenario.namespace_ = reader.str(root["namespace"], "namespace");
+  fs::path dir = fs::path(path).parent_path();
+  std::string operands = root["operands"] ? reader.str(root["operands"], "operands") : "lab";
+  if (builtin_catalog_text(operands).empty()) operands = (dir / operands).string();
+  scenario.catalog = load_catalog(operands);
+  if (root["simulatorOnly"]) scenario.simulator_only = reader.boolean(root["simulatorOnly"], "simulatorOnly");
+  if (const YAML::Node cluster = root["cluster"]) {
+    reader.keys(cluster, "cluster", {"profile", "nodes"});
+    if (cluster["profile"]) {
+      scenario.profile = reader.str(cluster["profile"], "cluster.profile");
+      if (scenario.profile != "kwok" && scenario.profile != "kubelet")
+        reader.fail(cluster["profile"], "cluster.profile", "must be kwok or kubelet, not \"" + scenario.profile + "\"");
+    }
+    if (const YAML::Node nodes = cluster["nodes"]) {
+      if (!nodes.IsSequence()) reader.fail(nodes, "cluster.nodes", "must be a list");
+      std::set<std::string> names;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        Node node = read_node(reader, nodes[i], "cluster.nodes[" + std::to_string(i) + "]");
+        if (!names.insert(node.metadata.name).second)
+          reader.fail(nodes[i], "cluster.nodes[" + std::to_string(i) + "].name",
+                      "Duplicate value: \"" + node.metadata.name + "\"");
+        scenario.nodes.push_back(std::move(node));
+      }
+    }
+  }
+  const YAML::Node steps = root["steps"];
+  if (!steps || !steps.IsSequence() || steps.size() == 0) reader.fail(root, "steps", "Required value: a list of steps");
+  for (size_t i = 0; i < steps.size(); ++i)
+    scenario.steps.push_back(read_step(reader, steps[i], "steps[" + std::to_string(i) + "]", dir, scenario.catalog));
+  return scenario;
+}
+
+std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
+        const auto& entry = *it;
+        // Folders named `manifests` hold a scenario's inputs, not scenarios.
+        if (entry.is_directory() && entry.path().filename() == "manifests") {
+          it.disable_recursion_pending();
+          continue;
+        }
+        auto ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path, ec)) {
+      files.push_back(path);
+    } else {
+      throw InputError(path, 0, "", "no such file or directory");
+    }
+  }
+  std::vector<Scenario> out;
+  std::map<std::string, std::string> seen;
+  for (const auto& file : files) {
+    Scenario scenario = load_scenario(file);
+    auto [it, fresh] = seen.emplace(scenario.name, file);
+    if (!fresh)
+      throw InputError(file, 0, "name", "Duplicate value: \"" + scenario.name + "\" (also in " + it->second + ")");
+    out.push_back(std::move(scenario));
+  }
+  return out;
+}
+
+}  // namespace gpuops::core

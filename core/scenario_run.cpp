@@ -1,0 +1,473 @@
+// core/scenario_run.cpp: replaying a Scenario's steps on a Cluster and
+// checking their expectations (run_scenario, check_expectations, observe,
+// nodes_refusal).
+#include "core/scenario.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/analysis.h"
+#include "core/cluster.h"
+#include "core/decode.h"
+#include "core/documents.h"
+#include "core/errors.h"
+#include "core/line_diff.h"
+#include "core/manifests.h"
+#include "core/model.h"
+#include "core/operands.h"
+#include "core/simulation.h"
+
+namespace gpuops::core {
+
+namespace {
+
+std::string ds_field(const DaemonSetStatus& status, const std::string& name, bool& known) {
+  known = true;
+  if (name == "currentNumberScheduled") return std::to_string(status.current_number_scheduled);
+  if (name == "numberMisscheduled") return std::to_string(status.number_misscheduled);
+  if (name == "desiredNumberScheduled") return std::to_string(status.desired_number_scheduled);
+  if (name == "numberReady") return std::to_string(status.number_ready);
+  if (name == "observedGeneration") return std::to_string(status.observed_generation);
+  if (name == "updatedNumberScheduled") return std::to_string(status.updated_number_scheduled);
+  if (name == "numberAvailable") return std::to_string(status.number_available);
+  if (name == "numberUnavailable") return std::to_string(status.number_unavailable);
+  known = false;
+  return "";
+}
+
+bool controlled_by_ds(const Pod& pod, const std::string& daemonset) {
+  const OwnerReference* ref = pod.metadata.controller_ref();
+  return ref && ref->kind == "DaemonSet" && ref->name == daemonset;
+}
+
+std::vector<std::string> pod_reasons(const Pod& pod) {
+  std::vector<std::string> out;
+  if (!pod.status.reason.empty()) out.push_back(pod.status.reason);
+  for (const auto& condition : pod.status.conditions)
+    if (condition.status != "True" && !condition.reason.empty()) out.push_back(condition.reason);
+  for (const auto& container : pod.status.init_container_statuses)
+    if (!container.reason.empty()) out.push_back(container.reason);
+  for (const auto& container : pod.status.container_statuses)
+    if (!container.reason.empty()) out.push_back(container.reason);
+  return out;
+}
+
+std::string describe_pod(const Pod& pod) {
+  std::string text = pod.metadata.name + " phase=" + pod.status.phase + " ready=" + (pod.is_ready() ? "true" : "false");
+  if (pod.metadata.deletion_timestamp) text += " terminating";
+  auto reasons = pod_reasons(pod);
+  if (!reasons.empty()) {
+    text += " reasons=";
+    for (size_t i = 0; i < reasons.size(); ++i) text += (i ? "," : "") + reasons[i];
+  }
+  return text;
+}
+
+std::vector<std::string> check_pod(const PodExpectation& expected, const ClusterState& state) {
+  std::vector<const Pod*> pods;
+  for (const auto& pod : state.pods)
+    if (controlled_by_ds(pod, expected.daemonset) && pod.target_node() == expected.node) pods.push_back(&pod);
+  std::string where =
+      "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset + " on " + expected.node + ": ";
+  if (expected.absent) {
+    if (pods.empty()) return {};
+    return {where + "expected no pod, found " + describe_pod(*pods[0])};
+  }
+  if (pods.empty()) return {where + "expected a pod, found none"};
+  std::string last;
+  for (const Pod* pod : pods) {
+    std::vector<std::string> bad;
+    if (expected.phase && pod->status.phase != *expected.phase) bad.push_back("phase " + *expected.phase);
+    if (expected.ready && pod->is_ready() != *expected.ready)
+      bad.push_back(std::string("ready ") + (*expected.ready ? "true" : "false"));
+    if (expected.terminating && pod->metadata.deletion_timestamp.has_value() != *expected.terminating)
+      bad.push_back(*expected.terminating ? "terminating" : "not terminating");
+    if (expected.reason) {
+      auto reasons = pod_reasons(*pod);
+      if (std::find(reasons.begin(), reasons.end(), *expected.reason) == reasons.end())
+        bad.push_back("reason " + *expected.reason);
+    }
+    if (expected.message) {
+      bool found = pod->status.message.find(*expected.message) != std::string::npos;
+      for (const auto& condition : pod->status.conditions)
+        found = found || condition.message.find(*expected.message) != std::string::npos;
+      if (!found) bad.push_back("message containing \"" + *expected.message + "\"");
+    }
+    if (bad.empty()) return {};
+    std::string want;
+    for (size_t i = 0; i < bad.size(); ++i) want += (i ? ", " : "") + bad[i];
+    last = "expected " + want + "; found " + describe_pod(*pod);
+    for (const auto& condition : pod->status.conditions)
+      if (!condition.message.empty()) last += "\n    " + condition.type + ": " + condition.message;
+  }
+  return {where + last};
+}
+
+std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
+  std::vector<Document> docs;
+  for (const auto& name : step.apply_operands) {
+    const Operand* operand = scenario.catalog.by_name(name);
+    auto more = read_documents(builtin_manifest(operand->manifest), "manifests/" + operand->manifest);
+    docs.insert(docs.end(), more.begin(), more.end());
+  }
+  if (!step.apply_files.empty()) {
+    auto more = read_paths(step.apply_files);
+    docs.insert(docs.end(), more.begin(), more.end());
+  }
+  if (!step.apply_inline.empty()) {
+    auto more = read_documents(step.apply_inline, scenario.file + ":" + std::to_string(step.line) + " (inline)");
+    docs.insert(docs.end(), more.begin(), more.end());
+  }
+  std::vector<Object> objs;
+  for (const auto& doc : docs) objs.push_back(decode_object(doc));  // all validated before any write
+  return objs;
+}
+
+void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
+  const std::string& action = step.action;
+  if (action.empty()) return;
+  if (action == "createNamespace") cluster.create_namespace(step.name_arg);
+  else if (action == "apply") cluster.apply(decode_apply(step, scenario));
+  else if (action == "label") {
+    for (const auto& [k, v] : step.label_set) cluster.set_node_label(step.node, k, v);
+    for (const auto& k : step.label_remove) cluster.set_node_label(step.node, k, std::nullopt);
+  } else if (action == "addNode") cluster.add_node(step.new_node);
+  else if (action == "deleteNode") cluster.delete_node(step.name_arg);
+  else if (action == "taint" || action == "untaint") {
+    ClusterState state = cluster.state(scenario.namespace_);
+    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
+                           [&](const Node& node) { return node.metadata.name == step.node; });
+    if (it == state.nodes.end()) throw ClusterError("node \"" + step.node + "\" not found", 404);
+    std::vector<Taint> taints;
+    for (const auto& taint : it->taints) {
+      bool same = taint.key == step.taint.key && (step.taint.effect.empty() || taint.effect == step.taint.effect);
+      if (!same) taints.push_back(taint);
+    }
+    if (action == "taint") taints.push_back(step.taint);
+    cluster.set_node_taints(step.node, taints);
+  } else if (action == "cordon") cluster.set_node_unschedulable(step.name_arg, true);
+  else if (action == "uncordon") cluster.set_node_unschedulable(step.name_arg, false);
+  else if (action == "ready") cluster.set_node_ready(step.node, step.ready_status);
+  else if (action == "deletePod") {
+    ClusterState state = cluster.state(scenario.namespace_);
+    const Pod* found = nullptr;
+    for (const auto& pod : state.pods)
+      if (controlled_by_ds(pod, step.daemonset) && pod.target_node() == step.node && !pod.metadata.deletion_timestamp)
+        found = &pod;
+    if (!found) throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
+    cluster.delete_pod(scenario.namespace_, found->metadata.name);
+  } else if (action == "fault") sim->inject_fault(step.fault);
+  else if (action == "clearFaults") sim->clear_faults();
+  else if (action == "advance") sim->advance(step.advance);
+}
+
+}  // namespace
+
+StepObservation observe(const ClusterState& state, const Catalog& catalog) {
+  StepObservation observation;
+  Report report = audit(state, catalog);
+  observation.audit = report.lines;
+  observation.audit_exit = report.exit_code;
+  std::vector<std::string> names;
+  for (const auto& node : state.nodes) names.push_back(node.metadata.name);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names)
+    observation.order.push_back(name + " " + order_check(state, catalog, name).lines.at(0));
+  observation.matrix = matrix(state, catalog).lines;
+  for (const auto& ds : state.daemonsets) {
+    auto& fields = observation.daemonsets[ds.metadata.name];
+    const DaemonSetStatus& status = ds.status;
+    fields["currentNumberScheduled"] = status.current_number_scheduled;
+    fields["numberMisscheduled"] = status.number_misscheduled;
+    fields["desiredNumberScheduled"] = status.desired_number_scheduled;
+    fields["numberReady"] = status.number_ready;
+    fields["observedGeneration"] = status.observed_generation;
+    fields["updatedNumberScheduled"] = status.updated_number_scheduled;
+    fields["numberAvailable"] = status.number_available;
+    fields["numberUnavailable"] = status.number_unavailable;
+  }
+  return observation;
+}
+
+std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
+                                            const Catalog& catalog) {
+  std::vector<std::string> failures;
+  if (expect.audit_lines || expect.audit_exit) {
+    Report report = audit(state, catalog);
+    if (expect.audit_lines && report.lines != *expect.audit_lines)
+      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): output differs\n" +
+                         line_diff(*expect.audit_lines, report.lines));
+    if (expect.audit_exit && report.exit_code != *expect.audit_exit)
+      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): exit code: expected " +
+                         std::to_string(*expect.audit_exit) + ", got " + std::to_string(report.exit_code));
+  }
+  for (const auto& [node, want] : expect.order) {
+    // The binding captured by name: clang++ 14 refuses to capture a
+    // structured binding implicitly (P1091, clang 16).
+    bool known = std::any_of(state.nodes.begin(), state.nodes.end(),
+                             [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
+    std::string got = known ? order_check(state, catalog, node).lines.at(0) : "(no such node)";
+    if (got != want)
+      failures.push_back("order (line " + std::to_string(expect.order_line) + "): " + node + ": expected " + want +
+                         ", got " + got);
+  }
+  if (expect.matrix) {
+    Report report = matrix(state, catalog);
+    if (report.lines != *expect.matrix)
+      failures.push_back("matrix (line " + std::to_string(expect.matrix_line) + "): output differs\n" +
+                         line_diff(*expect.matrix, report.lines));
+  }
+  for (const auto& [name, fields] : expect.daemonsets) {
+    auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
+                           [&name = name](const DaemonSet& candidate) { return candidate.metadata.name == name; });
+    std::string where = "daemonsets (line " + std::to_string(expect.daemonsets_line) + "): " + name;
+    if (it == state.daemonsets.end()) {
+      failures.push_back(where + ": no such DaemonSet in " + state.namespace_);
+      continue;
+    }
+    for (const auto& [k, v] : fields) {
+      bool known = false;
+      std::string got = ds_field(it->status, k, known);
+      if (got != std::to_string(v))
+        failures.push_back(where + ": status." + k + ": expected " + std::to_string(v) + ", got " + got);
+    }
+  }
+  for (const auto& [name, want] : expect.running) {
+    std::vector<std::string> got;
+    const DaemonSet* ds = nullptr;
+    for (const auto& candidate : state.daemonsets)
+      if (candidate.metadata.name == name) ds = &candidate;
+    for (const auto& pod : state.pods) {
+      if (!controlled_by_ds(pod, name) || pod.spec.node_name.empty() || pod.status.phase != "Running" ||
+          pod.metadata.deletion_timestamp)
+        continue;
+      const OwnerReference* ref = pod.metadata.controller_ref();
+      if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ref->uid != ds->metadata.uid) continue;
+      got.push_back(pod.spec.node_name);
+    }
+    std::sort(got.begin(), got.end());
+    if (got != want) {
+      auto list = [](const std::vector<std::string>& names) {
+        std::string text = "[";
+        for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+        return text + "]";
+      };
+      failures.push_back("running (line " + std::to_string(expect.running_line) + "): " + name +
+                         ": expected Running on " + list(want) + ", got " + list(got));
+    }
+  }
+  for (const auto& expected_pod : expect.pods) {
+    auto pod_failures = check_pod(expected_pod, state);
+    failures.insert(failures.end(), pod_failures.begin(), pod_failures.end());
+  }
+  for (const auto& [node, labels] : expect.node_labels) {
+    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
+                           [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
+    std::string where = "nodes (line " + std::to_string(expect.nodes_line) + "): " + node;
+    if (it == state.nodes.end()) {
+      failures.push_back(where + ": no such node");
+      continue;
+    }
+    for (const auto& [k, v] : labels) {
+      auto label = it->metadata.labels.find(k);
+      std::optional<std::string> got;
+      if (label != it->metadata.labels.end()) got = label->second;
+      if (got != v)
+        failures.push_back(where + ": label " + k + ": expected " + (v ? "\"" + *v + "\"" : "absent") + ", got " +
+                           (got ? "\"" + *got + "\"" : "absent"));
+    }
+  }
+  return failures;
+}
+
+const char* const kNeedsEmptyCluster =
+    "a scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an empty cluster "
+    "(gpuops serve, KWOK); nothing was changed";
+
+std::string nodes_refusal(const ClusterState& state) {
+  if (state.nodes.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& node : state.nodes) names.push_back(node.metadata.name);
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > 5) list += ", ... (" + std::to_string(names.size()) + " nodes)";
+  return "the cluster already has nodes (" + list + ")";
+}
+
+ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
+                            const RunOptions& options) {
+  ScenarioResult result;
+  result.file = scenario.file;
+  result.name = scenario.name;
+  if (scenario.simulator_only && !sim) {
+    StepResult step_result;
+    step_result.title = "(whole scenario)";
+    step_result.status = StepResult::Status::kSkipped;
+    step_result.skip_reason = "simulator only (fault injection or virtual time)";
+    result.steps.push_back(step_result);
+    if (options.observe) result.observations.emplace_back();
+    return result;
+  }
+  // A live cluster: the scenario creates and deletes its nodes and its
+  // namespace, and its expectations speak of every node. Refuse a cluster
+  // that already has nodes, or DaemonSets or pods in the namespace, rather
+  // than change or delete what others put there.
+  if (options.clean_up) {
+    std::string refusal;
+    try {
+      ClusterState before = cluster.state(scenario.namespace_);
+      refusal = nodes_refusal(before);
+      if (refusal.empty() && (!before.daemonsets.empty() || !before.pods.empty())) {
+        refusal = "namespace " + scenario.namespace_ + " already has DaemonSets or pods";
+      }
+    } catch (const std::exception& e) {
+      refusal = std::string("cannot read the cluster: ") + e.what();
+    }
+    if (!refusal.empty()) {
+      result.passed = false;
+      result.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
+      for (const auto& step : scenario.steps) {
+        StepResult step_result;
+        step_result.title = step.title();
+        step_result.line = step.line;
+        step_result.status = StepResult::Status::kSkipped;
+        step_result.skip_reason = "the scenario was not run";
+        result.steps.push_back(step_result);
+        if (options.observe) result.observations.emplace_back();
+      }
+      return result;
+    }
+  }
+  std::vector<std::string> created_nodes;
+  try {
+    for (const auto& node : scenario.nodes) {
+      cluster.add_node(node);
+      created_nodes.push_back(node.metadata.name);
+    }
+    cluster.settle();
+  } catch (const std::exception& e) {
+    result.passed = false;
+    result.error = std::string("setting up the initial cluster: ") + e.what();
+  }
+  bool stop = !result.error.empty();
+  for (const auto& step : scenario.steps) {
+    StepResult step_result;
+    step_result.title = step.title();
+    step_result.line = step.line;
+    if (stop) {
+      step_result.status = StepResult::Status::kSkipped;
+      step_result.skip_reason = "an earlier step failed";
+      result.steps.push_back(step_result);
+      if (options.observe) result.observations.emplace_back();
+      continue;
+    }
+    if (step.simulator_only() && !sim) {
+      step_result.status = StepResult::Status::kSkipped;
+      step_result.skip_reason = std::string("simulator only (") + (step.settle ? step.action : "settle: false") + ")";
+      result.steps.push_back(step_result);
+      if (options.observe) result.observations.emplace_back();
+      continue;
+    }
+    // The action.
+    std::optional<std::string> error;
+    int error_exit = 0;
+    std::string error_field;
+    int error_line = 0;
+    try {
+      do_action(step, scenario, cluster, sim);
+      if (step.settle) cluster.settle();
+      else sim->run();
+    } catch (const InputError& e) {
+      error = e.what();
+      error_exit = 2;
+      error_field = e.field();
+      error_line = e.line();
+    } catch (const ClusterError& e) {
+      error = e.what();
+      error_exit = 3;
+    }
+    if (step.expect_error) {
+      const ExpectedError& expected = *step.expect_error;
+      if (!error) {
+        step_result.failures.push_back("expectError: the action succeeded, expected it to fail");
+      } else {
+        if (expected.exit && error_exit != expected.exit)
+          step_result.failures.push_back("expectError: exit: expected " + std::to_string(expected.exit) + ", got " +
+                                         std::to_string(error_exit) + " (" + *error + ")");
+        if (!expected.contains.empty() && error->find(expected.contains) == std::string::npos)
+          step_result.failures.push_back("expectError: message: expected it to contain \"" + expected.contains +
+                                         "\", got \"" + *error + "\"");
+        if (!expected.field.empty() && error_field != expected.field)
+          step_result.failures.push_back("expectError: field: expected " + expected.field + ", got " + error_field);
+        if (expected.line && error_line != expected.line)
+          step_result.failures.push_back("expectError: line: expected " + std::to_string(expected.line) + ", got " +
+                                         std::to_string(error_line));
+      }
+    } else if (error) {
+      step_result.failures.push_back(step.action + " failed: " + *error);
+    }
+    // The expectations, polled on a real cluster.
+    std::optional<ClusterState> last;  // the state they were last checked on
+    if (step_result.failures.empty() && !step.expect.empty()) {
+      Duration timeout = step.timeout.value_or(options.default_timeout);
+      Time deadline = options.poll ? options.now() + timeout : Time{};
+      while (true) {
+        try {
+          last = cluster.state(scenario.namespace_);
+          step_result.failures = check_expectations(step.expect, *last, scenario.catalog);
+        } catch (const std::exception& e) {
+          last.reset();
+          step_result.failures = {std::string("reading the cluster: ") + e.what()};
+        }
+        if (step_result.failures.empty() || !options.poll || options.now() >= deadline) break;
+        options.sleep(options.poll_interval);
+      }
+      if (!step_result.failures.empty() && options.poll)
+        step_result.failures.push_back("(still failing after " + std::to_string(timeout.count() / 1000) +
+                                       "s; last state shown)");
+    }
+    if (!step_result.failures.empty()) {
+      step_result.status = StepResult::Status::kFailed;
+      result.passed = false;
+      if (options.fail_fast) stop = true;
+    }
+    result.steps.push_back(std::move(step_result));
+    if (options.observe) {
+      std::optional<StepObservation> observation;
+      try {
+        if (!last) last = cluster.state(scenario.namespace_);
+        observation = observe(*last, scenario.catalog);
+      } catch (const std::exception&) {
+      }
+      result.observations.push_back(std::move(observation));
+    }
+  }
+  if (options.clean_up) {
+    for (const auto& step : scenario.steps)
+      if (step.action == "createNamespace") {
+        try {
+          cluster.delete_namespace(step.name_arg);
+        } catch (const std::exception&) {
+        }
+      }
+    for (const auto& step : scenario.steps)
+      if (step.action == "addNode") created_nodes.push_back(step.new_node.metadata.name);
+    for (const auto& name : created_nodes) {
+      try {
+        cluster.delete_node(name);
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace gpuops::core
