@@ -1,10 +1,15 @@
 #include "core/snapshot.h"
 
+#include <filesystem>
 #include <set>
+#include <string>
+#include <system_error>
+#include <utility>
 
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"
+#include "core/must_gather.h"
 
 namespace gpuops::core {
 
@@ -13,10 +18,31 @@ namespace {
 }  // namespace
 
 SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
+  // A must-gather's node files, in its folder or named alone, are text, not
+  // YAML: they go to core/must_gather.h, everything else to read_paths (which
+  // reads only the *.yaml, *.yml and *.json of a folder).
+  std::vector<std::string> yaml_paths;
+  std::vector<MustGatherFiles> gathers;
+  MustGatherFiles loose;  // node files named alone: one must-gather, until a kind repeats
+  auto slot = [](MustGatherFiles& g, const std::string& name) -> std::string& {
+    return name == kMustGatherLabels ? g.labels : name == kMustGatherDescribe ? g.describe : g.status;
+  };
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (is_must_gather_node_file(p) && std::filesystem::is_regular_file(p, ec)) {
+      std::string name = std::filesystem::path(p).filename().string();
+      if (!slot(loose, name).empty()) gathers.push_back(std::exchange(loose, {}));
+      slot(loose, name) = p;
+      continue;
+    }
+    if (is_must_gather_folder(p)) gathers.push_back(must_gather_files(p));
+    yaml_paths.push_back(p);
+  }
+  if (!loose.empty()) gathers.push_back(loose);
   // An object read twice (overlapping dumps, a file and the folder holding it)
   // counts once: the API has one object per kind, namespace and name.
   std::set<std::string> seen;
-  for (const auto& doc : read_paths(paths)) {
+  for (const auto& doc : read_paths(yaml_paths)) {
     if (!doc.value.is_object()) continue;
     const auto& o = doc.value.as_object();
     auto kind = o.if_contains("kind");
@@ -36,6 +62,11 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
     else if (k == "ClusterPolicy") cluster_policies_.push_back(decode_cluster_policy(doc));
     else if (k == "NVIDIADriver") nvidia_drivers_.push_back(decode_nvidia_driver(doc));
   }
+  // A must-gather saves no Node: its nodes come from its text files, after
+  // any Node a YAML file of the input holds (which, exact, wins).
+  for (const auto& g : gathers)
+    for (auto& n : must_gather_nodes(g))
+      if (seen.insert("Node//" + n.metadata.name).second) nodes_.push_back(std::move(n));
 }
 
 SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {

@@ -2,9 +2,13 @@
 //
 // Input: the output of `kubectl get nodes,daemonsets,pods -A -o json` (or
 // -o yaml), a List, single objects, several files, or a folder of them
-// (core/documents.h read_paths). Nodes are cluster-wide; DaemonSets and pods are
-// filtered by namespace in state(). Every write throws ClusterError ("a
-// snapshot is read-only"); settle() does nothing.
+// (core/documents.h read_paths); or a GPU Operator must-gather folder
+// (hack/must-gather.sh), whose YAML files are read so and whose nodes come
+// from gpu_nodes.labels, gpu_nodes.descr and gpu_nodes.status
+// (core/must_gather.h; those files may also be named alone). Nodes are
+// cluster-wide; DaemonSets and pods are filtered by namespace in state().
+// Every write throws ClusterError ("a snapshot is read-only"); settle() does
+// nothing.
 #pragma once
 
 #include <string>
@@ -20,8 +24,11 @@ class SnapshotCluster : public Cluster {
   // Pods and the GPU Operator's ClusterPolicies and NVIDIADrivers (cluster-
   // scoped: in every namespace's state) are kept; objects of other kinds (Namespaces, Services,
   // ReplicaSets, ...) are skipped. Throws
-  // InputError for unreadable or malformed input. An object met twice (same
-  // kind, namespace and name: overlapping dumps) is kept once, the first.
+  // InputError for unreadable or malformed input (a must-gather's text files
+  // included, with file and line). An object met twice (same kind, namespace
+  // and name: overlapping dumps) is kept once, the first; a must-gather's
+  // nodes come after every Node of the YAML input, so a Node object wins over
+  // the must-gather's text for the same name.
   explicit SnapshotCluster(const std::vector<std::string>& paths);
   // From already decoded objects (tests).
   explicit SnapshotCluster(std::vector<Object> objects);
