@@ -5,14 +5,16 @@
 
 #include "cli/backends.h"
 #include "core/errors.h"
+#include "core/must_gather.h"
 #include "core/snapshot.h"
 
 namespace gpuops::cli {
 
 void add_cluster_options(cxxopts::Options& opts) {
   opts.add_options("cluster")
-      ("snapshot", "read the cluster from kubectl dumps (`kubectl get nodes,daemonsets,pods -A -o json|yaml`): "
-                   "files or folders; repeat or separate with commas",
+      ("snapshot", "read the cluster from kubectl dumps (`kubectl get nodes,daemonsets,pods -A -o json|yaml`) "
+                   "or a GPU Operator must-gather folder (hack/must-gather.sh: nodes from gpu_nodes.labels and "
+                   "gpu_nodes.descr): files or folders; repeat or separate with commas",
        cxxopts::value<std::vector<std::string>>())
       ("kubeconfig", "path to the kubeconfig of a live cluster", cxxopts::value<std::string>())
       ("context", "kubeconfig context to use", cxxopts::value<std::string>())
@@ -61,6 +63,12 @@ std::string snapshot_list(const ClusterOptions& o) {
 
 void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state) {
   if (o.snapshots.empty() || !state.nodes.empty()) return;
+  for (const auto& path : o.snapshots)
+    if (core::is_must_gather_folder(path))
+      throw core::InputError(snapshot_list(o), 0, "",
+                             "no nodes in this must-gather: gpu_nodes.labels and gpu_nodes.descr list none (the "
+                             "script found no node with an NVIDIA PCI label or nvidia.com/gpu.present=true); add "
+                             "`kubectl get nodes -o yaml` to the folder");
   throw core::InputError(snapshot_list(o), 0, "",
                          "no nodes in this snapshot: save one with `kubectl get nodes,daemonsets,pods -A -o json`");
 }

@@ -17,7 +17,8 @@
 namespace gpuops::cli {
 
 // Options every cluster-reading command takes:
-//   --snapshot FILE (repeatable, or comma-separated): read kubectl dumps
+//   --snapshot FILE (repeatable, or comma-separated): read kubectl dumps or
+//     a GPU Operator must-gather folder (core/snapshot.h)
 //   --kubeconfig FILE, --context NAME: a live cluster
 //   -n/--namespace NS (default gpu-operator), --operands lab|gpu-operator|FILE,
 //   -o/--output text|json
@@ -44,9 +45,10 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
 std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o);
 
 // A snapshot without a single node (an empty dump, a dump of other kinds, a
-// folder without dumps) cannot be audited: throws core::InputError naming the
-// snapshot files ("no nodes in ..."). A live cluster without nodes is a fact,
-// not an error: nothing is thrown for it.
+// folder without dumps, a must-gather whose node files list none) cannot be
+// audited: throws core::InputError naming the snapshot files ("no nodes in
+// ..."). A live cluster without nodes is a fact, not an error: nothing is
+// thrown for it.
 void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state);
 
 // For a snapshot (`snap`, nullptr for a live cluster) whose namespace
