@@ -1,6 +1,7 @@
-// core/codec_internal.h: what the decoders (core/decode.cpp) and the object
-// validation (core/validation.cpp) share. Internal to core/: only those two
-// files include it, and nothing here is part of the API.
+// core/codec_internal.h: what the decoders (core/decode.cpp, with the
+// Decoder of core/decoder.cpp) and the object validation
+// (core/validation.cpp) share. Internal to core/: only those files include
+// it, and nothing here is part of the API.
 //
 //  - Path: where a decoded value sits, rendered three ways (Document::lines
 //    segments, field.Path text, Go json path) only when an error needs it.
@@ -108,6 +109,10 @@ struct FieldError {
 inline FieldError field_error(const char* reason, const Path& p, std::string body) {
   return FieldError{reason, p.field(), p.segs(), std::move(body)};
 }
+
+// The JSON type a 400 names: "bool", "number", "string", "array", "object",
+// "null" (Go's json.UnmarshalTypeError wording).
+const char* json_kind(const boost::json::value& v);
 
 // Reads the typed fields of one document (`doc` must outlive the decoder)
 // with the API server's errors. `kind` and `version` name the object in a 400
