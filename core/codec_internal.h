@@ -168,6 +168,18 @@ class Decoder {
   std::string kind_, version_, group_kind_, name_;
 };
 
+// ObjectMeta's namespace at `p`, as a create reaches validation; returns the
+// namespace the object keeps. A cluster-scoped kind's (`namespaced` false) is
+// cleared, never an error: rest.BeforeCreate (k8s.io/apiserver
+// pkg/registry/rest/create.go) calls EnsureObjectNamespaceMatchesRequestNamespace
+// (rest/meta.go), which sets it to "" before the strategy validates (kubectl
+// sends such an object to a path without a namespace). A namespaced kind's,
+// when given (else kubectl or the request path fills it), must be a DNS-1123
+// label, else the 422 "metadata.namespace: Invalid value: ...": mirrors
+// validateObjectMetaAccessorWithOptsCommon and ValidateNamespaceName
+// (= NameIsDNSLabel), k8s.io/apimachinery pkg/api/validation/objectmeta.go
+// and generic.go.
+std::string validate_meta_namespace(const Decoder& d, const std::string& ns, bool namespaced, const Path& p);
 // ObjectMeta's labels at `p` (ValidateLabels): throws the 422 of the first
 // invalid key or value.
 void validate_meta_labels(const Decoder& d, const Labels& labels, const Path& p);

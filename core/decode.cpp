@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/codec_internal.h"
@@ -29,6 +30,7 @@ using codec_internal::json_kind;
 using codec_internal::Path;
 using codec_internal::validate_meta_annotations;
 using codec_internal::validate_meta_labels;
+using codec_internal::validate_meta_namespace;
 using codec_internal::validate_node_taints;
 using codec_internal::validate_pod_spec;
 
@@ -281,6 +283,7 @@ static Namespace decode_namespace_typed(const Document& doc) {
   // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
   if (std::string e = validate_dns1123_label(ns.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + ns.metadata.name + "\": " + e);
+  ns.metadata.namespace_ = validate_meta_namespace(d, ns.metadata.namespace_, false, mp.child("namespace"));
   validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
   validate_meta_annotations(d, ns.metadata.annotations, mp.child("annotations"));
   return ns;
@@ -312,15 +315,23 @@ std::vector<Condition> decode_conditions(Decoder& d, const json::object* status,
   return out;
 }
 
+// The custom resources' metadata as apiextensions-apiserver's
+// customResourceValidator.Validate checks it: ValidateObjectMetaAccessor with
+// NameIsDNSSubdomain, the 422 naming the GroupKind ("ClusterPolicy.nvidia.com").
 template <typename R>
 R decode_operator_resource(const Document& doc, const char* kind, const char* version, const char* status_struct) {
-  Decoder d(doc, kind, version, kind);
+  Decoder d(doc, kind, version, std::string(kind) + ".nvidia.com");
   R r;
   const Path top;
   const Path mp = top.child("metadata");
   r.metadata = decode_meta(d, doc.value.as_object(), top);
   if (r.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  if (std::string e = validate_dns1123_subdomain(r.metadata.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + r.metadata.name + "\": " + e);
+  // Both CRDs are scope: Cluster.
+  r.metadata.namespace_ = validate_meta_namespace(d, r.metadata.namespace_, false, mp.child("namespace"));
   validate_meta_labels(d, r.metadata.labels, mp.child("labels"));
+  validate_meta_annotations(d, r.metadata.annotations, mp.child("annotations"));
   const Path sp = top.child("status");
   const json::object* status = d.object(get(&doc.value.as_object(), "status"), sp, kind, status_struct);
   r.state = d.string(get(status, "state"), sp.child("state"), status_struct);
@@ -365,6 +376,7 @@ Node decode_node_typed(const Document& doc) {
   // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
   if (std::string e = validate_dns1123_subdomain(n.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + n.metadata.name + "\": " + e);
+  n.metadata.namespace_ = validate_meta_namespace(d, n.metadata.namespace_, false, mp.child("namespace"));
   validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
   validate_meta_annotations(d, n.metadata.annotations, mp.child("annotations"));
   Path sp = top.child("spec");
@@ -404,6 +416,7 @@ Pod decode_pod_typed(const Document& doc) {
   const Path top;
   pod.metadata = decode_meta(d, root, top);
   const Path pmp = top.child("metadata");
+  pod.metadata.namespace_ = validate_meta_namespace(d, pod.metadata.namespace_, true, pmp.child("namespace"));
   validate_meta_annotations(d, pod.metadata.annotations, pmp.child("annotations"));
   Path sp = top.child("spec");
   pod.spec = decode_pod_spec(d, d.object(get(&root, "spec"), sp, "Pod", "v1.PodSpec"), sp, false);
@@ -493,6 +506,7 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
   if (std::string e = validate_dns1123_subdomain(ds.metadata.name); !e.empty())
     d.invalid(mp.child("name"), "Invalid value: \"" + ds.metadata.name + "\": " + e);
+  ds.metadata.namespace_ = validate_meta_namespace(d, ds.metadata.namespace_, true, mp.child("namespace"));
   validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
   validate_meta_annotations(d, ds.metadata.annotations, mp.child("annotations"));
   Path sp = top.child("spec");
@@ -601,6 +615,24 @@ Object decode_object_impl(Doc&& doc) {
 
 Object decode_object(const Document& doc) { return decode_object_impl(doc); }
 Object decode_object(Document&& doc) { return decode_object_impl(std::move(doc)); }
+
+Manifest decode_manifest(const Document& doc) {
+  KindInfo k = kind_of(doc);
+  if (k.kind == "ClusterPolicy") {
+    if (k.api_version != "nvidia.com/v1") no_match(doc, k);
+    return decode_cluster_policy(doc);
+  }
+  if (k.kind == "NVIDIADriver") {
+    if (k.api_version != "nvidia.com/v1alpha1") no_match(doc, k);
+    return decode_nvidia_driver(doc);
+  }
+  if (k.kind != "DaemonSet" && k.kind != "Node" && k.kind != "Pod" && k.kind != "Namespace")
+    throw InputError(doc.file, doc.line_of({"kind"}), "kind",
+                     "kind \"" + k.kind + "\" (" + k.api_version +
+                         ") is not handled by gpuops; expected Namespace, Node, DaemonSet, Pod, ClusterPolicy or "
+                         "NVIDIADriver");
+  return std::visit([](auto&& o) -> Manifest { return std::move(o); }, decode_object(doc));
+}
 
 std::vector<Object> load_manifests(const std::vector<std::string>& paths) {
   std::vector<Object> out;

@@ -10,9 +10,14 @@
 // label value, core/validation.h) are 422 Invalid; an apiVersion the API no
 // longer serves (extensions/v1beta1 DaemonSet) is 404 "no matches for kind".
 // Each throws core::InputError with file, line, field path and http_status.
+// metadata.namespace as on create: a namespaced kind's (DaemonSet, Pod), when
+// given, is a DNS-1123 label or the 422; a cluster-scoped kind's (Node,
+// Namespace, the GPU Operator's resources) is dropped, never an error
+// (codec_internal validate_meta_namespace names the upstream functions).
 #pragma once
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/documents.h"
@@ -30,6 +35,20 @@ Object decode_object(const Document& doc);
 // The same, moving the document's JSON into the object's `raw` instead of
 // copying it (for a caller that is done with the document).
 Object decode_object(Document&& doc);
+
+// What `gpuops lint` decodes a document as: the kinds decode_object handles
+// and the GPU Operator's two custom resources.
+using Manifest = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver>;
+
+// Decodes one document by its apiVersion and kind as the API server would
+// on create, with the GPU Operator's CRDs installed: decode_object for
+// Namespace, Node, DaemonSet and Pod; decode_cluster_policy for a
+// ClusterPolicy of nvidia.com/v1 and decode_nvidia_driver for an
+// NVIDIADriver of nvidia.com/v1alpha1 (the versions the CRDs serve; another
+// is the 404 "no matches for kind"). Throws what those throw, and for any
+// other kind InputError (no status) "kind \"K\" (V) is not handled by gpuops;
+// expected Namespace, Node, DaemonSet, Pod, ClusterPolicy or NVIDIADriver".
+Manifest decode_manifest(const Document& doc);
 
 // Decodes and validates every document of every path (core/documents.h
 // read_paths) before returning, so a caller can refuse the whole set when any
@@ -56,9 +75,12 @@ DaemonSet decode_daemonset_typed(const Document& doc);
 Pod decode_pod_typed(const Document& doc);
 
 // The GPU Operator's ClusterPolicy (nvidia.com/v1) and NVIDIADriver
-// (nvidia.com/v1alpha1): metadata checked as every object's (InputError
-// naming the file, line and field), status.state and status.conditions typed,
-// the whole object kept in `raw` (core/cluster_policy.h reads the spec). An
+// (nvidia.com/v1alpha1), both cluster-scoped: metadata checked as
+// apiextensions-apiserver checks a custom resource's (customResourceValidator:
+// ValidateObjectMetaAccessor with NameIsDNSSubdomain; the 422 names
+// "ClusterPolicy.nvidia.com"; a namespace is dropped, as for every
+// cluster-scoped kind), status.state and status.conditions typed, the whole
+// object kept in `raw` (core/cluster_policy.h reads the spec). An
 // NVIDIADriver's spec.driverType defaults to "gpu".
 ClusterPolicy decode_cluster_policy(const Document& doc);
 NVIDIADriver decode_nvidia_driver(const Document& doc);

@@ -59,6 +59,9 @@ bool is_dns1123_subdomain_text(std::string_view s) {
 // at most 63 characters of dns1123LabelFmt.
 std::string validate_dns1123_label(const std::string& name) {
   if (name.size() > 63) return "must be no more than 63 characters";
+  // A valid subdomain that is not a label: the length is checked, so it is
+  // the dots.
+  if (name.find('.') != std::string::npos && is_dns1123_subdomain_text(name)) return "must not contain dots";
   if (name.empty() || name.find('.') != std::string::npos || !is_dns1123_subdomain_text(name))
     return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
            "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
@@ -175,6 +178,20 @@ std::string go_quote(const std::string& s) {
 }  // namespace
 
 namespace codec_internal {
+
+// mirrors validateObjectMetaAccessorWithOptsCommon's namespace check,
+// k8s.io/apimachinery/pkg/api/validation/objectmeta.go, with ValidateNamespaceName
+// (NameIsDNSLabel, generic.go), for an object a create has reached validation
+// with: rest.BeforeCreate has already cleared a cluster-scoped object's
+// namespace (EnsureObjectNamespaceMatchesRequestNamespace, k8s.io/apiserver
+// pkg/registry/rest/meta.go), and an empty one of a namespaced object is
+// filled from the request, so neither is an error here.
+std::string validate_meta_namespace(const Decoder& d, const std::string& ns, bool namespaced, const Path& p) {
+  if (!namespaced) return "";
+  if (std::string e = validate_dns1123_label(ns); !ns.empty() && !e.empty())
+    d.invalid(p, "Invalid value: \"" + ns + "\": " + e);
+  return ns;
+}
 
 // mirrors ValidateLabels, k8s.io/apimachinery/pkg/apis/meta/v1/validation/
 // validation.go, which ValidateObjectMeta and the pod template's checks call:

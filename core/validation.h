@@ -24,7 +24,8 @@ std::string validate_label_key(const std::string& key);
 std::string validate_label_value(const std::string& value);
 
 // A DNS-1123 label (IsDNS1123Label: at most 63 lower-case alphanumerics and
-// '-', alphanumeric at both ends; Namespace and container names).
+// '-', alphanumeric at both ends; Namespace and container names). A valid
+// DNS-1123 subdomain with dots is upstream's "must not contain dots".
 std::string validate_dns1123_label(const std::string& name);
 
 // A DNS-1123 subdomain (IsDNS1123Subdomain: '.'-separated DNS-1123 labels, at

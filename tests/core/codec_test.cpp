@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
+#include <variant>
 
 #include "core/codec.h"
 
@@ -623,4 +624,106 @@ TEST(Codec, AnnotationsOver256KiBAreTooLong) {
                                        std::string(256 * 1024 - 1, 'x') + "\"}}}",
                                    "n.json");
   EXPECT_NO_THROW(core::decode_node(docs.at(0)));
+}
+
+// ValidateObjectMeta's namespace rule as a create reaches it: a namespaced
+// kind's namespace is a DNS-1123 label (ValidateNamespaceName); an empty one
+// is filled from the request; a cluster-scoped kind's is cleared by
+// rest.BeforeCreate before validation (dropped, never an error).
+TEST(Codec, NamespaceOfANamespacedKindIsADns1123Label) {
+  auto e = decode_error(replace(kDs, "namespace: gpu-operator", "namespace: GPU_Operator"));
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.field(), "metadata.namespace");
+  EXPECT_EQ(e.message(),
+            "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: metadata.namespace: Invalid value: "
+            "\"GPU_Operator\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+            "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+            "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+  e = decode_error(replace(kDs, "namespace: gpu-operator", "namespace: gpu.operator"));
+  EXPECT_EQ(e.message(), "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: metadata.namespace: Invalid value: "
+                         "\"gpu.operator\": must not contain dots");
+  e = decode_error(replace(kDs, "namespace: gpu-operator", "namespace: " + std::string(64, 'n')));
+  EXPECT_NE(e.message().find(": must be no more than 63 characters"), std::string::npos) << e.message();
+  e = decode_error(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"Bad NS"},)"
+                   R"("spec":{"containers":[{"name":"c","image":"i"}]}})",
+                   "p.json");
+  EXPECT_EQ(e.field(), "metadata.namespace");
+  EXPECT_EQ(e.message().rfind("Pod \"p\" is invalid: metadata.namespace: Invalid value: \"Bad NS\": a lowercase RFC "
+                              "1123 label",
+                              0),
+            0u)
+      << e.message();
+  auto ds = core::decode_daemonset(core::read_documents(replace(kDs, "  namespace: gpu-operator\n", ""), "d.yaml").at(0));
+  EXPECT_EQ(ds.metadata.namespace_, "");
+  // A dotted Namespace name is upstream's "must not contain dots" too.
+  EXPECT_EQ(core::validate_dns1123_label("gpu.operator"), "must not contain dots");
+  EXPECT_NE(core::validate_dns1123_label("-x").find("a lowercase RFC 1123 label"), std::string::npos);
+}
+
+TEST(Codec, NamespaceOfAClusterScopedKindIsDropped) {
+  for (const std::string kind : {"Node", "Namespace"}) {
+    auto docs = core::read_documents("apiVersion: v1\nkind: " + kind + "\nmetadata:\n  name: gpu-a\n  namespace: Not_A_Label\n",
+                                     "n.yaml");
+    core::Object obj = core::decode_object(docs.at(0));
+    const auto& md = kind == "Node" ? std::get<core::Node>(obj).metadata : std::get<core::Namespace>(obj).metadata;
+    EXPECT_EQ(md.namespace_, "") << kind;
+    EXPECT_EQ(core::encode(obj).at("metadata").as_object().count("namespace"), 0u) << kind;
+  }
+  auto cp = core::decode_cluster_policy(core::read_documents(
+      "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n  namespace: gpu-operator\n",
+      "cp.yaml").at(0));
+  EXPECT_EQ(cp.metadata.namespace_, "");
+}
+
+// lint's kinds: the four decode_object handles and the GPU Operator's two
+// custom resources, at the versions their CRDs serve; their metadata as
+// apiextensions-apiserver checks a custom resource's.
+TEST(Codec, DecodeManifestTakesTheOperatorsResources) {
+  auto one = [](const std::string& text) { return core::decode_manifest(core::read_documents(text, "m.yaml").at(0)); };
+  auto cp = one("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+                "  driver:\n    enabled: true\nstatus:\n  state: ready\n");
+  ASSERT_TRUE(std::holds_alternative<core::ClusterPolicy>(cp));
+  EXPECT_EQ(std::get<core::ClusterPolicy>(cp).state, "ready");
+  auto nd = one("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: default\nspec:\n"
+                "  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\n");
+  ASSERT_TRUE(std::holds_alternative<core::NVIDIADriver>(nd));
+  EXPECT_EQ(std::get<core::NVIDIADriver>(nd).driver_type, "gpu");
+  EXPECT_TRUE(std::holds_alternative<core::DaemonSet>(one(kDs)));
+  auto err = [&](const std::string& text) {
+    try {
+      one(text);
+    } catch (const core::InputError& e) {
+      return e;
+    }
+    ADD_FAILURE() << text;
+    return core::InputError("", 0, "", "");
+  };
+  auto e = err("apiVersion: nvidia.com/v1alpha1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n");
+  EXPECT_EQ(e.http_status, 404);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.message(), "no matches for kind \"ClusterPolicy\" in version \"nvidia.com/v1alpha1\"");
+  e = err("apiVersion: nvidia.com/v1\nkind: NVIDIADriver\nmetadata:\n  name: default\n");
+  EXPECT_EQ(e.message(), "no matches for kind \"NVIDIADriver\" in version \"nvidia.com/v1\"");
+  e = err("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: Cluster_Policy\n");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.message().rfind("ClusterPolicy.nvidia.com \"Cluster_Policy\" is invalid: metadata.name: Invalid value: "
+                              "\"Cluster_Policy\": a lowercase RFC 1123 subdomain",
+                              0),
+            0u)
+      << e.message();
+  e = err("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: d\nspec:\n  nodeSelector:\n"
+          "    nvidia.com/gpu.present: true\n");
+  EXPECT_EQ(e.http_status, 400);
+  EXPECT_EQ(e.field(), "spec.nodeSelector[nvidia.com/gpu.present]");
+  e = err("apiVersion: v1\nkind: Service\nmetadata:\n  name: x\n");
+  EXPECT_EQ(e.field(), "kind");
+  EXPECT_EQ(e.message(), "kind \"Service\" (v1) is not handled by gpuops; expected Namespace, Node, DaemonSet, Pod, "
+                         "ClusterPolicy or NVIDIADriver");
+  // decode_object, for apply and the simulator, still takes its four.
+  EXPECT_NE(decode_error("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: c\n")
+                .message()
+                .find("expected Namespace, Node, DaemonSet or Pod"),
+            std::string::npos);
 }
