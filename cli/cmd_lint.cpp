@@ -1,12 +1,18 @@
-// gpuops lint FILE...: every manifest checked as the API server would check it.
+// gpuops lint FILE...: every manifest checked as the API server would check it
+// (core::decode_manifest), a template said to be one (core/templates.h).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "core/decode.h"
+#include "core/documents.h"
 #include "core/errors.h"
+#include "core/input_file.h"
+#include "core/templates.h"
 #include "core/terminal.h"
 
 namespace gpuops::cli {
@@ -30,12 +36,64 @@ std::vector<std::string> expand(const std::string& path) {
   return files;
 }
 
+// The kinds lint decodes (core::decode_manifest); a document without a
+// string kind counts too (a template's `kind: {{ .Kind }}` reads as a map).
+bool lints_kind(const core::Document& doc) {
+  const auto* o = doc.value.if_object();
+  const auto* k = o ? o->if_contains("kind") : nullptr;
+  if (!k || !k->is_string()) return true;
+  for (const char* kind : {"Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver"})
+    if (k->get_string() == kind) return true;
+  return false;
+}
+
+// `e`, or the plain "this is a template" when the failure is a Go
+// template's (core/templates.h): `file` has an action where YAML reads
+// structure (at its line), or the value `e` refuses holds one (at `e`'s
+// line: `name: "{{ .Release.Name }}-x"`).
+[[noreturn]] void rethrow_for_template(const std::string& file, const core::InputError& e) {
+  int line = 0;
+  try {
+    line = core::template_action_line(core::read_input_file(file));
+  } catch (const core::InputError&) {
+  }
+  if (line > 0) throw core::go_template_error(file, line);
+  if (e.line() > 0 && e.message().find("{{") != std::string::npos) throw core::go_template_error(file, e.line());
+  throw e;
+}
+
+// Every document of `file` decoded as the API server would create it
+// (core::decode_manifest). Throws the first InputError; a template says so.
+void lint_file(const std::string& file) {
+  std::vector<core::Document> docs;
+  try {
+    docs = core::read_paths({file});
+  } catch (const core::InputError& e) {
+    rethrow_for_template(file, e);
+  }
+  // As `kubectl apply -f` does, a file without a single object is an error.
+  if (docs.empty()) throw core::InputError(file, 0, "", "no objects in this file");
+  for (const auto& doc : docs) {
+    if (int line = core::operator_placeholder_line(doc); line >= 0) throw core::operator_asset_error(file, line);
+    try {
+      core::decode_manifest(doc);
+    } catch (const core::InputError& e) {
+      // A kind gpuops does not lint, or an apiVersion the API does not serve,
+      // is that, template or not.
+      if (!lints_kind(doc) || e.http_status == 404) throw;
+      rethrow_for_template(file, e);
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops lint",
                         "FILE...: decode and validate every document as the API server would (types, selector vs "
-                        "template labels, quantities, label values, served apiVersions). Silent and exit 0 when all "
+                        "template labels, quantities, label values, names and namespaces, served apiVersions): "
+                        "Namespaces, Nodes, DaemonSets, Pods and the GPU Operator's ClusterPolicy and NVIDIADriver. "
+                        "A Helm/Go template or a GPU Operator asset is said to be one. Silent and exit 0 when all "
                         "are valid; otherwise the first error of every invalid file (file, line and field) on "
                         "stderr and exit 2.");
   opts.add_options()("files", "manifests (files or folders)", cxxopts::value<std::vector<std::string>>())(
@@ -57,8 +115,7 @@ int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
     }
     for (const auto& file : files) {
       try {
-        // As `kubectl apply -f` does, a file without a single object is an error.
-        if (core::load_manifests({file}).empty()) throw core::InputError(file, 0, "", "no objects in this file");
+        lint_file(file);
       } catch (const core::InputError& e) {
         err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
         ++bad;
