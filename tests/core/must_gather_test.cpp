@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "core/decode.h"
-#include "core/documents.h"
 #include "core/errors.h"
 #include "core/input_file.h"
 #include "core/must_gather.h"
