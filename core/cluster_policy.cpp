@@ -94,3 +94,33 @@ std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string
 }
 
 }  // namespace gpuops::core
+
+namespace gpuops::core {
+
+std::string sandbox_mode(const ClusterPolicy& policy) {
+  const json::value* spec = policy.raw.if_contains("spec");
+  if (!spec || !spec->is_object()) return "";
+  const json::value* sw = spec->as_object().if_contains("sandboxWorkloads");
+  if (!sw || !sw->is_object()) return "";
+  const json::value* m = sw->as_object().if_contains("mode");
+  return m && m->is_string() ? std::string(m->as_string()) : "";
+}
+
+// mirrors what ClusterPolicyController.init and labelGPUNodes read of the
+// spec (gpu-operator controllers/state_manager.go)
+LabellerPolicy labeller_policy(const ClusterPolicy& policy) {
+  LabellerPolicy p;
+  p.sandbox_enabled = sandbox_workloads_enabled(policy);
+  p.default_workload = default_workload(policy);
+  p.sandbox_mode = sandbox_mode(policy);
+  p.mig_manager_enabled = enabled_field(policy, "migManager").value_or(true);
+  const json::value* spec = policy.raw.if_contains("spec");
+  if (spec && spec->is_object())
+    if (const json::value* mm = spec->as_object().if_contains("migManager"); mm && mm->is_object())
+      if (const json::value* cfg = mm->as_object().if_contains("config"); cfg && cfg->is_object())
+        if (const json::value* d = cfg->as_object().if_contains("default"); d && d->is_string())
+          p.mig_config_default = std::string(d->as_string());
+  return p;
+}
+
+}  // namespace gpuops::core

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/gpu_node_rules.h"
 #include "core/model.h"
 
 namespace gpuops::core {
@@ -47,5 +48,11 @@ std::string default_workload(const ClusterPolicy& policy);
 
 // `spec.<field>.enabled` as written: nullopt when absent (or not a bool).
 std::optional<bool> enabled_field(const ClusterPolicy& policy, const std::string& field);
+
+// `spec.sandboxWorkloads.mode` ("" when unset).
+std::string sandbox_mode(const ClusterPolicy& policy);
+
+// What the node labeller reads of the policy (core/gpu_node_rules.h).
+LabellerPolicy labeller_policy(const ClusterPolicy& policy);
 
 }  // namespace gpuops::core

@@ -616,7 +616,7 @@ Object decode_object_impl(Doc&& doc) {
 Object decode_object(const Document& doc) { return decode_object_impl(doc); }
 Object decode_object(Document&& doc) { return decode_object_impl(std::move(doc)); }
 
-Manifest decode_manifest(const Document& doc) {
+Object decode_manifest(const Document& doc) {
   KindInfo k = kind_of(doc);
   if (k.kind == "ClusterPolicy") {
     if (k.api_version != "nvidia.com/v1") no_match(doc, k);
@@ -631,7 +631,7 @@ Manifest decode_manifest(const Document& doc) {
                      "kind \"" + k.kind + "\" (" + k.api_version +
                          ") is not handled by gpuops; expected Namespace, Node, DaemonSet, Pod, ClusterPolicy or "
                          "NVIDIADriver");
-  return std::visit([](auto&& o) -> Manifest { return std::move(o); }, decode_object(doc));
+  return decode_object(doc);
 }
 
 std::vector<Object> load_manifests(const std::vector<std::string>& paths) {

@@ -36,10 +36,6 @@ Object decode_object(const Document& doc);
 // copying it (for a caller that is done with the document).
 Object decode_object(Document&& doc);
 
-// What `gpuops lint` decodes a document as: the kinds decode_object handles
-// and the GPU Operator's two custom resources.
-using Manifest = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver>;
-
 // Decodes one document by its apiVersion and kind as the API server would
 // on create, with the GPU Operator's CRDs installed: decode_object for
 // Namespace, Node, DaemonSet and Pod; decode_cluster_policy for a
@@ -48,7 +44,9 @@ using Manifest = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NV
 // is the 404 "no matches for kind"). Throws what those throw, and for any
 // other kind InputError (no status) "kind \"K\" (V) is not handled by gpuops;
 // expected Namespace, Node, DaemonSet, Pod, ClusterPolicy or NVIDIADriver".
-Manifest decode_manifest(const Document& doc);
+// What `gpuops lint`, scenario apply steps, the simulator's API server and
+// the real backend's apply decode a document as (every kind of core::Object).
+Object decode_manifest(const Document& doc);
 
 // Decodes and validates every document of every path (core/documents.h
 // read_paths) before returning, so a caller can refuse the whole set when any

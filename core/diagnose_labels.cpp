@@ -103,7 +103,7 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
 // existing value), reference/gpu-operator.md §2.5.
 Finding Diagnoser::operator_empty_label(const Operand& op, const std::optional<std::string>& value, bool expected) {
   const std::string phrase = label_phrase(op.label, value);
-  const bool repaired = version_at_least(catalog_.version, 26, 7);
+  const bool repaired = catalog_.rules.empty_label_is_absent;  // addGPUStateLabels of the release (catalog data)
   Finding f;
   if (!gpu_ || !expected) {
     f = make("label-empty-value", Severity::kInfo, name_, op.name,

@@ -298,6 +298,60 @@ json::object encode(const Pod& p) {
   return o;
 }
 
+namespace {
+
+// metav1.Condition: lastTransitionTime, message, reason, status, type.
+json::array conditions_json(const std::vector<Condition>& conditions) {
+  json::array a;
+  for (const auto& c : conditions) {
+    json::object o{{"type", c.type}, {"status", c.status}};
+    if (!c.reason.empty()) o["reason"] = c.reason;
+    o["message"] = c.message;
+    put_time(o, "lastTransitionTime", c.last_transition_time);
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+// status.state and status.conditions over raw's status (the operator's other
+// status fields, e.g. namespace, kept).
+void encode_cr_status(const std::string& state, const std::vector<Condition>& conditions, json::object& o) {
+  if (state.empty() && conditions.empty()) {
+    if (auto* st = o.if_contains("status"); st && st->is_object()) {
+      st->as_object().erase("state");
+      st->as_object().erase("conditions");
+      if (st->as_object().empty()) o.erase("status");
+    }
+    return;
+  }
+  json::object& st = sub(o, "status");
+  if (state.empty()) st.erase("state"); else st["state"] = state;
+  if (conditions.empty()) st.erase("conditions"); else st["conditions"] = conditions_json(conditions);
+}
+
+}  // namespace
+
+json::object encode(const ClusterPolicy& cp) {
+  json::object o = cp.raw;
+  o["apiVersion"] = "nvidia.com/v1";
+  o["kind"] = "ClusterPolicy";
+  encode_meta(cp.metadata, o);
+  encode_cr_status(cp.state, cp.conditions, o);
+  return o;
+}
+
+json::object encode(const NVIDIADriver& d) {
+  json::object o = d.raw;
+  o["apiVersion"] = "nvidia.com/v1alpha1";
+  o["kind"] = "NVIDIADriver";
+  encode_meta(d.metadata, o);
+  json::object& spec = sub(o, "spec");
+  if (!d.driver_type.empty()) spec["driverType"] = d.driver_type;
+  put_labels(spec, "nodeSelector", d.node_selector);
+  encode_cr_status(d.state, d.conditions, o);
+  return o;
+}
+
 json::object encode(const Object& obj) {
   return std::visit([](const auto& x) { return encode(x); }, obj);
 }
@@ -306,10 +360,12 @@ std::string describe(const Object& obj) {
   return std::visit(
       [](const auto& x) {
         using T = std::decay_t<decltype(x)>;
-        std::string kind = std::is_same_v<T, Namespace> ? "Namespace"
-                           : std::is_same_v<T, Node>    ? "Node"
-                           : std::is_same_v<T, Pod>     ? "Pod"
-                                                        : "DaemonSet";
+        std::string kind = std::is_same_v<T, Namespace>       ? "Namespace"
+                           : std::is_same_v<T, Node>          ? "Node"
+                           : std::is_same_v<T, Pod>           ? "Pod"
+                           : std::is_same_v<T, ClusterPolicy> ? "ClusterPolicy"
+                           : std::is_same_v<T, NVIDIADriver>  ? "NVIDIADriver"
+                                                              : "DaemonSet";
         std::string ns = x.metadata.namespace_.empty() ? "" : x.metadata.namespace_ + "/";
         return kind + " " + ns + x.metadata.name;
       },

@@ -4,7 +4,8 @@
 // decoded from, core/decode.h), so fields gpuops does not model survive a
 // round trip; an object with an empty `raw` (one the simulator made) comes out
 // with the typed fields alone. apiVersion and kind are set from the type
-// ("v1" Node/Pod/Namespace, "apps/v1" DaemonSet); times are RFC 3339
+// ("v1" Node/Pod/Namespace, "apps/v1" DaemonSet, "nvidia.com/v1" ClusterPolicy,
+// "nvidia.com/v1alpha1" NVIDIADriver); times are RFC 3339
 // (core/rfc3339.h). A DaemonSet's status is written as k8s.io/api apps/v1
 // serializes it. None of these throws (beyond allocation failure).
 #pragma once
@@ -22,6 +23,12 @@ boost::json::object encode(const Node& node);
 boost::json::object encode(const DaemonSet& ds);
 boost::json::object encode(const Pod& pod);
 boost::json::object encode(const Namespace& ns);
+// nvidia.com/v1 ClusterPolicy, nvidia.com/v1alpha1 NVIDIADriver: raw (the
+// spec and any other status field) with metadata, status.state and
+// status.conditions (metav1.Condition) laid over; NVIDIADriver also
+// spec.driverType and spec.nodeSelector.
+boost::json::object encode(const ClusterPolicy& cp);
+boost::json::object encode(const NVIDIADriver& d);
 boost::json::object encode(const Object& obj);
 
 // Kind and name of an object, for messages ("DaemonSet gpu-operator/x",

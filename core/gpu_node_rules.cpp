@@ -110,3 +110,175 @@ std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog&
 }
 
 }  // namespace gpuops::core
+
+namespace gpuops::core {
+
+namespace {
+
+std::optional<std::string> label_of(const Labels& l, const char* key) {
+  auto it = l.find(key);
+  if (it == l.end()) return std::nullopt;
+  return it->second;
+}
+
+// hasGPULabels / hasCommonGPULabel / hasOperandsDisabled / hasMIGCapableGPU
+// over a label map (state_manager.go).
+bool has_gpu_labels(const Labels& l) {
+  for (const char* k : kNfdGpuLabels)
+    if (label_of(l, k) == std::optional<std::string>("true")) return true;
+  return false;
+}
+bool has_common_gpu_label(const Labels& l) { return label_of(l, kGpuPresentLabel) == std::optional<std::string>("true"); }
+bool has_operands_disabled(const Labels& l) {
+  return label_of(l, kOperandsDeployLabel) == std::optional<std::string>("false");
+}
+bool mig_capable(const Labels& l) {
+  Node n;
+  n.metadata.labels = l;
+  return has_mig_capable_gpu(n);
+}
+std::string config_of(const Labels& l, bool sandbox_enabled, const std::string& default_workload) {
+  Node n;
+  n.metadata.labels = l;
+  return workload_config(n, sandbox_enabled, default_workload);
+}
+
+bool remove_all_state_labels(Labels& labels, const Catalog& catalog) {
+  bool modified = false;
+  for (const auto& k : all_state_labels(catalog)) modified = labels.erase(k) > 0 || modified;
+  return modified;
+}
+
+}  // namespace
+
+// mirrors getWorkloadConfig, gpu-operator controllers/state_manager.go
+std::string workload_config(const Node& node, bool sandbox_enabled, const std::string& default_workload) {
+  if (!sandbox_enabled) return "container";
+  auto v = node_label(node, kWorkloadConfigLabel);
+  if (v && (*v == "container" || *v == "vm-passthrough" || *v == "vm-vgpu")) return *v;
+  return default_workload;
+}
+
+// mirrors gpuStateLabels and getEffectiveStateLabels, gpu-operator controllers/state_manager.go
+std::vector<std::string> state_labels(const std::string& config, const std::string& sandbox_mode,
+                                      const Catalog& catalog) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& l) {
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  };
+  const Operand* kubevirt = catalog.by_name("sandbox-device-plugin");
+  const Operand* kata = catalog.by_name("kata-sandbox-device-plugin");
+  for (const auto& op : catalog.operands) {
+    if (op.label == kMigManagerDeployLabel) continue;
+    if (std::find(op.workload_configs.begin(), op.workload_configs.end(), config) == op.workload_configs.end())
+      continue;
+    if (config == "vm-passthrough" && sandbox_mode == "kata" && kata && &op == kubevirt) {
+      add(kata->label);
+      continue;
+    }
+    add(op.label);
+  }
+  for (const auto& sl : catalog.rules.state_labels)
+    if (std::find(sl.workload_configs.begin(), sl.workload_configs.end(), config) != sl.workload_configs.end())
+      add(sl.label);
+  return out;
+}
+
+// mirrors removeAllGPUStateLabels' key set, gpu-operator controllers/state_manager.go
+std::vector<std::string> all_state_labels(const Catalog& catalog) {
+  std::vector<std::string> out;
+  for (const char* cfg : {"container", "vm-passthrough", "vm-vgpu"})
+    for (const auto& l : state_labels(cfg, "kata", catalog)) out.push_back(l);
+  for (const auto& l : state_labels("vm-passthrough", "kubevirt", catalog)) out.push_back(l);
+  out.push_back(kMigManagerDeployLabel);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// mirrors labelGPUNodes' loop body (v25.3 controllers/state_manager.go) and
+// reconcileCommonGPULabel + updateGPUStateLabels (v26.7
+// controllers/nodelabeling_controller.go), with addGPUStateLabels and
+// removeGPUStateLabels of state_manager.go
+bool reconcile_gpu_node_labels(Labels& labels, const LabellerPolicy& policy, const Catalog& catalog) {
+  bool modified = false;
+  if (!has_common_gpu_label(labels) && has_gpu_labels(labels)) {
+    labels[kGpuPresentLabel] = "true";
+    modified = true;
+  } else if (has_common_gpu_label(labels) && !has_gpu_labels(labels)) {
+    labels[kGpuPresentLabel] = "false";
+    remove_all_state_labels(labels, catalog);
+    modified = true;
+  }
+  if (!has_common_gpu_label(labels)) {
+    if (catalog.rules.labels_need_gpu_present) modified = remove_all_state_labels(labels, catalog) || modified;
+    return modified;
+  }
+  // updateGPUStateLabels
+  if (has_operands_disabled(labels)) return remove_all_state_labels(labels, catalog) || modified;
+  const std::string config = config_of(labels, policy.sandbox_enabled, policy.default_workload);
+  const std::vector<std::string> mine = state_labels(config, policy.sandbox_mode, catalog);
+  // removeGPUStateLabels: the keys of other configs, whatever their value;
+  // mig-manager's off container nodes.
+  for (const auto& k : all_state_labels(catalog)) {
+    if (k == kMigManagerDeployLabel) {
+      if (config != "container") modified = labels.erase(k) > 0 || modified;
+      continue;
+    }
+    if (std::find(mine.begin(), mine.end(), k) == mine.end()) modified = labels.erase(k) > 0 || modified;
+  }
+  // addGPUStateLabels
+  for (const auto& k : mine) {
+    auto it = labels.find(k);
+    if (it == labels.end() || (catalog.rules.empty_label_is_absent && it->second.empty())) {
+      labels[k] = "true";
+      modified = true;
+    }
+  }
+  if (config == "container" && mig_capable(labels) && !labels.count(kMigManagerDeployLabel)) {
+    labels[kMigManagerDeployLabel] = "true";
+    modified = true;
+  }
+  // Disable MIG explicitly where no MIG config is given.
+  if (policy.mig_manager_enabled && mig_capable(labels) && !labels.count(kMigConfigLabel) &&
+      policy.mig_config_default == "all-disabled") {
+    labels[kMigConfigLabel] = "all-disabled";
+    modified = true;
+  }
+  return modified;
+}
+
+// mirrors addWatchNewGPUNode's UpdateFunc (v25.3 clusterpolicy_controller.go)
+// and getNodeLabelUpdateReasons (v26.7 nodelabeling_controller.go)
+bool node_update_triggers_labelling(const Labels& old_labels, const Labels& new_labels, const Catalog& catalog) {
+  auto value = [](const Labels& l, const char* k) { return label_of(l, k).value_or(""); };
+  for (NodeWatchReason r : catalog.rules.node_label_watch) {
+    bool hit = false;
+    switch (r) {
+      case NodeWatchReason::kGpuLabelMissing: hit = has_gpu_labels(new_labels) && !has_common_gpu_label(new_labels); break;
+      case NodeWatchReason::kGpuLabelOutdated: hit = !has_gpu_labels(new_labels) && has_common_gpu_label(new_labels); break;
+      case NodeWatchReason::kGpuPresentChanged:
+        hit = value(old_labels, kGpuPresentLabel) != value(new_labels, kGpuPresentLabel);
+        break;
+      case NodeWatchReason::kMigManagerLabelMissing:
+        hit = mig_capable(new_labels) && !new_labels.count(kMigManagerDeployLabel);
+        break;
+      case NodeWatchReason::kMigCapableChanged: hit = mig_capable(old_labels) != mig_capable(new_labels); break;
+      case NodeWatchReason::kOperandsChanged: hit = has_operands_disabled(old_labels) != has_operands_disabled(new_labels); break;
+      case NodeWatchReason::kWorkloadConfigChanged:
+        // getWorkloadConfig(labels, true) with the package default.
+        hit = config_of(old_labels, true, "container") != config_of(new_labels, true, "container");
+        break;
+      case NodeWatchReason::kOstreeChanged:
+        hit = value(old_labels, kOstreeVersionLabel) != value(new_labels, kOstreeVersionLabel);
+        break;
+      case NodeWatchReason::kDriverOwnerChanged:
+        hit = value(old_labels, kDriverOwnerLabel) != value(new_labels, kDriverOwnerLabel);
+        break;
+    }
+    if (hit) return true;
+  }
+  return false;
+}
+
+}  // namespace gpuops::core

@@ -82,4 +82,60 @@ bool has_mig_capable_gpu(const Node& node);
 // (has_mig_capable_gpu). Does not check is_gpu_node.
 std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog& catalog);
 
+// ---- the node labeller (labelGPUNodes) ----
+
+inline constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";
+inline constexpr const char* kMigConfigStateLabel = "nvidia.com/mig.config.state";
+inline constexpr const char* kOstreeVersionLabel = "feature.node.kubernetes.io/system-os_release.OSTREE_VERSION";
+inline constexpr const char* kDriverOwnerLabel = "nvidia.com/gpu-operator.driver.owner";
+
+// What of a ClusterPolicy the node labeller reads (ClusterPolicyController.init
+// and labelGPUNodes): sandboxWorkloads.enabled, .defaultWorkload, .mode,
+// migManager.enabled (IsEnabled default true) and migManager.config.default.
+struct LabellerPolicy {
+  bool sandbox_enabled = false;
+  std::string default_workload = "container";
+  std::string sandbox_mode;  // "", "kubevirt", "kata"
+  bool mig_manager_enabled = true;
+  std::string mig_config_default;  // e.g. "all-disabled"
+};
+
+// Mirrors getWorkloadConfig (state_manager.go): "container" when sandbox
+// workloads are off; else the node's nvidia.com/gpu.workload.config when it
+// is container, vm-passthrough or vm-vgpu; else `default_workload`.
+std::string workload_config(const Node& node, bool sandbox_enabled, const std::string& default_workload);
+
+// Mirrors gpuStateLabels[config] through getEffectiveStateLabels
+// (state_manager.go): the labels of catalog operands listing `config`, plus
+// the catalog's operator.state_labels for it; on vm-passthrough with mode
+// "kata" kata-sandbox-device-plugin's label instead of sandbox-device-plugin's
+// (when the catalog has both). Without the mig-manager label (added apart).
+std::vector<std::string> state_labels(const std::string& config, const std::string& sandbox_mode,
+                                      const Catalog& catalog);
+
+// Every key removeAllGPUStateLabels deletes: gpuStateLabels of every config
+// (the catalog's deploy labels and state labels) and mig-manager's. Sorted.
+std::vector<std::string> all_state_labels(const Catalog& catalog);
+
+// One node's turn of labelGPUNodes (v25.3 state_manager.go; v26.7
+// nodelabeling_controller.go reconcileCommonGPULabel + updateGPUStateLabels),
+// on `labels` in place; true when they changed:
+//  * NFD GPU label and no gpu.present=true: gpu.present=true;
+//    gpu.present=true and no NFD GPU label: gpu.present=false and every
+//    state label removed;
+//  * with gpu.present=true: gpu.deploy.operands=false removes every state
+//    label; else the labels of other workload configs go
+//    (removeGPUStateLabels), the node's config's are added where the key is
+//    absent (or "" with rules.empty_label_is_absent), mig-manager's on a
+//    MIG-capable container node without the key, and nvidia.com/mig.config
+//    =all-disabled when the policy's default says so and the node has none;
+//  * without gpu.present=true and rules.labels_need_gpu_present: every state
+//    label removed (v26.7); else nothing.
+bool reconcile_gpu_node_labels(Labels& labels, const LabellerPolicy& policy, const Catalog& catalog);
+
+// Whether a node update from `old_labels` to `new_labels` wakes the labeller
+// under the catalog's operator.node_label_watch (addWatchNewGPUNode's
+// UpdateFunc in v25.3, getNodeLabelUpdateReasons in v26.7).
+bool node_update_triggers_labelling(const Labels& old_labels, const Labels& new_labels, const Catalog& catalog);
+
 }  // namespace gpuops::core

@@ -258,10 +258,6 @@ struct Namespace {
   boost::json::object raw;
 };
 
-// A decoded object of one of the kinds gpuops handles (core/decode.h
-// decode_object, core/cluster.h Cluster::apply).
-using Object = std::variant<Namespace, Node, DaemonSet, Pod>;
-
 // ---- the GPU Operator's custom resources (group nvidia.com) ----
 
 // metav1.Condition, as the operator's resources report them.
@@ -293,6 +289,11 @@ struct NVIDIADriver {
   std::vector<Condition> conditions;
   boost::json::object raw;
 };
+
+// A decoded object of one of the kinds gpuops handles (core/decode.h
+// decode_object, core/cluster.h Cluster::apply): the four built-in kinds and
+// the GPU Operator's two custom resources.
+using Object = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver>;
 
 // What the analyses read: every node of the cluster, and the DaemonSets and
 // pods of one namespace. Snapshots, the simulator and the real backend all

@@ -83,13 +83,96 @@ void known_keys(const YAML::Node& n, const std::string& file, const std::string&
   }
 }
 
+// A map of strings (labels), in file order.
+std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n, const char* key,
+                                                            const std::string& file, const std::string& field) {
+  std::vector<std::pair<std::string, std::string>> out;
+  YAML::Node v = n[key];
+  if (!v || v.IsNull()) return out;
+  if (!v.IsMap()) throw InputError(file, line_of(v), field + "." + key, "must be a map of strings");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!it->first.IsScalar() || !it->second.IsScalar())
+      throw InputError(file, line_of(it->first), field + "." + key, "must be a map of strings");
+    std::string k = it->first.Scalar();
+    if (std::string err = validate_label_key(k); !err.empty())
+      throw InputError(file, line_of(it->first), field + "." + key + "[" + k + "]", "Invalid value: \"" + k + "\": " + err);
+    out.emplace_back(k, it->second.Scalar());
+  }
+  return out;
+}
+
+bool boolean(const YAML::Node& n, const char* key, const std::string& file, const std::string& field) {
+  YAML::Node v = n[key];
+  if (!v || v.IsNull()) return false;
+  if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false"))
+    throw InputError(file, line_of(v), field.empty() ? key : field + "." + key, "must be true or false");
+  return v.Scalar() == "true";
+}
+
+OperatorRules parse_rules(const YAML::Node& op, const std::set<std::string>& names, const std::string& file) {
+  OperatorRules r;
+  if (!op.IsMap()) throw InputError(file, line_of(op), "operator", "must be a map");
+  known_keys(op, file, "operator",
+             {"reconcile_order", "state_labels", "empty_label_is_absent", "labels_need_gpu_present",
+              "relabel_on_daemonset_events", "node_label_watch"});
+  r.reconcile_order = list(op, "reconcile_order", file, "operator");
+  for (size_t i = 0; i < r.reconcile_order.size(); ++i)
+    if (!names.count(r.reconcile_order[i]))
+      throw InputError(file, line_of(op["reconcile_order"]), "operator.reconcile_order[" + std::to_string(i) + "]",
+                       "Not found: \"" + r.reconcile_order[i] + "\" is not an operand of this catalog");
+  if (const YAML::Node sl = op["state_labels"]) {
+    if (!sl.IsSequence()) throw InputError(file, line_of(sl), "operator.state_labels", "must be a list");
+    for (size_t i = 0; i < sl.size(); ++i) {
+      std::string field = "operator.state_labels[" + std::to_string(i) + "]";
+      if (!sl[i].IsMap()) throw InputError(file, line_of(sl[i]), field, "must be a map");
+      known_keys(sl[i], file, field, {"label", "workload_configs"});
+      StateLabel l;
+      l.label = str(sl[i], "label", file, field, true);
+      if (std::string err = validate_label_key(l.label); !err.empty())
+        throw InputError(file, line_of(sl[i]["label"]), field + ".label", "Invalid value: \"" + l.label + "\": " + err);
+      l.workload_configs = list(sl[i], "workload_configs", file, field);
+      r.state_labels.push_back(std::move(l));
+    }
+  }
+  r.empty_label_is_absent = boolean(op, "empty_label_is_absent", file, "operator");
+  r.labels_need_gpu_present = boolean(op, "labels_need_gpu_present", file, "operator");
+  r.relabel_on_daemonset_events = boolean(op, "relabel_on_daemonset_events", file, "operator");
+  static const std::pair<const char*, NodeWatchReason> kReasons[] = {
+      {"gpu-label-missing", NodeWatchReason::kGpuLabelMissing},
+      {"gpu-label-outdated", NodeWatchReason::kGpuLabelOutdated},
+      {"gpu-present-changed", NodeWatchReason::kGpuPresentChanged},
+      {"mig-manager-label-missing", NodeWatchReason::kMigManagerLabelMissing},
+      {"mig-capable-changed", NodeWatchReason::kMigCapableChanged},
+      {"operands-changed", NodeWatchReason::kOperandsChanged},
+      {"workload-config-changed", NodeWatchReason::kWorkloadConfigChanged},
+      {"ostree-changed", NodeWatchReason::kOstreeChanged},
+      {"driver-owner-changed", NodeWatchReason::kDriverOwnerChanged},
+  };
+  std::vector<std::string> watch = list(op, "node_label_watch", file, "operator");
+  for (size_t i = 0; i < watch.size(); ++i) {
+    bool found = false;
+    for (const auto& [name, reason] : kReasons)
+      if (watch[i] == name) {
+        r.node_label_watch.push_back(reason);
+        found = true;
+      }
+    if (!found) {
+      std::string known;
+      for (const auto& [name, reason] : kReasons) known += std::string(known.empty() ? "" : ", ") + "\"" + name + "\"";
+      throw InputError(file, line_of(op["node_label_watch"]), "operator.node_label_watch[" + std::to_string(i) + "]",
+                       "Unsupported value: \"" + watch[i] + "\": supported values: " + known);
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 Catalog parse_catalog(const std::string& text, const std::string& file) {
   YAML::Node root = load_yaml(text, file);
   if (!root.IsMap() || !root["operands"] || !root["operands"].IsSequence())
     throw InputError(file, root ? line_of(root) : 0, "operands", "Required value: a list of operands");
-  known_keys(root, file, "", {"operands", "audit", "version"});
+  known_keys(root, file, "", {"operands", "audit", "version", "operator"});
   if (root["operands"].size() == 0)
     throw InputError(file, line_of(root["operands"]), "operands", "Required value: at least one operand");
   Catalog c;
@@ -111,7 +194,8 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     if (!n.IsMap()) throw InputError(file, line_of(n), field, "must be a map");
     known_keys(n, file, field,
                {"name", "label", "daemonset", "app", "column", "image", "memory", "manifest", "container",
-                "workload_configs", "gates", "needs", "component"});
+                "workload_configs", "gates", "needs", "component", "state", "selector", "pod_labels",
+                "node_selector", "update_strategy", "runtime_class"});
     Operand o;
     o.name = str(n, "name", file, field, true);
     o.label = str(n, "label", file, field, true);
@@ -133,12 +217,23 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     o.gates = list(n, "gates", file, field);
     o.needs = list(n, "needs", file, field);
     o.component = str(n, "component", file, field, false);
+    o.state = str(n, "state", file, field, false);
+    o.selector = string_map(n, "selector", file, field);
+    o.pod_labels = string_map(n, "pod_labels", file, field);
+    o.node_selector = string_map(n, "node_selector", file, field);
+    o.update_strategy = str(n, "update_strategy", file, field, false);
+    if (!o.update_strategy.empty() && o.update_strategy != "RollingUpdate" && o.update_strategy != "OnDelete")
+      throw InputError(file, line_of(n["update_strategy"]), field + ".update_strategy",
+                       "Unsupported value: \"" + o.update_strategy +
+                           "\": supported values: \"OnDelete\", \"RollingUpdate\"");
+    o.runtime_class = boolean(n, "runtime_class", file, field);
     if (!names.insert(o.name).second)
       throw InputError(file, line_of(n["name"]), field + ".name", "Duplicate value: \"" + o.name + "\"");
     if (!columns.insert(o.column).second)
       throw InputError(file, line_of(n), field + ".column", "Duplicate value: \"" + o.column + "\"");
     c.operands.push_back(std::move(o));
   }
+  if (const YAML::Node op = root["operator"]) c.rules = parse_rules(op, names, file);
   for (size_t i = 0; i < c.operands.size(); ++i) {
     for (const auto& need : c.operands[i].needs) {
       if (!names.count(need))

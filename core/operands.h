@@ -21,9 +21,11 @@
 //       needs: [driver]                          # optional ordering (diagnose)
 //       component: nvidia-driver                 # optional app.kubernetes.io/component
 //
-// Top-level keys besides `operands`: `audit` (below) and `version`, the GPU
+// Top-level keys besides `operands`: `audit` (below), `version`, the GPU
 // Operator release line the catalog describes ("v26.7"; rules that differ
-// between releases read it, core/gpu_node_rules.h).
+// between releases read it, core/gpu_node_rules.h), and `operator`, the
+// release's rules the simulated operator follows (OperatorRules below; each
+// operand's rendering keys are in Operand).
 //
 // Order in the file is roster order, which is the audit's operand order.
 #pragma once
@@ -52,6 +54,70 @@ struct Operand {
   // DaemonSets whatever their names, in operator mode (core/operator_install.h):
   // "nvidia-driver" for every driver variant. Empty: by name only.
   std::string component;
+
+  // How the simulated GPU Operator renders the operand's DaemonSet
+  // (simulator/operator_object_controls.h), from the release's assets
+  // (assets/<state>/*daemonset*.yaml of NVIDIA/gpu-operator, reference/
+  // gpu-operator.md §1 and §4). All optional:
+  //   state: state-device-plugin          # the asset state, as status messages name it
+  //   selector: {app: nvidia-vfio-manager} # spec.selector.matchLabels (default {app: <app>})
+  //   pod_labels: {app.kubernetes.io/part-of: nvidia-gpu}  # template labels besides selector and component
+  //   node_selector: {nvidia.com/mps.capable: "true"}      # besides <label>: "true"
+  //   update_strategy: OnDelete           # default RollingUpdate (maxUnavailable 1)
+  //   runtime_class: true                 # runtimeClassName: nvidia
+  std::string state;
+  std::vector<std::pair<std::string, std::string>> selector;
+  std::vector<std::pair<std::string, std::string>> pod_labels;
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  std::string update_strategy;
+  bool runtime_class = false;
+};
+
+// A deploy label the operator sets without an operand DaemonSet of its own
+// (v26.7: nvidia.com/gpu.deploy.client, a nodeSelector key for third-party
+// GPU clients), catalog key `state_labels: [{label, workload_configs}]`.
+struct StateLabel {
+  std::string label;
+  std::vector<std::string> workload_configs;
+};
+
+// Why a node update wakes the operator's node labelling: the predicates of
+// addWatchNewGPUNode (v25.3, clusterpolicy_controller.go) and
+// getNodeLabelUpdateReasons (v26.7, nodelabeling_controller.go), spelled
+// gpu-label-missing (NFD GPU label, no gpu.present=true), gpu-label-outdated
+// (gpu.present=true, no NFD GPU label), gpu-present-changed,
+// mig-manager-label-missing (MIG-capable, no mig-manager key),
+// mig-capable-changed, operands-changed (gpu.deploy.operands=false flipped),
+// workload-config-changed, ostree-changed, driver-owner-changed.
+enum class NodeWatchReason {
+  kGpuLabelMissing,
+  kGpuLabelOutdated,
+  kGpuPresentChanged,
+  kMigManagerLabelMissing,
+  kMigCapableChanged,
+  kOperandsChanged,
+  kWorkloadConfigChanged,
+  kOstreeChanged,
+  kDriverOwnerChanged,
+};
+
+// What the simulated operator of a release does (catalog key `operator`,
+// a map; every key optional):
+//   reconcile_order: [driver, container-toolkit, ...]   # state order (ClusterPolicyController.init); default catalog order
+//   state_labels: [{label, workload_configs}]           # StateLabel
+//   empty_label_is_absent: true    # addGPUStateLabels sets "true" on a "" value too (v26.7); else any value is kept
+//   labels_need_gpu_present: true  # every deploy label is removed from a node without gpu.present=true (v26.7
+//                                  # updateGPUStateLabels); before, only on the gpu.present true -> false turn
+//   relabel_on_daemonset_events: true  # node labels are reconciled on every event of an owned DaemonSet (v25.3:
+//                                      # labelGPUNodes runs in the ClusterPolicy reconcile, which watches them)
+//   node_label_watch: [gpu-label-missing, ...]          # NodeWatchReason
+struct OperatorRules {
+  std::vector<std::string> reconcile_order;
+  std::vector<StateLabel> state_labels;
+  bool empty_label_is_absent = false;
+  bool labels_need_gpu_present = false;
+  bool relabel_on_daemonset_events = false;
+  std::vector<NodeWatchReason> node_label_watch;
 };
 
 struct Catalog {
@@ -73,6 +139,8 @@ struct Catalog {
   // its pod is Running and Ready, and its DaemonSets are recognised by
   // component as well as by name (core/analysis.h, core/operator_install.h).
   bool operator_mode = false;
+  // Catalog key `operator` (OperatorRules above): the release's rules.
+  OperatorRules rules;
 
   // nullptr if absent.
   const Operand* by_name(const std::string& name) const;
@@ -86,8 +154,9 @@ struct Catalog {
 // Parses a catalog from YAML text. Throws InputError naming `file`, the line
 // and the field: a missing `name`/`label`/`daemonset`, a duplicate name or
 // column, an unknown key, no operand at all, a `label` that is not a valid
-// label key (IsQualifiedName), a `needs` entry that
-// is not an operand of the catalog.
+// label key (IsQualifiedName), a `needs` or `operator.reconcile_order` entry that
+// is not an operand of the catalog, a label map that is not a map of
+// strings, an update_strategy other than RollingUpdate or OnDelete.
 Catalog parse_catalog(const std::string& text, const std::string& file);
 
 // "lab", "gpu-operator", or a path to a file. Throws InputError for an unknown

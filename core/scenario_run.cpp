@@ -126,7 +126,7 @@ std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
     docs.insert(docs.end(), more.begin(), more.end());
   }
   std::vector<Object> objs;
-  for (const auto& doc : docs) objs.push_back(decode_object(doc));  // all validated before any write
+  for (const auto& doc : docs) objs.push_back(decode_manifest(doc));  // all validated before any write
   return objs;
 }
 

@@ -230,12 +230,18 @@ void ApiCluster::apply(const std::vector<core::Object>& objects) {
     } else if (auto* n = std::get_if<core::Namespace>(&obj)) {
       name = n->metadata.name;
       path = "/api/v1/namespaces/" + query_escape(name);
+    } else if (auto* cp = std::get_if<core::ClusterPolicy>(&obj)) {
+      name = cp->metadata.name;
+      path = "/apis/nvidia.com/v1/clusterpolicies/" + query_escape(name);
+    } else if (auto* nvd = std::get_if<core::NVIDIADriver>(&obj)) {
+      name = nvd->metadata.name;
+      path = "/apis/nvidia.com/v1alpha1/nvidiadrivers/" + query_escape(name);
     }
     if (!ns.empty()) body["metadata"].as_object()["namespace"] = ns;
     core::Document d;
     d.value = body;
     d.file = what;
-    core::decode_object(d);  // throws InputError, as the API server would refuse it
+    core::decode_manifest(d);  // throws InputError, as the API server would refuse it
     json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
     prepare_apply_body(body);
     // mirrors kubectl apply --server-side --force-conflicts (ApplyPatchType)

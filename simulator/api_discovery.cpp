@@ -1,10 +1,14 @@
-// Discovery and OpenAPI: /version, /api, /apis, /apis/apps, /api/v1,
-// /apis/apps/v1 and /openapi/v3. Mirrors k8s.io/apiserver
+// Discovery and OpenAPI: /version, /api, /apis, /apis/<group>, /api/v1,
+// /apis/<group>/<version> and /openapi/v3, for apps/v1 and, once their CRDs
+// are installed, nvidia.com/v1 and nvidia.com/v1alpha1 (the GPU Operator's
+// custom resources; the CRDs' storage version v1 is the group's preferred). Mirrors k8s.io/apiserver
 // pkg/endpoints/discovery (legacy.go, root.go, group.go, version.go: the
 // APIVersions, APIGroupList, APIGroup and APIResourceList documents),
 // pkg/server/routes/version.go, and the /openapi/v3 index and documents of
 // k8s.io/kube-openapi pkg/handler3, cut down to what kubectl reads.
 #include "simulator/api_server_impl.h"
+
+#include <algorithm>
 
 namespace gpuops::simulator {
 
@@ -26,21 +30,29 @@ json::object discovery_resource(const Resource& r, bool status) {
     verbs = {"get", "patch", "update"};
   } else {
     verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
-    o["shortNames"] = json::array{r.short_name};
+    json::array shorts;
+    std::string names = r.short_name;
+    for (size_t at = 0; at < names.size();) {
+      size_t end = names.find(' ', at);
+      if (end == std::string::npos) end = names.size();
+      shorts.push_back(json::string(names.substr(at, end - at)));
+      at = end + 1;
+    }
+    if (!shorts.empty()) o["shortNames"] = shorts;
     if (r.in_all) o["categories"] = json::array{"all"};
   }
   o["verbs"] = verbs;
   return o;
 }
 
-json::object resource_list(const std::string& group) {
+json::object resource_list(const std::string& group, const std::string& version) {
   json::object o;
   o["kind"] = "APIResourceList";
   o["apiVersion"] = "v1";
-  o["groupVersion"] = group.empty() ? "v1" : group + "/v1";
+  o["groupVersion"] = group.empty() ? version : group + "/" + version;
   json::array rs;
   for (const auto& r : kResources) {
-    if (group != r.group) continue;
+    if (group != r.group || version != r.version) continue;
     rs.push_back(discovery_resource(r, false));
     rs.push_back(discovery_resource(r, true));
   }
@@ -48,15 +60,31 @@ json::object resource_list(const std::string& group) {
   return o;
 }
 
-json::object apps_group() {
-  json::object gv;
-  gv["groupVersion"] = "apps/v1";
-  gv["version"] = "v1";
+// The APIGroup of `group`: its versions in kResources' order, the first
+// preferred.
+json::object api_group(const std::string& group) {
+  json::array versions;
+  std::vector<std::string> seen;
+  for (const auto& r : kResources) {
+    if (group != r.group || std::find(seen.begin(), seen.end(), r.version) != seen.end()) continue;
+    seen.push_back(r.version);
+    versions.push_back(json::object{{"groupVersion", group + "/" + r.version}, {"version", r.version}});
+  }
   json::object g;
-  g["name"] = "apps";
-  g["versions"] = json::array{gv};
-  g["preferredVersion"] = gv;
+  g["name"] = group;
+  g["preferredVersion"] = versions.front();
+  g["versions"] = versions;
   return g;
+}
+
+// The served groups: apps, and nvidia.com when `custom`.
+std::vector<std::string> served_groups(bool custom) {
+  std::vector<std::string> out;
+  for (const auto& r : kResources) {
+    if (std::string(r.group).empty() || (r.custom && !custom)) continue;
+    if (std::find(out.begin(), out.end(), r.group) == out.end()) out.push_back(r.group);
+  }
+  return out;
 }
 
 // Minimal OpenAPI v3 documents: for each resource, the item path's PATCH
@@ -66,20 +94,23 @@ json::object apps_group() {
 // leaves validation to the server (fieldValidation=Strict) instead of
 // downloading schemas. No component schemas: kubectl then builds strategic
 // merge patches from its compiled-in types.
-json::object openapi_v3_index() {
+json::object openapi_v3_index(bool custom) {
   json::object paths;
-  paths["api/v1"] = json::object{{"serverRelativeURL", "/openapi/v3/api/v1?hash=gpuops"}};
-  paths["apis/apps/v1"] = json::object{{"serverRelativeURL", "/openapi/v3/apis/apps/v1?hash=gpuops"}};
+  for (const auto& r : kResources) {
+    if (r.custom && !custom) continue;
+    std::string gv = std::string(r.group).empty() ? "api/v1" : "apis/" + std::string(r.group) + "/" + r.version;
+    paths[gv] = json::object{{"serverRelativeURL", "/openapi/v3/" + gv + "?hash=gpuops"}};
+  }
   return json::object{{"paths", paths}};
 }
 
-json::object openapi_v3_doc(const std::string& group) {
+json::object openapi_v3_doc(const std::string& group, const std::string& version) {
   json::object paths;
   for (const auto& r : kResources) {
-    if (group != r.group) continue;
-    std::string prefix = group.empty() ? "/api/v1" : "/apis/" + group + "/v1";
+    if (group != r.group || version != r.version) continue;
+    std::string prefix = group.empty() ? "/api/v1" : "/apis/" + group + "/" + version;
     std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
-    json::object gvk{{"group", r.group}, {"version", "v1"}, {"kind", r.kind_name}};
+    json::object gvk{{"group", r.group}, {"version", r.version}, {"kind", r.kind_name}};
     json::array params;
     for (const char* p : {"dryRun", "fieldManager", "fieldValidation", "force"})
       params.push_back(json::object{{"name", p}, {"in", "query"}, {"schema", json::object{{"type", "string"}}}});
@@ -136,36 +167,47 @@ std::optional<json::value> ApiServer::Impl::discovery(const std::vector<std::str
                         {"versions", json::array{"v1"}},
                         {"serverAddressByClientCIDRs", json::array{cidr}}};
   }
+  const bool custom = cluster.store().gpu_operator_crds();
+  const std::vector<std::string> groups = served_groups(custom);
+  auto served = [&](const std::string& g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
+  auto served_version = [&](const std::string& g, const std::string& v) {
+    for (const auto& r : kResources)
+      if (g == r.group && v == r.version && (!r.custom || custom)) return true;
+    return false;
+  };
   if (is(segs, {"apis"})) {
     get_only();
-    return json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", json::array{apps_group()}}};
+    json::array gs;
+    for (const auto& g : groups) gs.push_back(api_group(g));
+    return json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", gs}};
   }
-  if (is(segs, {"apis", "apps"})) {
+  if (segs.size() == 2 && segs[0] == "apis" && served(segs[1])) {
     get_only();
-    json::object g = apps_group();
+    json::object g = api_group(segs[1]);
     g["kind"] = "APIGroup";
     g["apiVersion"] = "v1";
     return g;
   }
   if (is(segs, {"api", "v1"})) {
     get_only();
-    return resource_list("");
+    return resource_list("", "v1");
   }
-  if (is(segs, {"apis", "apps", "v1"})) {
+  if (segs.size() == 3 && segs[0] == "apis" && served_version(segs[1], segs[2])) {
     get_only();
-    return resource_list("apps");
+    return resource_list(segs[1], segs[2]);
   }
   if (is(segs, {"openapi", "v3"})) {
     get_only();
-    return openapi_v3_index();
+    return openapi_v3_index(custom);
   }
   if (is(segs, {"openapi", "v3", "api", "v1"})) {
     get_only();
-    return openapi_v3_doc("");
+    return openapi_v3_doc("", "v1");
   }
-  if (is(segs, {"openapi", "v3", "apis", "apps", "v1"})) {
+  if (segs.size() == 5 && segs[0] == "openapi" && segs[1] == "v3" && segs[2] == "apis" &&
+      served_version(segs[3], segs[4])) {
     get_only();
-    return openapi_v3_doc("apps");
+    return openapi_v3_doc(segs[3], segs[4]);
   }
   return std::nullopt;
 }

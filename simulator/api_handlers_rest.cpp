@@ -40,7 +40,7 @@ core::Object decode_value(const json::value& v, const std::string& file) {
   core::Document doc;
   doc.value = v;
   doc.file = file;
-  return core::decode_object(doc);
+  return core::decode_manifest(doc);
 }
 
 core::Object decode_for_route(const ResourceRequest& r, json::value v) {

@@ -9,13 +9,15 @@
 
 namespace gpuops::simulator::internal {
 
-const Resource* find_resource(const std::string& group, const std::string& plural) {
+const Resource* find_resource(const std::string& group, const std::string& version, const std::string& plural) {
   for (const auto& r : kResources)
-    if (group == r.group && plural == r.plural) return &r;
+    if (group == r.group && version == r.version && plural == r.plural) return &r;
   return nullptr;
 }
 
-std::string api_version(const Resource& r) { return std::string(r.group).empty() ? "v1" : std::string(r.group) + "/v1"; }
+std::string api_version(const Resource& r) {
+  return std::string(r.group).empty() ? std::string(r.version) : std::string(r.group) + "/" + r.version;
+}
 
 std::string qualified(const Resource& r) {
   return std::string(r.plural) + (std::string(r.group).empty() ? "" : "." + std::string(r.group));
@@ -30,13 +32,15 @@ std::string object_key(const Resource& r, const std::string& ns, const std::stri
 }
 
 bool parse_route(const std::vector<std::string>& segs, Route& r) {
-  // /api/v1/... or /apis/apps/v1/...
+  // /api/v1/... or /apis/<group>/<version>/...
   size_t i = 0;
-  std::string group;
+  std::string group, version;
   if (segs.size() >= 2 && segs[0] == "api" && segs[1] == "v1") {
+    version = "v1";
     i = 2;
-  } else if (segs.size() >= 3 && segs[0] == "apis" && segs[1] == "apps" && segs[2] == "v1") {
-    group = "apps";
+  } else if (segs.size() >= 3 && segs[0] == "apis") {
+    group = segs[1];
+    version = segs[2];
     i = 3;
   } else {
     return false;
@@ -44,7 +48,7 @@ bool parse_route(const std::vector<std::string>& segs, Route& r) {
   std::vector<std::string> rest(segs.begin() + static_cast<std::ptrdiff_t>(i), segs.end());
   if (rest.empty()) return false;
   if (rest.size() >= 3 && rest[0] == "namespaces") {
-    const Resource* res = find_resource(group, rest[2]);
+    const Resource* res = find_resource(group, version, rest[2]);
     if (!res || !res->namespaced) return false;
     r.res = res;
     r.ns = rest[1];
@@ -53,7 +57,7 @@ bool parse_route(const std::vector<std::string>& segs, Route& r) {
     else if (rest.size() > 4) return false;
     return true;
   }
-  const Resource* res = find_resource(group, rest[0]);
+  const Resource* res = find_resource(group, version, rest[0]);
   if (!res) return false;
   r.res = res;
   if (rest.size() >= 2) {

@@ -26,8 +26,13 @@ struct Resource {
   const char* kind_name;
   const char* group;  // "" for core
   bool namespaced;
-  const char* short_name;
-  bool in_all;  // category "all"
+  const char* short_name;  // space-separated shortNames; "" for none
+  bool in_all;             // category "all"
+  const char* version = "v1";
+  // A custom resource of the GPU Operator's CRDs: served only once the store
+  // has them (ObjectStore::install_gpu_operator_crds); its Table has the
+  // CRD's additionalPrinterColumns.
+  bool custom = false;
 };
 
 // Every served resource, in discovery order. kResources[0] is namespaces
@@ -37,12 +42,18 @@ inline constexpr Resource kResources[] = {
     {Kind::kNode, "nodes", "node", "Node", "", false, "no", false},
     {Kind::kPod, "pods", "pod", "Pod", "", true, "po", true},
     {Kind::kDaemonSet, "daemonsets", "daemonset", "DaemonSet", "apps", true, "ds", true},
+    // deployments/gpu-operator/crds/ of NVIDIA/gpu-operator: names, scope,
+    // served version.
+    {Kind::kClusterPolicy, "clusterpolicies", "clusterpolicy", "ClusterPolicy", "nvidia.com", false, "", false, "v1",
+     true},
+    {Kind::kNVIDIADriver, "nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", false, "nvd nvdriver nvdrivers",
+     false, "v1alpha1", true},
 };
 
-// The resource `plural` of `group` ("" for core), or nullptr.
-const Resource* find_resource(const std::string& group, const std::string& plural);
+// The resource `plural` of `group` ("" for core) at `version`, or nullptr.
+const Resource* find_resource(const std::string& group, const std::string& version, const std::string& plural);
 
-// "v1" / "apps/v1".
+// "v1" / "apps/v1" / "nvidia.com/v1alpha1".
 std::string api_version(const Resource& r);
 
 // "daemonsets.apps" / "pods", as errors name resources.
@@ -65,9 +76,10 @@ struct Route {
 };
 
 // Parses the path segments of a resource request (/api/v1/... or
-// /apis/apps/v1/...; trailing empty segments already dropped) into `r`.
-// False when the path names no served resource or has segments beyond
-// <name>/status.
+// /apis/<group>/<version>/...; trailing empty segments already dropped) into
+// `r`. False when the path names no resource of kResources (custom ones
+// included: the caller checks that their CRDs are installed) or has segments
+// beyond <name>/status.
 bool parse_route(const std::vector<std::string>& segs, Route& r);
 
 // The query parameters, decoded (space_as_plus: Go's url.ParseQuery). A

@@ -434,7 +434,8 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   if (auto doc = discovery(segs, method)) return std::move(*doc);
 
   internal::Route route;
-  if (!internal::parse_route(segs, route)) throw_api(404, "the server could not find the requested resource");
+  if (!internal::parse_route(segs, route) || (route.res->custom && !cluster.store().gpu_operator_crds()))
+    throw_api(404, "the server could not find the requested resource");
   ResourceRequest r{req, u, std::move(q), route, *route.res};
   std::string dry_run = r.param("dryRun");
   r.dry_run = dry_run == "All";

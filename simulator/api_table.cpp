@@ -174,6 +174,14 @@ json::array table_columns(const std::string& kind) {
   } else if (kind == "Namespace") {
     c.push_back(column("Status", "string", "", 0, "The status of the namespace"));
     c.push_back(column("Age", "string", "", 0, age_desc));
+  } else if (kind == "ClusterPolicy" || kind == "NVIDIADriver") {
+    // The CRDs' additionalPrinterColumns (deployments/gpu-operator/crds/):
+    // Status .status.state and Age .metadata.creationTimestamp, both of type
+    // string, so the Age cell is the timestamp itself (apiextensions-apiserver
+    // pkg/registry/customresource/tableconvertor prints a string column as
+    // the value found).
+    c.push_back(column("Status", "string", "", 0, ""));
+    c.push_back(column("Age", "string", "", 0, ""));
   }
   return c;
 }
@@ -261,6 +269,12 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
     if (meta && meta->contains("deletionTimestamp")) phase = "Terminating";
     cells.push_back(json::string(phase.empty() ? "Active" : phase));
     cells.push_back(json::string(age(obj, now)));
+  } else if (kind == "ClusterPolicy" || kind == "NVIDIADriver") {
+    // A missing value is a null cell, as the tableconvertor leaves it.
+    std::string state = str_at(obj_at(obj, {"status"}), "state");
+    cells.push_back(state.empty() ? json::value(nullptr) : json::value(json::string(state)));
+    std::string created = str_at(meta, "creationTimestamp");
+    cells.push_back(created.empty() ? json::value(nullptr) : json::value(json::string(created)));
   }
   return cells;
 }

@@ -16,7 +16,8 @@
 
 namespace gpuops::simulator {
 
-// columnDefinitions for a kind ("Pod", "Node", "DaemonSet", "Namespace").
+// columnDefinitions for a kind ("Pod", "Node", "DaemonSet", "Namespace",
+// "ClusterPolicy", "NVIDIADriver"; these two as their CRDs print them).
 boost::json::array table_columns(const std::string& kind);
 
 // One row's cells for `obj` (its API JSON), ages measured at `now`.

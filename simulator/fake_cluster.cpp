@@ -198,6 +198,8 @@ core::ClusterState FakeCluster::state(const std::string& ns) {
   for (const auto& [k, d] : s.daemonsets())
     if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
   for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+  for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
+  for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
   return out;
 }
 
@@ -211,6 +213,15 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
       continue;
     }
     if (std::holds_alternative<core::Node>(obj)) continue;
+    if (kind_of(obj) == Kind::kClusterPolicy || kind_of(obj) == Kind::kNVIDIADriver) {
+      if (!s.gpu_operator_crds())
+        throw core::InputError::with_status(404, "", 0, "kind",
+                                            std::string("the server could not find the requested resource (") +
+                                                (kind_of(obj) == Kind::kClusterPolicy ? "clusterpolicies"
+                                                                                      : "nvidiadrivers") +
+                                                ".nvidia.com): the GPU Operator's CRDs are not installed");
+      continue;
+    }
     const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
     if (!namespaces.count(m.namespace_) && !s.find_namespace(m.namespace_)) {
       throw core::InputError::with_status(404, "", 0, "metadata.namespace",

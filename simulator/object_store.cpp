@@ -29,14 +29,23 @@ const char* kind_name(Kind kind) {
     case Kind::kNode: return "Node";
     case Kind::kDaemonSet: return "DaemonSet";
     case Kind::kPod: return "Pod";
+    case Kind::kClusterPolicy: return "ClusterPolicy";
+    case Kind::kNVIDIADriver: return "NVIDIADriver";
   }
   return "";
+}
+
+bool cluster_scoped(Kind kind) {
+  return kind == Kind::kNamespace || kind == Kind::kNode || kind == Kind::kClusterPolicy ||
+         kind == Kind::kNVIDIADriver;
 }
 
 Kind kind_of(const core::Object& obj) {
   if (std::holds_alternative<core::Namespace>(obj)) return Kind::kNamespace;
   if (std::holds_alternative<core::Node>(obj)) return Kind::kNode;
   if (std::holds_alternative<core::DaemonSet>(obj)) return Kind::kDaemonSet;
+  if (std::holds_alternative<core::ClusterPolicy>(obj)) return Kind::kClusterPolicy;
+  if (std::holds_alternative<core::NVIDIADriver>(obj)) return Kind::kNVIDIADriver;
   return Kind::kPod;
 }
 
@@ -62,6 +71,8 @@ const char* internal::resource_name(Kind kind) {
     case Kind::kNode: return "nodes";
     case Kind::kDaemonSet: return "daemonsets.apps";
     case Kind::kPod: return "pods";
+    case Kind::kClusterPolicy: return "clusterpolicies.nvidia.com";
+    case Kind::kNVIDIADriver: return "nvidiadrivers.nvidia.com";
   }
   return "";
 }
@@ -227,6 +238,8 @@ void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint
     case Kind::kNode: stored = &nodes_.find(key)->first; break;
     case Kind::kDaemonSet: stored = &daemonsets_.find(key)->first; break;
     case Kind::kPod: stored = &pods_.find(key)->first; break;
+    case Kind::kClusterPolicy: stored = &cluster_policies_.find(key)->first; break;
+    case Kind::kNVIDIADriver: stored = &nvidia_drivers_.find(key)->first; break;
   }
   index(kind, stored, old_rv, new_rv);
 }
@@ -314,6 +327,15 @@ void ObjectStore::emit(EventType type, const PodRecord& obj) {
   publish(type, Kind::kPod, rv_, [&] { return core::Object(obj.pod()); });
 }
 
+void ObjectStore::emit(EventType type, const core::ClusterPolicy& obj) {
+  for (auto* o : observers_) o->on_cluster_policy(type, obj);
+  publish(type, Kind::kClusterPolicy, rv_, [&] { return core::Object(obj); });
+}
+void ObjectStore::emit(EventType type, const core::NVIDIADriver& obj) {
+  for (auto* o : observers_) o->on_nvidia_driver(type, obj);
+  publish(type, Kind::kNVIDIADriver, rv_, [&] { return core::Object(obj); });
+}
+
 // ---------------------------------------------------------------- lookups
 
 const core::Namespace* ObjectStore::find_namespace(const std::string& name) const {
@@ -358,6 +380,12 @@ std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, c
     case Kind::kPod:
       if (auto* p = find_pod(ns, name)) return core::Object(p->pod());
       break;
+    case Kind::kClusterPolicy:
+      if (auto it = cluster_policies_.find(name); it != cluster_policies_.end()) return core::Object(it->second);
+      break;
+    case Kind::kNVIDIADriver:
+      if (auto it = nvidia_drivers_.find(name); it != nvidia_drivers_.end()) return core::Object(it->second);
+      break;
   }
   return std::nullopt;
 }
@@ -381,6 +409,12 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
       for (auto* p : ps) out.emplace_back(p->pod());
       break;
     }
+    case Kind::kClusterPolicy:
+      for (const auto& [k, v] : cluster_policies_) out.emplace_back(v);
+      break;
+    case Kind::kNVIDIADriver:
+      for (const auto& [k, v] : nvidia_drivers_) out.emplace_back(v);
+      break;
   }
   return out;
 }
@@ -583,6 +617,10 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(nsobj))});
       return;
     }
+    case Kind::kClusterPolicy:
+    case Kind::kNVIDIADriver:
+      remove_custom(kind, name);
+      return;
   }
 }
 
@@ -597,8 +635,7 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
   std::vector<WatchEvent> out;
   auto namespace_ok = [&](const core::Object& obj) {
     if (ns.empty()) return true;
-    Kind k = kind_of(obj);
-    if (k == Kind::kNamespace || k == Kind::kNode) return true;
+    if (cluster_scoped(kind_of(obj))) return true;
     return meta_of(obj).namespace_ == ns;
   };
   auto live = std::upper_bound(by_rv_.begin(), by_rv_.end(), since,

@@ -52,9 +52,11 @@
 
 namespace gpuops::simulator {
 
-enum class Kind { kNamespace, kNode, kDaemonSet, kPod };
-// "Namespace", "Node", "DaemonSet", "Pod".
+enum class Kind { kNamespace, kNode, kDaemonSet, kPod, kClusterPolicy, kNVIDIADriver };
+// "Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver".
 const char* kind_name(Kind kind);
+// Namespace, Node and the GPU Operator's two custom resources.
+bool cluster_scoped(Kind kind);
 // The Kind of a core::Object.
 Kind kind_of(const core::Object& obj);
 // The metadata of a core::Object, whatever its kind.
@@ -137,6 +139,8 @@ class StoreObserver {
   virtual void on_node(EventType, const core::Node&) {}
   virtual void on_daemonset(EventType, const core::DaemonSet&) {}
   virtual void on_pod(EventType, const PodRecord&) {}
+  virtual void on_cluster_policy(EventType, const core::ClusterPolicy&) {}
+  virtual void on_nvidia_driver(EventType, const core::NVIDIADriver&) {}
 };
 
 class ObjectStore {
@@ -205,6 +209,20 @@ class ObjectStore {
   // API JSON of one object (core::encode), or throws ClusterError 404.
   boost::json::object to_json(Kind kind, const std::string& ns, const std::string& name) const;
 
+  // ---- the GPU Operator's CRDs ----
+  // ClusterPolicy (nvidia.com/v1) and NVIDIADriver (nvidia.com/v1alpha1) are
+  // stored only once their CRDs are installed, as on a cluster where the
+  // operator's Helm chart put them: before that, create/update/get of either
+  // throws ClusterError 404 (the API server has no such resource) and an API
+  // front end leaves group nvidia.com out of discovery. Custom resources
+  // follow apiextensions-apiserver's registry (pkg/registry/customresource
+  // strategy.go): metadata.generation 1 on create, bumped when the spec
+  // changes; the main resource keeps the stored status and /status keeps the
+  // stored spec (the CRDs have the status subresource). Once installed they
+  // stay (Helm does not delete CRDs on uninstall).
+  void install_gpu_operator_crds() { gpu_operator_crds_ = true; }
+  bool gpu_operator_crds() const { return gpu_operator_crds_; }
+
   // ---- typed API (the simulator's controllers) ----
 
   void add_observer(StoreObserver* observer) { observers_.push_back(observer); }
@@ -221,6 +239,12 @@ class ObjectStore {
   const std::map<std::string, core::Node>& nodes() const { return nodes_; }
   const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
   size_t pod_count() const { return pods_.size(); }
+  const std::map<std::string, core::ClusterPolicy>& cluster_policies() const { return cluster_policies_; }
+  const std::map<std::string, core::NVIDIADriver>& nvidia_drivers() const { return nvidia_drivers_; }
+  // Writes a ClusterPolicy's status.state and conditions (the operator's
+  // status update; a MODIFIED write). Throws ClusterError 404 if absent.
+  void mutate_cluster_policy_status(const std::string& name, const std::string& state,
+                                    const std::vector<core::Condition>& conditions);
 
   // Creates a pod named `<generate_name><5 chars>` (utilrand.String(5)
   // alphabet). Returns its key "ns/name".
@@ -273,6 +297,17 @@ class ObjectStore {
   void emit(EventType type, const core::Node& obj);
   void emit(EventType type, const core::DaemonSet& obj);
   void emit(EventType type, const PodRecord& obj);
+  void emit(EventType type, const core::ClusterPolicy& obj);
+  void emit(EventType type, const core::NVIDIADriver& obj);
+  // The custom resources' registry (object_store_custom.cpp).
+  void check_custom(Kind kind) const;
+  template <class T>
+  std::map<std::string, T>& custom_table();
+  template <class T>
+  core::Object create_custom(T obj);
+  template <class T>
+  core::Object update_custom(T obj, bool status);
+  void remove_custom(Kind kind, const std::string& name);
   void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
@@ -296,6 +331,9 @@ class ObjectStore {
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
   std::unordered_map<std::string, PodRecord> pods_;
+  bool gpu_operator_crds_ = false;
+  std::map<std::string, core::ClusterPolicy> cluster_policies_;
+  std::map<std::string, core::NVIDIADriver> nvidia_drivers_;
   // Entries of pods_ (stable addresses) by PodRecord::id; null once the pod
   // is gone. Ids are dense (one per pod ever created), so this is a vector:
   // 8 bytes per pod the store has ever held.

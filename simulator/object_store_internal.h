@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "core/errors.h"
+
 #include "core/model.h"
 #include "simulator/object_store.h"
 
@@ -16,6 +18,29 @@ const char* resource_name(Kind kind);
 
 // Throws ClusterError 404 "<resource> \"<name>\" not found".
 [[noreturn]] void not_found(Kind kind, const std::string& name);
+
+// 409 Conflict when `given` names a resourceVersion other than the stored
+// one (an optimistic-concurrency update).
+template <class T>
+void check_version(const T& given, const T& stored, Kind kind) {
+  if (!given.metadata.resource_version.empty() && given.metadata.resource_version != stored.metadata.resource_version)
+    throw core::ClusterError(std::string("Operation cannot be fulfilled on ") + resource_name(kind) + " \"" +
+                           stored.metadata.name + "\": the object has been modified; please apply your changes to "
+                           "the latest version and try again",
+                       409);
+}
+
+// Fields the client cannot change through an update (BeforeUpdate,
+// k8s.io/apiserver pkg/registry/rest/update.go).
+template <class T>
+void keep_system_meta(T& given, const T& stored) {
+  given.metadata.namespace_ = stored.metadata.namespace_;
+  given.metadata.uid = stored.metadata.uid;
+  given.metadata.creation_timestamp = stored.metadata.creation_timestamp;
+  given.metadata.deletion_timestamp = stored.metadata.deletion_timestamp;
+  given.metadata.deletion_grace_period_seconds = stored.metadata.deletion_grace_period_seconds;
+  given.metadata.generation = stored.metadata.generation;
+}
 
 // Replaces what `rec` holds with `pod`, keeping the store's own fields (id,
 // created_rv), which are not part of the API object.

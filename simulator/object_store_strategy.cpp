@@ -23,6 +23,8 @@ using core::ClusterError;
 using core::InputError;
 using internal::not_found;
 using internal::replace_record;
+using internal::check_version;
+using internal::keep_system_meta;
 using internal::resource_name;
 
 namespace {
@@ -102,7 +104,8 @@ core::Object ObjectStore::create(core::Object obj) {
       m.name = gen + random_suffix(5);
     } while (get(kind, m.namespace_, m.name));
   }
-  if (kind == Kind::kNamespace || kind == Kind::kNode) {
+  if (kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver) check_custom(kind);
+  if (cluster_scoped(kind)) {
     m.namespace_.clear();
   } else {
     check_namespace(m.namespace_);
@@ -158,6 +161,8 @@ core::Object ObjectStore::create(core::Object obj) {
       default_pod(pod);
       return core::Object(create_pod(PodRecord::from_pod(std::move(pod))).pod());
     }
+    case Kind::kClusterPolicy: return create_custom(std::move(std::get<core::ClusterPolicy>(obj)));
+    case Kind::kNVIDIADriver: return create_custom(std::move(std::get<core::NVIDIADriver>(obj)));
   }
   return obj;
 }
@@ -206,26 +211,6 @@ const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core:
 
 namespace {
 
-template <class T>
-void check_version(const T& given, const T& stored, Kind kind) {
-  if (!given.metadata.resource_version.empty() && given.metadata.resource_version != stored.metadata.resource_version)
-    throw ClusterError(std::string("Operation cannot be fulfilled on ") + resource_name(kind) + " \"" +
-                           stored.metadata.name + "\": the object has been modified; please apply your changes to "
-                           "the latest version and try again",
-                       409);
-}
-
-// Fields the client cannot change through an update.
-template <class T>
-void keep_system_meta(T& given, const T& stored) {
-  given.metadata.namespace_ = stored.metadata.namespace_;
-  given.metadata.uid = stored.metadata.uid;
-  given.metadata.creation_timestamp = stored.metadata.creation_timestamp;
-  given.metadata.deletion_timestamp = stored.metadata.deletion_timestamp;
-  given.metadata.deletion_grace_period_seconds = stored.metadata.deletion_grace_period_seconds;
-  given.metadata.generation = stored.metadata.generation;
-}
-
 // The raw JSON's `key` ("spec", "status") as stored, over whatever `given`
 // carries.
 void keep_raw(json::object& given, const json::object& stored, const char* key) {
@@ -248,7 +233,8 @@ void keep_node_status(core::Node& given, const core::Node& stored) {
 core::Object ObjectStore::update(core::Object obj) {
   Kind kind = kind_of(obj);
   const core::ObjectMeta& m = meta_of(obj);
-  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  if (kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver) check_custom(kind);
+  std::string ns = cluster_scoped(kind) ? "" : m.namespace_;
   if (!get(kind, ns, m.name)) not_found(kind, m.name);
   switch (kind) {
     case Kind::kNamespace: {
@@ -319,6 +305,8 @@ core::Object ObjectStore::update(core::Object obj) {
       emit(EventType::kModified, rec);
       return out;
     }
+    case Kind::kClusterPolicy: return update_custom(std::move(std::get<core::ClusterPolicy>(obj)), false);
+    case Kind::kNVIDIADriver: return update_custom(std::move(std::get<core::NVIDIADriver>(obj)), false);
   }
   return obj;
 }
@@ -326,7 +314,8 @@ core::Object ObjectStore::update(core::Object obj) {
 core::Object ObjectStore::update_status(core::Object obj) {
   Kind kind = kind_of(obj);
   const core::ObjectMeta& m = meta_of(obj);
-  std::string ns = (kind == Kind::kNamespace || kind == Kind::kNode) ? "" : m.namespace_;
+  if (kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver) check_custom(kind);
+  std::string ns = cluster_scoped(kind) ? "" : m.namespace_;
   auto cur = get(kind, ns, m.name);
   if (!cur) not_found(kind, m.name);
   switch (kind) {
@@ -367,6 +356,8 @@ core::Object ObjectStore::update_status(core::Object obj) {
     }
     case Kind::kNamespace:
       return update(std::move(obj));
+    case Kind::kClusterPolicy: return update_custom(std::move(std::get<core::ClusterPolicy>(obj)), true);
+    case Kind::kNVIDIADriver: return update_custom(std::move(std::get<core::NVIDIADriver>(obj)), true);
   }
   return obj;
 }
