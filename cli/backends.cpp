@@ -36,6 +36,10 @@ class SimControls : public core::SimulationControls {
     c_.inject_fault(fault);
   }
   void clear_faults() override { c_.clear_faults(); }
+  void install_operator(const core::Catalog& catalog, const std::string& ns) override {
+    c_.install_operator(catalog, ns);
+  }
+  void uninstall_operator() override { c_.uninstall_operator(); }
 
  private:
   simulator::FakeCluster& c_;

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <optional>
+#include <boost/json/object.hpp>
+
 #include <string>
 #include <vector>
 
@@ -57,6 +59,20 @@ class Cluster {
   // cluster). The default throws ClusterError: not every backend can.
   virtual void delete_namespace(const std::string& name) {
     throw ClusterError("this backend cannot delete namespace \"" + name + "\"");
+  }
+
+  // The GPU Operator's ClusterPolicy (cluster-scoped, nvidia.com/v1): an RFC
+  // 7386 JSON merge patch of the object (`kubectl patch clusterpolicy NAME
+  // --type merge -p PATCH`), and its deletion (background: the garbage
+  // collector takes the DaemonSets it controls). Throw ClusterError 404 when
+  // it (or its CRD) does not exist, InputError when the patched object is
+  // refused. The defaults throw ClusterError: not every backend can.
+  virtual void patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
+    (void)merge_patch;
+    throw ClusterError("this backend cannot patch clusterpolicy \"" + name + "\"");
+  }
+  virtual void delete_cluster_policy(const std::string& name) {
+    throw ClusterError("this backend cannot delete clusterpolicy \"" + name + "\"");
   }
 
   // Deletes one pod (graceful, as `kubectl delete pod`).

@@ -114,7 +114,8 @@ OperatorRules parse_rules(const YAML::Node& op, const std::set<std::string>& nam
   if (!op.IsMap()) throw InputError(file, line_of(op), "operator", "must be a map");
   known_keys(op, file, "operator",
              {"reconcile_order", "state_labels", "empty_label_is_absent", "labels_need_gpu_present",
-              "relabel_on_daemonset_events", "node_label_watch"});
+              "relabel_on_daemonset_events", "node_label_watch", "driver_manager_image"});
+  r.driver_manager_image = str(op, "driver_manager_image", file, "operator", false);
   r.reconcile_order = list(op, "reconcile_order", file, "operator");
   for (size_t i = 0; i < r.reconcile_order.size(); ++i)
     if (!names.count(r.reconcile_order[i]))

@@ -111,7 +111,9 @@ enum class NodeWatchReason {
 //   relabel_on_daemonset_events: true  # node labels are reconciled on every event of an owned DaemonSet (v25.3:
 //                                      # labelGPUNodes runs in the ClusterPolicy reconcile, which watches them)
 //   node_label_watch: [gpu-label-missing, ...]          # NodeWatchReason
+//   driver_manager_image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.1  # the Helm default
 struct OperatorRules {
+  std::string driver_manager_image;
   std::vector<std::string> reconcile_order;
   std::vector<StateLabel> state_labels;
   bool empty_label_is_absent = false;

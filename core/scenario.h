@@ -29,13 +29,29 @@
 // addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
 // effect}, untaint {node, key, effect?}, cordon, uncordon, ready {node,
 // status}, deletePod {daemonset, node}, fault {kind, node, daemonset, reason},
-// clearFaults, advance (a duration: 30s, 5m, 1h, 500ms), or none (only
-// expectations). Every step settles the cluster after its action.
+// clearFaults, advance (a duration: 30s, 5m, 1h, 500ms), installOperator
+// (as the top-level `operator:`, OperatorSpec), patchClusterPolicy (a JSON
+// merge patch of the ClusterPolicy, e.g. {spec: {dcgm: {enabled: true}}};
+// `name:` beside `patch:` for another than cluster-policy), removeOperator
+// (the ClusterPolicy deleted, its DaemonSets garbage collected, the
+// operator stopped), or none (only expectations). Every step settles the
+// cluster after its action.
+//
+// The GPU Operator (docs/OPERATOR.md):
+//   operator:                          # optional: installed before the first step
+//     version: v25.3                   # v25.3 | v26.7
+//     clusterPolicy: {dcgm: {enabled: true}}   # the spec
+// With `operator:`, operands default to the release's catalog (operator
+// mode) and namespace to gpu-operator. Expectations add clusterPolicy
+// {state, reason, message, absent} and diagnose [{node, operand, code,
+// severity, absent}].
 //
 // Errors: load_scenario throws core::InputError naming the file, line and
 // field for anything malformed (unknown keys, two actions in one step, a bad
 // duration, an unknown operand).
 #pragma once
+
+#include <boost/json/object.hpp>
 
 #include <functional>
 #include <map>
@@ -65,6 +81,29 @@ struct PodExpectation {
                                       // condition's message
 };
 
+// A diagnose finding a step expects (core/diagnose.h): by node, operand
+// ("" for a node-level one) and code (Finding::name), optionally severity
+// ("error", "warning", "info"); `absent`: no such finding.
+struct FindingExpectation {
+  int line = 0;
+  std::string node;
+  std::string operand;
+  std::string code;
+  std::optional<std::string> severity;
+  bool absent = false;
+};
+
+// The ClusterPolicy a step expects: status.state, optionally the Ready
+// condition's status and reasons and a substring of a condition's message.
+struct ClusterPolicyExpectation {
+  int line = 0;
+  std::string name = "cluster-policy";
+  std::optional<std::string> state;     // "ready", "notReady", "ignored"; "" absent state
+  std::optional<std::string> reason;    // the reason of the condition that is True (Ready or Error)
+  std::optional<std::string> message;   // substring of that condition's message
+  bool absent = false;                  // no such ClusterPolicy
+};
+
 struct Expectations {
   // audit: exact lines and exit code.
   std::optional<std::vector<std::string>> audit_lines;
@@ -86,9 +125,11 @@ struct Expectations {
   // nodes: node -> label -> value (null in YAML: the label must be absent).
   std::map<std::string, std::map<std::string, std::optional<std::string>>> node_labels;
   int nodes_line = 0;
+  std::optional<ClusterPolicyExpectation> cluster_policy;
+  std::vector<FindingExpectation> findings;
   bool empty() const {
     return !audit_lines && !audit_exit && order.empty() && !matrix && daemonsets.empty() && running.empty() &&
-           pods.empty() && node_labels.empty();
+           pods.empty() && node_labels.empty() && !cluster_policy && findings.empty();
   }
 };
 
@@ -97,6 +138,22 @@ struct ExpectedError {
   std::string contains;   // substring of the message
   std::string field;      // exact field path, if given
   int line = 0;           // exact line, if given
+};
+
+// The GPU Operator a scenario installs (top-level `operator:`, or a step's
+// `installOperator:`): `version` v25.3 or v26.7 picks the release's built-in
+// catalog (core::operator_catalog_name); the ClusterPolicy `name` (default
+// cluster-policy) is created with `clusterPolicy`, its spec (a map, default
+// {}: every component at its default). On the simulator the operator is
+// simulated (SimulationControls::install_operator); on a real cluster only
+// the ClusterPolicy is written: the operator must be running already.
+struct OperatorSpec {
+  int line = 0;
+  std::string version;
+  Catalog catalog;
+  std::string namespace_ = "gpu-operator";
+  std::string policy_name = "cluster-policy";
+  boost::json::object spec;
 };
 
 struct Step {
@@ -118,6 +175,9 @@ struct Step {
   std::string daemonset;  // deletePod
   FaultSpec fault;
   Duration advance{0};
+  OperatorSpec operator_spec;          // installOperator
+  boost::json::object policy_patch;    // patchClusterPolicy: a JSON merge patch of the ClusterPolicy
+  std::string policy_name = "cluster-policy";  // patchClusterPolicy, removeOperator
   Expectations expect;
   std::optional<ExpectedError> expect_error;
   std::optional<Duration> timeout;
@@ -140,6 +200,7 @@ struct Scenario {
   bool simulator_only = false;
   std::string profile = "kwok";
   std::vector<Node> nodes;
+  std::optional<OperatorSpec> operator_;
   std::vector<Step> steps;
 };
 

@@ -25,6 +25,7 @@
 #include "core/manifests.h"
 #include "core/model.h"
 #include "core/operands.h"
+#include "core/operator_install.h"
 #include "core/quantity.h"
 #include "core/validation.h"
 #include "core/yaml_load.h"
@@ -181,7 +182,7 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
 }
 
 Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
-  reader.keys(yaml, field, {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes"});
+  reader.keys(yaml, field, {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "clusterPolicy", "diagnose"});
   Expectations expect;
   // Failures name the line of the expectation's key.
   std::map<std::string, int> key_line;
@@ -282,7 +283,69 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
       }
     }
   }
+  if (const YAML::Node cp = yaml["clusterPolicy"]) {
+    std::string f = field + ".clusterPolicy";
+    reader.keys(cp, f, {"name", "state", "reason", "message", "absent"});
+    ClusterPolicyExpectation e;
+    e.line = key_line["clusterPolicy"];
+    if (cp["name"]) e.name = reader.str(cp["name"], f + ".name");
+    if (cp["state"]) e.state = cp["state"].IsNull() ? "" : reader.str(cp["state"], f + ".state");
+    if (cp["reason"]) e.reason = reader.str(cp["reason"], f + ".reason");
+    if (cp["message"]) e.message = reader.str(cp["message"], f + ".message");
+    if (cp["absent"]) e.absent = reader.boolean(cp["absent"], f + ".absent");
+    expect.cluster_policy = e;
+  }
+  if (const YAML::Node findings = yaml["diagnose"]) {
+    if (!findings.IsSequence()) reader.fail(findings, field + ".diagnose", "must be a list of {node, operand, code}");
+    for (size_t i = 0; i < findings.size(); ++i) {
+      std::string f = field + ".diagnose[" + std::to_string(i) + "]";
+      reader.keys(findings[i], f, {"node", "operand", "code", "severity", "absent"});
+      FindingExpectation e;
+      e.line = findings[i].Mark().line + 1;
+      if (!findings[i]["node"] || !findings[i]["code"]) reader.fail(findings[i], f, "node and code are required");
+      e.node = reader.str(findings[i]["node"], f + ".node");
+      e.code = reader.str(findings[i]["code"], f + ".code");
+      if (findings[i]["operand"]) e.operand = reader.str(findings[i]["operand"], f + ".operand");
+      if (findings[i]["severity"]) {
+        e.severity = reader.str(findings[i]["severity"], f + ".severity");
+        if (*e.severity != "error" && *e.severity != "warning" && *e.severity != "info")
+          reader.fail(findings[i]["severity"], f + ".severity", "must be error, warning or info");
+      }
+      if (findings[i]["absent"]) e.absent = reader.boolean(findings[i]["absent"], f + ".absent");
+      expect.findings.push_back(e);
+    }
+  }
   return expect;
+}
+
+// A YAML map as the JSON object kubectl would send for it (core/documents.h
+// read_documents' typing), `line` its first line for errors.
+json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::string& field, const std::string& file) {
+  if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
+  YAML::Emitter out;
+  out << yaml;
+  auto docs = read_documents(out.c_str(), file + ":" + std::to_string(yaml.Mark().line + 1) + " (" + field + ")");
+  if (docs.size() != 1 || !docs[0].value.is_object()) reader.fail(yaml, field, "must be a map");
+  return std::move(docs[0].value.as_object());
+}
+
+OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const std::string& field,
+                           const std::string& file) {
+  reader.keys(yaml, field, {"version", "namespace", "name", "clusterPolicy"});
+  OperatorSpec op;
+  op.line = yaml.Mark().line + 1;
+  if (!yaml["version"]) reader.fail(yaml, field + ".version", "Required value: v25.3 or v26.7");
+  op.version = reader.str(yaml["version"], field + ".version");
+  if (op.version != "v25.3" && op.version != "v26.7")
+    reader.fail(yaml["version"], field + ".version",
+                "Unsupported value: \"" + op.version + "\": supported values: \"v25.3\", \"v26.7\"");
+  op.catalog = load_catalog(operator_catalog_name(op.version));
+  op.catalog.operator_mode = true;
+  if (yaml["namespace"]) op.namespace_ = reader.str(yaml["namespace"], field + ".namespace");
+  if (yaml["name"]) op.policy_name = reader.str(yaml["name"], field + ".name");
+  if (const YAML::Node cp = yaml["clusterPolicy"]; cp && !cp.IsNull())
+    op.spec = yaml_json(reader, cp, field + ".clusterPolicy", file);
+  return op;
 }
 
 // How a scenario spells each fault kind, in the order an error lists them.
@@ -302,16 +365,18 @@ FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const st
   reader.fail(yaml, field, "unknown fault \"" + kind + "\" (" + list + ")");
 }
 
-const std::vector<const char*> kActions = {"createNamespace", "apply", "label", "addNode", "deleteNode",
-                                           "taint", "untaint", "cordon", "uncordon", "ready",
-                                           "deletePod", "fault", "clearFaults", "advance"};
+const std::vector<const char*> kActions = {"createNamespace", "apply",           "label",           "addNode",
+                                           "deleteNode",      "taint",           "untaint",         "cordon",
+                                           "uncordon",        "ready",           "deletePod",       "fault",
+                                           "clearFaults",     "advance",         "installOperator", "patchClusterPolicy",
+                                           "removeOperator"};
 
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
   reader.keys(yaml, field,
               {"name", "createNamespace", "apply", "label", "addNode", "deleteNode", "taint", "untaint", "cordon",
-               "uncordon", "ready", "deletePod", "fault", "clearFaults", "advance", "expect", "expectError", "timeout",
-               "settle"});
+               "uncordon", "ready", "deletePod", "fault", "clearFaults", "advance", "installOperator",
+               "patchClusterPolicy", "removeOperator", "expect", "expectError", "timeout", "settle"});
   Step step;
   step.line = yaml.Mark().line + 1;
   if (yaml["name"]) step.name = reader.str(yaml["name"], field + ".name");
@@ -385,6 +450,20 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     if (args["reason"]) step.fault.reason = reader.str(args["reason"], args_field + ".reason");
   } else if (step.action == "advance") {
     step.advance = reader.duration(args, args_field);
+  } else if (step.action == "installOperator") {
+    step.operator_spec = read_operator(reader, args, args_field, reader.file());
+  } else if (step.action == "patchClusterPolicy") {
+    reader.keys(args, args_field, {"name", "patch"});
+    if (!args["patch"]) reader.fail(args, args_field + ".patch", "Required value: a JSON merge patch, e.g. {spec: {dcgm: {enabled: true}}}");
+    if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
+    step.policy_patch = yaml_json(reader, args["patch"], args_field + ".patch", reader.file());
+  } else if (step.action == "removeOperator") {
+    if (args.IsMap()) {
+      reader.keys(args, args_field, {"name"});
+      if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
+    } else if (!args.IsNull() && !(args.IsScalar() && args.Scalar() == "true")) {
+      reader.fail(args, args_field, "must be true or {name: NAME}");
+    }
   }
   if (const YAML::Node expect_yaml = yaml["expect"]) step.expect = read_expect(reader, expect_yaml, field + ".expect");
   if (const YAML::Node error_yaml = yaml["expectError"]) {
@@ -450,7 +529,7 @@ Scenario load_scenario(const std::string& path) {
   Reader reader(path);
   YAML::Node root = load_yaml(text, path);
   if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
-  reader.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "steps"});
+  reader.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "operator", "steps"});
   Scenario scenario;
   scenario.file = path;
   if (!root["name"]) reader.fail(root, "name", "Required value");
@@ -458,9 +537,16 @@ Scenario load_scenario(const std::string& path) {
   if (root["description"]) scenario.description = reader.str(root["description"], "description");
   if (root["namespace"]) scenario.namespace_ = reader.str(root["namespace"], "namespace");
   fs::path dir = fs::path(path).parent_path();
-  std::string operands = root["operands"] ? reader.str(root["operands"], "operands") : "lab";
-  if (builtin_catalog_text(operands).empty()) operands = (dir / operands).string();
-  scenario.catalog = load_catalog(operands);
+  if (const YAML::Node op = root["operator"]) scenario.operator_ = read_operator(reader, op, "operator", path);
+  if (root["operands"]) {
+    std::string operands = reader.str(root["operands"], "operands");
+    if (builtin_catalog_text(operands).empty()) operands = (dir / operands).string();
+    scenario.catalog = load_catalog(operands);
+    scenario.catalog.operator_mode = scenario.operator_.has_value();
+  } else {
+    scenario.catalog = scenario.operator_ ? scenario.operator_->catalog : load_catalog("lab");
+  }
+  if (scenario.operator_ && !root["namespace"]) scenario.namespace_ = scenario.operator_->namespace_;
   if (root["simulatorOnly"]) scenario.simulator_only = reader.boolean(root["simulatorOnly"], "simulatorOnly");
   if (const YAML::Node cluster = root["cluster"]) {
     reader.keys(cluster, "cluster", {"profile", "nodes"});

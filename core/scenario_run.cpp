@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "core/analysis.h"
 #include "core/cluster.h"
 #include "core/decode.h"
+#include "core/diagnose.h"
+#include "core/diagnose_render.h"
 #include "core/documents.h"
 #include "core/errors.h"
 #include "core/line_diff.h"
@@ -130,9 +133,29 @@ std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
   return objs;
 }
 
+// The GPU Operator of `op`: simulated (started with its CRDs) when `sim`;
+// on a real cluster it must run already. Then its ClusterPolicy is created
+// (or updated) with the spec.
+void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationControls* sim) {
+  if (sim) sim->install_operator(op.catalog, op.namespace_);
+  else cluster.create_namespace(op.namespace_);
+  ClusterPolicy cp;
+  cp.metadata.name = op.policy_name;
+  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", op.spec}};
+  cluster.apply({Object(std::move(cp))});
+}
+
 void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
   const std::string& action = step.action;
   if (action.empty()) return;
+  if (action == "installOperator") return install_operator(step.operator_spec, cluster, sim);
+  if (action == "patchClusterPolicy") return cluster.patch_cluster_policy(step.policy_name, step.policy_patch);
+  if (action == "removeOperator") {
+    cluster.delete_cluster_policy(step.policy_name);
+    cluster.settle();  // the garbage collector takes the DaemonSets while the operator still runs
+    if (sim) sim->uninstall_operator();
+    return;
+  }
   if (action == "createNamespace") cluster.create_namespace(step.name_arg);
   else if (action == "apply") cluster.apply(decode_apply(step, scenario));
   else if (action == "label") {
@@ -267,6 +290,54 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
     auto pod_failures = check_pod(expected_pod, state);
     failures.insert(failures.end(), pod_failures.begin(), pod_failures.end());
   }
+  if (expect.cluster_policy) {
+    const ClusterPolicyExpectation& want = *expect.cluster_policy;
+    std::string where = "clusterPolicy (line " + std::to_string(want.line) + "): " + want.name;
+    const ClusterPolicy* cp = nullptr;
+    for (const auto& candidate : state.cluster_policies)
+      if (candidate.metadata.name == want.name) cp = &candidate;
+    if (want.absent) {
+      if (cp) failures.push_back(where + ": expected absent, it exists");
+    } else if (!cp) {
+      failures.push_back(where + ": no such ClusterPolicy");
+    } else {
+      if (want.state && cp->state != *want.state)
+        failures.push_back(where + ": status.state: expected \"" + *want.state + "\", got \"" + cp->state + "\"");
+      // The condition that is True: Ready (ready) or Error (not ready).
+      const Condition* on = nullptr;
+      for (const auto& c : cp->conditions)
+        if (c.status == "True" && (c.type == "Ready" || c.type == "Error")) on = &c;
+      if (want.reason && (!on || on->reason != *want.reason))
+        failures.push_back(where + ": condition reason: expected \"" + *want.reason + "\", got \"" +
+                           (on ? on->type + "/" + on->reason : std::string("(no True Ready or Error condition)")) + "\"");
+      if (want.message && (!on || on->message.find(*want.message) == std::string::npos))
+        failures.push_back(where + ": condition message: expected it to contain \"" + *want.message + "\", got \"" +
+                           (on ? on->message : std::string()) + "\"");
+    }
+  }
+  if (!expect.findings.empty()) {
+    std::vector<Finding> found = diagnose(state, catalog, {});
+    for (const auto& want : expect.findings) {
+      std::string where = "diagnose (line " + std::to_string(want.line) + "): " + want.node +
+                          (want.operand.empty() ? "" : " " + want.operand) + " " + want.code;
+      const Finding* hit = nullptr;
+      for (const auto& f : found)
+        if (f.node == want.node && f.operand == want.operand && f.name == want.code) hit = &f;
+      if (want.absent) {
+        if (hit) failures.push_back(where + ": expected no such finding, got: " + hit->reason);
+        continue;
+      }
+      if (!hit) {
+        std::string seen;
+        for (const auto& f : found)
+          if (f.node == want.node) seen += "\n    " + f.name + (f.operand.empty() ? "" : " (" + f.operand + ")");
+        failures.push_back(where + ": no such finding" + (seen.empty() ? " (none on that node)" : "; on that node:" + seen));
+        continue;
+      }
+      if (want.severity && severity_name(hit->severity) != *want.severity)
+        failures.push_back(where + ": severity: expected " + *want.severity + ", got " + severity_name(hit->severity));
+    }
+  }
   for (const auto& [node, labels] : expect.node_labels) {
     auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
                            [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
@@ -352,6 +423,7 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       cluster.add_node(node);
       created_nodes.push_back(node.metadata.name);
     }
+    if (scenario.operator_) install_operator(*scenario.operator_, cluster, sim);
     cluster.settle();
   } catch (const std::exception& e) {
     result.passed = false;
@@ -451,6 +523,17 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     }
   }
   if (options.clean_up) {
+    // The ClusterPolicies the scenario created, before their namespace and nodes.
+    std::set<std::string> policies;
+    if (scenario.operator_) policies.insert(scenario.operator_->policy_name);
+    for (const auto& step : scenario.steps)
+      if (step.action == "installOperator") policies.insert(step.operator_spec.policy_name);
+    for (const auto& name : policies) {
+      try {
+        cluster.delete_cluster_policy(name);
+      } catch (const std::exception&) {
+      }
+    }
     for (const auto& step : scenario.steps)
       if (step.action == "createNamespace") {
         try {

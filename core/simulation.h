@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/model.h"
+#include "core/operands.h"
 
 namespace gpuops::core {
 
@@ -44,6 +45,11 @@ class SimulationControls {
   // there, until clear_faults.
   virtual void inject_fault(const FaultSpec& fault) = 0;
   virtual void clear_faults() = 0;
+  // Starts the simulated GPU Operator of `catalog`'s release with its
+  // operands in namespace `ns` (its CRDs installed, the namespace created);
+  // stops it. The ClusterPolicy itself is written through core::Cluster.
+  virtual void install_operator(const Catalog& catalog, const std::string& ns) = 0;
+  virtual void uninstall_operator() = 0;
 };
 
 }  // namespace gpuops::core

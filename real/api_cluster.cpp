@@ -290,6 +290,27 @@ void ApiCluster::patch_node(const std::string& node, const json::object& patch, 
   }
 }
 
+void ApiCluster::patch_cluster_policy(const std::string& name, const json::object& merge_patch) {
+  Request r = write_request(http_verb::patch, "/apis/nvidia.com/v1/clusterpolicies/" + query_escape(name));
+  r.body = json::serialize(merge_patch);
+  r.content_type = kMergePatch;
+  try {
+    send_write(r, "ClusterPolicy " + name);
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+    throw;
+  }
+}
+
+void ApiCluster::delete_cluster_policy(const std::string& name) {
+  try {
+    client_->send(write_request(http_verb::delete_, "/apis/nvidia.com/v1/clusterpolicies/" + query_escape(name)));
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+    throw;
+  }
+}
+
 void ApiCluster::set_node_label(const std::string& node, const std::string& key,
                                 const std::optional<std::string>& value) {
   if (auto m = core::validate_label_key(key); !m.empty())

@@ -98,6 +98,10 @@ class ApiCluster : public core::Cluster {
   // Waits for the namespace of the RestConfig (the one of the last state()
   // call, if any) to settle; see settle_pending.
   void settle() override;
+  // PATCH application/merge-patch+json / DELETE on
+  // /apis/nvidia.com/v1/clusterpolicies/NAME.
+  void patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) override;
+  void delete_cluster_policy(const std::string& name) override;
 
   // The namespace used for objects without one and for settle().
   const std::string& default_namespace() const { return namespace_; }

@@ -7,6 +7,8 @@
 //   node_lifecycle_controller.{h,cpp}  pkg/controller/nodelifecycle
 //   podgc.{h,cpp}                      pkg/controller/podgc
 //   garbage_collector.{h,cpp}          pkg/controller/garbagecollector
+//   clusterpolicy_controller.{h,cpp}   the GPU Operator (NVIDIA/gpu-operator
+//                                      controllers/), once installed
 // and share a ClusterContext (cluster_context.h): clock, store, timers and
 // the indexes by node and pod id.
 //
@@ -26,11 +28,14 @@
 #include <deque>
 #include <set>
 
+#include "core/decode.h"
 #include "core/encode.h"
 #include "core/errors.h"
 #include "core/rfc3339.h"
 #include "core/validation.h"
+#include "simulator/api_patch.h"
 #include "simulator/cluster_context.h"
+#include "simulator/clusterpolicy_controller.h"
 #include "simulator/daemon_controller.h"
 #include "simulator/garbage_collector.h"
 #include "simulator/kubelet.h"
@@ -53,6 +58,7 @@ struct FakeCluster::Impl : StoreObserver {
   internal::NodeLifecycleController node_lifecycle{ctx};
   internal::PodGC podgc{ctx};
   internal::GarbageCollector garbage_collector{ctx, daemonsets};
+  internal::ClusterPolicyController cluster_policy{ctx, daemonsets};
 
   explicit Impl(Options o) : ctx(o) { ctx.store.add_observer(this); }
 
@@ -71,6 +77,7 @@ struct FakeCluster::Impl : StoreObserver {
     }
     kubelet.on_node(id);
     node_lifecycle.on_node(node.metadata.name);
+    cluster_policy.on_node(type, node);
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
@@ -78,6 +85,12 @@ struct FakeCluster::Impl : StoreObserver {
       if (const auto* st = daemonsets.find(ObjectStore::key(d.metadata.namespace_, d.metadata.name)))
         garbage_collector.on_owner_deleted(*st);  // background propagation: the dependents go next
     daemonsets.on_daemonset(type, d);
+    cluster_policy.on_daemonset(type, d);
+  }
+
+  void on_cluster_policy(EventType type, const core::ClusterPolicy& cp) override {
+    if (type == EventType::kDeleted) garbage_collector.on_cluster_policy_deleted(cp.metadata.uid);
+    cluster_policy.on_cluster_policy(type, cp);
   }
 
   void on_pod(EventType type, const PodRecord& pod) override {
@@ -109,7 +122,8 @@ struct FakeCluster::Impl : StoreObserver {
 
   bool has_work() const {
     return !kubelet.node_queue.empty() || !node_lifecycle.queue.empty() || !daemonsets.queue.empty() ||
-           !scheduler.queue.empty() || !kubelet.pod_queue.empty() || !garbage_collector.queue.empty();
+           !scheduler.queue.empty() || !kubelet.pod_queue.empty() || !garbage_collector.queue.empty() ||
+           !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work();
   }
 
   std::string busy_description() const {
@@ -122,6 +136,7 @@ struct FakeCluster::Impl : StoreObserver {
     if (!scheduler.queue.empty()) parts.push_back("scheduler (" + pod(scheduler.queue.q.front()) + ")");
     if (!kubelet.pod_queue.empty()) parts.push_back("kubelet (" + pod(kubelet.pod_queue.q.front()) + ")");
     if (!node_lifecycle.queue.empty()) parts.push_back("node lifecycle (" + node_lifecycle.queue.q.front() + ")");
+    if (cluster_policy.has_work()) parts.push_back("GPU Operator (ClusterPolicy reconcile)");
     std::string s;
     for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
     return s;
@@ -137,7 +152,9 @@ struct FakeCluster::Impl : StoreObserver {
                            " rounds at " + core::format_time(ctx.now) + ": " + busy_description());
       for (const auto& k : kubelet.node_queue.take()) kubelet.initialize_node(k);
       for (const auto& k : node_lifecycle.queue.take()) node_lifecycle.monitor_node(k);
+      for (const auto& k : garbage_collector.daemonset_queue.take()) garbage_collector.attempt_to_delete_daemonset(k);
       for (const auto& k : garbage_collector.queue.take()) garbage_collector.attempt_to_delete_item(k);
+      if (cluster_policy.has_work()) cluster_policy.reconcile();
       std::deque<std::string> dsq;
       dsq.swap(daemonsets.queue);
       for (const auto& k : dsq) daemonsets.sync_daemon_set(k);
@@ -166,6 +183,40 @@ const ObjectStore& FakeCluster::store() const { return impl_->ctx.store; }
 core::Time FakeCluster::now() const { return impl_->ctx.now; }
 
 void FakeCluster::run() { impl_->run_until_idle(); }
+
+void FakeCluster::install_operator(const core::Catalog& catalog, const std::string& ns) {
+  Impl& m = *impl_;
+  m.ctx.store.install_gpu_operator_crds();
+  create_namespace(ns);
+  m.cluster_policy.install(catalog, ns);
+}
+
+void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
+  ObjectStore& s = impl_->ctx.store;
+  auto cur = s.get(Kind::kClusterPolicy, "", name);
+  if (!s.gpu_operator_crds() || !cur)
+    throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+  boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
+  if (!patched.is_object()) throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
+  patched.as_object()["metadata"].as_object()["name"] = name;  // a patch cannot rename
+  core::Document doc;
+  doc.value = std::move(patched);
+  doc.file = "clusterpolicy/" + name;
+  core::ClusterPolicy cp = core::decode_cluster_policy(doc);
+  cp.metadata.resource_version.clear();
+  s.update(core::Object(std::move(cp)));
+}
+
+void FakeCluster::delete_cluster_policy(const std::string& name) {
+  ObjectStore& s = impl_->ctx.store;
+  if (!s.gpu_operator_crds() || !s.get(Kind::kClusterPolicy, "", name))
+    throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+  s.remove(Kind::kClusterPolicy, "", name);
+}
+
+void FakeCluster::uninstall_operator() { impl_->cluster_policy.uninstall(); }
+
+bool FakeCluster::operator_installed() const { return impl_->cluster_policy.installed(); }
 
 void FakeCluster::advance(core::Duration d) {
   Impl& m = *impl_;

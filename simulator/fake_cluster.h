@@ -23,7 +23,10 @@
 //    loop, 40 s quarantine.
 //  * Garbage collector (garbage_collector.h;
 //    pkg/controller/garbagecollector): background deletion of a deleted
-//    DaemonSet's pods.
+//    DaemonSet's pods, and of a deleted ClusterPolicy's DaemonSets.
+//  * The GPU Operator, once installed (clusterpolicy_controller.h;
+//    NVIDIA/gpu-operator controllers/): the node labeller, the
+//    ClusterPolicy reconcile rendering the operand DaemonSets, its status.
 //  * A fake kubelet (kubelet.h) with two profiles (see KubeletProfile) and
 //    injectable faults, plus KWOK's node-initialize stage (default
 //    allocatable cpu 1k, memory 1Ti, pods 1M and the standard conditions for
@@ -44,6 +47,7 @@
 #include <vector>
 
 #include "core/cluster.h"
+#include "core/operands.h"
 #include "simulator/object_store.h"
 
 namespace gpuops::simulator {
@@ -127,6 +131,8 @@ class FakeCluster : public core::Cluster {
   // NoSchedule and NoExecute, and marks the node's pods not Ready.
   void set_node_ready(const std::string& node, const std::string& status) override;
   void delete_pod(const std::string& ns, const std::string& name) override;
+  void patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) override;
+  void delete_cluster_policy(const std::string& name) override;
   // Deletes the namespace with its DaemonSets and pods (the pods go at once,
   // as after the namespace controller's grace-0 clean-up). ClusterError 404
   // when it does not exist.
@@ -148,6 +154,20 @@ class FakeCluster : public core::Cluster {
   // later stay pending). Throws ClusterError ("live-lock") after
   // Options::max_rounds rounds.
   void run();
+
+  // The GPU Operator (clusterpolicy_controller.h), simulated: installs its
+  // CRDs (ClusterPolicy, NVIDIADriver; they stay once installed, as Helm
+  // leaves CRDs), creates namespace `ns` if missing, and starts the
+  // operator of `catalog`'s release (one of the built-in gpu-operator
+  // catalogs: its operands, rendering keys and OperatorRules). It acts once a
+  // ClusterPolicy exists. Installing again replaces the release. Throws
+  // InputError 422 for an invalid namespace name.
+  void install_operator(const core::Catalog& catalog, const std::string& ns = "gpu-operator");
+  // Stops the operator (its Deployment gone). What it wrote stays: node
+  // labels, the ClusterPolicy, the DaemonSets; deleting the ClusterPolicy
+  // then lets the garbage collector delete the DaemonSets it owns.
+  void uninstall_operator();
+  bool operator_installed() const;
 
   // Faults apply to pods the kubelet runs from now on and are re-evaluated
   // for pods already there. Returns an id for clear_fault.

@@ -12,4 +12,16 @@ void GarbageCollector::attempt_to_delete_item(const std::string& key) {
   c_.store.remove(Kind::kPod, p->namespace_(), p->name);
 }
 
+// mirrors attemptToDeleteItem, pkg/controller/garbagecollector/garbagecollector.go.
+void GarbageCollector::attempt_to_delete_daemonset(const std::string& key) {
+  auto it = c_.store.daemonsets().find(key);
+  if (it == c_.store.daemonsets().end()) return;
+  const core::DaemonSet& d = it->second;
+  const core::OwnerReference* ref = d.metadata.controller_ref();
+  if (!ref) return;
+  for (const auto& [name, cp] : c_.store.cluster_policies())
+    if (cp.metadata.uid == ref->uid) return;  // owner still there
+  c_.store.remove(Kind::kDaemonSet, d.metadata.namespace_, d.metadata.name);
+}
+
 }  // namespace gpuops::simulator::internal

@@ -1,7 +1,8 @@
 // simulator/garbage_collector.h: internal to simulator/. The garbage
 // collector, as upstream's pkg/controller/garbagecollector with background
-// propagation, for the one owner kind the simulator creates dependents of:
-// when a DaemonSet is deleted, its pods are deleted next.
+// propagation, for the owner kinds the simulator creates dependents of: when
+// a DaemonSet is deleted, its pods are deleted next; when a ClusterPolicy is,
+// the DaemonSets it controls (and then their pods).
 #pragma once
 
 #include <string>
@@ -28,7 +29,18 @@ class GarbageCollector {
   // for the pod "ns/name": deleted when its controller owner is gone.
   void attempt_to_delete_item(const std::string& key);
 
-  KeyQueue queue;  // dependents to check
+  // A ClusterPolicy is deleted: the DaemonSets it controls are queued.
+  void on_cluster_policy_deleted(const std::string& uid) {
+    for (const auto& [key, d] : c_.store.daemonsets())
+      if (const core::OwnerReference* ref = d.metadata.controller_ref(); ref && ref->uid == uid) daemonset_queue.push(key);
+  }
+
+  // mirrors attemptToDeleteItem for the DaemonSet "ns/name": deleted when its
+  // controller owner (a ClusterPolicy) is gone.
+  void attempt_to_delete_daemonset(const std::string& key);
+
+  KeyQueue queue;            // dependent pods to check
+  KeyQueue daemonset_queue;  // dependent DaemonSets to check
 
  private:
   ClusterContext& c_;
