@@ -22,6 +22,8 @@ boost::json::object encode(const Node& node);
 boost::json::object encode(const DaemonSet& ds);
 boost::json::object encode(const Pod& pod);
 boost::json::object encode(const Namespace& ns);
+// apps/v1 ControllerRevision: metadata, data, revision.
+boost::json::object encode(const ControllerRevision& revision);
 boost::json::object encode(const Object& obj);
 
 // Kind and name of an object, for messages ("DaemonSet gpu-operator/x",

@@ -24,11 +24,13 @@ json::object discovery_resource(const Resource& r, bool status) {
   json::array verbs;
   if (status) {
     verbs = {"get", "patch", "update"};
+  } else if (!internal::writable(r)) {
+    verbs = {"delete", "get", "list", "watch"};
   } else {
     verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
-    o["shortNames"] = json::array{r.short_name};
-    if (r.in_all) o["categories"] = json::array{"all"};
   }
+  if (!status && *r.short_name) o["shortNames"] = json::array{r.short_name};
+  if (!status && r.in_all) o["categories"] = json::array{"all"};
   o["verbs"] = verbs;
   return o;
 }
@@ -42,7 +44,7 @@ json::object resource_list(const std::string& group) {
   for (const auto& r : kResources) {
     if (group != r.group) continue;
     rs.push_back(discovery_resource(r, false));
-    rs.push_back(discovery_resource(r, true));
+    if (internal::writable(r)) rs.push_back(discovery_resource(r, true));
   }
   o["resources"] = rs;
   return o;

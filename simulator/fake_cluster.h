@@ -127,6 +127,9 @@ class FakeCluster : public core::Cluster {
   // NoSchedule and NoExecute, and marks the node's pods not Ready.
   void set_node_ready(const std::string& node, const std::string& status) override;
   void delete_pod(const std::string& ns, const std::string& name) override;
+  // The store's delete with the cascade's propagationPolicy; the garbage
+  // collector does the rest as the controllers run.
+  void delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) override;
   // Deletes the namespace with its DaemonSets and pods (the pods go at once,
   // as after the namespace controller's grace-0 clean-up). ClusterError 404
   // when it does not exist.

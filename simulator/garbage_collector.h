@@ -1,7 +1,16 @@
 // simulator/garbage_collector.h: internal to simulator/. The garbage
-// collector, as upstream's pkg/controller/garbagecollector with background
-// propagation, for the one owner kind the simulator creates dependents of:
-// when a DaemonSet is deleted, its pods are deleted next.
+// collector, as upstream's pkg/controller/garbagecollector, for the one
+// owner kind the simulator creates dependents of (a DaemonSet: its pods and
+// ControllerRevisions), with the three propagation policies:
+//  * background: the DaemonSet is gone; its dependents are deleted next
+//    (attemptToDeleteItem);
+//  * foreground: the DaemonSet has a deletionTimestamp and the
+//    `foregroundDeletion` finalizer; its dependents (all with
+//    blockOwnerDeletion) are deleted, and once none is left the finalizer is
+//    removed, which deletes it (processDeletingDependentsItem);
+//  * orphan: the DaemonSet has the `orphan` finalizer; the owner reference
+//    to it is removed from its dependents, then the finalizer
+//    (attemptToOrphan).
 #pragma once
 
 #include <string>
@@ -13,24 +22,40 @@ namespace gpuops::simulator::internal {
 
 class GarbageCollector {
  public:
-  // `daemonsets` answers whether an owner still exists.
+  // `daemonsets` answers whether an owner still exists and lists its pods.
   GarbageCollector(ClusterContext& c, const DaemonSetController& daemonsets) : c_(c), daemonsets_(daemonsets) {}
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
 
-  // A DaemonSet is being deleted: its pods (its state's) are queued.
-  void on_owner_deleted(const DaemonSetState& owner) {
-    for (const auto& on_node : owner.nodes)
-      for (const PodRecord* p : on_node.pods) queue.push(ObjectStore::key(p->namespace_(), p->name));
+  // A DaemonSet is gone: its pods (its state's) and its ControllerRevisions
+  // are queued.
+  void on_owner_deleted(const DaemonSetState& owner);
+  // A DaemonSet with a deletionTimestamp was written: queued for its
+  // finalizers' work.
+  void on_owner_deleting(const core::DaemonSet& owner) {
+    owners.push(ObjectStore::key(owner.metadata.namespace_, owner.metadata.name));
   }
+  // A pod of `owner` is gone: a foreground deletion may be done.
+  void on_dependent_deleted(const DaemonSetState& owner);
 
   // mirrors attemptToDeleteItem, pkg/controller/garbagecollector/garbagecollector.go,
-  // for the pod "ns/name": deleted when its controller owner is gone.
+  // for the pod "ns/name": deleted when it has a controller owner and that
+  // owner is gone (a pod without owner references is never collected).
   void attempt_to_delete_item(const std::string& key);
+  // The same for the ControllerRevision "ns/name".
+  void attempt_to_delete_revision(const std::string& key);
+  // The DaemonSet "ns/name" being deleted: mirrors attemptToOrphan (orphan
+  // finalizer) and processDeletingDependentsItem (foregroundDeletion),
+  // pkg/controller/garbagecollector/garbagecollector.go.
+  void process_deleting_owner(const std::string& key);
 
-  KeyQueue queue;  // dependents to check
+  KeyQueue queue;      // pods to check
+  KeyQueue revisions;  // ControllerRevisions to check
+  KeyQueue owners;     // DaemonSets being deleted with a finalizer
 
  private:
+  std::vector<std::string> owned_revisions(const std::string& ns, const std::string& uid) const;
+
   ClusterContext& c_;
   const DaemonSetController& daemonsets_;
 };

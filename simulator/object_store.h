@@ -52,8 +52,8 @@
 
 namespace gpuops::simulator {
 
-enum class Kind { kNamespace, kNode, kDaemonSet, kPod };
-// "Namespace", "Node", "DaemonSet", "Pod".
+enum class Kind { kNamespace, kNode, kDaemonSet, kPod, kControllerRevision };
+// "Namespace", "Node", "DaemonSet", "Pod", "ControllerRevision".
 const char* kind_name(Kind kind);
 // The Kind of a core::Object.
 Kind kind_of(const core::Object& obj);
@@ -137,6 +137,7 @@ class StoreObserver {
   virtual void on_node(EventType, const core::Node&) {}
   virtual void on_daemonset(EventType, const core::DaemonSet&) {}
   virtual void on_pod(EventType, const PodRecord&) {}
+  virtual void on_controller_revision(EventType, const core::ControllerRevision&) {}
 };
 
 class ObjectStore {
@@ -189,8 +190,22 @@ class ObjectStore {
   // a kubelet (or a grace-0 delete) removes it. Other kinds go at once.
   // Deleting a namespace deletes its DaemonSets and pods first. Throws
   // ClusterError 404 if absent.
+  //
+  // `propagation` (DeleteOptions.propagationPolicy: "Background", "" the
+  // same, "Foreground", "Orphan"), for DaemonSets, mirrors
+  // updateForGracefulDeletionAndFinalizers (k8s.io/apiserver
+  // pkg/registry/generic/registry/store.go): Foreground adds the
+  // `foregroundDeletion` finalizer, Orphan the `orphan` finalizer; an object
+  // with finalizers gets deletionTimestamp = now (grace 0) and stays (a
+  // MODIFIED write) until the garbage collector removes the last one
+  // (remove_finalizer). A second delete of an object being deleted changes
+  // nothing. Anything else is InputError 400.
   void remove(Kind kind, const std::string& ns, const std::string& name,
-              std::optional<int64_t> grace_seconds = std::nullopt);
+              std::optional<int64_t> grace_seconds = std::nullopt, const std::string& propagation = "");
+  // Drops `finalizer` from the DaemonSet "ns/name" (a MODIFIED write); when
+  // it was the last one of an object with a deletionTimestamp, the object is
+  // deleted. No-op when absent or without that finalizer.
+  void remove_finalizer(const std::string& ns, const std::string& name, const std::string& finalizer);
 
   // See the file comment. `kind` and `ns` filter (empty ns: all). Throws
   // ClusterError 410 when `resource_version` is older than the oldest
@@ -220,6 +235,8 @@ class ObjectStore {
   const std::string* pod_key(uint64_t id) const;
   const std::map<std::string, core::Node>& nodes() const { return nodes_; }
   const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
+  // ControllerRevisions by key "ns/name".
+  const std::map<std::string, core::ControllerRevision>& controller_revisions() const { return revisions_; }
   size_t pod_count() const { return pods_.size(); }
 
   // Creates a pod named `<generate_name><5 chars>` (utilrand.String(5)
@@ -273,6 +290,8 @@ class ObjectStore {
   void emit(EventType type, const core::Node& obj);
   void emit(EventType type, const core::DaemonSet& obj);
   void emit(EventType type, const PodRecord& obj);
+  void emit(EventType type, const core::ControllerRevision& obj);
+  void erase_daemonset(const std::string& key);
   void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
@@ -295,6 +314,7 @@ class ObjectStore {
   std::map<std::string, core::Node> nodes_;
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
+  std::map<std::string, core::ControllerRevision> revisions_;
   std::unordered_map<std::string, PodRecord> pods_;
   // Entries of pods_ (stable addresses) by PodRecord::id; null once the pod
   // is gone. Ids are dense (one per pod ever created), so this is a vector:

@@ -158,6 +158,18 @@ core::Object ObjectStore::create(core::Object obj) {
       default_pod(pod);
       return core::Object(create_pod(PodRecord::from_pod(std::move(pod))).pod());
     }
+    case Kind::kControllerRevision: {
+      auto& r = std::get<core::ControllerRevision>(obj);
+      r.metadata.resource_version = std::to_string(next_rv());
+      std::string k = key(r.metadata.namespace_, r.metadata.name);
+      auto [slot, fresh] = revisions_.try_emplace(k);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = r;
+      index(kind, k, 0, rv_);
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
   }
   return obj;
 }
@@ -301,7 +313,11 @@ core::Object ObjectStore::update(core::Object obj) {
       index(kind, k, old, rv_);
       stored = std::move(given);
       emit(EventType::kModified, stored);
-      return core::Object(stored);
+      core::Object out(stored);
+      // An update that removes the last finalizer of an object being
+      // deleted deletes it (the registry's Update, store.go).
+      if (stored.metadata.deletion_timestamp && stored.metadata.finalizers.empty()) erase_daemonset(k);
+      return out;
     }
     case Kind::kPod: {
       auto& given = std::get<core::Pod>(obj);
@@ -318,6 +334,19 @@ core::Object ObjectStore::update(core::Object obj) {
       replace_record(rec, std::move(given));
       emit(EventType::kModified, rec);
       return out;
+    }
+    case Kind::kControllerRevision: {
+      auto& given = std::get<core::ControllerRevision>(obj);
+      std::string k = key(ns, given.metadata.name);
+      auto& stored = revisions_.at(k);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
     }
   }
   return obj;
@@ -366,6 +395,7 @@ core::Object ObjectStore::update_status(core::Object obj) {
       return core::Object(pods_.at(k).pod());
     }
     case Kind::kNamespace:
+    case Kind::kControllerRevision:  // no status subresource; not served
       return update(std::move(obj));
   }
   return obj;
