@@ -87,6 +87,39 @@ void BM_LabelFlip(benchmark::State& state) {
     state.SkipWithError("wrong DaemonSet status after flips");
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
+// One image update of one DaemonSet rolled out over N nodes at maxUnavailable
+// 10% (kwok profile: a pod deleted goes at once, a new one is Ready at once),
+// timed from the apply to the end of settle(): rollingUpdate's batches of
+// ceil(10% of N) pods (GetScaledValueFromIntOrPercent), each a deletion,
+// a creation, a binding and Ready, plus the history and status writes.
+void BM_RollingUpdate(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  auto ops = bench::operands(1);
+  int round = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto c = std::make_unique<FakeCluster>();
+    c->create_namespace(kNs);
+    for (int n = 0; n < nodes; ++n) c->add_node(bench::node(n, ops));
+    core::DaemonSet d = bench::daemonset(ops[0]);
+    d.max_unavailable = core::IntOrPercent{10, true};
+    c->apply({d});
+    c->settle();
+    d.template_.spec.containers.at(0).image += "-update" + std::to_string(++round);
+    state.ResumeTiming();
+    c->apply({d});
+    c->settle();
+    state.PauseTiming();
+    auto* s = c->store().find_daemonset(kNs, ops[0].daemonset);
+    if (!s || s->status.updated_number_scheduled != nodes || s->status.number_available != nodes)
+      state.SkipWithError("rollout did not complete");
+    c.reset();
+    state.ResumeTiming();
+  }
+  state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+BENCHMARK(BM_RollingUpdate)->Args({1000})->Args({5000})->Unit(benchmark::kMillisecond)->Iterations(3);
+
 BENCHMARK(BM_LabelFlip)
     ->Args({1000, 5})
     ->Args({1000, 16})

@@ -75,6 +75,31 @@ class Cluster {
     throw ClusterError("this backend cannot delete clusterpolicy \"" + name + "\"");
   }
 
+  // Deletes DaemonSet `name` of namespace `ns` as `kubectl delete ds
+  // --cascade=<cascade>` does, the garbage collector taking care of its
+  // pods: "background" (the DaemonSet goes at once, its pods after it),
+  // "foreground" (the DaemonSet stays, with a deletionTimestamp and the
+  // foregroundDeletion finalizer, until its pods are gone) or "orphan" (its
+  // pods stay, without their owner reference). InputError for another
+  // cascade, ClusterError 404 when it does not exist. The default throws
+  // ClusterError: not every backend can.
+  virtual void delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) {
+    (void)ns;
+    (void)cascade;
+    throw ClusterError("this backend cannot delete DaemonSet \"" + name + "\"");
+  }
+
+  // The DeleteOptions.propagationPolicy of a kubectl --cascade value
+  // ("background" -> "Background", "foreground" -> "Foreground", "orphan" ->
+  // "Orphan"); throws InputError naming field `field` for anything else.
+  static std::string propagation_policy(const std::string& cascade, const std::string& field = "cascade") {
+    if (cascade == "background") return "Background";
+    if (cascade == "foreground") return "Foreground";
+    if (cascade == "orphan") return "Orphan";
+    throw InputError("", 0, field,
+                     "invalid cascade \"" + cascade + "\": must be background, foreground or orphan");
+  }
+
   // Deletes one pod (graceful, as `kubectl delete pod`).
   virtual void delete_pod(const std::string& ns, const std::string& name) = 0;
 

@@ -74,6 +74,9 @@ ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_pa
       m.owner_references.push_back(ref);
     }
   }
+  Path fp = p.child("finalizers");
+  if (const json::array* fs = d.array(get(o, "finalizers"), fp, "ObjectMeta", "[]string"))
+    for (size_t i = 0; i < fs->size(); ++i) m.finalizers.push_back(d.string(&(*fs)[i], fp.index(i), "ObjectMeta"));
   return m;
 }
 
@@ -529,9 +532,28 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
       d.invalid(usp.child("type"), "Unsupported value: \"" + t + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
     Path rup = usp.child("rollingUpdate");
     if (const json::object* ru = d.object(get(us, "rollingUpdate"), rup, "DaemonSetUpdateStrategy", "v1.RollingUpdateDaemonSet")) {
-      if (auto* ms = get(ru, "maxSurge"); ms && ms->is_int64()) ds.max_surge = static_cast<int32_t>(ms->as_int64());
+      // intstr: an integer, or a string "N%" (a string of digits is read as
+      // the count: some operator dumps quote it).
+      auto int_or_percent = [&](const char* key, IntOrPercent& out) {
+        const json::value* v = get(ru, key);
+        if (!v) return;
+        if (v->is_int64()) {
+          out = IntOrPercent{static_cast<int32_t>(v->as_int64()), false};
+        } else if (v->is_string()) {
+          std::string text(v->as_string());
+          bool percent = !text.empty() && text.back() == '%';
+          if (percent) text.pop_back();
+          if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            d.invalid(rup.child(key), "Invalid value: \"" + std::string(v->as_string()) + "\": a valid percent string must be a numeric string followed by an ending '%'");
+          out = IntOrPercent{static_cast<int32_t>(std::stoi(text)), percent};
+        }
+      };
+      int_or_percent("maxUnavailable", ds.max_unavailable);
+      int_or_percent("maxSurge", ds.max_surge);
     }
   }
+  ds.revision_history_limit = static_cast<int32_t>(
+      d.integer(get(spec, "revisionHistoryLimit"), sp.child("revisionHistoryLimit"), "DaemonSetSpec", "int32").value_or(10));
   Path tp = sp.child("template");
   const json::object* tmpl = d.object(get(spec, "template"), tp, "DaemonSetSpec", "v1.PodTemplateSpec");
   Path tsp = tp.child("spec");

@@ -65,6 +65,13 @@ void encode_meta(const ObjectMeta& m, json::object& root) {
     }
     o["ownerReferences"] = std::move(refs);
   }
+  if (m.finalizers.empty()) {
+    o.erase("finalizers");
+  } else {
+    json::array fs;
+    for (const auto& f : m.finalizers) fs.push_back(json::value(f));
+    o["finalizers"] = std::move(fs);
+  }
 }
 
 json::array requirements_json(const std::vector<Requirement>& rs) {
@@ -252,7 +259,12 @@ json::object encode(const DaemonSet& ds) {
   encode_pod_spec(ds.template_.spec, sub(tmpl, "spec"));
   if (!spec.contains("updateStrategy")) {
     json::object us{{"type", ds.update_strategy}};
-    if (ds.update_strategy == "RollingUpdate") us["rollingUpdate"] = json::object{{"maxUnavailable", 1}, {"maxSurge", ds.max_surge}};
+    auto int_or_percent = [](const IntOrPercent& v) {
+      return v.percent ? json::value(std::to_string(v.value) + "%") : json::value(v.value);
+    };
+    if (ds.update_strategy == "RollingUpdate")
+      us["rollingUpdate"] = json::object{{"maxUnavailable", int_or_percent(ds.max_unavailable)},
+                                         {"maxSurge", int_or_percent(ds.max_surge)}};
     spec["updateStrategy"] = std::move(us);
   }
   if (ds.min_ready_seconds) spec["minReadySeconds"] = ds.min_ready_seconds;
@@ -352,6 +364,16 @@ json::object encode(const NVIDIADriver& d) {
   return o;
 }
 
+json::object encode(const ControllerRevision& r) {
+  json::object o = r.raw;
+  o["apiVersion"] = "apps/v1";
+  o["kind"] = "ControllerRevision";
+  encode_meta(r.metadata, o);
+  o["data"] = r.data;
+  o["revision"] = r.revision;
+  return o;
+}
+
 json::object encode(const Object& obj) {
   return std::visit([](const auto& x) { return encode(x); }, obj);
 }
@@ -360,12 +382,13 @@ std::string describe(const Object& obj) {
   return std::visit(
       [](const auto& x) {
         using T = std::decay_t<decltype(x)>;
-        std::string kind = std::is_same_v<T, Namespace>       ? "Namespace"
-                           : std::is_same_v<T, Node>          ? "Node"
-                           : std::is_same_v<T, Pod>           ? "Pod"
-                           : std::is_same_v<T, ClusterPolicy> ? "ClusterPolicy"
-                           : std::is_same_v<T, NVIDIADriver>  ? "NVIDIADriver"
-                                                              : "DaemonSet";
+        std::string kind = std::is_same_v<T, Namespace>            ? "Namespace"
+                           : std::is_same_v<T, Node>               ? "Node"
+                           : std::is_same_v<T, Pod>                ? "Pod"
+                           : std::is_same_v<T, ClusterPolicy>      ? "ClusterPolicy"
+                           : std::is_same_v<T, NVIDIADriver>       ? "NVIDIADriver"
+                           : std::is_same_v<T, ControllerRevision> ? "ControllerRevision"
+                                                                   : "DaemonSet";
         std::string ns = x.metadata.namespace_.empty() ? "" : x.metadata.namespace_ + "/";
         return kind + " " + ns + x.metadata.name;
       },

@@ -29,6 +29,8 @@ boost::json::object encode(const Namespace& ns);
 // spec.driverType and spec.nodeSelector.
 boost::json::object encode(const ClusterPolicy& cp);
 boost::json::object encode(const NVIDIADriver& d);
+// apps/v1 ControllerRevision: metadata, data, revision.
+boost::json::object encode(const ControllerRevision& revision);
 boost::json::object encode(const Object& obj);
 
 // Kind and name of an object, for messages ("DaemonSet gpu-operator/x",

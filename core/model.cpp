@@ -61,4 +61,13 @@ bool Pod::is_ready() const {
   return c && c->status == "True";
 }
 
+// mirrors GetScaledValueFromIntOrPercent, apimachinery pkg/util/intstr/intstr.go:
+// ceil or floor of percent * total / 100.
+int scaled_value(const IntOrPercent& v, int total, bool round_up) {
+  if (!v.percent) return v.value;
+  int64_t product = static_cast<int64_t>(v.value) * total;
+  if (round_up) return static_cast<int>((product + 99) / 100);
+  return static_cast<int>(product / 100);
+}
+
 }  // namespace gpuops::core

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -51,6 +52,9 @@ struct ObjectMeta {
   Labels labels;
   Labels annotations;
   std::vector<OwnerReference> owner_references;
+  // metadata.finalizers ("foregroundDeletion", "orphan", ...): while any is
+  // left, a deleted object stays with its deletionTimestamp.
+  std::vector<std::string> finalizers;
 
   // The owner reference with controller=true, or nullptr.
   const OwnerReference* controller_ref() const;
@@ -242,19 +246,47 @@ struct DaemonSetStatus {
   bool operator==(const DaemonSetStatus&) const = default;
 };
 
+// intstr.IntOrString as a rolling update's maxUnavailable and maxSurge hold
+// it: a count, or a percentage ("10%") of the desired number of pods.
+struct IntOrPercent {
+  int32_t value = 0;
+  bool percent = false;
+  bool operator==(const IntOrPercent&) const = default;
+};
+
+// mirrors intstr.GetScaledValueFromIntOrPercent (apimachinery
+// pkg/util/intstr): the count itself, or `percent` of `total`, rounded up
+// when `round_up` (ceil), else down.
+int scaled_value(const IntOrPercent& v, int total, bool round_up);
+
 struct DaemonSet {
   ObjectMeta metadata;
   LabelSelector selector;
   PodTemplate template_;
   std::string update_strategy = "RollingUpdate";  // or "OnDelete"
-  int32_t max_surge = 0;                          // absolute; 0 unless set
+  // spec.updateStrategy.rollingUpdate, with apps/v1's defaults
+  // (SetDefaults_DaemonSet: maxUnavailable 1, maxSurge 0).
+  IntOrPercent max_unavailable{1, false};
+  IntOrPercent max_surge{0, false};
   int32_t min_ready_seconds = 0;
+  int32_t revision_history_limit = 10;  // spec.revisionHistoryLimit, default 10
   DaemonSetStatus status;
   boost::json::object raw;
 };
 
 struct Namespace {
   ObjectMeta metadata;
+  boost::json::object raw;
+};
+
+// ControllerRevision (apps/v1, namespaced): one revision of a DaemonSet's
+// pod template, kept by the DaemonSet controller (constructHistory). `data`
+// is what getPatch records: {"spec":{"template":{...,"$patch":"replace"}}},
+// the strategic merge patch `kubectl rollout undo` sends back.
+struct ControllerRevision {
+  ObjectMeta metadata;
+  boost::json::value data;
+  int64_t revision = 0;
   boost::json::object raw;
 };
 
@@ -291,9 +323,11 @@ struct NVIDIADriver {
 };
 
 // A decoded object of one of the kinds gpuops handles (core/decode.h
-// decode_object, core/cluster.h Cluster::apply): the four built-in kinds and
-// the GPU Operator's two custom resources.
-using Object = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver>;
+// decode_object and decode_manifest, core/cluster.h Cluster::apply): the
+// four built-in kinds, the GPU Operator's two custom resources, and
+// ControllerRevisions (made by the simulator's DaemonSet controller and
+// served; manifests do not carry them).
+using Object = std::variant<Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver, ControllerRevision>;
 
 // What the analyses read: every node of the cluster, and the DaemonSets and
 // pods of one namespace. Snapshots, the simulator and the real backend all

@@ -28,7 +28,8 @@
 // One action per step: createNamespace, apply, label {node, set, remove},
 // addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
 // effect}, untaint {node, key, effect?}, cordon, uncordon, ready {node,
-// status}, deletePod {daemonset, node}, fault {kind, node, daemonset, reason},
+// status}, deletePod {daemonset, node}, deleteDaemonSet {name, cascade:
+// background|foreground|orphan}, fault {kind, node, daemonset, reason},
 // clearFaults, advance (a duration: 30s, 5m, 1h, 500ms), installOperator
 // (as the top-level `operator:`, OperatorSpec), patchClusterPolicy (a JSON
 // merge patch of the ClusterPolicy, e.g. {spec: {dcgm: {enabled: true}}};
@@ -79,6 +80,14 @@ struct PodExpectation {
                                       // init container state reason
   std::optional<std::string> message; // substring of status.message or a
                                       // condition's message
+  std::optional<std::string> image;   // every container's image is this one
+  // Of the DaemonSet's current template: the pod's pod-template-generation
+  // label is the DaemonSet's deprecated.daemonset.template.generation
+  // (IsPodUpdated's template generation test, as on any cluster).
+  std::optional<bool> updated;
+  // The pod of the DaemonSet was orphaned (cascade orphan): it is looked up
+  // among pods without a controller owner whose name starts "<daemonset>-".
+  bool orphaned = false;
 };
 
 // A diagnose finding a step expects (core/diagnose.h): by node, operand
@@ -103,6 +112,25 @@ struct ClusterPolicyExpectation {
   std::optional<std::string> message;   // substring of that condition's message
   bool absent = false;                  // no such ClusterPolicy
 };
+// `rollout: {daemonset, complete}`: whether `kubectl rollout status ds/X`
+// would call the rollout finished (DaemonSetStatusViewer, see
+// daemonset_rollout_status).
+struct RolloutExpectation {
+  int line = 0;
+  std::string daemonset;
+  bool complete = true;
+};
+
+// mirrors DaemonSetStatusViewer.Status, kubectl pkg/polymorphichelpers/rollout_status.go:
+// only for RollingUpdate (else `error` is set); finished when
+// observedGeneration >= generation, updatedNumberScheduled and
+// numberAvailable both >= desiredNumberScheduled. `message` is kubectl's line.
+struct RolloutStatus {
+  std::string message;
+  bool done = false;
+  std::string error;
+};
+RolloutStatus daemonset_rollout_status(const DaemonSet& ds);
 
 struct Expectations {
   // audit: exact lines and exit code.
@@ -122,6 +150,7 @@ struct Expectations {
   std::map<std::string, std::vector<std::string>> running;
   int running_line = 0;
   std::vector<PodExpectation> pods;
+  std::vector<RolloutExpectation> rollouts;
   // nodes: node -> label -> value (null in YAML: the label must be absent).
   std::map<std::string, std::map<std::string, std::optional<std::string>>> node_labels;
   int nodes_line = 0;
@@ -129,7 +158,7 @@ struct Expectations {
   std::vector<FindingExpectation> findings;
   bool empty() const {
     return !audit_lines && !audit_exit && order.empty() && !matrix && daemonsets.empty() && running.empty() &&
-           pods.empty() && node_labels.empty() && !cluster_policy && findings.empty();
+           pods.empty() && node_labels.empty() && rollouts.empty() && !cluster_policy && findings.empty();
   }
 };
 
@@ -172,7 +201,8 @@ struct Step {
   Node new_node;  // addNode
   Taint taint;    // taint / untaint (untaint: effect may be empty = any)
   std::string ready_status;
-  std::string daemonset;  // deletePod
+  std::string daemonset;  // deletePod, deleteDaemonSet
+  std::string cascade = "background";  // deleteDaemonSet
   FaultSpec fault;
   Duration advance{0};
   OperatorSpec operator_spec;          // installOperator

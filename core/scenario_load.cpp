@@ -182,7 +182,8 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
 }
 
 Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
-  reader.keys(yaml, field, {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "clusterPolicy", "diagnose"});
+  reader.keys(yaml, field,
+              {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "rollout", "clusterPolicy", "diagnose"});
   Expectations expect;
   // Failures name the line of the expectation's key.
   std::map<std::string, int> key_line;
@@ -248,7 +249,8 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
       std::string item_field = field + ".pods[" + std::to_string(i) + "]";
       const YAML::Node& pod_yaml = pods[i];
       reader.keys(pod_yaml, item_field,
-                  {"daemonset", "node", "absent", "phase", "ready", "terminating", "reason", "message"});
+                  {"daemonset", "node", "absent", "phase", "ready", "terminating", "reason", "message", "image",
+                   "updated", "orphaned"});
       PodExpectation pod;
       pod.line = pod_yaml.Mark().line + 1;
       if (!pod_yaml["daemonset"] || !pod_yaml["node"])
@@ -262,7 +264,27 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
         pod.terminating = reader.boolean(pod_yaml["terminating"], item_field + ".terminating");
       if (pod_yaml["reason"]) pod.reason = reader.str(pod_yaml["reason"], item_field + ".reason");
       if (pod_yaml["message"]) pod.message = reader.str(pod_yaml["message"], item_field + ".message");
+      if (pod_yaml["image"]) pod.image = reader.str(pod_yaml["image"], item_field + ".image");
+      if (pod_yaml["updated"]) pod.updated = reader.boolean(pod_yaml["updated"], item_field + ".updated");
+      if (pod_yaml["orphaned"]) pod.orphaned = reader.boolean(pod_yaml["orphaned"], item_field + ".orphaned");
       expect.pods.push_back(pod);
+    }
+  }
+  if (const YAML::Node rollout = yaml["rollout"]) {
+    // One {daemonset, complete} or a list of them.
+    auto read_one = [&](const YAML::Node& item, const std::string& item_field) {
+      reader.keys(item, item_field, {"daemonset", "complete"});
+      if (!item["daemonset"]) reader.fail(item, item_field + ".daemonset", "Required value");
+      RolloutExpectation r;
+      r.line = item.Mark().line + 1;
+      r.daemonset = reader.str(item["daemonset"], item_field + ".daemonset");
+      if (item["complete"]) r.complete = reader.boolean(item["complete"], item_field + ".complete");
+      expect.rollouts.push_back(r);
+    };
+    if (rollout.IsSequence()) {
+      for (size_t i = 0; i < rollout.size(); ++i) read_one(rollout[i], field + ".rollout[" + std::to_string(i) + "]");
+    } else {
+      read_one(rollout, field + ".rollout");
     }
   }
   if (const YAML::Node nodes = yaml["nodes"]) {
@@ -324,7 +346,8 @@ json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::
   if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
   YAML::Emitter out;
   out << yaml;
-  auto docs = read_documents(out.c_str(), file + ":" + std::to_string(yaml.Mark().line + 1) + " (" + field + ")");
+  // Named as the scenario file (a .yaml: read as YAML even in flow style).
+  auto docs = read_documents(out.c_str(), file);
   if (docs.size() != 1 || !docs[0].value.is_object()) reader.fail(yaml, field, "must be a map");
   return std::move(docs[0].value.as_object());
 }
@@ -365,18 +388,18 @@ FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const st
   reader.fail(yaml, field, "unknown fault \"" + kind + "\" (" + list + ")");
 }
 
-const std::vector<const char*> kActions = {"createNamespace", "apply",           "label",           "addNode",
-                                           "deleteNode",      "taint",           "untaint",         "cordon",
-                                           "uncordon",        "ready",           "deletePod",       "fault",
-                                           "clearFaults",     "advance",         "installOperator", "patchClusterPolicy",
-                                           "removeOperator"};
+const std::vector<const char*> kActions = {
+    "createNamespace", "apply",       "label",   "addNode",         "deleteNode",         "taint",
+    "untaint",         "cordon",      "uncordon", "ready",          "deletePod",          "deleteDaemonSet",
+    "fault",           "clearFaults", "advance", "installOperator", "patchClusterPolicy", "removeOperator"};
 
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
   reader.keys(yaml, field,
               {"name", "createNamespace", "apply", "label", "addNode", "deleteNode", "taint", "untaint", "cordon",
-               "uncordon", "ready", "deletePod", "fault", "clearFaults", "advance", "installOperator",
-               "patchClusterPolicy", "removeOperator", "expect", "expectError", "timeout", "settle"});
+               "uncordon", "ready", "deletePod", "deleteDaemonSet", "fault", "clearFaults", "advance",
+               "installOperator", "patchClusterPolicy", "removeOperator", "expect", "expectError", "timeout",
+               "settle"});
   Step step;
   step.line = yaml.Mark().line + 1;
   if (yaml["name"]) step.name = reader.str(yaml["name"], field + ".name");
@@ -441,6 +464,15 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     if (!args["daemonset"] || !args["node"]) reader.fail(args, args_field, "daemonset and node are required");
     step.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
     step.node = reader.str(args["node"], args_field + ".node");
+  } else if (step.action == "deleteDaemonSet") {
+    reader.keys(args, args_field, {"name", "cascade"});
+    if (!args["name"]) reader.fail(args, args_field + ".name", "Required value");
+    step.daemonset = reader.str(args["name"], args_field + ".name");
+    if (args["cascade"]) {
+      step.cascade = reader.str(args["cascade"], args_field + ".cascade");
+      if (step.cascade != "background" && step.cascade != "foreground" && step.cascade != "orphan")
+        reader.fail(args["cascade"], args_field + ".cascade", "must be background, foreground or orphan");
+    }
   } else if (step.action == "fault") {
     reader.keys(args, args_field, {"kind", "node", "daemonset", "reason"});
     if (!args["kind"]) reader.fail(args, args_field + ".kind", "Required value");
@@ -498,6 +530,7 @@ std::string Step::title() const {
     for (const auto& k : label_remove) text += " " + k + "-";
     return text;
   }
+  if (action == "deleteDaemonSet") return "deleteDaemonSet " + daemonset + " (cascade " + cascade + ")";
   if (!name_arg.empty()) return action + " " + name_arg;
   if (!node.empty()) return action + " " + node;
   return action;

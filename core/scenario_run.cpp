@@ -64,6 +64,9 @@ std::vector<std::string> pod_reasons(const Pod& pod) {
 
 std::string describe_pod(const Pod& pod) {
   std::string text = pod.metadata.name + " phase=" + pod.status.phase + " ready=" + (pod.is_ready() ? "true" : "false");
+  if (!pod.spec.containers.empty()) text += " image=" + pod.spec.containers[0].image;
+  if (auto g = pod.metadata.labels.find("pod-template-generation"); g != pod.metadata.labels.end())
+    text += " pod-template-generation=" + g->second;
   if (pod.metadata.deletion_timestamp) text += " terminating";
   auto reasons = pod_reasons(pod);
   if (!reasons.empty()) {
@@ -73,12 +76,26 @@ std::string describe_pod(const Pod& pod) {
   return text;
 }
 
+// IsPodUpdated's template generation test (pkg/controller/daemon/util).
+bool of_current_template(const Pod& pod, const ClusterState& state, const std::string& daemonset) {
+  for (const auto& ds : state.daemonsets) {
+    if (ds.metadata.name != daemonset) continue;
+    auto want = ds.metadata.annotations.find("deprecated.daemonset.template.generation");
+    auto got = pod.metadata.labels.find("pod-template-generation");
+    return want != ds.metadata.annotations.end() && got != pod.metadata.labels.end() && got->second == want->second;
+  }
+  return false;
+}
+
 std::vector<std::string> check_pod(const PodExpectation& expected, const ClusterState& state) {
   std::vector<const Pod*> pods;
-  for (const auto& pod : state.pods)
-    if (controlled_by_ds(pod, expected.daemonset) && pod.target_node() == expected.node) pods.push_back(&pod);
-  std::string where =
-      "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset + " on " + expected.node + ": ";
+  for (const auto& pod : state.pods) {
+    bool mine = expected.orphaned ? !pod.metadata.controller_ref() && pod.metadata.name.rfind(expected.daemonset + "-", 0) == 0
+                                  : controlled_by_ds(pod, expected.daemonset);
+    if (mine && pod.target_node() == expected.node) pods.push_back(&pod);
+  }
+  std::string where = "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset +
+                      (expected.orphaned ? " (orphaned)" : "") + " on " + expected.node + ": ";
   if (expected.absent) {
     if (pods.empty()) return {};
     return {where + "expected no pod, found " + describe_pod(*pods[0])};
@@ -97,6 +114,13 @@ std::vector<std::string> check_pod(const PodExpectation& expected, const Cluster
       if (std::find(reasons.begin(), reasons.end(), *expected.reason) == reasons.end())
         bad.push_back("reason " + *expected.reason);
     }
+    if (expected.image) {
+      bool all = !pod->spec.containers.empty();
+      for (const auto& container : pod->spec.containers) all = all && container.image == *expected.image;
+      if (!all) bad.push_back("image " + *expected.image);
+    }
+    if (expected.updated && of_current_template(*pod, state, expected.daemonset) != *expected.updated)
+      bad.push_back(*expected.updated ? "of the current template" : "of an older template");
     if (expected.message) {
       bool found = pod->status.message.find(*expected.message) != std::string::npos;
       for (const auto& condition : pod->status.conditions)
@@ -186,7 +210,8 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
         found = &pod;
     if (!found) throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
     cluster.delete_pod(scenario.namespace_, found->metadata.name);
-  } else if (action == "fault") sim->inject_fault(step.fault);
+  } else if (action == "deleteDaemonSet") cluster.delete_daemonset(scenario.namespace_, step.daemonset, step.cascade);
+  else if (action == "fault") sim->inject_fault(step.fault);
   else if (action == "clearFaults") sim->clear_faults();
   else if (action == "advance") sim->advance(step.advance);
 }
@@ -286,6 +311,22 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
                          ": expected Running on " + list(want) + ", got " + list(got));
     }
   }
+  for (const auto& want : expect.rollouts) {
+    auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
+                           [&want](const DaemonSet& candidate) { return candidate.metadata.name == want.daemonset; });
+    std::string where = "rollout (line " + std::to_string(want.line) + "): " + want.daemonset + ": ";
+    if (it == state.daemonsets.end()) {
+      failures.push_back(where + "no such DaemonSet in " + state.namespace_);
+      continue;
+    }
+    RolloutStatus got = daemonset_rollout_status(*it);
+    if (!got.error.empty()) {
+      failures.push_back(where + got.error);
+    } else if (got.done != want.complete) {
+      failures.push_back(where + "expected the rollout " + (want.complete ? "complete" : "in progress") + ", got: " +
+                         got.message);
+    }
+  }
   for (const auto& expected_pod : expect.pods) {
     auto pod_failures = check_pod(expected_pod, state);
     failures.insert(failures.end(), pod_failures.begin(), pod_failures.end());
@@ -356,6 +397,30 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
     }
   }
   return failures;
+}
+
+// mirrors DaemonSetStatusViewer.Status, kubectl pkg/polymorphichelpers/rollout_status.go.
+RolloutStatus daemonset_rollout_status(const DaemonSet& ds) {
+  RolloutStatus out;
+  if (ds.update_strategy != "RollingUpdate") {
+    out.error = "rollout status is only available for RollingUpdate strategy type";
+    return out;
+  }
+  const DaemonSetStatus& s = ds.status;
+  const std::string name = "\"" + ds.metadata.name + "\"";
+  if (ds.metadata.generation > s.observed_generation) {
+    out.message = "Waiting for daemon set spec update to be observed...";
+  } else if (s.updated_number_scheduled < s.desired_number_scheduled) {
+    out.message = "Waiting for daemon set " + name + " rollout to finish: " + std::to_string(s.updated_number_scheduled) +
+                  " out of " + std::to_string(s.desired_number_scheduled) + " new pods have been updated...";
+  } else if (s.number_available < s.desired_number_scheduled) {
+    out.message = "Waiting for daemon set " + name + " rollout to finish: " + std::to_string(s.number_available) +
+                  " of " + std::to_string(s.desired_number_scheduled) + " updated pods are available...";
+  } else {
+    out.message = "daemon set " + name + " successfully rolled out";
+    out.done = true;
+  }
+  return out;
 }
 
 const char* const kNeedsEmptyCluster =

@@ -416,6 +416,22 @@ void ApiCluster::delete_pod(const std::string& ns, const std::string& name) {
   }
 }
 
+void ApiCluster::delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) {
+  std::string n = ns.empty() ? namespace_ : ns;
+  Request r = write_request(http_verb::delete_,
+                            "/apis/apps/v1/namespaces/" + query_escape(n) + "/daemonsets/" + query_escape(name));
+  r.body = json::serialize(json::object{{"kind", "DeleteOptions"},
+                                        {"apiVersion", "v1"},
+                                        {"propagationPolicy", core::Cluster::propagation_policy(cascade)}});
+  r.content_type = "application/json";
+  try {
+    send_write(r, "DaemonSet " + n + "/" + name);
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) throw core::ClusterError("daemonset \"" + n + "/" + name + "\" not found", 404);
+    throw;
+  }
+}
+
 void ApiCluster::delete_namespace(const std::string& name) {
   const std::string path = "/api/v1/namespaces/" + query_escape(name);
   try {

@@ -88,6 +88,9 @@ class ApiCluster : public core::Cluster {
   void set_node_unschedulable(const std::string& node, bool unschedulable) override;
   void set_node_ready(const std::string& node, const std::string& status) override;
   void delete_pod(const std::string& ns, const std::string& name) override;
+  // DELETE of the DaemonSet with DeleteOptions {propagationPolicy} (what
+  // `kubectl delete ds --cascade=` sends); the garbage collector does the rest.
+  void delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) override;
   // mirrors `kubectl delete namespace NAME` with its default --wait=true:
   // DELETE, then GET until 404 (the namespace controller has deleted its
   // contents and removed the kubernetes finalizer), polling every

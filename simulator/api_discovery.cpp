@@ -28,8 +28,12 @@ json::object discovery_resource(const Resource& r, bool status) {
   json::array verbs;
   if (status) {
     verbs = {"get", "patch", "update"};
+  } else if (!internal::writable(r)) {
+    verbs = {"delete", "get", "list", "watch"};
   } else {
     verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+  }
+  if (!status) {
     json::array shorts;
     std::string names = r.short_name;
     for (size_t at = 0; at < names.size();) {
@@ -54,7 +58,7 @@ json::object resource_list(const std::string& group, const std::string& version)
   for (const auto& r : kResources) {
     if (group != r.group || version != r.version) continue;
     rs.push_back(discovery_resource(r, false));
-    rs.push_back(discovery_resource(r, true));
+    if (internal::writable(r)) rs.push_back(discovery_resource(r, true));
   }
   o["resources"] = rs;
   return o;

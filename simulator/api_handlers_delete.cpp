@@ -37,13 +37,19 @@ json::value ApiServer::Impl::remove(const ResourceRequest& r, const std::optiona
   if (r.route.status) internal::throw_method_not_allowed();
   if (!current) internal::throw_not_found(res, name);
   std::optional<int64_t> grace;
+  std::string propagation;  // DeleteOptions.propagationPolicy ("" = the kind's default, background)
   json::value opts;
   if (!r.http.body().empty()) opts = internal::parse_json(r.http.body());
   if (auto* o = opts.if_object()) {
     if (auto* g = o->if_contains("gracePeriodSeconds"); g && g->is_int64()) grace = g->as_int64();
+    if (auto* pp = o->if_contains("propagationPolicy"); pp && pp->is_string()) propagation = pp->as_string();
+    // The deprecated orphanDependents: true is propagationPolicy Orphan.
+    if (auto* od = o->if_contains("orphanDependents"); od && od->is_bool() && propagation.empty())
+      propagation = od->as_bool() ? "Orphan" : "Background";
     if (auto* pre = o->if_contains("preconditions"); pre && pre->is_object())
       check_preconditions(r, pre->as_object(), meta_of(*current));
   }
+  if (!r.param("propagationPolicy").empty()) propagation = r.param("propagationPolicy");
   if (!r.param("gracePeriodSeconds").empty()) {
     try {
       grace = std::stoll(r.param("gracePeriodSeconds"));
@@ -54,7 +60,9 @@ json::value ApiServer::Impl::remove(const ResourceRequest& r, const std::optiona
   std::string uid = meta_of(*current).uid;
   if (r.dry_run) return core::encode(*current);
   try {
-    store.remove(res.kind, ns, name, grace);
+    // Propagation applies to owners: of the kinds served, DaemonSets (the
+    // garbage collector ignores it for objects without dependents).
+    store.remove(res.kind, ns, name, grace, res.kind == Kind::kDaemonSet ? propagation : "");
   } catch (const core::ClusterError& e) {
     throw internal::to_api_error(e, &res, name);
   }

@@ -4,7 +4,7 @@
 // Mirrors k8s.io/apiserver pkg/endpoints/request/requestinfo.go
 // (RequestInfoFactory.NewRequestInfo: /api/v1/... and /apis/<group>/v1/...,
 // an optional namespaces/<ns>, the resource, the name, the subresource) for
-// the four kinds served; the resource table is what the installer
+// the kinds served; the resource table is what the installer
 // (pkg/endpoints/installer.go) registers for each of them.
 #pragma once
 
@@ -42,6 +42,10 @@ inline constexpr Resource kResources[] = {
     {Kind::kNode, "nodes", "node", "Node", "", false, "no", false},
     {Kind::kPod, "pods", "pod", "Pod", "", true, "po", true},
     {Kind::kDaemonSet, "daemonsets", "daemonset", "DaemonSet", "apps", true, "ds", true},
+    // Written by the DaemonSet controller only: served for get, list, watch
+    // and delete (kubectl rollout history/undo read them).
+    {Kind::kControllerRevision, "controllerrevisions", "controllerrevision", "ControllerRevision", "apps", true, "",
+     false},
     // deployments/gpu-operator/crds/ of NVIDIA/gpu-operator: names, scope,
     // served version.
     {Kind::kClusterPolicy, "clusterpolicies", "clusterpolicy", "ClusterPolicy", "nvidia.com", false, "", false, "v1",
@@ -49,6 +53,10 @@ inline constexpr Resource kResources[] = {
     {Kind::kNVIDIADriver, "nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", false, "nvd nvdriver nvdrivers",
      false, "v1alpha1", true},
 };
+
+// Whether the resource takes create, update and patch (and has a status
+// subresource): every kind but ControllerRevisions.
+inline bool writable(const Resource& r) { return r.kind != Kind::kControllerRevision; }
 
 // The resource `plural` of `group` ("" for core) at `version`, or nullptr.
 const Resource* find_resource(const std::string& group, const std::string& version, const std::string& plural);

@@ -441,6 +441,8 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   r.dry_run = dry_run == "All";
   if (!dry_run.empty() && !r.dry_run) throw_api(400, "Invalid dry run value: unsupported dry run value \"" + dry_run + "\"");
 
+  const bool read_or_delete = method == http::verb::get || method == http::verb::delete_;
+  if (!internal::writable(r.res) && (!read_or_delete || route.status)) internal::throw_method_not_allowed();
   if (route.name.empty()) {  // the collection
     if (method == http::verb::get) return list_or_watch(r, s, watching, std::move(sp));
     if (method == http::verb::post) return create(r, status);

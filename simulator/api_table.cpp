@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -171,6 +173,11 @@ json::array table_columns(const std::string& kind) {
     c.push_back(column("Containers", "string", "", 1, "Names of each container in the template."));
     c.push_back(column("Images", "string", "", 1, "Images referenced by each container in the template."));
     c.push_back(column("Selector", "string", "", 1, "A label query over pods that are managed by the daemon set."));
+  } else if (kind == "ControllerRevision") {
+    // printControllerRevision's columns
+    c.push_back(column("Controller", "string", "", 0, "Controller of the object"));
+    c.push_back(column("Revision", "integer", "", 0, "Revision indicates the revision of the state represented by Data."));
+    c.push_back(column("Age", "string", "", 0, age_desc));
   } else if (kind == "Namespace") {
     c.push_back(column("Status", "string", "", 0, "The status of the namespace"));
     c.push_back(column("Age", "string", "", 0, age_desc));
@@ -264,6 +271,23 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
     cells.push_back(json::string(names));
     cells.push_back(json::string(images));
     cells.push_back(json::string(format_selector(obj_at(obj, {"spec", "selector"}))));
+  } else if (kind == "ControllerRevision") {
+    // printControllerRevision: "<kind lowercased>.<group>/<name>" of the
+    // controller owner, else <none>.
+    std::string controller = "<none>";
+    if (auto* refs = arr_at(meta, "ownerReferences"))
+      for (const auto& rv : *refs) {
+        const json::object* ref = rv.if_object();
+        if (!ref || !ref->contains("controller") || !ref->at("controller").is_bool() || !ref->at("controller").as_bool())
+          continue;
+        std::string k = str_at(ref, "kind"), api = str_at(ref, "apiVersion");
+        std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        std::string group = api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/'));
+        controller = k + (group.empty() ? "" : "." + group) + "/" + str_at(ref, "name");
+      }
+    cells.push_back(json::string(controller));
+    cells.push_back(int_at(&obj, "revision"));
+    cells.push_back(json::string(age(obj, now)));
   } else if (kind == "Namespace") {
     std::string phase = str_at(obj_at(obj, {"status"}), "phase");
     if (meta && meta->contains("deletionTimestamp")) phase = "Terminating";

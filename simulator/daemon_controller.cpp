@@ -199,6 +199,41 @@ void DaemonSetController::create_pod_template(const core::DaemonSet& d, DaemonSe
   st.pod_template = std::make_shared<const core::Pod>(std::move(p));
 }
 
+// The pods' controller-revision-hash becomes `hash` (constructHistory found
+// the template in a revision whose hash label differs).
+void DaemonSetController::set_pod_template_hash(DaemonSetState& st, const std::string& hash) {
+  if (hash.empty() || hash == st.hash) return;
+  core::Pod p = *st.pod_template;
+  p.metadata.labels[kRevisionHashLabel] = hash;
+  st.hash = hash;
+  st.pod_template = std::make_shared<const core::Pod>(std::move(p));
+}
+
+// mirrors util.AllowsSurge, pkg/controller/daemon/util: SurgeCount(ds, 1) > 0.
+static bool allows_surge(const core::DaemonSet& d) {
+  return d.update_strategy == "RollingUpdate" && core::scaled_value(d.max_surge, 1, true) > 0;
+}
+
+// mirrors podutil.IsPodAvailable (pkg/api/v1/pod): Ready, and Ready for at
+// least minReadySeconds. (Upstream asks lastTransitionTime + minReadySeconds
+// to be before now; the virtual clock fires the timer at that instant, so
+// here it is at or before.)
+bool DaemonSetController::is_pod_available(const core::DaemonSet& d, DaemonSetState& st, const PodRecord& p,
+                                           uint32_t node_id) {
+  if (!p.is_ready()) return false;
+  if (d.min_ready_seconds == 0) return true;
+  const core::PodCondition* rc = p.condition("Ready");
+  if (!rc->last_transition_time) return false;
+  Time at = *rc->last_transition_time + std::chrono::seconds(d.min_ready_seconds);
+  if (at <= c_.now) return true;
+  std::string key = st.key;
+  c_.timers.at(at, "minReadySeconds of DaemonSet " + st.key, [this, key, node_id] {
+    auto it = ds_.find(key);
+    if (it != ds_.end()) mark_dirty(it->second, node_id);
+  });
+  return false;
+}
+
 // mirrors getNodesToDaemonPods(ds, includeDeletedTerminal=false),
 // pkg/controller/daemon/daemon_controller.go, for one node.
 DaemonSetController::DaemonPods DaemonSetController::get_nodes_to_daemon_pods(const DaemonPodsOnNode& on_node) {
@@ -233,7 +268,7 @@ void DaemonSetController::backoff_next(const std::string& id) {
 // `node_ids`: podsShouldBeOnNode per node, then syncNodes. Returns the nodes
 // where it deleted pods.
 std::vector<uint32_t> DaemonSetController::manage(const core::DaemonSet& d, DaemonSetState& st,
-                                                  const std::vector<uint32_t>& node_ids) {
+                                                  const std::vector<uint32_t>& node_ids, bool& wrote) {
   std::vector<uint32_t> needing, deleted_on;
   std::vector<std::string> deleting;
   for (uint32_t n : node_ids) {
@@ -241,6 +276,7 @@ std::vector<uint32_t> DaemonSetController::manage(const core::DaemonSet& d, Daem
     pods_should_be_on_node(d, st, n, st.nodes[n], c_.node_table[n].node, needing, deleting);
     if (deleting.size() != before) deleted_on.push_back(n);
   }
+  wrote = !needing.empty() || !deleting.empty();
   sync_nodes(st, needing, deleting);
   return deleted_on;
 }
@@ -297,11 +333,31 @@ void DaemonSetController::pods_should_be_on_node(const core::DaemonSet& d, Daemo
         running.push_back(p);
       }
     }
-    // maxSurge 0: at most one pod per node; keep the oldest.
     if (running.size() > 1) {
       std::sort(running.begin(), running.end(), pod_by_creation_timestamp_and_phase);
-      for (size_t i = 1; i < running.size(); ++i)
-        pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->name));
+      if (!allows_surge(d)) {
+        // Without surge, at most one pod per node: keep the oldest.
+        for (size_t i = 1; i < running.size(); ++i)
+          pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->name));
+      } else {
+        // With surge, two pods only while the oldest of the current
+        // revision is not yet available and the oldest old one is Ready;
+        // every other pod goes.
+        const PodRecord *oldest_new = nullptr, *oldest_old = nullptr;
+        for (const PodRecord* p : running) {
+          auto h = p->shared_meta().labels.find(kRevisionHashLabel);
+          bool current = h != p->shared_meta().labels.end() && h->second == st.hash;
+          const PodRecord*& slot = current ? oldest_new : oldest_old;
+          if (!slot) {
+            slot = p;
+            continue;
+          }
+          pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
+        }
+        if (oldest_new && oldest_old &&
+            (!oldest_old->is_ready() || is_pod_available(d, st, *oldest_new, node_id)))
+          pods_to_delete.push_back(ObjectStore::key(st.ns, oldest_old->name));
+      }
     }
   } else if (exists) {
     for (const PodRecord* p : pods)
@@ -343,27 +399,15 @@ void DaemonSetController::update_node_status_counts(const core::DaemonSet& d, Da
         const PodRecord* p = *std::min_element(pods.begin(), pods.end(), pod_by_creation_timestamp_and_phase);
         if (p->is_ready()) {
           c.ready = 1;
-          // podutil.IsPodAvailable: Ready for at least minReadySeconds.
-          const core::PodCondition* rc = p->condition("Ready");
-          Duration min_ready = std::chrono::seconds(d.min_ready_seconds);
-          if (d.min_ready_seconds == 0) {
-            c.available = 1;
-          } else if (rc->last_transition_time && *rc->last_transition_time + min_ready <= c_.now) {
-            c.available = 1;
-          } else if (rc->last_transition_time) {
-            std::string key = st.key;
-            c_.timers.at(*rc->last_transition_time + min_ready, "minReadySeconds of DaemonSet " + st.key,
-                         [this, key, node_id] {
-                           auto it = ds_.find(key);
-                           if (it != ds_.end()) mark_dirty(it->second, node_id);
-                         });
-          }
+          if (is_pod_available(d, st, *p, node_id)) c.available = 1;
         }
         if (is_pod_updated(st, *p)) c.updated = 1;
       }
     } else if (!pods.empty()) {
       c.misscheduled = 1;
     }
+    for (const PodRecord* p : pods)
+      if (!p->deletion_timestamp && !is_pod_updated(st, *p)) ++c.old;
   }
   st.sum.add(on_node.counted, -1);
   st.sum.add(c, +1);
@@ -398,6 +442,7 @@ void DaemonSetController::sync_daemon_set(const std::string& key) {
   std::vector<uint32_t> node_ids;
   if (st.full) {
     st.full = false;
+    if (!d->metadata.deletion_timestamp) construct_history(*d, st);
     node_ids = c_.stored_node_ids();
     for (uint32_t id = 0; id < st.nodes.size(); ++id)
       if (!c_.node_table[id].node && !st.nodes[id].pods.empty()) node_ids.push_back(id);
@@ -420,12 +465,23 @@ void DaemonSetController::sync_daemon_set(const std::string& key) {
     on_node.dirty = false;
     on_node.in_sync = true;
   }
-  std::vector<uint32_t> deleted_on = manage(*d, st, node_ids);
+  bool wrote = false;
+  std::vector<uint32_t> deleted_on = manage(*d, st, node_ids, wrote);
   for (uint32_t n : node_ids) update_node_status_counts(*d, st, n, st.nodes[n], c_.node_table[n].node);
   for (uint32_t n : node_ids) st.nodes[n].in_sync = false;
   // A deletion's event would have enqueued the DaemonSet again (a pod that
   // went at once, grace 0, lets the next sync create its replacement).
   for (uint32_t n : deleted_on) mark_dirty(st, n);
+  // updateDaemonSet: the rolling update once manage's writes are observed
+  // (expectations satisfied: here, at the next sync after a write).
+  if (st.sum.old > 0 && d->update_strategy == "RollingUpdate") {
+    if (wrote) {
+      enqueue(st);
+    } else {
+      for (uint32_t n : rolling_update(*d, st)) mark_dirty(st, n);
+    }
+  }
+  if (st.old_revisions > static_cast<size_t>(std::max(d->revision_history_limit, 0))) cleanup_history(*d, st);
   update_daemon_set_status(*d, st);
 }
 

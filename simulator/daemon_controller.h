@@ -16,10 +16,15 @@
 // is exactly what a full sync would produce. DaemonSet creation and spec
 // changes (a new hash) still sync every node, as upstream does.
 //
-// Upstream keeps the rolling update (update.go: rollingUpdate,
-// constructHistory) as methods of the same controller, called from
-// syncDaemonSet after manage; here it would be DaemonSetController members in
-// a file of their own (e.g. daemon_update.cpp).
+// Upstream keeps the rolling update and the history (update.go:
+// rollingUpdate, constructHistory, cleanupHistory) as methods of the same
+// controller, called from syncDaemonSet after manage; here they are
+// DaemonSetController members in daemon_update.cpp. rollingUpdate walks
+// every node, as upstream does, but only in syncs where some pod of the
+// DaemonSet is out of date (StatusCounts::old > 0). The history is
+// reconciled when the DaemonSet is created or its spec changes (a full
+// sync), the only times it changes but for edits of the ControllerRevisions
+// themselves.
 #pragma once
 
 #include <boost/container/small_vector.hpp>
@@ -36,14 +41,18 @@ namespace gpuops::simulator::internal {
 
 // One (DaemonSet, node) pair's share of the status counters (the per-node
 // terms of updateDaemonSetStatus' sums).
+// `old` is not a status counter: the pair's pods without a deletionTimestamp
+// that are not of the current revision (IsPodUpdated false), what the
+// rolling update has left to replace.
 struct NodeStatusCounts {
-  int desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  int desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0, old = 0;
 };
 
 // A DaemonSet's status counters: the sum of its pairs' NodeStatusCounts.
 struct StatusCounts {
-  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0, old = 0;
   void add(const NodeStatusCounts& c, int sign) {
+    old += sign * c.old;
     desired += sign * c.desired;
     current += sign * c.current;
     misscheduled += sign * c.misscheduled;
@@ -76,7 +85,13 @@ struct DaemonSetState {
   std::string key, ns, name, uid;
   int64_t generation = 0;
   std::string template_generation;
+  // The current revision's controller-revision-hash (constructHistory's
+  // `cur`), the pods' label.
   std::string hash;
+  // How many old ControllerRevisions the DaemonSet has (constructHistory's
+  // `old`): cleanupHistory has work when there are more than
+  // revisionHistoryLimit.
+  size_t old_revisions = 0;
   // CreatePodTemplate output without the node pinning, shared by the pods
   // created from this revision (PodRecord::base).
   std::shared_ptr<const core::Pod> pod_template;
@@ -141,11 +156,31 @@ class DaemonSetController {
   void mark_dirty(DaemonSetState& st, DaemonPodsOnNode& on_node, uint32_t node, bool enqueue = true);
   bool node_event_enqueues(const DaemonSetState& st, const core::Node& node, uint32_t id);
   void create_pod_template(const core::DaemonSet& d, DaemonSetState& st);
+  void set_pod_template_hash(DaemonSetState& st, const std::string& hash);
+  // ---- daemon_update.cpp (update.go) ----
+  // mirrors constructHistory (with controlledHistories, Match, snapshot,
+  // dedupCurHistories): sets st.hash to the current revision's hash.
+  void construct_history(const core::DaemonSet& d, DaemonSetState& st);
+  // mirrors cleanupHistory: the oldest revisions beyond
+  // revisionHistoryLimit that no pod is of are deleted.
+  void cleanup_history(const core::DaemonSet& d, DaemonSetState& st);
+  // mirrors rollingUpdate (with updatedDesiredNodeCounts and
+  // findUpdatedPodsOnNode). REQUIRES: the pairs' counts are current (the
+  // sync recounted its dirty pairs). Returns the nodes where it created or
+  // deleted pods.
+  std::vector<uint32_t> rolling_update(const core::DaemonSet& d, DaemonSetState& st);
+  // podutil.IsPodAvailable at the controller's clock; a pod Ready but not
+  // yet for minReadySeconds gets a timer that resyncs node `node_id` then.
+  bool is_pod_available(const core::DaemonSet& d, DaemonSetState& st, const PodRecord& p, uint32_t node_id);
   static DaemonPods get_nodes_to_daemon_pods(const DaemonPodsOnNode& on_node);
   bool backoff_expired(const BackoffEntry& e) const;
   bool in_backoff_since_update(const std::string& id) const;
   void backoff_next(const std::string& id);
-  std::vector<uint32_t> manage(const core::DaemonSet& d, DaemonSetState& st, const std::vector<uint32_t>& node_ids);
+  // Sets `wrote` when it created or deleted a pod (upstream's expectations
+  // are then unsatisfied until the writes are seen: no rolling update in
+  // that sync).
+  std::vector<uint32_t> manage(const core::DaemonSet& d, DaemonSetState& st, const std::vector<uint32_t>& node_ids,
+                               bool& wrote);
   void pods_should_be_on_node(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id,
                               DaemonPodsOnNode& on_node, const core::Node* node,
                               std::vector<uint32_t>& nodes_needing_pods, std::vector<std::string>& pods_to_delete);

@@ -81,9 +81,12 @@ struct FakeCluster::Impl : StoreObserver {
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
-    if (type == EventType::kDeleted)
+    if (type == EventType::kDeleted) {
       if (const auto* st = daemonsets.find(ObjectStore::key(d.metadata.namespace_, d.metadata.name)))
         garbage_collector.on_owner_deleted(*st);  // background propagation: the dependents go next
+    } else if (d.metadata.deletion_timestamp) {
+      garbage_collector.on_owner_deleting(d);  // foreground or orphan: the finalizer's work
+    }
     daemonsets.on_daemonset(type, d);
     cluster_policy.on_daemonset(type, d);
   }
@@ -110,6 +113,7 @@ struct FakeCluster::Impl : StoreObserver {
       std::erase(node_table[target].pods, pod.id);
       if (bound_elsewhere) std::erase(node_table[info.bound].pods, pod.id);
     }
+    if (type == EventType::kDeleted && info.st) garbage_collector.on_dependent_deleted(*info.st);
     daemonsets.on_pod(type, pod, info);
     scheduler.on_pod(type, pod, info);
     if (type != EventType::kDeleted && !pod.node_name.empty()) {
@@ -123,7 +127,8 @@ struct FakeCluster::Impl : StoreObserver {
   bool has_work() const {
     return !kubelet.node_queue.empty() || !node_lifecycle.queue.empty() || !daemonsets.queue.empty() ||
            !scheduler.queue.empty() || !kubelet.pod_queue.empty() || !garbage_collector.queue.empty() ||
-           !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work();
+           !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work() ||
+           !garbage_collector.owners.empty() || !garbage_collector.revisions.empty();
   }
 
   std::string busy_description() const {
@@ -152,8 +157,10 @@ struct FakeCluster::Impl : StoreObserver {
                            " rounds at " + core::format_time(ctx.now) + ": " + busy_description());
       for (const auto& k : kubelet.node_queue.take()) kubelet.initialize_node(k);
       for (const auto& k : node_lifecycle.queue.take()) node_lifecycle.monitor_node(k);
+      for (const auto& k : garbage_collector.owners.take()) garbage_collector.process_deleting_owner(k);
       for (const auto& k : garbage_collector.daemonset_queue.take()) garbage_collector.attempt_to_delete_daemonset(k);
       for (const auto& k : garbage_collector.queue.take()) garbage_collector.attempt_to_delete_item(k);
+      for (const auto& k : garbage_collector.revisions.take()) garbage_collector.attempt_to_delete_revision(k);
       if (cluster_policy.has_work()) cluster_policy.reconcile();
       std::deque<std::string> dsq;
       dsq.swap(daemonsets.queue);
@@ -373,6 +380,10 @@ void FakeCluster::set_node_ready(const std::string& node, const std::string& sta
 
 void FakeCluster::delete_pod(const std::string& ns, const std::string& name) {
   impl_->ctx.store.remove(Kind::kPod, ns, name);
+}
+
+void FakeCluster::delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) {
+  impl_->ctx.store.remove(Kind::kDaemonSet, ns, name, std::nullopt, core::Cluster::propagation_policy(cascade));
 }
 
 void FakeCluster::delete_namespace(const std::string& name) {

@@ -133,6 +133,9 @@ class FakeCluster : public core::Cluster {
   void delete_pod(const std::string& ns, const std::string& name) override;
   void patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) override;
   void delete_cluster_policy(const std::string& name) override;
+  // The store's delete with the cascade's propagationPolicy; the garbage
+  // collector does the rest as the controllers run.
+  void delete_daemonset(const std::string& ns, const std::string& name, const std::string& cascade) override;
   // Deletes the namespace with its DaemonSets and pods (the pods go at once,
   // as after the namespace controller's grace-0 clean-up). ClusterError 404
   // when it does not exist.

@@ -1,8 +1,17 @@
 // simulator/garbage_collector.h: internal to simulator/. The garbage
-// collector, as upstream's pkg/controller/garbagecollector with background
-// propagation, for the owner kinds the simulator creates dependents of: when
-// a DaemonSet is deleted, its pods are deleted next; when a ClusterPolicy is,
-// the DaemonSets it controls (and then their pods).
+// collector, as upstream's pkg/controller/garbagecollector, for the owner
+// kinds the simulator creates dependents of: a DaemonSet (its pods and
+// ControllerRevisions), with the three propagation policies, and a
+// ClusterPolicy (the DaemonSets it controls, background):
+//  * background: the DaemonSet is gone; its dependents are deleted next
+//    (attemptToDeleteItem);
+//  * foreground: the DaemonSet has a deletionTimestamp and the
+//    `foregroundDeletion` finalizer; its dependents (all with
+//    blockOwnerDeletion) are deleted, and once none is left the finalizer is
+//    removed, which deletes it (processDeletingDependentsItem);
+//  * orphan: the DaemonSet has the `orphan` finalizer; the owner reference
+//    to it is removed from its dependents, then the finalizer
+//    (attemptToOrphan).
 #pragma once
 
 #include <string>
@@ -14,20 +23,32 @@ namespace gpuops::simulator::internal {
 
 class GarbageCollector {
  public:
-  // `daemonsets` answers whether an owner still exists.
+  // `daemonsets` answers whether an owner still exists and lists its pods.
   GarbageCollector(ClusterContext& c, const DaemonSetController& daemonsets) : c_(c), daemonsets_(daemonsets) {}
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
 
-  // A DaemonSet is being deleted: its pods (its state's) are queued.
-  void on_owner_deleted(const DaemonSetState& owner) {
-    for (const auto& on_node : owner.nodes)
-      for (const PodRecord* p : on_node.pods) queue.push(ObjectStore::key(p->namespace_(), p->name));
+  // A DaemonSet is gone: its pods (its state's) and its ControllerRevisions
+  // are queued.
+  void on_owner_deleted(const DaemonSetState& owner);
+  // A DaemonSet with a deletionTimestamp was written: queued for its
+  // finalizers' work.
+  void on_owner_deleting(const core::DaemonSet& owner) {
+    owners.push(ObjectStore::key(owner.metadata.namespace_, owner.metadata.name));
   }
+  // A pod of `owner` is gone: a foreground deletion may be done.
+  void on_dependent_deleted(const DaemonSetState& owner);
 
   // mirrors attemptToDeleteItem, pkg/controller/garbagecollector/garbagecollector.go,
-  // for the pod "ns/name": deleted when its controller owner is gone.
+  // for the pod "ns/name": deleted when it has a controller owner and that
+  // owner is gone (a pod without owner references is never collected).
   void attempt_to_delete_item(const std::string& key);
+  // The same for the ControllerRevision "ns/name".
+  void attempt_to_delete_revision(const std::string& key);
+  // The DaemonSet "ns/name" being deleted: mirrors attemptToOrphan (orphan
+  // finalizer) and processDeletingDependentsItem (foregroundDeletion),
+  // pkg/controller/garbagecollector/garbagecollector.go.
+  void process_deleting_owner(const std::string& key);
 
   // A ClusterPolicy is deleted: the DaemonSets it controls are queued.
   void on_cluster_policy_deleted(const std::string& uid) {
@@ -39,10 +60,14 @@ class GarbageCollector {
   // controller owner (a ClusterPolicy) is gone.
   void attempt_to_delete_daemonset(const std::string& key);
 
-  KeyQueue queue;            // dependent pods to check
-  KeyQueue daemonset_queue;  // dependent DaemonSets to check
+  KeyQueue queue;            // pods to check
+  KeyQueue revisions;        // ControllerRevisions to check
+  KeyQueue owners;           // DaemonSets being deleted with a finalizer
+  KeyQueue daemonset_queue;  // DaemonSets whose ClusterPolicy was deleted
 
  private:
+  std::vector<std::string> owned_revisions(const std::string& ns, const std::string& uid) const;
+
   ClusterContext& c_;
   const DaemonSetController& daemonsets_;
 };

@@ -31,6 +31,7 @@ const char* kind_name(Kind kind) {
     case Kind::kPod: return "Pod";
     case Kind::kClusterPolicy: return "ClusterPolicy";
     case Kind::kNVIDIADriver: return "NVIDIADriver";
+    case Kind::kControllerRevision: return "ControllerRevision";
   }
   return "";
 }
@@ -46,6 +47,7 @@ Kind kind_of(const core::Object& obj) {
   if (std::holds_alternative<core::DaemonSet>(obj)) return Kind::kDaemonSet;
   if (std::holds_alternative<core::ClusterPolicy>(obj)) return Kind::kClusterPolicy;
   if (std::holds_alternative<core::NVIDIADriver>(obj)) return Kind::kNVIDIADriver;
+  if (std::holds_alternative<core::ControllerRevision>(obj)) return Kind::kControllerRevision;
   return Kind::kPod;
 }
 
@@ -73,6 +75,7 @@ const char* internal::resource_name(Kind kind) {
     case Kind::kPod: return "pods";
     case Kind::kClusterPolicy: return "clusterpolicies.nvidia.com";
     case Kind::kNVIDIADriver: return "nvidiadrivers.nvidia.com";
+    case Kind::kControllerRevision: return "controllerrevisions.apps";
   }
   return "";
 }
@@ -240,6 +243,7 @@ void ObjectStore::index(Kind kind, const std::string& key, uint64_t old_rv, uint
     case Kind::kPod: stored = &pods_.find(key)->first; break;
     case Kind::kClusterPolicy: stored = &cluster_policies_.find(key)->first; break;
     case Kind::kNVIDIADriver: stored = &nvidia_drivers_.find(key)->first; break;
+    case Kind::kControllerRevision: stored = &revisions_.find(key)->first; break;
   }
   index(kind, stored, old_rv, new_rv);
 }
@@ -322,6 +326,10 @@ void ObjectStore::emit(EventType type, const core::DaemonSet& obj) {
   for (auto* o : observers_) o->on_daemonset(type, obj);
   publish(type, Kind::kDaemonSet, rv_, [&] { return core::Object(obj); });
 }
+void ObjectStore::emit(EventType type, const core::ControllerRevision& obj) {
+  for (auto* o : observers_) o->on_controller_revision(type, obj);
+  publish(type, Kind::kControllerRevision, rv_, [&] { return core::Object(obj); });
+}
 void ObjectStore::emit(EventType type, const PodRecord& obj) {
   for (auto* o : observers_) o->on_pod(type, obj);
   publish(type, Kind::kPod, rv_, [&] { return core::Object(obj.pod()); });
@@ -386,6 +394,9 @@ std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, c
     case Kind::kNVIDIADriver:
       if (auto it = nvidia_drivers_.find(name); it != nvidia_drivers_.end()) return core::Object(it->second);
       break;
+    case Kind::kControllerRevision:
+      if (auto it = revisions_.find(key(ns, name)); it != revisions_.end()) return core::Object(it->second);
+      break;
   }
   return std::nullopt;
 }
@@ -401,6 +412,10 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
       break;
     case Kind::kDaemonSet:
       for (const auto& [k, v] : daemonsets_)
+        if (ns.empty() || v.metadata.namespace_ == ns) out.emplace_back(v);
+      break;
+    case Kind::kControllerRevision:
+      for (const auto& [k, v] : revisions_)
         if (ns.empty() || v.metadata.namespace_ == ns) out.emplace_back(v);
       break;
     case Kind::kPod: {
@@ -543,8 +558,40 @@ void ObjectStore::erase_pod(const std::string& k) {
 
 void ObjectStore::force_remove_pod(const std::string& k) { erase_pod(k); }
 
+void ObjectStore::erase_daemonset(const std::string& k) {
+  auto it = daemonsets_.find(k);
+  core::DaemonSet ds = std::move(it->second);
+  created_rv_.erase(&it->first);
+  daemonsets_.erase(it);
+  uint64_t old = std::stoull(ds.metadata.resource_version);
+  ds.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kDaemonSet, k, old, 0);
+  emit(EventType::kDeleted, ds);
+  tombstone(WatchEvent{EventType::kDeleted, Kind::kDaemonSet, rv_, core::Object(std::move(ds))});
+}
+
+void ObjectStore::remove_finalizer(const std::string& ns, const std::string& name, const std::string& finalizer) {
+  std::string k = key(ns, name);
+  auto it = daemonsets_.find(k);
+  if (it == daemonsets_.end()) return;
+  auto& fs = it->second.metadata.finalizers;
+  auto f = std::find(fs.begin(), fs.end(), finalizer);
+  if (f == fs.end()) return;
+  fs.erase(f);
+  uint64_t old = std::stoull(it->second.metadata.resource_version);
+  it->second.metadata.resource_version = std::to_string(next_rv());
+  index(Kind::kDaemonSet, k, old, rv_);
+  emit(EventType::kModified, it->second);
+  // The registry deletes an object being deleted once its last finalizer goes.
+  if (fs.empty() && it->second.metadata.deletion_timestamp) erase_daemonset(k);
+}
+
 void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& name,
-                         std::optional<int64_t> grace_seconds) {
+                         std::optional<int64_t> grace_seconds, const std::string& propagation) {
+  if (!propagation.empty() && propagation != "Background" && propagation != "Foreground" && propagation != "Orphan")
+    throw core::InputError::with_status(400, "", 0, "propagationPolicy",
+                                        "Unsupported value: \"" + propagation +
+                                            "\": supported values: \"Foreground\", \"Background\", \"Orphan\"");
   switch (kind) {
     case Kind::kPod: {
       std::string k = key(ns, name);
@@ -585,14 +632,39 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       std::string k = key(ns, name);
       auto it = daemonsets_.find(k);
       if (it == daemonsets_.end()) not_found(kind, name);
-      core::DaemonSet ds = std::move(it->second);
+      core::ObjectMeta& m = it->second.metadata;
+      if (m.deletion_timestamp) return;  // being deleted already
+      // updateForGracefulDeletionAndFinalizers: the policy's finalizer, then
+      // an object with finalizers waits for the garbage collector.
+      const char* finalizer = propagation == "Foreground" ? "foregroundDeletion"
+                              : propagation == "Orphan"   ? "orphan"
+                                                          : nullptr;
+      if (finalizer && std::find(m.finalizers.begin(), m.finalizers.end(), finalizer) == m.finalizers.end())
+        m.finalizers.push_back(finalizer);
+      if (m.finalizers.empty()) {
+        erase_daemonset(k);
+        return;
+      }
+      m.deletion_timestamp = now_seconds();
+      m.deletion_grace_period_seconds = 0;
+      uint64_t old = std::stoull(m.resource_version);
+      m.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      emit(EventType::kModified, it->second);
+      return;
+    }
+    case Kind::kControllerRevision: {
+      std::string k = key(ns, name);
+      auto it = revisions_.find(k);
+      if (it == revisions_.end()) not_found(kind, name);
+      core::ControllerRevision r = std::move(it->second);
       created_rv_.erase(&it->first);
-      daemonsets_.erase(it);
-      uint64_t old = std::stoull(ds.metadata.resource_version);
-      ds.metadata.resource_version = std::to_string(next_rv());
+      revisions_.erase(it);
+      uint64_t old = std::stoull(r.metadata.resource_version);
+      r.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, 0);
-      emit(EventType::kDeleted, ds);
-      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(ds))});
+      emit(EventType::kDeleted, r);
+      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(r))});
       return;
     }
     case Kind::kNamespace: {
@@ -602,7 +674,11 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       std::vector<std::string> dss, pods;
       for (const auto& [k, d] : daemonsets_)
         if (d.metadata.namespace_ == name) dss.push_back(d.metadata.name);
-      for (const auto& d : dss) remove(Kind::kDaemonSet, name, d);
+      for (const auto& d : dss) erase_daemonset(key(name, d));
+      std::vector<std::string> revs;
+      for (const auto& [k, r] : revisions_)
+        if (r.metadata.namespace_ == name) revs.push_back(r.metadata.name);
+      for (const auto& r : revs) remove(Kind::kControllerRevision, name, r);
       for (const auto& [k, p] : pods_)
         if (p.namespace_() == name) pods.push_back(k);
       for (const auto& k : pods) erase_pod(k);

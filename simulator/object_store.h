@@ -52,8 +52,8 @@
 
 namespace gpuops::simulator {
 
-enum class Kind { kNamespace, kNode, kDaemonSet, kPod, kClusterPolicy, kNVIDIADriver };
-// "Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver".
+enum class Kind { kNamespace, kNode, kDaemonSet, kPod, kControllerRevision, kClusterPolicy, kNVIDIADriver };
+// "Namespace", "Node", "DaemonSet", "Pod", "ControllerRevision", "ClusterPolicy", "NVIDIADriver".
 const char* kind_name(Kind kind);
 // Namespace, Node and the GPU Operator's two custom resources.
 bool cluster_scoped(Kind kind);
@@ -141,6 +141,7 @@ class StoreObserver {
   virtual void on_pod(EventType, const PodRecord&) {}
   virtual void on_cluster_policy(EventType, const core::ClusterPolicy&) {}
   virtual void on_nvidia_driver(EventType, const core::NVIDIADriver&) {}
+  virtual void on_controller_revision(EventType, const core::ControllerRevision&) {}
 };
 
 class ObjectStore {
@@ -193,8 +194,22 @@ class ObjectStore {
   // a kubelet (or a grace-0 delete) removes it. Other kinds go at once.
   // Deleting a namespace deletes its DaemonSets and pods first. Throws
   // ClusterError 404 if absent.
+  //
+  // `propagation` (DeleteOptions.propagationPolicy: "Background", "" the
+  // same, "Foreground", "Orphan"), for DaemonSets, mirrors
+  // updateForGracefulDeletionAndFinalizers (k8s.io/apiserver
+  // pkg/registry/generic/registry/store.go): Foreground adds the
+  // `foregroundDeletion` finalizer, Orphan the `orphan` finalizer; an object
+  // with finalizers gets deletionTimestamp = now (grace 0) and stays (a
+  // MODIFIED write) until the garbage collector removes the last one
+  // (remove_finalizer). A second delete of an object being deleted changes
+  // nothing. Anything else is InputError 400.
   void remove(Kind kind, const std::string& ns, const std::string& name,
-              std::optional<int64_t> grace_seconds = std::nullopt);
+              std::optional<int64_t> grace_seconds = std::nullopt, const std::string& propagation = "");
+  // Drops `finalizer` from the DaemonSet "ns/name" (a MODIFIED write); when
+  // it was the last one of an object with a deletionTimestamp, the object is
+  // deleted. No-op when absent or without that finalizer.
+  void remove_finalizer(const std::string& ns, const std::string& name, const std::string& finalizer);
 
   // See the file comment. `kind` and `ns` filter (empty ns: all). Throws
   // ClusterError 410 when `resource_version` is older than the oldest
@@ -238,6 +253,8 @@ class ObjectStore {
   const std::string* pod_key(uint64_t id) const;
   const std::map<std::string, core::Node>& nodes() const { return nodes_; }
   const std::map<std::string, core::DaemonSet>& daemonsets() const { return daemonsets_; }  // key "ns/name"
+  // ControllerRevisions by key "ns/name".
+  const std::map<std::string, core::ControllerRevision>& controller_revisions() const { return revisions_; }
   size_t pod_count() const { return pods_.size(); }
   const std::map<std::string, core::ClusterPolicy>& cluster_policies() const { return cluster_policies_; }
   const std::map<std::string, core::NVIDIADriver>& nvidia_drivers() const { return nvidia_drivers_; }
@@ -308,6 +325,8 @@ class ObjectStore {
   template <class T>
   core::Object update_custom(T obj, bool status);
   void remove_custom(Kind kind, const std::string& name);
+  void emit(EventType type, const core::ControllerRevision& obj);
+  void erase_daemonset(const std::string& key);
   void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
@@ -330,6 +349,7 @@ class ObjectStore {
   std::map<std::string, core::Node> nodes_;
   std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
   std::map<std::string, core::DaemonSet> daemonsets_;
+  std::map<std::string, core::ControllerRevision> revisions_;
   std::unordered_map<std::string, PodRecord> pods_;
   bool gpu_operator_crds_ = false;
   std::map<std::string, core::ClusterPolicy> cluster_policies_;

@@ -163,6 +163,18 @@ core::Object ObjectStore::create(core::Object obj) {
     }
     case Kind::kClusterPolicy: return create_custom(std::move(std::get<core::ClusterPolicy>(obj)));
     case Kind::kNVIDIADriver: return create_custom(std::move(std::get<core::NVIDIADriver>(obj)));
+    case Kind::kControllerRevision: {
+      auto& r = std::get<core::ControllerRevision>(obj);
+      r.metadata.resource_version = std::to_string(next_rv());
+      std::string k = key(r.metadata.namespace_, r.metadata.name);
+      auto [slot, fresh] = revisions_.try_emplace(k);
+      (void)fresh;
+      created_rv_[&slot->first] = rv_;
+      auto& stored = slot->second = r;
+      index(kind, k, 0, rv_);
+      emit(EventType::kAdded, stored);
+      return core::Object(stored);
+    }
   }
   return obj;
 }
@@ -287,7 +299,11 @@ core::Object ObjectStore::update(core::Object obj) {
       index(kind, k, old, rv_);
       stored = std::move(given);
       emit(EventType::kModified, stored);
-      return core::Object(stored);
+      core::Object out(stored);
+      // An update that removes the last finalizer of an object being
+      // deleted deletes it (the registry's Update, store.go).
+      if (stored.metadata.deletion_timestamp && stored.metadata.finalizers.empty()) erase_daemonset(k);
+      return out;
     }
     case Kind::kPod: {
       auto& given = std::get<core::Pod>(obj);
@@ -307,6 +323,19 @@ core::Object ObjectStore::update(core::Object obj) {
     }
     case Kind::kClusterPolicy: return update_custom(std::move(std::get<core::ClusterPolicy>(obj)), false);
     case Kind::kNVIDIADriver: return update_custom(std::move(std::get<core::NVIDIADriver>(obj)), false);
+    case Kind::kControllerRevision: {
+      auto& given = std::get<core::ControllerRevision>(obj);
+      std::string k = key(ns, given.metadata.name);
+      auto& stored = revisions_.at(k);
+      check_version(given, stored, kind);
+      keep_system_meta(given, stored);
+      uint64_t old = std::stoull(stored.metadata.resource_version);
+      given.metadata.resource_version = std::to_string(next_rv());
+      index(kind, k, old, rv_);
+      stored = std::move(given);
+      emit(EventType::kModified, stored);
+      return core::Object(stored);
+    }
   }
   return obj;
 }
@@ -355,6 +384,7 @@ core::Object ObjectStore::update_status(core::Object obj) {
       return core::Object(pods_.at(k).pod());
     }
     case Kind::kNamespace:
+    case Kind::kControllerRevision:  // no status subresource; not served
       return update(std::move(obj));
     case Kind::kClusterPolicy: return update_custom(std::move(std::get<core::ClusterPolicy>(obj)), true);
     case Kind::kNVIDIADriver: return update_custom(std::move(std::get<core::NVIDIADriver>(obj)), true);

@@ -283,8 +283,12 @@ TEST_F(DaemonSetTest, GenerationAndObservedGeneration) {
   const auto& d = ds_of(s, "nvidia-driver-daemonset");
   EXPECT_EQ(d.metadata.generation, 2);
   EXPECT_EQ(d.metadata.annotations.at("deprecated.daemonset.template.generation"), "2");
-  // No rolling update is modelled: the old pod stays and is not updated.
-  EXPECT_EQ(d.status, status(1, 1, 0, 1, 0, 1, 0, 2));
+  // rollingUpdate (maxUnavailable 1) replaced the pod: the new one is of
+  // template generation 2.
+  EXPECT_EQ(d.status, status(1, 1, 0, 1, 1, 1, 0, 2));
+  auto pods = pods_of(s, "nvidia-driver-daemonset");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].metadata.labels.at("pod-template-generation"), "2");
   // Re-applying the same spec changes nothing.
   c.apply({changed});
   c.settle();
