@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,12 @@ inline Proc sh(const std::string& cmd, const std::string& tmpdir) {
 // served in-process on a free loopback port, and its kubeconfig on disk.
 class Served {
  public:
-  explicit Served(bool lab = true, simulator::ApiServer::Options opts = {}) {
+  // `setup` runs on the cluster before the server starts (nothing else
+  // touches it then).
+  explicit Served(bool lab = true, simulator::ApiServer::Options opts = {},
+                  const std::function<void(simulator::FakeCluster&)>& setup = {}) {
     if (lab) simulator::add_lab_nodes(cluster);
+    if (setup) setup(cluster);
     server = std::make_unique<simulator::ApiServer>(cluster, opts);
     kubeconfig = dir.path + "/kubeconfig";
     server->write_kubeconfig(kubeconfig);
