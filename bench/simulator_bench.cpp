@@ -17,6 +17,7 @@
 
 #include "bench/bench_common.h"
 #include "core/lab.h"
+#include "core/operands.h"
 #include "simulator/fake_cluster.h"
 
 namespace {
@@ -119,6 +120,43 @@ void BM_RollingUpdate(benchmark::State& state) {
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
 BENCHMARK(BM_RollingUpdate)->Args({1000})->Args({5000})->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The simulated GPU Operator (v25.3, ClusterPolicy at its defaults) on N GPU
+// nodes that carry only NFD's labels: labelGPUNodes labels every node, the
+// nine DaemonSets are rendered, 7 pods per node are created and Ready, the
+// policy ends ready (issue 18: "5,000 GPU nodes labelled and settled").
+void BM_OperatorInstall(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const core::Catalog catalog = core::load_catalog("gpu-operator-v25.3");
+  size_t pods = 0;
+  std::string policy_state;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto c = std::make_unique<FakeCluster>();
+    for (int n = 0; n < nodes; ++n) {
+      core::Node node;
+      node.metadata.name = "gpu-" + std::to_string(n);
+      node.metadata.labels = {{"feature.node.kubernetes.io/pci-10de.present", "true"},
+                              {"feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic"}};
+      c->add_node(node);
+    }
+    c->install_operator(catalog);
+    core::ClusterPolicy cp;
+    cp.metadata.name = "cluster-policy";
+    state.ResumeTiming();
+    c->apply({core::Object(cp)});
+    c->settle();
+    state.PauseTiming();
+    pods = c->store().pod_count();
+    policy_state = c->store().cluster_policies().at("cluster-policy").state;
+    c.reset();
+    state.ResumeTiming();
+  }
+  if (pods != static_cast<size_t>(nodes) * 7 || policy_state != "ready") state.SkipWithError("not settled as expected");
+  state.counters["pods"] = static_cast<double>(pods);
+  state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+BENCHMARK(BM_OperatorInstall)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 BENCHMARK(BM_LabelFlip)
     ->Args({1000, 5})
