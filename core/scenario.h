@@ -42,8 +42,9 @@
 //   operator:                          # optional: installed before the first step
 //     version: v25.3                   # v25.3 | v26.7
 //     clusterPolicy: {dcgm: {enabled: true}}   # the spec
-// With `operator:`, operands default to the release's catalog (operator
-// mode) and namespace to gpu-operator. Expectations add clusterPolicy
+// With `operator:` (or, without it, a step's installOperator), operands
+// default to the release's catalog (operator mode) and namespace to
+// gpu-operator. Expectations add clusterPolicy
 // {state, reason, message, absent} and diagnose [{node, operand, code,
 // severity, absent}].
 //

@@ -604,6 +604,15 @@ Scenario load_scenario(const std::string& path) {
   if (!steps || !steps.IsSequence() || steps.size() == 0) reader.fail(root, "steps", "Required value: a list of steps");
   for (size_t i = 0; i < steps.size(); ++i)
     scenario.steps.push_back(read_step(reader, steps[i], "steps[" + std::to_string(i) + "]", dir, scenario.catalog));
+  // An operator installed by a step: its release's catalog (operator mode)
+  // and namespace, as with a top-level `operator:`.
+  if (!root["operands"] && !scenario.operator_)
+    for (const auto& step : scenario.steps)
+      if (step.action == "installOperator") {
+        scenario.catalog = step.operator_spec.catalog;
+        if (!root["namespace"]) scenario.namespace_ = step.operator_spec.namespace_;
+        break;
+      }
   return scenario;
 }
 

@@ -61,6 +61,7 @@ class ClusterPolicyController {
   void uninstall();
   bool installed() const { return installed_; }
   const std::string& operator_namespace() const { return ns_; }
+  const core::Catalog& catalog() const { return catalog_; }
 
   // Watches (they only mark work).
   void on_node(EventType type, const core::Node& node);

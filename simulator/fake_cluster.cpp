@@ -196,6 +196,7 @@ void FakeCluster::install_operator(const core::Catalog& catalog, const std::stri
   m.ctx.store.install_gpu_operator_crds();
   create_namespace(ns);
   m.cluster_policy.install(catalog, ns);
+  m.kubelet.set_validation_gates(&m.cluster_policy.catalog());
 }
 
 void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
@@ -221,7 +222,10 @@ void FakeCluster::delete_cluster_policy(const std::string& name) {
   s.remove(Kind::kClusterPolicy, "", name);
 }
 
-void FakeCluster::uninstall_operator() { impl_->cluster_policy.uninstall(); }
+void FakeCluster::uninstall_operator() {
+  impl_->cluster_policy.uninstall();
+  impl_->kubelet.set_validation_gates(nullptr);
+}
 
 bool FakeCluster::operator_installed() const { return impl_->cluster_policy.installed(); }
 

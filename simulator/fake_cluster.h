@@ -163,7 +163,8 @@ class FakeCluster : public core::Cluster {
   // leaves CRDs), creates namespace `ns` if missing, and starts the
   // operator of `catalog`'s release (one of the built-in gpu-operator
   // catalogs: its operands, rendering keys and OperatorRules). It acts once a
-  // ClusterPolicy exists. Installing again replaces the release. Throws
+  // ClusterPolicy exists. In the kubelet profile its operands' init
+  // containers wait for what they validate (operator_validation.h). Installing again replaces the release. Throws
   // InputError 422 for an invalid namespace name.
   void install_operator(const core::Catalog& catalog, const std::string& ns = "gpu-operator");
   // Stops the operator (its Deployment gone). What it wrote stays: node

@@ -1,6 +1,8 @@
 // The fake kubelet; see kubelet.h.
 #include "simulator/kubelet.h"
 
+#include "simulator/operator_validation.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -121,8 +123,21 @@ void Kubelet::clear_faults() {
 // mirrors generateAPIPodStatus / getPhase, pkg/kubelet/kubelet_pods.go, or
 // KWOK's pod-ready stage: the status for a bound, live pod, given its fault
 // `f`. Sets `timed` when it started a timer for the pod.
+size_t Kubelet::gate(const PodRecord& pod) const {
+  const auto& inits = pod.shared_spec().init_containers;
+  if (!gates_ || c_.opt.profile != KubeletProfile::kKubelet || inits.empty()) return inits.size();
+  // Once initialized, a pod stays so (the validation files persist).
+  if (const core::PodCondition* c = pod.condition("Initialized"); c && c->status == "True") return inits.size();
+  const NodeEntry& entry = c_.node_table[c_.pod_info[pod.id].bound];
+  if (!entry.node) return inits.size();
+  std::vector<const PodRecord*> pods;
+  for (uint64_t id : entry.pods)
+    if (const PodRecord* p = c_.store.find_pod_by_id(id); p && p->node_name == entry.name) pods.push_back(p);
+  return validated_init_containers(pod, *entry.node, pods, *gates_);
+}
+
 core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std::string& key, const Fault* f,
-                                                 bool& timed) {
+                                                 bool& timed, bool& gated) {
   const uint64_t id = pod.id;
   const Time now = c_.now;
   const FakeCluster::Options& opt = c_.opt;
@@ -184,6 +199,30 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
           i == 0 ? container_status(ics[i], false, "running") : container_status(ics[i], false, "waiting", "PodInitializing"));
     set_condition(s, "Initialized", "False", "ContainersNotInitialized",
                   "containers with incomplete status: " + names_of(ics), t);
+    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+    not_ready("ContainersNotReady");
+    return s;
+  }
+  if (size_t passed = gate(pod); passed < ics.size()) {
+    // A validation gate: the init containers before it completed, it runs
+    // (and waits), the rest wait (kubectl: Init:<passed>/<n>).
+    gated = true;
+    s.phase = "Pending";
+    s.init_container_statuses.clear();
+    for (size_t i = 0; i < ics.size(); ++i) {
+      if (i < passed) {
+        auto st = container_status(ics[i], true, "terminated", "Completed");
+        st.exit_code = 0;
+        s.init_container_statuses.push_back(st);
+      } else {
+        s.init_container_statuses.push_back(i == passed ? container_status(ics[i], false, "running")
+                                                        : container_status(ics[i], false, "waiting", "PodInitializing"));
+      }
+    }
+    set_condition(s, "Initialized", "False", "ContainersNotInitialized",
+                  "containers with incomplete status: " + names_of(std::vector<core::Container>(
+                                                              ics.begin() + static_cast<std::ptrdiff_t>(passed), ics.end())),
+                  t);
     for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
     not_ready("ContainersNotReady");
     return s;
@@ -257,16 +296,22 @@ void Kubelet::sync_pod(uint64_t id) {
   if (!f && memo_.hit(*pod, now)) {
     out = memo_.out;
   } else {
-    bool timed = false;
-    core::PodStatus s = generate_api_pod_status(*pod, key, f, timed);
+    bool timed = false, gated = false;
+    core::PodStatus s = generate_api_pod_status(*pod, key, f, timed, gated);
     if (same_status(s, *pod->status)) return;
     out = std::make_shared<const core::PodStatus>(std::move(s));
-    if (!f && !timed) memo_ = StatusMemo{pod->status, pod->base, now, out};
+    if (!f && !timed && !gated && !gates_) memo_ = StatusMemo{pod->status, pod->base, now, out};
   }
   if (out == pod->status) return;
   writing_ = true;
   store.set_pod_status(id, std::move(out));
   writing_ = false;
+  // What the gates of the node's other pods read (readiness, init
+  // progress) may have changed: sync them again.
+  const PodRecord* now_pod = store.find_pod_by_id(id);
+  if (gates_ && c_.opt.profile == KubeletProfile::kKubelet && now_pod)
+    for (uint64_t other : c_.node_table[c_.info_of(*now_pod).bound].pods)
+      if (other != id) pod_queue.push(other);
 }
 
 }  // namespace gpuops::simulator::internal

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "core/operands.h"
 #include "simulator/cluster_context.h"
 
 namespace gpuops::simulator::internal {
@@ -37,6 +38,11 @@ class Kubelet {
   // deletion is over.
   void sync_pod(uint64_t id);
 
+  // The GPU Operator's validation gates (operator_validation.h) for the
+  // operands of `catalog` (the installed operator's; null: none), in the
+  // kubelet profile only. The catalog must outlive the kubelet's use.
+  void set_validation_gates(const core::Catalog* catalog) { gates_ = catalog; }
+
   // As FakeCluster::inject_fault, clear_fault, clear_faults.
   int inject_fault(const Fault& fault);
   void clear_fault(int id);
@@ -47,7 +53,11 @@ class Kubelet {
 
  private:
   const Fault* fault_for(const PodRecord& pod) const;
-  core::PodStatus generate_api_pod_status(const PodRecord& pod, const std::string& key, const Fault* f, bool& timed);
+  // `gated`: set when the status depends on other pods (a validation gate).
+  core::PodStatus generate_api_pod_status(const PodRecord& pod, const std::string& key, const Fault* f, bool& timed,
+                                          bool& gated);
+  // The init containers of a bound pod the validation gates let complete.
+  size_t gate(const PodRecord& pod) const;
   void resync_node_pods(const std::string& node);
 
   ClusterContext& c_;
@@ -55,6 +65,7 @@ class Kubelet {
   std::map<int, Fault> faults_;
   int next_fault_ = 1;
   StatusMemo memo_;
+  const core::Catalog* gates_ = nullptr;
 };
 
 }  // namespace gpuops::simulator::internal

@@ -1,0 +1,45 @@
+// simulator/operator_validation.h: internal to simulator/. The GPU
+// Operator's validation gates, as the simulated kubelet (profile kubelet)
+// runs an operand pod's init containers: each completes only when what it
+// validates is there on the node, in order, so a broken driver holds the
+// toolkit, the validator and everything behind toolkit-ready in Init as on a
+// real node (reference/gpu-operator.md §3). Mirrors NVIDIA/gpu-operator
+// cmd/nvidia-validator/main.go (the driver, toolkit and plugin components,
+// and the files they write under /run/nvidia/validations) and the
+// toolkit-validation init scripts of the assets (`until [ -f
+// .../toolkit-ready ]`):
+//  * driver-validation: the node's driver pod (app.kubernetes.io/component
+//    nvidia-driver) is Ready, or the node's driver is the host's
+//    (nvidia.com/gpu.deploy.driver=pre-installed);
+//  * toolkit-validation of the operator validator: the toolkit pod is Ready
+//    (it runs nvidia-smi through the nvidia runtime the toolkit configured);
+//  * toolkit-validation of every other operand: toolkit-ready exists, which
+//    only the validator's own toolkit-validation writes: the validator pod on
+//    the node has passed it;
+//  * plugin-validation: the device plugin pod is Ready (nvidia.com/gpu in
+//    the node's capacity);
+//  * any other init container (cuda-validation, config-manager-init,
+//    k8s-driver-manager, the sandbox validations): completes at once.
+// A pod found nowhere on the node does not count. Not in the kwok profile:
+// KWOK runs no init container (measured: every pod Running and Ready at
+// once, reference/gpu-operator-live.md).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/operands.h"
+#include "simulator/object_store.h"
+
+namespace gpuops::simulator::internal {
+
+// How many of `pod`'s init containers, from the first, have what they
+// validate on `node`, whose bound pods are `node_pods`. `catalog` names the
+// operands' pod labels (the release's). Returns the number of init
+// containers for a pod that is not an operand of the catalog.
+size_t validated_init_containers(const PodRecord& pod, const core::Node& node,
+                                 const std::vector<const PodRecord*>& node_pods, const core::Catalog& catalog);
+
+}  // namespace gpuops::simulator::internal
