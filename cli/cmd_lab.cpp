@@ -20,6 +20,7 @@
 #include "cli/common.h"
 #include "cli/subprocess.h"
 #include "core/lab.h"
+#include "core/operator_install.h"
 #include "core/yaml_load.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
@@ -141,7 +142,11 @@ int lab_run(const Args& args, std::ostream& out) {
                         "operand-audit.sh and order-check.sh. Shows each step as a teaching demo.");
   lab_options(opts);
   opts.add_options()("q,quiet", "print nothing but errors")(
-      "overwrite", "replace the lab's files if DIR already has them (a learner's work is lost)");
+      "overwrite", "replace the lab's files if DIR already has them (a learner's work is lost)")(
+      "operator",
+      "a ninth act on the built-in simulator: install the GPU Operator of this release (v25.3 or v26.7, simulated) on "
+      "the same nodes and show which hand-made labels it keeps, overwrites or removes",
+      cxxopts::value<std::string>()->implicit_value("v26.7"));
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -168,12 +173,23 @@ int lab_run(const Args& args, std::ostream& out) {
     }
   }
   core::Catalog catalog = core::load_catalog("lab");
+  core::Catalog operator_catalog;
+  if (r.count("operator")) {
+    std::string v = r["operator"].as<std::string>();
+    if (v != "v25.3" && v != "v26.7") throw UsageError("--operator: \"" + v + "\": supported values: v25.3, v26.7");
+    if (r.count("kubeconfig") || r.count("context"))
+      throw UsageError("--operator runs on the built-in simulator only (it simulates the operator)");
+    operator_catalog = core::load_catalog(core::operator_catalog_name(v));
+    operator_catalog.operator_mode = true;
+    lo.operator_catalog = &operator_catalog;
+  }
   if (r.count("kubeconfig") || r.count("context")) {
     auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
                              r.count("context") ? r["context"].as<std::string>() : "", lo.ns, nullptr);
     core::run_lab(*cluster, catalog, lo);
   } else {
     SimBackend b = open_simulator("kwok");
+    lo.sim = b.controls;
     core::run_lab(*b.cluster, catalog, lo);
   }
   if (lo.narrate) out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";

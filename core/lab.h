@@ -17,6 +17,7 @@
 
 #include "core/cluster.h"
 #include "core/operands.h"
+#include "core/simulation.h"
 
 namespace gpuops::core {
 
@@ -43,6 +44,15 @@ struct LabRunOptions {
   // grader's reference cluster: the answers stay in memory, out of the
   // learner's scripts' reach).
   bool write_files = true;
+  // The optional ninth act (`gpuops lab run --operator`): after step 8, the
+  // simulated GPU Operator of this catalog (a release's built-in catalog,
+  // core/operands.h) is installed on the same nodes with a ClusterPolicy at
+  // its defaults, and the narration says which of the lab's hand-made
+  // nvidia.com/ labels it keeps, overwrites or removes, which it adds, and
+  // what becomes of the lab's DaemonSets (taken over by name, or refused).
+  // Needs `sim` (simulator only). nullptr: eight steps, as LAB.md has them.
+  const Catalog* operator_catalog = nullptr;
+  SimulationControls* sim = nullptr;
 };
 
 // Performs the eight steps on `cluster` and writes the working directory.

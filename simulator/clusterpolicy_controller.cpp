@@ -212,8 +212,8 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     const core::DaemonSet* existing = c_.store.find_daemonset(ns_, op->daemonset);
     std::optional<bool> enabled = core::state_enabled(cp, op->name, catalog_.version);
     if (!enabled.value_or(false)) {
-      // DaemonSet(): a disabled state's DaemonSet is deleted.
-      if (existing && owns(*existing)) c_.store.remove(Kind::kDaemonSet, ns_, op->daemonset);
+      // DaemonSet(): a disabled state's DaemonSet is deleted, by name (whoever made it).
+      if (existing) c_.store.remove(Kind::kDaemonSet, ns_, op->daemonset);
       continue;
     }
     if (!first_gpu) continue;  // !hasGPUNodes: nothing to create, the state is ready
@@ -228,20 +228,30 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     core::DaemonSet ds = render_operand_daemonset(*op, cp, catalog_, ns_, os_tag);
     const std::string hash = object_hash(ds);
     ds.metadata.annotations[kLastAppliedHash] = hash;
-    if (!existing) {
-      c_.store.create(core::Object(std::move(ds)));
-      existing = c_.store.find_daemonset(ns_, op->daemonset);
-    } else {
-      auto h = existing->metadata.annotations.find(kLastAppliedHash);
-      if (h == existing->metadata.annotations.end() || h->second != hash) {
-        // Update: the stored object's annotations the operator does not own are kept.
-        for (const auto& [k, v] : existing->metadata.annotations)
-          if (!ds.metadata.annotations.count(k)) ds.metadata.annotations[k] = v;
-        ds.metadata.resource_version.clear();
-        c_.store.update(core::Object(std::move(ds)));
-        existing = c_.store.find_daemonset(ns_, op->daemonset);
+    // Create, or Update by name (the operator updates a DaemonSet of that
+    // name whoever made it). A write the API server refuses (a hand-made
+    // DaemonSet of that name with another selector: spec.selector is
+    // immutable) fails the state and stops the pass, as a reconcile error
+    // does upstream.
+    try {
+      if (!existing) {
+        c_.store.create(core::Object(std::move(ds)));
+      } else {
+        auto h = existing->metadata.annotations.find(kLastAppliedHash);
+        if (h == existing->metadata.annotations.end() || h->second != hash) {
+          // The stored object's annotations the operator does not own are kept.
+          for (const auto& [k, v] : existing->metadata.annotations)
+            if (!ds.metadata.annotations.count(k)) ds.metadata.annotations[k] = v;
+          ds.metadata.resource_version.clear();
+          c_.store.update(core::Object(std::move(ds)));
+        }
       }
+    } catch (const std::exception& e) {
+      write_status(c_.store.cluster_policies().at(policy_name), "notReady", false, "ReconcileFailed",
+                   "Failed to reconcile " + state_name + ": " + e.what());
+      return;
     }
+    existing = c_.store.find_daemonset(ns_, op->daemonset);
     // isDaemonSetReady, with the DaemonSet controller's view of its pods.
     std::vector<const PodRecord*> pods;
     std::string rev;

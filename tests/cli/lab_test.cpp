@@ -586,3 +586,52 @@ TEST_F(LabDir, WhatLeavesTheScriptsSessionIsKilled) {
     EXPECT_TRUE(gone) << "pid " << pid << " outlived the grade";
   }
 }
+
+namespace {
+
+// The ninth act: the simulated operator on the lab's nodes. Expected lines
+// follow labelGPUNodes (addGPUStateLabels keeps a value set by hand;
+// v26.7's updateGPUStateLabels removes every deploy label from a node
+// without gpu.present=true, v25.3 leaves it) and DaemonSet() updating by
+// name, which the API server refuses for the lab's GFD (its selector lacks
+// app.kubernetes.io/part-of and spec.selector is immutable).
+TEST(LabOperatorAct, KeepsTheHandMadeFalsesAndTakesOverTheDaemonSets) {
+  fs::path dir = fs::temp_directory_path() / ("gpuops-lab-operator-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CliRun r = run_gpuops({"lab", "run", "--dir", dir.string(), "--operator"});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto has = [&](const std::string& line) { return r.out.find("  " + line + "\n") != std::string::npos; };
+  EXPECT_TRUE(has("== Step 9: the real GPU Operator (v26.7, simulated) on the same nodes") ||
+              r.out.find("== Step 9: the real GPU Operator (v26.7, simulated) on the same nodes\n") != std::string::npos)
+      << r.out;
+  EXPECT_TRUE(has("lab-node-1 nvidia.com/gpu.deploy.driver=false kept (the operator adds only missing keys: a value "
+                  "set by hand stays)"))
+      << r.out;
+  EXPECT_TRUE(has("lab-node-0 nvidia.com/gpu.deploy.operator-validator=true added by the operator")) << r.out;
+  EXPECT_TRUE(has("lab-node-0 nvidia.com/gpu.deploy.client=true added by the operator")) << r.out;
+  EXPECT_TRUE(has("lab-node-2 nvidia.com/gpu.deploy.device-plugin=true removed (the node has no "
+                  "nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)"))
+      << r.out;
+  EXPECT_TRUE(has("DaemonSet nvidia-device-plugin-daemonset: taken over by the operator (updated by name)")) << r.out;
+  EXPECT_TRUE(has("DaemonSet gpu-feature-discovery: left as the lab wrote it (the operator could not update it: see "
+                  "the ClusterPolicy below)"))
+      << r.out;
+  EXPECT_TRUE(has("ClusterPolicy cluster-policy status.state notReady: Failed to reconcile gpu-feature-discovery: "
+                  "spec.selector: field is immutable"))
+      << r.out;
+
+  fs::remove_all(dir);
+  CliRun old = run_gpuops({"lab", "run", "--dir", dir.string(), "--operator=v25.3", "--overwrite"});
+  fs::remove_all(dir);
+  ASSERT_EQ(old.code, 0) << old.err;
+  EXPECT_NE(old.out.find("  lab-node-2 nvidia.com/gpu.deploy.device-plugin=true kept\n"), std::string::npos) << old.out;
+  EXPECT_EQ(old.out.find("nvidia.com/gpu.deploy.client"), std::string::npos) << old.out;
+
+  CliRun bad = run_gpuops({"lab", "run", "--dir", dir.string(), "--operator=v24.9"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--operator: \"v24.9\": supported values: v25.3, v26.7"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
