@@ -128,6 +128,7 @@ size_t Kubelet::gate(const PodRecord& pod) const {
   if (!gates_ || c_.opt.profile != KubeletProfile::kKubelet || inits.empty()) return inits.size();
   // Once initialized, a pod stays so (the validation files persist).
   if (const core::PodCondition* c = pod.condition("Initialized"); c && c->status == "True") return inits.size();
+  if (pod.id >= c_.pod_info.size() || c_.pod_info[pod.id].bound == PodInfo::kNoNode) return inits.size();
   const NodeEntry& entry = c_.node_table[c_.pod_info[pod.id].bound];
   if (!entry.node) return inits.size();
   std::vector<const PodRecord*> pods;
