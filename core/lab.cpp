@@ -1,4 +1,5 @@
 #include "core/lab.h"
+#include "core/lab_operator.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -322,81 +323,6 @@ std::vector<Node> lab_nodes() {
   return out;
 }
 
-namespace {
-
-// The ninth act: the simulated operator on the lab's nodes (LabRunOptions).
-// What it does to each label follows labelGPUNodes (core/gpu_node_rules.h);
-// the words say which rule.
-void operator_act(Cluster& cluster, SimulationControls& sim, const Catalog& oc, const LabRunOptions& o,
-                  Narrator& say) {
-  say.step(9, "the real GPU Operator (" + oc.version + ", simulated) on the same nodes");
-  // The chart installs NFD too, which labels every node's kernel version (the
-  // driver state needs it: reference/gpu-operator-live.md); the lab's nodes
-  // already carry its GPU label where the lab put one.
-  for (const auto& node : kNodes) cluster.set_node_label(node, "feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic");
-  say.say("NFD (installed with the chart) labels each node's kernel version");
-  cluster.settle();
-  ClusterState before = cluster.state(o.ns);
-  sim.install_operator(oc, o.ns);
-  ClusterPolicy cp;
-  cp.metadata.name = "cluster-policy";
-  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", boost::json::object()}};
-  cluster.apply({Object(cp)});
-  say.say("helm install gpu-operator (its ClusterPolicy at the defaults)");
-  cluster.settle();
-  ClusterState after = cluster.state(o.ns);
-  auto labels_of = [](const ClusterState& st, const std::string& node) {
-    for (const auto& n : st.nodes)
-      if (n.metadata.name == node) return n.metadata.labels;
-    return Labels{};
-  };
-  for (const auto& node : kNodes) {
-    Labels b = labels_of(before, node), a = labels_of(after, node);
-    std::set<std::string> keys;
-    for (const auto& [k, v] : b)
-      if (k.rfind("nvidia.com/", 0) == 0) keys.insert(k);
-    for (const auto& [k, v] : a)
-      if (k.rfind("nvidia.com/", 0) == 0) keys.insert(k);
-    if (keys.empty()) {
-      say.say(node + ": no NVIDIA label before or after (no NFD GPU label: not a GPU node to the operator)");
-      continue;
-    }
-    for (const auto& k : keys) {
-      auto bi = b.find(k), ai = a.find(k);
-      const bool had = bi != b.end(), has = ai != a.end();
-      if (had && has && bi->second == ai->second)
-        say.say(node + " " + k + "=" + ai->second + " kept" +
-                (ai->second == "true" ? "" : " (the operator adds only missing keys: a value set by hand stays)"));
-      else if (had && has)
-        say.say(node + " " + k + "=" + bi->second + " overwritten to \"" + ai->second + "\"");
-      else if (had && a.count("nvidia.com/gpu.present") && a.at("nvidia.com/gpu.present") == "true")
-        say.say(node + " " + k + "=" + bi->second + " removed (not a label of this node's workload config)");
-      else if (had)
-        say.say(node + " " + k + "=" + bi->second +
-                " removed (the node has no nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)");
-      else
-        say.say(node + " " + k + "=" + ai->second + " added by the operator");
-    }
-  }
-  // The lab's DaemonSets: updated by name, or refused (the selector is immutable).
-  for (const auto& ds : before.daemonsets) {
-    const DaemonSet* now = find_ds(after, ds.metadata.name);
-    bool owned = now && now->metadata.controller_ref() && now->metadata.controller_ref()->kind == "ClusterPolicy";
-    say.say("DaemonSet " + ds.metadata.name + (owned ? ": taken over by the operator (updated by name)"
-                                                     : now ? ": left as the lab wrote it (the operator could not update it: see the ClusterPolicy below)" : ": gone"));
-  }
-  for (const auto& p : after.cluster_policies) {
-    std::string line = "ClusterPolicy " + p.metadata.name + " status.state " + (p.state.empty() ? "(none)" : p.state);
-    for (const auto& cond : p.conditions)
-      if (cond.status == "True" && !cond.message.empty()) line += ": " + cond.message;
-    say.say(line);
-  }
-  say.changes(before, after);
-  say.matrix_after(after);
-}
-
-}  // namespace
-
 void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   fs::path dir(o.dir);
   fs::path out = dir / "out", k8s = dir / "k8s";
@@ -517,7 +443,13 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   say.matrix_after(s);
   say.say("wrote out/matrix.txt");
 
-  if (o.operator_catalog && o.sim) operator_act(cluster, *o.sim, *o.operator_catalog, o, say);
+  if (o.operator_catalog && o.sim) {
+    OperatorAct act = run_operator_act(cluster, *o.sim, *o.operator_catalog, o.ns, kNodes);
+    say.step(9, "the real GPU Operator (" + o.operator_catalog->version + ", simulated) on the same nodes");
+    for (const auto& line : act.lines) say.say(line);
+    say.changes(act.before, act.after);
+    say.matrix_after(act.after);
+  }
 }
 
 // ------------------------------------------------------------------ grading
