@@ -141,8 +141,8 @@ void ClusterPolicyController::label_gpu_nodes(const core::ClusterPolicy& policy)
     core::Labels labels = node.metadata.labels;
     if (core::reconcile_gpu_node_labels(labels, lp, catalog_)) writes.emplace_back(name, std::move(labels));
   }
-  for (auto& [name, labels] : writes)
-    c_.store.mutate_node(name, [&](core::Node& n) { n.metadata.labels = std::move(labels); });
+  for (auto& write : writes)
+    c_.store.mutate_node(write.first, [&write](core::Node& n) { n.metadata.labels = std::move(write.second); });
 }
 
 void ClusterPolicyController::write_status(const core::ClusterPolicy& policy, const std::string& state, bool ready,
