@@ -280,7 +280,8 @@ struct StepObservation {
   };
   std::map<std::string, DaemonSetSpec> daemonset_specs;
   // node -> "<DaemonSet> <phase>" of each pod bound to it and not being
-  // deleted, sorted (every node, empty when it has none);
+  // deleted ("(no owner: <name less its suffix>-*) <phase>" for an orphan),
+  // sorted (every node, empty when it has none);
   std::map<std::string, std::vector<std::string>> pods;
   // ClusterPolicy name -> status.state ("" while unset).
   std::map<std::string, std::string> cluster_policies;
@@ -321,8 +322,8 @@ struct RunOptions {
   bool clean_up = false;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).
-  // With poll (a real cluster, where controllers such as the GPU Operator
-  // act after settle() has returned), the state is read again every
+  // With poll, in a scenario of the GPU Operator (on a real cluster it acts
+  // after settle() has returned), the state is read again every
   // poll_interval until two reads in a row give the same observation, for
   // at most the step's timeout.
   bool observe = false;

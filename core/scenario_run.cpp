@@ -273,7 +273,11 @@ StepObservation observe(const ClusterState& state, const Catalog& catalog) {
   for (const auto& pod : state.pods) {
     if (pod.spec.node_name.empty() || pod.metadata.deletion_timestamp) continue;
     const OwnerReference* ref = pod.metadata.controller_ref();
-    std::string owner = ref && ref->kind == "DaemonSet" ? ref->name : "(pod " + pod.metadata.name + ")";
+    // A pod without a DaemonSet owner (orphaned) by its name less the
+    // generated suffix, which differs from run to run.
+    std::string owner = ref && ref->kind == "DaemonSet"
+                            ? ref->name
+                            : "(no owner: " + pod.metadata.name.substr(0, pod.metadata.name.rfind('-')) + "-*)";
     observation.pods[pod.spec.node_name].push_back(owner + " " + pod.status.phase);
   }
   for (auto& [node, list] : observation.pods) std::sort(list.begin(), list.end());
@@ -642,7 +646,7 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       try {
         if (!last) last = cluster.state(scenario.namespace_);
         observation = observe(*last, scenario.catalog);
-        if (options.poll) {
+        if (options.poll && needs_operator) {
           Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
           while (options.now() < deadline) {
             options.sleep(options.poll_interval);
