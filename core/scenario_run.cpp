@@ -647,12 +647,18 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
         if (!last) last = cluster.state(scenario.namespace_);
         observation = observe(*last, scenario.catalog);
         if (options.poll && needs_operator) {
+          // Unchanged for longer than the operator's requeue while notReady
+          // (Reconcile's RequeueAfter 5 s, clusterpolicy_controller.go): a
+          // state it reports for a moment is not taken for the step's end.
+          const Duration quiet = std::chrono::seconds(6);
           Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
-          while (options.now() < deadline) {
+          Time since = options.now();
+          while (options.now() < deadline && options.now() - since < quiet) {
             options.sleep(options.poll_interval);
             StepObservation again = observe(cluster.state(scenario.namespace_), scenario.catalog);
-            if (again == *observation) break;
+            if (again == *observation) continue;
             observation = std::move(again);
+            since = options.now();
           }
         }
       } catch (const std::exception&) {
