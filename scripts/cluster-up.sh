@@ -8,8 +8,7 @@
 #
 # --gpu-operator (or GPUOPS_GPU_OPERATOR=1): also the NVIDIA GPU Operator
 # controller (scripts/operator-build.sh), run out of cluster once the control
-# plane is healthy: its CRDs applied and Established, namespace gpu-operator
-# created, then the controller in a private mount namespace (unshare --mount)
+# plane is healthy: its CRDs applied and Established, then the controller in a private mount namespace (unshare --mount)
 # where /opt is DIR/opt (its assets at /opt/gpu-operator/<state> and
 # /opt/gpu-operator/manifests/state-driver) and /host-etc is DIR/host-etc (an
 # Ubuntu 22.04 os-release). Log DIR/gpu-operator.log, pid
@@ -245,7 +244,9 @@ if [ "$operator" = 1 ]; then
   # A cache sync of an unknown kind that waits 2 minutes is fatal to it.
   k wait --for condition=Established --timeout 60s \
     crd/clusterpolicies.nvidia.com crd/nvidiadrivers.nvidia.com >/dev/null
-  k create namespace gpu-operator >/dev/null
+  # Namespace gpu-operator is not created here: the scenarios that need it
+  # create it (installOperator, createNamespace), and one expects it absent
+  # (case-bad-manifests). The operator's caches start without it.
   # The fixed paths it reads, in a private mount namespace.
   rm -rf "$dir/opt" "$dir/host-etc"
   mkdir -p "$dir/opt/gpu-operator" "$dir/host-etc"
