@@ -75,6 +75,13 @@ class Cluster {
     throw ClusterError("this backend cannot delete clusterpolicy \"" + name + "\"");
   }
 
+  // Whether the cluster serves clusterpolicies.nvidia.com (the GPU
+  // Operator's CRD is installed, so its operator is assumed to run there).
+  // A scenario with `operator:` runs on a backend without simulator controls
+  // only when it does. Throws ClusterError when the cluster cannot be asked.
+  // The default: false.
+  virtual bool serves_cluster_policies() { return false; }
+
   // Deletes DaemonSet `name` of namespace `ns` as `kubectl delete ds
   // --cascade=<cascade>` does, the garbage collector taking care of its
   // pods: "background" (the DaemonSet goes at once, its pods after it),

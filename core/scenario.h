@@ -268,6 +268,25 @@ struct StepObservation {
   // DaemonSet name -> status field (API JSON name) -> value; the eight
   // integer fields ds_field knows.
   std::map<std::string, std::map<std::string, int64_t>> daemonsets;
+  // What the GPU Operator writes (issue 19), for its differential:
+  // node -> its nvidia.com/* labels (every node, empty when it has none);
+  std::map<std::string, Labels> node_labels;
+  // DaemonSet name -> what placement and rollout depend on in its spec.
+  struct DaemonSetSpec {
+    Labels node_selector;                     // spec.template.spec.nodeSelector
+    std::vector<std::string> tolerations;     // "key:operator=value:effect[:seconds]", as listed
+    std::string update_strategy;              // "RollingUpdate" or "OnDelete"
+    std::vector<std::string> init_containers; // names, in order
+    bool operator==(const DaemonSetSpec&) const = default;
+  };
+  std::map<std::string, DaemonSetSpec> daemonset_specs;
+  // node -> "<DaemonSet> <phase>" of each pod bound to it and not being
+  // deleted ("(no owner: <name less its suffix>-*) <phase>" for an orphan),
+  // sorted (every node, empty when it has none);
+  std::map<std::string, std::vector<std::string>> pods;
+  // ClusterPolicy name -> status.state ("" while unset).
+  std::map<std::string, std::string> cluster_policies;
+  bool operator==(const StepObservation&) const = default;
 };
 
 // Computes the observation of one state (pure).
@@ -304,6 +323,10 @@ struct RunOptions {
   bool clean_up = false;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).
+  // With poll, in a scenario of the GPU Operator (on a real cluster it acts
+  // after settle() has returned), the state is read again every
+  // poll_interval until two reads in a row give the same observation, for
+  // at most the step's timeout.
   bool observe = false;
 };
 
@@ -330,7 +353,11 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,
 // status, failures, skipReason?, observed?}], error?}], passed, failed};
 // `observed` (with RunOptions::observe) is {audit: [lines], auditExit,
-// order: [lines], matrix: [lines], daemonsets: {name: {field: n}}}.
+// order: [lines], matrix: [lines], daemonsets: {name: {field: n}},
+// nodeLabels: {node: {nvidia.com/* key: value}}, daemonsetSpecs: {name:
+// {nodeSelector: {k: v}, tolerations: [..], updateStrategy, initContainers:
+// [..]}}, pods: {node: ["<daemonset> <phase>", ..]}, clusterPolicies: {name:
+// state}}.
 // Console: one line per scenario ("PASS name (N steps)" / "FAIL name"), the
 // failures indented below, then "N passed, M failed".
 std::string render_console(const std::vector<ScenarioResult>& results);

@@ -74,11 +74,29 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
           for (const auto& [k, v] : fields) status_json[k] = v;
           daemonsets[name] = std::move(status_json);
         }
+        auto labels_json = [](const Labels& labels) {
+          json::object object;
+          for (const auto& [k, v] : labels) object[k] = v;
+          return object;
+        };
+        json::object node_labels, specs, pods, policies;
+        for (const auto& [node, labels] : observation.node_labels) node_labels[node] = labels_json(labels);
+        for (const auto& [name, spec] : observation.daemonset_specs)
+          specs[name] = json::object{{"nodeSelector", labels_json(spec.node_selector)},
+                                     {"tolerations", lines(spec.tolerations)},
+                                     {"updateStrategy", spec.update_strategy},
+                                     {"initContainers", lines(spec.init_containers)}};
+        for (const auto& [node, list] : observation.pods) pods[node] = lines(list);
+        for (const auto& [name, state] : observation.cluster_policies) policies[name] = state;
         step_json["observed"] = json::object{{"audit", lines(observation.audit)},
                                              {"auditExit", observation.audit_exit},
                                              {"order", lines(observation.order)},
                                              {"matrix", lines(observation.matrix)},
-                                             {"daemonsets", std::move(daemonsets)}};
+                                             {"daemonsets", std::move(daemonsets)},
+                                             {"nodeLabels", std::move(node_labels)},
+                                             {"daemonsetSpecs", std::move(specs)},
+                                             {"pods", std::move(pods)},
+                                             {"clusterPolicies", std::move(policies)}};
       }
       steps.push_back(std::move(step_json));
     }

@@ -160,12 +160,24 @@ std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
 // The GPU Operator of `op`: simulated (started with its CRDs) when `sim`;
 // on a real cluster it must run already. Then its ClusterPolicy is created
 // (or updated) with the spec.
+// The ClusterPolicy's spec fields its CRD requires (v25.3.4
+// deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml,
+// spec.required; the Helm chart's ClusterPolicy template always renders
+// them). A scenario's `clusterPolicy:` names only what it changes: each
+// missing one is sent as {} (every field at its default, as the operator's
+// IsEnabled and defaults read an empty block), on every backend.
+const char* const kRequiredPolicySpec[] = {"daemonsets", "dcgm",     "dcgmExporter", "devicePlugin", "driver",
+                                           "gfd",        "nodeStatusExporter", "operator", "toolkit"};
+
 void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationControls* sim) {
   if (sim) sim->install_operator(op.catalog, op.namespace_);
   else cluster.create_namespace(op.namespace_);
   ClusterPolicy cp;
   cp.metadata.name = op.policy_name;
-  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", op.spec}};
+  boost::json::object spec = op.spec;
+  for (const char* field : kRequiredPolicySpec)
+    if (!spec.contains(field)) spec[field] = boost::json::object{};
+  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", std::move(spec)}};
   cluster.apply({Object(std::move(cp))});
 }
 
@@ -240,7 +252,36 @@ StepObservation observe(const ClusterState& state, const Catalog& catalog) {
     fields["updatedNumberScheduled"] = status.updated_number_scheduled;
     fields["numberAvailable"] = status.number_available;
     fields["numberUnavailable"] = status.number_unavailable;
+    StepObservation::DaemonSetSpec& spec = observation.daemonset_specs[ds.metadata.name];
+    spec.node_selector = ds.template_.spec.node_selector;
+    for (const auto& t : ds.template_.spec.tolerations) {
+      std::string text = t.key + ":" + (t.op.empty() ? "Equal" : t.op);
+      if (!t.value.empty()) text += "=" + t.value;
+      text += ":" + t.effect;
+      if (t.toleration_seconds) text += ":" + std::to_string(*t.toleration_seconds);
+      spec.tolerations.push_back(std::move(text));
+    }
+    spec.update_strategy = ds.update_strategy;
+    for (const auto& c : ds.template_.spec.init_containers) spec.init_containers.push_back(c.name);
   }
+  for (const auto& node : state.nodes) {
+    Labels& labels = observation.node_labels[node.metadata.name];
+    for (const auto& [k, v] : node.metadata.labels)
+      if (k.rfind("nvidia.com/", 0) == 0) labels[k] = v;
+    observation.pods[node.metadata.name];
+  }
+  for (const auto& pod : state.pods) {
+    if (pod.spec.node_name.empty() || pod.metadata.deletion_timestamp) continue;
+    const OwnerReference* ref = pod.metadata.controller_ref();
+    // A pod without a DaemonSet owner (orphaned) by its name less the
+    // generated suffix, which differs from run to run.
+    std::string owner = ref && ref->kind == "DaemonSet"
+                            ? ref->name
+                            : "(no owner: " + pod.metadata.name.substr(0, pod.metadata.name.rfind('-')) + "-*)";
+    observation.pods[pod.spec.node_name].push_back(owner + " " + pod.status.phase);
+  }
+  for (auto& [node, list] : observation.pods) std::sort(list.begin(), list.end());
+  for (const auto& cp : state.cluster_policies) observation.cluster_policies[cp.metadata.name] = cp.state;
   return observation;
 }
 
@@ -447,10 +488,33 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     StepResult step_result;
     step_result.title = "(whole scenario)";
     step_result.status = StepResult::Status::kSkipped;
-    step_result.skip_reason = "simulator only (fault injection or virtual time)";
+    step_result.skip_reason = "simulator only (simulatorOnly: true)";
     result.steps.push_back(step_result);
     if (options.observe) result.observations.emplace_back();
     return result;
+  }
+  // The GPU Operator: simulated with the simulator's controls; elsewhere the
+  // cluster's own, which must be there (its CRD served).
+  bool needs_operator = scenario.operator_.has_value() ||
+                        std::any_of(scenario.steps.begin(), scenario.steps.end(),
+                                    [](const Step& step) { return step.action == "installOperator"; });
+  if (needs_operator && !sim) {
+    std::string why;
+    try {
+      if (!cluster.serves_cluster_policies())
+        why = "the GPU Operator is not installed on this cluster (it serves no clusterpolicies.nvidia.com)";
+    } catch (const std::exception& e) {
+      why = std::string("cannot tell whether the GPU Operator is installed: ") + e.what();
+    }
+    if (!why.empty()) {
+      StepResult step_result;
+      step_result.title = "(whole scenario)";
+      step_result.status = StepResult::Status::kSkipped;
+      step_result.skip_reason = why;
+      result.steps.push_back(step_result);
+      if (options.observe) result.observations.emplace_back();
+      return result;
+    }
   }
   // A live cluster: the scenario creates and deletes its nodes and its
   // namespace, and its expectations speak of every node. Refuse a cluster
@@ -582,21 +646,69 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       try {
         if (!last) last = cluster.state(scenario.namespace_);
         observation = observe(*last, scenario.catalog);
+        if (options.poll && needs_operator) {
+          // Unchanged for longer than the operator's requeue while notReady
+          // (Reconcile's RequeueAfter 5 s, clusterpolicy_controller.go): a
+          // state it reports for a moment is not taken for the step's end.
+          const Duration quiet = std::chrono::seconds(6);
+          Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
+          Time since = options.now();
+          while (options.now() < deadline && options.now() - since < quiet) {
+            options.sleep(options.poll_interval);
+            StepObservation again = observe(cluster.state(scenario.namespace_), scenario.catalog);
+            if (again == *observation) continue;
+            observation = std::move(again);
+            since = options.now();
+          }
+        }
       } catch (const std::exception&) {
+        observation.reset();
       }
       result.observations.push_back(std::move(observation));
     }
   }
   if (options.clean_up) {
     // The ClusterPolicies the scenario created, before their namespace and nodes.
-    std::set<std::string> policies;
-    if (scenario.operator_) policies.insert(scenario.operator_->policy_name);
-    for (const auto& step : scenario.steps)
-      if (step.action == "installOperator") policies.insert(step.operator_spec.policy_name);
+    // Those applied beside the operator's own first: while the operator's
+    // singleton exists, they stay "ignored" and render nothing.
+    std::set<std::string> own, applied;
+    if (scenario.operator_) own.insert(scenario.operator_->policy_name);
+    for (const auto& step : scenario.steps) {
+      if (step.action == "installOperator") own.insert(step.operator_spec.policy_name);
+      if (step.action != "apply") continue;
+      try {  // a ClusterPolicy among the applied objects (an apply meant to fail may not decode)
+        for (const auto& object : decode_apply(step, scenario))
+          if (const auto* cp = std::get_if<ClusterPolicy>(&object)) applied.insert(cp->metadata.name);
+      } catch (const std::exception&) {
+      }
+    }
+    std::vector<std::string> policies;
+    for (const auto& name : applied)
+      if (!own.count(name)) policies.push_back(name);
+    policies.insert(policies.end(), own.begin(), own.end());
+    bool deleted_policy = false;
     for (const auto& name : policies) {
       try {
         cluster.delete_cluster_policy(name);
+        deleted_policy = true;
       } catch (const std::exception&) {
+      }
+    }
+    // The garbage collector takes the operator's DaemonSets (owned by the
+    // ClusterPolicy) and then their pods, in the background: wait until the
+    // namespace has neither, so that the next scenario finds it empty and
+    // the pods do not wait for pod GC on deleted nodes.
+    if (deleted_policy && options.poll) {
+      Time deadline = options.now() + options.default_timeout;
+      while (true) {
+        bool empty = false;
+        try {
+          ClusterState now = cluster.state(scenario.namespace_);
+          empty = now.daemonsets.empty() && now.pods.empty();
+        } catch (const std::exception&) {
+        }
+        if (empty || options.now() >= deadline) break;
+        options.sleep(options.poll_interval);
       }
     }
     for (const auto& step : scenario.steps)

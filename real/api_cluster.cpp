@@ -311,6 +311,25 @@ void ApiCluster::delete_cluster_policy(const std::string& name) {
   }
 }
 
+bool ApiCluster::serves_cluster_policies() {
+  json::value doc;
+  try {
+    doc = client_->send_json(Request{http_verb::get, "/apis/nvidia.com/v1", {}, "", ""});
+  } catch (const ApiError& e) {
+    if (e.http_status() == 404) return false;
+    throw;
+  }
+  const json::object* list = doc.if_object();
+  const json::value* resources = list ? list->if_contains("resources") : nullptr;
+  if (!resources || !resources->is_array()) return false;
+  for (const auto& r : resources->get_array()) {
+    const json::object* o = r.if_object();
+    const json::value* name = o ? o->if_contains("name") : nullptr;
+    if (name && name->is_string() && name->get_string() == "clusterpolicies") return true;
+  }
+  return false;
+}
+
 void ApiCluster::set_node_label(const std::string& node, const std::string& key,
                                 const std::optional<std::string>& value) {
   if (auto m = core::validate_label_key(key); !m.empty())

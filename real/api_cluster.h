@@ -105,6 +105,10 @@ class ApiCluster : public core::Cluster {
   // /apis/nvidia.com/v1/clusterpolicies/NAME.
   void patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) override;
   void delete_cluster_policy(const std::string& name) override;
+  // Discovery, as kubectl's `api-resources` reads it: GET /apis/nvidia.com/v1
+  // (an APIResourceList) names the resource "clusterpolicies"; 404 (no
+  // such group version: the CRD is not installed) is false.
+  bool serves_cluster_policies() override;
 
   // The namespace used for objects without one and for settle().
   const std::string& default_namespace() const { return namespace_; }

@@ -2,7 +2,8 @@
 # Builds the upstream control plane used by the end-to-end tests (test
 # infrastructure, not product): kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl, etcd and KWOK, from the versions pinned in
-# tests/cluster/go.mod (+ go.sum).
+# tests/cluster/go.mod (+ go.sum); and first the NVIDIA GPU Operator
+# controller, by scripts/operator-build.sh (tests/operator/go.mod).
 #
 # Binaries go to ${GPUOPS_CACHE:-$HOME/.cache/gpuops}/k8s-<version>/bin and are
 # reused while tests/cluster/go.mod and go.sum do not change (a stamp file holds
@@ -13,6 +14,7 @@
 #   GPUOPS_CACHE     cache root (default $HOME/.cache/gpuops)
 #   GPUOPS_GO_P      go build -p (default 2)
 #   GPUOPS_REBUILD=1 ignore the stamp and rebuild
+#   GPUOPS_GPU_OPERATOR=0 do not build the GPU Operator
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,6 +51,13 @@ if ! go_ok; then
   fi
   export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
   go_ok || { echo "cluster-build: $goroot/bin/go is not a Go >= $go_want" >&2; exit 1; }
+fi
+
+# The GPU Operator controller (scripts/operator-build.sh, its own module
+# tests/operator and cache directory, reused by its own stamp), with the Go
+# chosen above. GPUOPS_GPU_OPERATOR=0: not built.
+if [ "${GPUOPS_GPU_OPERATOR:-1}" != 0 ]; then
+  "$repo/scripts/operator-build.sh" >/dev/null
 fi
 
 cd "$mod"

@@ -3,7 +3,8 @@
 # processes whose PIDs it recorded in DIR/pids/*.pid, and only while each PID
 # still runs the binary of that name (a recycled PID is left alone). SIGTERM
 # first, in reverse start order, SIGKILL after 10 s. DIR itself is kept (logs,
-# data); delete it yourself when done.
+# data); delete it yourself when done. The GPU Operator (cluster-up.sh
+# --gpu-operator) is stopped first.
 #
 #   scripts/cluster-down.sh DIR
 set -euo pipefail
@@ -19,7 +20,7 @@ ours() { # NAME PID: PID is alive and runs the binary NAME
 }
 
 stopped=()
-for name in kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
+for name in gpu-operator kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
   f="$dir/pids/$name.pid"
   [ -f "$f" ] || continue
   pid=$(cat "$f")

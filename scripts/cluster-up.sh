@@ -4,7 +4,17 @@
 # manager, kube-scheduler and KWOK (the fake kubelet for every node), built by
 # scripts/cluster-build.sh.
 #
-#   scripts/cluster-up.sh DIR
+#   scripts/cluster-up.sh [--gpu-operator] DIR
+#
+# --gpu-operator (or GPUOPS_GPU_OPERATOR=1): also the NVIDIA GPU Operator
+# controller (scripts/operator-build.sh), run out of cluster once the control
+# plane is healthy: its CRDs applied and Established, then the controller in a private mount namespace (unshare --mount)
+# where /opt is DIR/opt (its assets at /opt/gpu-operator/<state> and
+# /opt/gpu-operator/manifests/state-driver) and /host-etc is DIR/host-etc (an
+# Ubuntu 22.04 os-release). Log DIR/gpu-operator.log, pid
+# DIR/pids/gpu-operator.pid. The machine's /opt is never written; /host-etc
+# must exist as a mount point: when it does not, an empty directory is
+# created there (docs/CONTROL-PLANE.md, "The GPU Operator").
 #
 # DIR receives everything: pki/ (openssl-generated CA, serving and client
 # certificates, service-account keys), etcd data, one log per process
@@ -21,10 +31,14 @@
 #
 # Environment: GPUOPS_CACHE (see cluster-build.sh), GPUOPS_CLUSTER_BIN (use
 # these binaries instead of building), GPUOPS_CLUSTER_PORT_BASE (first of 6
-# consecutive loopback ports; default: a free block is chosen).
+# consecutive loopback ports; default: a free block is chosen),
+# GPUOPS_GPU_OPERATOR=1 (as --gpu-operator), GPUOPS_OPERATOR_DIR (use this
+# scripts/operator-build.sh output directory instead of building).
 set -euo pipefail
 
-[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+operator=${GPUOPS_GPU_OPERATOR:-0}
+if [ "${1:-}" = --gpu-operator ]; then operator=1; shift; fi
+[ $# -eq 1 ] || { echo "usage: $0 [--gpu-operator] DIR" >&2; exit 2; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)
@@ -44,6 +58,11 @@ for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok
   [ -x "$bin/$b" ] || { echo "cluster-up: $bin/$b missing (run scripts/cluster-build.sh)" >&2; exit 1; }
 done
 command -v openssl >/dev/null || { echo "cluster-up: openssl not found" >&2; exit 1; }
+if [ "$operator" = 1 ]; then
+  opdir=${GPUOPS_OPERATOR_DIR:-$("$repo/scripts/operator-build.sh" | tail -n1)}
+  [ -x "$opdir/bin/gpu-operator" ] || { echo "cluster-up: $opdir/bin/gpu-operator missing (run scripts/operator-build.sh)" >&2; exit 1; }
+  command -v unshare >/dev/null || { echo "cluster-up: unshare (util-linux) not found: needed for --gpu-operator" >&2; exit 1; }
+fi
 
 # --- ports: 6 consecutive free loopback ports -------------------------------
 port_in_use() { ss -Htln "sport = :$1" | grep -q .; }
@@ -183,6 +202,7 @@ start kube-apiserver \
   --service-account-issuer "https://kubernetes.default.svc.cluster.local" \
   --service-cluster-ip-range 10.96.0.0/16 \
   --authorization-mode Node,RBAC \
+  --allow-privileged=true \
   --profiling=false
 wait_for kube-apiserver 90 curl_ok --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" "$api/readyz"
 
@@ -217,10 +237,65 @@ k() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
 WHAT="created ServiceAccount default/default" wait_for kube-controller-manager 60 \
   k -n default get serviceaccount default
 
+# --- the GPU Operator (on request) ---------------------------------------------
+if [ "$operator" = 1 ]; then
+  log "applying the GPU Operator's CRDs ($opdir/crds)"
+  k apply --server-side -f "$opdir/crds" >/dev/null
+  # A cache sync of an unknown kind that waits 2 minutes is fatal to it.
+  k wait --for condition=Established --timeout 60s \
+    crd/clusterpolicies.nvidia.com crd/nvidiadrivers.nvidia.com >/dev/null
+  # Namespace gpu-operator is not created here: the scenarios that need it
+  # create it (installOperator, createNamespace), and one expects it absent
+  # (case-bad-manifests). The operator's caches start without it.
+  # The fixed paths it reads, in a private mount namespace.
+  rm -rf "$dir/opt" "$dir/host-etc"
+  mkdir -p "$dir/opt/gpu-operator" "$dir/host-etc"
+  cp -r "$opdir/assets/." "$dir/opt/gpu-operator/"
+  cp -r "$opdir/manifests" "$dir/opt/gpu-operator/manifests"
+  printf '%s\n' 'NAME="Ubuntu"' 'ID=ubuntu' 'VERSION_ID="22.04"' 'PRETTY_NAME="Ubuntu 22.04 LTS"' > "$dir/host-etc/os-release"
+  if [ ! -d /host-etc ]; then
+    log "creating the empty mount point /host-etc (the operator reads /host-etc/os-release)"
+    mkdir /host-etc
+  fi
+  # The images of an operand whose ClusterPolicy spec names none, as the
+  # operator's OLM bundle passes them (api/nvidia/v1 ImagePath falls back to
+  # these variables): the Helm defaults of v25.3.4. The driver's tag gets the
+  # node's OS appended by the operator.
+  r=nvcr.io/nvidia
+  opimg=(DRIVER_IMAGE=$r/driver:580.82.07
+    DRIVER_MANAGER_IMAGE=$r/cloud-native/k8s-driver-manager:v0.8.1
+    CONTAINER_TOOLKIT_IMAGE=$r/k8s/container-toolkit:v1.17.8-ubuntu20.04
+    DEVICE_PLUGIN_IMAGE=$r/k8s-device-plugin:v0.17.4 GFD_IMAGE=$r/k8s-device-plugin:v0.17.4
+    DCGM_IMAGE=$r/cloud-native/dcgm:4.3.1-1-ubuntu22.04
+    DCGM_EXPORTER_IMAGE=$r/k8s/dcgm-exporter:4.3.1-4.4.0-ubuntu22.04
+    MIG_MANAGER_IMAGE=$r/cloud-native/k8s-mig-manager:v0.12.3-ubuntu20.04
+    VALIDATOR_IMAGE=$r/cloud-native/gpu-operator-validator:v25.3.4
+    CUDA_BASE_IMAGE=$r/cuda:13.0.1-base-ubi9
+    VGPU_DEVICE_MANAGER_IMAGE=$r/cloud-native/vgpu-device-manager:v0.4.0
+    SANDBOX_DEVICE_PLUGIN_IMAGE=$r/kubevirt-gpu-device-plugin:v1.4.0
+    VFIO_MANAGER_IMAGE=$r/cuda:13.0.1-base-ubi9
+    CC_MANAGER_IMAGE=$r/cloud-native/k8s-cc-manager:v0.1.1)
+  log "starting gpu-operator ($opdir/bin/gpu-operator)"
+  # unshare execs the shell, which execs the operator: the recorded PID is the
+  # operator's own.
+  env OPERATOR_NAMESPACE=gpu-operator "${opimg[@]}" \
+    unshare --mount --propagation private -- sh -c \
+    'mount --bind "$1/opt" /opt && mount --bind "$1/host-etc" /host-etc && shift && exec "$@"' sh "$dir" \
+    "$opdir/bin/gpu-operator" --kubeconfig "$dir/kubeconfig" --leader-elect=false \
+    --metrics-bind-address=0 --health-probe-bind-address=0 \
+    > "$dir/gpu-operator.log" 2>&1 < /dev/null &
+  echo $! > "$dir/pids/gpu-operator.pid"
+  started+=(gpu-operator)
+  # Up when its ClusterPolicy controller has started its workers.
+  op_started() { grep -q 'Starting workers.*clusterpolicy' "$dir/gpu-operator.log"; }
+  WHAT="controller running" wait_for gpu-operator 150 op_started
+fi
+
 cat > "$dir/env" <<EOF
 export KUBECONFIG=$dir/kubeconfig
 export GPUOPS_CLUSTER_BIN=$bin
 export GPUOPS_APISERVER=$api
+export GPUOPS_GPU_OPERATOR=$operator
 EOF
 trap - EXIT
 log "up: $api (kubeconfig $dir/kubeconfig; pids in $dir/pids; stop with scripts/cluster-down.sh $dir)"

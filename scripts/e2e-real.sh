@@ -4,7 +4,9 @@
 # reused) by scripts/cluster-build.sh and started on loopback by
 # scripts/cluster-up.sh in a temporary directory. Against it:
 #   1. the whole scenario library with `gpuops run --backend real`
-#      (simulator-only scenarios and steps are reported as skipped);
+#      (simulator-only scenarios and steps are reported as skipped), the
+#      GPU Operator's scenarios on the real operator (cluster-up.sh
+#      --gpu-operator);
 #   2. `gpuops lab run --kubeconfig` into a temporary working directory, then
 #      `gpuops lab grade --kubeconfig` on it (must print 8 PASS lines);
 #   3. the lab's two scripts from that directory (operand-audit.sh,
@@ -22,7 +24,8 @@
 # Environment: GPUOPS (the gpuops binary; default build/gpuops), GPUOPS_CACHE
 # and GPUOPS_CLUSTER_BIN (see scripts/cluster-build.sh / cluster-up.sh),
 # E2E_DIR (work directory; default a new one under /tmp, deleted at the end
-# unless --keep or a failure), E2E_TIMEOUT (default expectation timeout of
+# unless --keep or a failure), E2E_GPU_OPERATOR=0 (no GPU Operator: its
+# scenarios are skipped whole), E2E_TIMEOUT (default expectation timeout of
 # `gpuops run`, default 60s).
 set -uo pipefail
 
@@ -63,6 +66,11 @@ down() {
 finish() {
   local rc=$?
   down
+  # The operator's log, when something failed (it is kept in $work too).
+  if { [ "$failed" -ne 0 ] || [ "$rc" -ne 0 ]; } && [ -s "$cluster/gpu-operator.log" ]; then
+    echo "=== last lines of $cluster/gpu-operator.log ===" >&2
+    tail -n 40 "$cluster/gpu-operator.log" >&2
+  fi
   echo
   echo "=== e2e-real summary ($work) ==="
   for r in "${results[@]}"; do echo "  $r"; done
@@ -86,13 +94,18 @@ if ! bin=$("$repo/scripts/cluster-build.sh" | tail -n1); then
   exit 1
 fi
 record PASS cluster-build "$(since "$t")"
+# The GPU Operator (scripts/operator-build.sh, built by cluster-build.sh
+# above) runs beside the control plane unless E2E_GPU_OPERATOR=0: the
+# operator scenarios then run on it, in place of the simulated one.
+up_args=()
+[ "${E2E_GPU_OPERATOR:-1}" = 0 ] || up_args=(--gpu-operator)
 t=$(date +%s.%N)
-if ! GPUOPS_CLUSTER_BIN=$bin "$repo/scripts/cluster-up.sh" "$cluster" >"$work/cluster-up.out" 2>&1; then
+if ! GPUOPS_CLUSTER_BIN=$bin "$repo/scripts/cluster-up.sh" "${up_args[@]}" "$cluster" >"$work/cluster-up.out" 2>&1; then
   cat "$work/cluster-up.out" >&2
   record FAIL cluster-up "see $work/cluster-up.out"
   exit 1
 fi
-record PASS cluster-up "$(since "$t")"
+record PASS cluster-up "${up_args[*]:+with the GPU Operator, }$(since "$t")"
 # shellcheck disable=SC1091
 . "$cluster/env"
 kc=$KUBECONFIG

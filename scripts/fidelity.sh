@@ -2,16 +2,19 @@
 # The differential run (issue 8): replays every scenario on the simulator and
 # on a real control plane, and compares, step by step, what gpuops' analyses
 # saw after the step: audit lines and exit code, order-check of every node,
-# the matrix, and every DaemonSet's status fields (the `observed` object that
-# `gpuops run --report-json` records). Writes the table between the markers
+# the matrix, every DaemonSet's status fields, and what the GPU Operator
+# writes: the nvidia.com/* labels of every node, each DaemonSet's
+# nodeSelector, tolerations, update strategy and init container names, the
+# pods on every node, the ClusterPolicies' status.state (the `observed` object
+# that `gpuops run --report-json` records). Writes the table between the markers
 # of docs/FIDELITY.md (the text around them is kept), prints a one-line
 # summary last, and exits 1 when a compared step disagrees.
 #
 #   scripts/fidelity.sh [WORKDIR]
 #
 # Environment: GPUOPS (default build/gpuops); E2E_KUBECONFIG (a running
-# cluster; default: scripts/cluster-up.sh WORKDIR/cluster, brought down at
-# the end); E2E_REAL_JSON (reuse the real backend's report of this run instead
+# cluster; default: scripts/cluster-up.sh --gpu-operator WORKDIR/cluster,
+# brought down at the end; E2E_GPU_OPERATOR=0: without the operator); E2E_REAL_JSON (reuse the real backend's report of this run instead
 # of replaying the scenarios again); FIDELITY_OUT (default docs/FIDELITY.md);
 # E2E_TIMEOUT (default 60s). Needs python3 (standard library only).
 set -uo pipefail
@@ -32,7 +35,9 @@ if [ -z "$real_json" ]; then
   kc=${E2E_KUBECONFIG:-}
   if [ -z "$kc" ]; then
     trap '"$repo/scripts/cluster-down.sh" "$work/cluster" >&2 || true' EXIT
-    "$repo/scripts/cluster-up.sh" "$work/cluster" >"$work/cluster-up.out" 2>&1 ||
+    up_args=()
+    [ "${E2E_GPU_OPERATOR:-1}" = 0 ] || up_args=(--gpu-operator)
+    "$repo/scripts/cluster-up.sh" "${up_args[@]}" "$work/cluster" >"$work/cluster-up.out" 2>&1 ||
       { cat "$work/cluster-up.out" >&2; exit 1; }
     kc=$work/cluster/kubeconfig
   fi
@@ -74,6 +79,38 @@ def diff(a, b):
         fields = ["%s sim %d, real %d" % (k, fa[k], fb.get(k, -1)) for k in sorted(fa) if fa[k] != fb.get(k)]
         if fields:
             out.append("%s: %s" % (ds, ", ".join(fields)))
+    # What the GPU Operator writes (issue 19): nvidia.com/* node labels, the
+    # DaemonSets' placement and rollout spec, pods per node, ClusterPolicy
+    # status.state. Absent in a report of an older gpuops: not compared.
+    def kv(m):
+        return ", ".join("%s=%s" % (k, v) for k, v in sorted(m.items())) or "(none)"
+    la, lb = a.get("nodeLabels"), b.get("nodeLabels")
+    if la is not None and lb is not None:
+        for node in sorted(set(la) | set(lb)):
+            xa, xb = la.get(node), lb.get(node)
+            if xa is None or xb is None:
+                out.append("node %s: only on %s" % (node, "real" if xa is None else "sim"))
+                continue
+            if xa != xb:
+                keys = sorted(k for k in set(xa) | set(xb) if xa.get(k) != xb.get(k))
+                out.append("node %s labels: %s" % (node, "; ".join(
+                    "%s sim %s, real %s" % (k, json.dumps(xa.get(k)), json.dumps(xb.get(k))) for k in keys)))
+    sa, sb = a.get("daemonsetSpecs"), b.get("daemonsetSpecs")
+    if sa is not None and sb is not None:
+        for ds in sorted(set(sa) & set(sb)):
+            xa, xb = sa[ds], sb[ds]
+            for field in ("nodeSelector", "tolerations", "updateStrategy", "initContainers"):
+                if xa.get(field) != xb.get(field):
+                    show = kv if field == "nodeSelector" else (lambda v: lines(v) if isinstance(v, list) else str(v))
+                    out.append("%s %s: sim %s, real %s" % (ds, field, show(xa.get(field)), show(xb.get(field))))
+    pa, pb = a.get("pods"), b.get("pods")
+    if pa is not None and pb is not None:
+        for node in sorted(set(pa) & set(pb)):
+            if pa[node] != pb[node]:
+                out.append("pods on %s: sim %s, real %s" % (node, lines(pa[node]), lines(pb[node])))
+    ca, cb = a.get("clusterPolicies"), b.get("clusterPolicies")
+    if ca is not None and cb is not None and ca != cb:
+        out.append("ClusterPolicy status.state: sim %s, real %s" % (kv(ca), kv(cb)))
     return out
 
 rows = []
@@ -86,8 +123,13 @@ for name in sim:
         counts["not compared"] += 1
         continue
     if len(r["steps"]) == 1 and r["steps"][0]["title"] == "(whole scenario)":
-        rows.append((name, "(all %d steps)" % len(s["steps"]), "simulator only: " + r["steps"][0].get("skipReason", "")))
-        counts["simulator only"] += len(s["steps"])
+        reason = r["steps"][0].get("skipReason", "")
+        if reason.startswith("simulator only"):
+            rows.append((name, "(all %d steps)" % len(s["steps"]), reason))
+            counts["simulator only"] += len(s["steps"])
+        else:
+            rows.append((name, "(all %d steps)" % len(s["steps"]), "not compared: " + reason))
+            counts["not compared"] += len(s["steps"])
         continue
     if r.get("error"):
         rows.append((name, "", "real: set-up failed: " + r["error"]))

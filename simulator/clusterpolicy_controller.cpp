@@ -178,10 +178,10 @@ void ClusterPolicyController::write_status(const core::ClusterPolicy& policy, co
 
 void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy) {
   const std::string policy_name = policy.metadata.name;
-  // Every other ClusterPolicy: "ignored".
-  for (const auto& [name, cp] : c_.store.cluster_policies())
-    if (name != policy_name && cp.state != "ignored")
-      c_.store.mutate_cluster_policy_status(name, "ignored", cp.conditions);
+  // Every other ClusterPolicy: Reconcile's SetStatus(gpuv1.Ignored) sets
+  // "ignored" on its in-memory copy only and returns before any status
+  // update, so the stored status stays as it was (unset): measured on the
+  // real v25.3.4 operator (docs/FIDELITY.md). Nothing is written here.
   const core::ClusterPolicy& cp = c_.store.cluster_policies().at(policy_name);
   if (!c_.store.find_namespace(ns_)) return;  // the operator's namespace is gone
 

@@ -5,7 +5,8 @@
 // DaemonSets it owns, labels the GPU nodes and renders one DaemonSet per
 // enabled state. Mirrors NVIDIA/gpu-operator:
 //  * ClusterPolicyReconciler.Reconcile (controllers/clusterpolicy_controller.go):
-//    the singleton (a second ClusterPolicy gets status.state "ignored"), the
+//    the singleton (a second ClusterPolicy is ignored: nothing rendered,
+//    its status never written, so status.state stays unset), the
 //    states in order (ClusterPolicyController.step, state_manager.go), the
 //    overall state ready/notReady with "states not ready: [...]", the
 //    Ready/Error conditions (internal/conditions: Reconciled, NoGPUNodes,

@@ -66,6 +66,29 @@ void clear_status(core::NVIDIADriver& obj) {
   obj.raw.erase("status");
 }
 
+// The ClusterPolicy CRD's structural schema, as the API server's
+// validation of a custom resource answers it (apiextensions-apiserver: a
+// missing required property is "Required value", 422): spec.required of
+// v25.3.4's deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml.
+// Found by the differential against the real operator (docs/FIDELITY.md).
+void validate_custom(const core::ClusterPolicy& cp) {
+  static const char* const kRequired[] = {"daemonsets", "dcgm",     "dcgmExporter", "devicePlugin", "driver",
+                                          "gfd",        "nodeStatusExporter", "operator", "toolkit"};
+  const boost::json::value* spec = cp.raw.if_contains("spec");
+  const boost::json::object* o = spec ? spec->if_object() : nullptr;
+  if (!o) return;
+  std::vector<std::string> missing;
+  for (const char* field : kRequired)
+    if (!o->contains(field)) missing.push_back(std::string("spec.") + field);
+  if (missing.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i] + ": Required value";
+  if (missing.size() > 1) list = "[" + list + "]";
+  throw core::InputError::with_status(422, "", 0, missing[0],
+                                      "ClusterPolicy.nvidia.com \"" + cp.metadata.name + "\" is invalid: " + list);
+}
+void validate_custom(const core::NVIDIADriver&) {}
+
 template <class T>
 constexpr Kind kind_for() {
   return std::is_same_v<T, core::ClusterPolicy> ? Kind::kClusterPolicy : Kind::kNVIDIADriver;
@@ -92,6 +115,7 @@ void ObjectStore::check_custom(Kind kind) const {
 template <class T>
 core::Object ObjectStore::create_custom(T obj) {
   // create() has stamped uid and creationTimestamp and checked the name.
+  validate_custom(obj);
   clear_status(obj);
   obj.metadata.generation = 1;
   obj.metadata.resource_version = std::to_string(next_rv());
@@ -117,6 +141,7 @@ core::Object ObjectStore::update_custom(T given, bool status) {
   if (status) {
     keep_spec(given, stored);
   } else {
+    validate_custom(given);
     keep_status(given, stored);
     if (!same_spec(given.raw, stored.raw)) given.metadata.generation = stored.metadata.generation + 1;
   }

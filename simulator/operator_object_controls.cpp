@@ -65,7 +65,11 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
 
   // applyCommonDaemonsetConfig: a non-empty spec.daemonsets.tolerations
   // replaces the template's list.
-  json::array tolerations{json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+  // The asset's own list: the nvidia.com/gpu toleration in every one but
+  // assets/state-vgpu-device-manager/0600_daemonset.yaml, which has none.
+  json::array tolerations;
+  if (op.name != "vgpu-device-manager")
+    tolerations.push_back(json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
   if (daemonsets)
     if (const json::value* t = daemonsets->if_contains("tolerations"); t && t->is_array() && !t->as_array().empty())
       tolerations = t->as_array();
@@ -82,8 +86,18 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   const json::value* manager = driver ? driver->if_contains("manager") : nullptr;
   std::string manager_image = image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
                                          catalog.rules.driver_manager_image, "");
+  // handleDevicePluginConfig: config-manager-init stays only with a custom
+  // plugin config (spec.devicePlugin.config.name set, isCustomPluginConfigSet).
+  const json::object* plugin = spec_field(policy, "devicePlugin");
+  const json::value* plugin_config = plugin ? plugin->if_contains("config") : nullptr;
+  const bool custom_plugin_config =
+      plugin_config && plugin_config->is_object() && !str(&plugin_config->as_object(), "name").empty();
+  // TransformValidatorComponent "cc-manager": cc-manager-validation only
+  // while spec.ccManager is enabled (IsEnabled: default false).
+  const bool cc_manager = core::enabled_field(policy, "ccManager").value_or(false);
   for (const auto& gate : op.gates)
-    init.push_back(json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
+    if ((gate != "config-manager-init" || custom_plugin_config) && (gate != "cc-manager-validation" || cc_manager))
+      init.push_back(json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
   std::string suffix = op.name == "driver" && !os_tag.empty() ? "-" + os_tag : "";
   json::array containers{json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix)}}};
 

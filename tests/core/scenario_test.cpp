@@ -36,6 +36,7 @@ class MockCluster : public core::Cluster {
   MOCK_METHOD(void, delete_pod, (const std::string& ns, const std::string& name), (override));
   MOCK_METHOD(void, delete_namespace, (const std::string& name), (override));
   MOCK_METHOD(void, settle, (), (override));
+  MOCK_METHOD(bool, serves_cluster_policies, (), (override));
 };
 
 class TempDir {
@@ -400,6 +401,62 @@ TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
   EXPECT_EQ(f.at("currentNumberScheduled"), 1);
   EXPECT_EQ(f.at("numberReady"), 1);
   EXPECT_EQ(f.at("numberMisscheduled"), 0);
+}
+
+// The operator's side of the observation (issue 19): nvidia.com/* labels of
+// every node, each DaemonSet's placement and rollout spec, pods per node,
+// the ClusterPolicy's state.
+TEST(Scenario, ObserveRecordsWhatTheOperatorWrites) {
+  core::ClusterState s = toolkit_state();
+  s.nodes[0].metadata.labels["feature.node.kubernetes.io/pci-10de.present"] = "true";
+  s.nodes.push_back(node("cpu-a", {}));
+  core::DaemonSet& ds = s.daemonsets[0];
+  ds.template_.spec.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule", std::nullopt},
+                                   {"node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300}};
+  ds.template_.spec.init_containers = {core::Container{}};
+  ds.template_.spec.init_containers[0].name = "driver-validation";
+  core::ClusterPolicy cp;
+  cp.metadata.name = "cluster-policy";
+  cp.state = "ready";
+  s.cluster_policies = {cp};
+  core::StepObservation o = core::observe(s, core::load_catalog("lab"));
+  EXPECT_EQ(o.node_labels.at("gpu-a"), (core::Labels{{"nvidia.com/gpu.deploy.container-toolkit", "true"}}));
+  EXPECT_TRUE(o.node_labels.at("cpu-a").empty());
+  const auto& spec = o.daemonset_specs.at("nvidia-container-toolkit-daemonset");
+  EXPECT_EQ(spec.node_selector, (core::Labels{{"nvidia.com/gpu.deploy.container-toolkit", "true"}}));
+  EXPECT_EQ(spec.tolerations, (std::vector<std::string>{"nvidia.com/gpu:Exists:NoSchedule",
+                                                        "node.kubernetes.io/not-ready:Exists:NoExecute:300"}));
+  EXPECT_EQ(spec.update_strategy, "RollingUpdate");
+  EXPECT_EQ(spec.init_containers, (std::vector<std::string>{"driver-validation"}));
+  EXPECT_EQ(o.pods.at("gpu-a"), (std::vector<std::string>{"nvidia-container-toolkit-daemonset Running"}));
+  EXPECT_TRUE(o.pods.at("gpu-b").empty());
+  EXPECT_EQ(o.cluster_policies, (std::map<std::string, std::string>{{"cluster-policy", "ready"}}));
+}
+
+// A scenario of the GPU Operator on a backend without simulator controls
+// runs only where clusterpolicies.nvidia.com is served; elsewhere it is
+// skipped whole, with nothing written.
+TEST(Scenario, OperatorScenarioSkippedWhereNoOperatorRuns) {
+  TempDir d;
+  core::Scenario s = core::load_scenario(d.write("s.yaml", R"(name: op
+operator:
+  version: v25.3
+cluster:
+  nodes:
+    - name: gpu-a
+steps:
+  - expect: {clusterPolicy: {state: ready}}
+)"));
+  ::testing::StrictMock<MockCluster> c;  // any other call fails the test
+  EXPECT_CALL(c, serves_cluster_policies()).WillOnce(Return(false));
+  core::RunOptions opts;
+  opts.clean_up = true;
+  core::ScenarioResult r = core::run_scenario(s, c, nullptr, opts);
+  EXPECT_TRUE(r.passed);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].status, core::StepResult::Status::kSkipped);
+  EXPECT_EQ(r.steps[0].skip_reason,
+            "the GPU Operator is not installed on this cluster (it serves no clusterpolicies.nvidia.com)");
 }
 
 namespace {
