@@ -16,6 +16,7 @@
 #include <filesystem>
 
 #include "bench/bench_common.h"
+#include "core/cluster_policy.h"
 #include "core/lab.h"
 #include "core/operands.h"
 #include "simulator/fake_cluster.h"
@@ -143,6 +144,7 @@ void BM_OperatorInstall(benchmark::State& state) {
     c->install_operator(catalog);
     core::ClusterPolicy cp;
     cp.metadata.name = "cluster-policy";
+    cp.raw = boost::json::object{{"spec", core::with_required_spec_fields({})}};
     state.ResumeTiming();
     c->apply({core::Object(cp)});
     c->settle();

@@ -124,3 +124,20 @@ LabellerPolicy labeller_policy(const ClusterPolicy& policy) {
 }
 
 }  // namespace gpuops::core
+
+namespace gpuops::core {
+
+const std::vector<std::string>& required_spec_fields() {
+  static const std::vector<std::string> kRequired = {"daemonsets", "dcgm",     "dcgmExporter",
+                                                     "devicePlugin", "driver", "gfd",
+                                                     "nodeStatusExporter", "operator", "toolkit"};
+  return kRequired;
+}
+
+boost::json::object with_required_spec_fields(boost::json::object spec) {
+  for (const auto& field : required_spec_fields())
+    if (!spec.contains(field)) spec[field] = boost::json::object{};
+  return spec;
+}
+
+}  // namespace gpuops::core

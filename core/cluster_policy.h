@@ -11,6 +11,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
 
 #include "core/gpu_node_rules.h"
 #include "core/model.h"
@@ -51,6 +54,17 @@ std::optional<bool> enabled_field(const ClusterPolicy& policy, const std::string
 
 // `spec.sandboxWorkloads.mode` ("" when unset).
 std::string sandbox_mode(const ClusterPolicy& policy);
+
+// The spec fields the ClusterPolicy CRD requires (spec.required of v25.3.4
+// deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml): daemonsets,
+// dcgm, dcgmExporter, devicePlugin, driver, gfd, nodeStatusExporter,
+// operator, toolkit. The Helm chart's ClusterPolicy always renders them; the
+// API server refuses a ClusterPolicy without one (422 "Required value").
+const std::vector<std::string>& required_spec_fields();
+
+// `spec` with each required field it lacks added as {} (every component at
+// its default: IsEnabled and the defaults read an empty block as absent).
+boost::json::object with_required_spec_fields(boost::json::object spec);
 
 // What the node labeller reads of the policy (core/gpu_node_rules.h).
 LabellerPolicy labeller_policy(const ClusterPolicy& policy);

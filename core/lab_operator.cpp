@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "core/cluster_policy.h"
+
 namespace gpuops::core {
 
 // What it does to each label follows labelGPUNodes (core/gpu_node_rules.h);
@@ -23,7 +25,7 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
   sim.install_operator(oc, ns);
   ClusterPolicy cp;
   cp.metadata.name = "cluster-policy";
-  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", boost::json::object()}};
+  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields({})}};
   cluster.apply({Object(cp)});
   say("helm install gpu-operator (its ClusterPolicy at the defaults)");
   cluster.settle();

@@ -16,6 +16,7 @@
 
 #include "core/analysis.h"
 #include "core/cluster.h"
+#include "core/cluster_policy.h"
 #include "core/decode.h"
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"
@@ -160,23 +161,15 @@ std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
 // The GPU Operator of `op`: simulated (started with its CRDs) when `sim`;
 // on a real cluster it must run already. Then its ClusterPolicy is created
 // (or updated) with the spec.
-// The ClusterPolicy's spec fields its CRD requires (v25.3.4
-// deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml,
-// spec.required; the Helm chart's ClusterPolicy template always renders
-// them). A scenario's `clusterPolicy:` names only what it changes: each
-// missing one is sent as {} (every field at its default, as the operator's
-// IsEnabled and defaults read an empty block), on every backend.
-const char* const kRequiredPolicySpec[] = {"daemonsets", "dcgm",     "dcgmExporter", "devicePlugin", "driver",
-                                           "gfd",        "nodeStatusExporter", "operator", "toolkit"};
-
+// A scenario's `clusterPolicy:` names only what it changes: the fields the
+// CRD requires are added as {} (core::with_required_spec_fields), on every
+// backend.
 void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationControls* sim) {
   if (sim) sim->install_operator(op.catalog, op.namespace_);
   else cluster.create_namespace(op.namespace_);
   ClusterPolicy cp;
   cp.metadata.name = op.policy_name;
-  boost::json::object spec = op.spec;
-  for (const char* field : kRequiredPolicySpec)
-    if (!spec.contains(field)) spec[field] = boost::json::object{};
+  boost::json::object spec = with_required_spec_fields(op.spec);
   cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", std::move(spec)}};
   cluster.apply({Object(std::move(cp))});
 }

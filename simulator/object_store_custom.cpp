@@ -9,6 +9,7 @@
 // metadata but labels/annotations kept, the request's status written).
 #include "simulator/object_store.h"
 
+#include "core/cluster_policy.h"
 #include "simulator/object_store_internal.h"
 
 namespace gpuops::simulator {
@@ -72,14 +73,12 @@ void clear_status(core::NVIDIADriver& obj) {
 // v25.3.4's deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml.
 // Found by the differential against the real operator (docs/FIDELITY.md).
 void validate_custom(const core::ClusterPolicy& cp) {
-  static const char* const kRequired[] = {"daemonsets", "dcgm",     "dcgmExporter", "devicePlugin", "driver",
-                                          "gfd",        "nodeStatusExporter", "operator", "toolkit"};
   const boost::json::value* spec = cp.raw.if_contains("spec");
   const boost::json::object* o = spec ? spec->if_object() : nullptr;
   if (!o) return;
   std::vector<std::string> missing;
-  for (const char* field : kRequired)
-    if (!o->contains(field)) missing.push_back(std::string("spec.") + field);
+  for (const auto& field : core::required_spec_fields())
+    if (!o->contains(field)) missing.push_back("spec." + field);
   if (missing.empty()) return;
   std::string list;
   for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i] + ": Required value";
