@@ -16,17 +16,11 @@ namespace gpuops::simulator {
 
 using core::ClusterError;
 using internal::check_version;
+using internal::keep_raw;
 using internal::keep_system_meta;
 using internal::not_found;
 
 namespace {
-
-void keep_raw_key(boost::json::object& given, const boost::json::object& stored, const char* key) {
-  if (const boost::json::value* v = stored.if_contains(key))
-    given[key] = *v;
-  else
-    given.erase(key);
-}
 
 const boost::json::value* spec_of(const boost::json::object& raw) { return raw.if_contains("spec"); }
 
@@ -38,30 +32,24 @@ bool same_spec(const boost::json::object& a, const boost::json::object& b) {
 
 // The status fields of each kind: what the main resource keeps and what
 // /status writes.
-void keep_status(core::ClusterPolicy& given, const core::ClusterPolicy& stored) {
+// Both kinds' status is status.state and status.conditions (typed) plus the
+// raw "status".
+template <class T>
+void keep_status(T& given, const T& stored) {
   given.state = stored.state;
   given.conditions = stored.conditions;
-  keep_raw_key(given.raw, stored.raw, "status");
-}
-void keep_status(core::NVIDIADriver& given, const core::NVIDIADriver& stored) {
-  given.state = stored.state;
-  given.conditions = stored.conditions;
-  keep_raw_key(given.raw, stored.raw, "status");
+  keep_raw(given.raw, stored.raw, "status");
 }
 void keep_spec(core::ClusterPolicy& given, const core::ClusterPolicy& stored) {
-  keep_raw_key(given.raw, stored.raw, "spec");
+  keep_raw(given.raw, stored.raw, "spec");
 }
 void keep_spec(core::NVIDIADriver& given, const core::NVIDIADriver& stored) {
   given.driver_type = stored.driver_type;
   given.node_selector = stored.node_selector;
-  keep_raw_key(given.raw, stored.raw, "spec");
+  keep_raw(given.raw, stored.raw, "spec");
 }
-void clear_status(core::ClusterPolicy& obj) {
-  obj.state.clear();
-  obj.conditions.clear();
-  obj.raw.erase("status");
-}
-void clear_status(core::NVIDIADriver& obj) {
+template <class T>
+void clear_status(T& obj) {
   obj.state.clear();
   obj.conditions.clear();
   obj.raw.erase("status");

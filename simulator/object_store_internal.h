@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <boost/json/object.hpp>
+
 #include "core/errors.h"
 
 #include "core/model.h"
@@ -40,6 +42,15 @@ void keep_system_meta(T& given, const T& stored) {
   given.metadata.deletion_timestamp = stored.metadata.deletion_timestamp;
   given.metadata.deletion_grace_period_seconds = stored.metadata.deletion_grace_period_seconds;
   given.metadata.generation = stored.metadata.generation;
+}
+
+// The raw JSON's `key` ("spec", "status") as stored, over whatever `given`
+// carries.
+inline void keep_raw(boost::json::object& given, const boost::json::object& stored, const char* key) {
+  if (const boost::json::value* v = stored.if_contains(key))
+    given[key] = *v;
+  else
+    given.erase(key);
 }
 
 // Replaces what `rec` holds with `pod`, keeping the store's own fields (id,

@@ -24,6 +24,7 @@ using core::InputError;
 using internal::not_found;
 using internal::replace_record;
 using internal::check_version;
+using internal::keep_raw;
 using internal::keep_system_meta;
 using internal::resource_name;
 
@@ -222,15 +223,6 @@ const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core:
 }
 
 namespace {
-
-// The raw JSON's `key` ("spec", "status") as stored, over whatever `given`
-// carries.
-void keep_raw(json::object& given, const json::object& stored, const char* key) {
-  if (const json::value* v = stored.if_contains(key))
-    given[key] = *v;
-  else
-    given.erase(key);
-}
 
 // The node's status as stored (typed fields and the raw JSON's "status"),
 // over whatever status `given` carries.
