@@ -40,6 +40,7 @@ class SimControls : public core::SimulationControls {
     c_.install_operator(catalog, ns);
   }
   void uninstall_operator() override { c_.uninstall_operator(); }
+  void set_host(const core::HostSpec& host) override { c_.set_host(host); }
 
  private:
   simulator::FakeCluster& c_;

@@ -109,13 +109,64 @@ bool boolean(const YAML::Node& n, const char* key, const std::string& file, cons
   return v.Scalar() == "true";
 }
 
+std::vector<std::string> label_keys(const YAML::Node& n, const char* key, const std::string& file,
+                                    const std::string& field) {
+  std::vector<std::string> out = list(n, key, file, field);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (std::string err = validate_label_key(out[i]); !err.empty())
+      throw InputError(file, line_of(n[key][i]), field + "." + key + "[" + std::to_string(i) + "]",
+                       "Invalid value: \"" + out[i] + "\": " + err);
+  return out;
+}
+
+HelperRules parse_helper(const YAML::Node& h, const std::string& file, const std::string& field) {
+  HelperRules r;
+  if (!h.IsMap()) throw InputError(file, line_of(h), field, "must be a map");
+  known_keys(h, file, field,
+             {"pause", "pause_if_set", "restore", "restore_if_set", "restore_on_exit", "wait_for",
+              "wait_timeout_fails", "evict_without_driver", "skip_same_config", "configs"});
+  r.pause = label_keys(h, "pause", file, field);
+  r.pause_if_set = label_keys(h, "pause_if_set", file, field);
+  r.restore = h["restore"] ? label_keys(h, "restore", file, field) : r.pause;
+  r.restore_if_set = h["restore_if_set"] ? label_keys(h, "restore_if_set", file, field) : r.pause_if_set;
+  r.restore_on_exit = h["restore_on_exit"] ? label_keys(h, "restore_on_exit", file, field) : r.restore;
+  if (const YAML::Node w = h["wait_for"]) {
+    if (!w.IsSequence()) throw InputError(file, line_of(w), field + ".wait_for", "must be a list");
+    for (size_t i = 0; i < w.size(); ++i) {
+      std::string f = field + ".wait_for[" + std::to_string(i) + "]";
+      HelperWait wait;
+      if (w[i].IsScalar()) {
+        wait.app = w[i].Scalar();
+      } else if (w[i].IsMap()) {
+        known_keys(w[i], file, f, {"app", "selector_key", "if_set"});
+        wait.app = str(w[i], "app", file, f, false);
+        wait.selector_key = str(w[i], "selector_key", file, f, false);
+        wait.if_set = str(w[i], "if_set", file, f, false);
+      } else {
+        throw InputError(file, line_of(w[i]), f, "must be an app label value or a map {app | selector_key, if_set}");
+      }
+      if (wait.app.empty() == wait.selector_key.empty())
+        throw InputError(file, line_of(w[i]), f, "give exactly one of app and selector_key");
+      r.wait_for.push_back(std::move(wait));
+    }
+  }
+  r.wait_timeout_fails = boolean(h, "wait_timeout_fails", file, field);
+  r.evict_without_driver = boolean(h, "evict_without_driver", file, field);
+  r.skip_same_config = boolean(h, "skip_same_config", file, field);
+  r.configs = list(h, "configs", file, field);
+  return r;
+}
+
 OperatorRules parse_rules(const YAML::Node& op, const std::set<std::string>& names, const std::string& file) {
   OperatorRules r;
   if (!op.IsMap()) throw InputError(file, line_of(op), "operator", "must be a map");
   known_keys(op, file, "operator",
              {"reconcile_order", "state_labels", "empty_label_is_absent", "labels_need_gpu_present",
-              "relabel_on_daemonset_events", "node_label_watch", "driver_manager_image"});
+              "relabel_on_daemonset_events", "node_label_watch", "driver_manager_image", "driver_manager",
+              "mig_manager"});
   r.driver_manager_image = str(op, "driver_manager_image", file, "operator", false);
+  if (op["driver_manager"]) r.driver_manager = parse_helper(op["driver_manager"], file, "operator.driver_manager");
+  if (op["mig_manager"]) r.mig_manager = parse_helper(op["mig_manager"], file, "operator.mig_manager");
   r.reconcile_order = list(op, "reconcile_order", file, "operator");
   for (size_t i = 0; i < r.reconcile_order.size(); ++i)
     if (!names.count(r.reconcile_order[i]))

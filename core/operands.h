@@ -101,6 +101,48 @@ enum class NodeWatchReason {
   kDriverOwnerChanged,
 };
 
+// A pod the helpers below wait for to leave the node (catalog: an `app`
+// label value as a string, or a map {app | selector_key, if_set}):
+// `app`: the pods labelled app=<app> in the operator's namespace;
+// `selector_key`: the pods whose nodeSelector has that key (third-party GPU
+// clients of nvidia.com/gpu.deploy.client); `if_set`: waited for only when
+// that node label had a non-empty value when the helper read the labels.
+struct HelperWait {
+  std::string app;
+  std::string selector_key;
+  std::string if_set;
+};
+
+// An operand helper that pauses deploy labels on a node while it changes
+// the GPU under them, then restores them (catalog keys
+// `operator.driver_manager`, k8s-driver-manager's uninstall_driver, and
+// `operator.mig_manager`, the MIG manager's reconfigure; every key
+// optional, full label keys):
+//   pause: [nvidia.com/gpu.deploy.operator-validator, ...]  # read, then written paused (an absent key as "")
+//   pause_if_set: [nvidia.com/gpu.deploy.mig-manager]      # the same, only when read non-empty
+//   restore: [...]          # written back after the change (default: pause)
+//   restore_if_set: [...]   # (default: pause_if_set)
+//   restore_on_exit: [...]  # mig-manager: written back when it stops early, failed or done at once (default: restore)
+//   wait_for: [nvidia-operator-validator, {app: nvidia-mig-manager, if_set: nvidia.com/gpu.deploy.mig-manager}]
+//                           # HelperWait, in order, up to 5 minutes each
+//   wait_timeout_fails: true     # a wait that times out fails the helper (else it goes on)
+//   evict_without_driver: true   # driver-manager: pauses even when no driver is loaded (v0.8.1 always
+//                                # evicts; v0.12 skips eviction when /sys/module/nvidia is absent)
+//   skip_same_config: true       # driver-manager: no unload when the loaded driver has this pod's config
+//                                # (v0.12 DRIVER_CONFIG_DIGEST)
+//   configs: [all-disabled, ...] # mig-manager: the config names of the mig-parted file (assets/state-mig-manager)
+// The label values follow each tool's maybeSetPaused/maybeSetTrue, in code
+// (simulator/driver_manager.h, simulator/mig_manager.h).
+struct HelperRules {
+  std::vector<std::string> pause, pause_if_set, restore, restore_if_set, restore_on_exit;
+  std::vector<HelperWait> wait_for;
+  bool wait_timeout_fails = false;
+  bool evict_without_driver = false;
+  bool skip_same_config = false;
+  std::vector<std::string> configs;
+  bool empty() const { return pause.empty() && pause_if_set.empty(); }
+};
+
 // What the simulated operator of a release does (catalog key `operator`,
 // a map; every key optional):
 //   reconcile_order: [driver, container-toolkit, ...]   # state order (ClusterPolicyController.init); default catalog order
@@ -112,8 +154,12 @@ enum class NodeWatchReason {
 //                                      # labelGPUNodes runs in the ClusterPolicy reconcile, which watches them)
 //   node_label_watch: [gpu-label-missing, ...]          # NodeWatchReason
 //   driver_manager_image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.1  # the Helm default
+//   driver_manager: {...}  # HelperRules of the release's k8s-driver-manager
+//   mig_manager: {...}     # HelperRules of the release's k8s-mig-manager
 struct OperatorRules {
   std::string driver_manager_image;
+  HelperRules driver_manager;
+  HelperRules mig_manager;
   std::vector<std::string> reconcile_order;
   std::vector<StateLabel> state_labels;
   bool empty_label_is_absent = false;

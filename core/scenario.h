@@ -207,6 +207,7 @@ struct Step {
   FaultSpec fault;
   Duration advance{0};
   OperatorSpec operator_spec;          // installOperator
+  HostSpec host;                       // host (simulator only)
   boost::json::object policy_patch;    // patchClusterPolicy: a JSON merge patch of the ClusterPolicy
   std::string policy_name = "cluster-policy";  // patchClusterPolicy, removeOperator
   Expectations expect;
@@ -217,7 +218,7 @@ struct Step {
   bool settle = true;
 
   bool simulator_only() const {
-    return action == "fault" || action == "clearFaults" || action == "advance" || !settle;
+    return action == "fault" || action == "clearFaults" || action == "advance" || action == "host" || !settle;
   }
   std::string title() const;  // name, or a description of the action
 };
@@ -231,6 +232,9 @@ struct Scenario {
   bool simulator_only = false;
   std::string profile = "kwok";
   std::vector<Node> nodes;
+  // cluster.nodes[].host: host facts set before the operator is installed
+  // (simulator only: such a scenario is simulatorOnly).
+  std::vector<HostSpec> hosts;
   std::optional<OperatorSpec> operator_;
   std::vector<Step> steps;
 };

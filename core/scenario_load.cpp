@@ -140,8 +140,34 @@ Taint read_taint(const Reader& reader, const YAML::Node& yaml, const std::string
   return taint;
 }
 
+// A host spec (core::HostSpec): {node?, driver, driverInUse, migConfig,
+// migApplyFails}; `node` is required in a `host` step, absent under
+// cluster.nodes[] (the node's own name).
+HostSpec read_host(const Reader& reader, const YAML::Node& yaml, const std::string& field, bool with_node) {
+  if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
+  if (with_node) reader.keys(yaml, field, {"node", "driver", "driverInUse", "migConfig", "migApplyFails"});
+  else reader.keys(yaml, field, {"driver", "driverInUse", "migConfig", "migApplyFails"});
+  HostSpec host;
+  if (with_node) {
+    if (!yaml["node"]) reader.fail(yaml, field + ".node", "Required value");
+    host.node = reader.str(yaml["node"], field + ".node");
+  }
+  if (yaml["driver"]) {
+    host.driver = reader.str(yaml["driver"], field + ".driver");
+    if (*host.driver != "none" && *host.driver != "pre-installed" && *host.driver != "loaded")
+      reader.fail(yaml["driver"], field + ".driver",
+                  "Unsupported value: \"" + *host.driver + "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+  }
+  if (yaml["driverInUse"]) host.driver_in_use = reader.boolean(yaml["driverInUse"], field + ".driverInUse");
+  if (yaml["migConfig"]) host.mig_config = reader.str(yaml["migConfig"], field + ".migConfig");
+  if (yaml["migApplyFails"]) host.mig_apply_fails = reader.boolean(yaml["migApplyFails"], field + ".migApplyFails");
+  if (!host.driver && !host.driver_in_use && !host.mig_config && !host.mig_apply_fails)
+    reader.fail(yaml, field, "give driver, driverInUse, migConfig or migApplyFails");
+  return host;
+}
+
 Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
-  reader.keys(yaml, field, {"name", "labels", "taints", "allocatable", "ready", "unschedulable"});
+  reader.keys(yaml, field, {"name", "labels", "taints", "allocatable", "ready", "unschedulable", "host"});
   Node node;
   if (!yaml["name"]) reader.fail(yaml, field + ".name", "Required value");
   node.metadata.name = reader.str(yaml["name"], field + ".name");
@@ -391,14 +417,15 @@ FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const st
 const std::vector<const char*> kActions = {
     "createNamespace", "apply",       "label",   "addNode",         "deleteNode",         "taint",
     "untaint",         "cordon",      "uncordon", "ready",          "deletePod",          "deleteDaemonSet",
-    "fault",           "clearFaults", "advance", "installOperator", "patchClusterPolicy", "removeOperator"};
+    "fault",           "clearFaults", "advance", "installOperator", "patchClusterPolicy", "removeOperator",
+    "host"};
 
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
   reader.keys(yaml, field,
               {"name", "createNamespace", "apply", "label", "addNode", "deleteNode", "taint", "untaint", "cordon",
                "uncordon", "ready", "deletePod", "deleteDaemonSet", "fault", "clearFaults", "advance",
-               "installOperator", "patchClusterPolicy", "removeOperator", "expect", "expectError", "timeout",
+               "installOperator", "patchClusterPolicy", "removeOperator", "host", "expect", "expectError", "timeout",
                "settle"});
   Step step;
   step.line = yaml.Mark().line + 1;
@@ -480,6 +507,8 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     if (args["node"]) step.fault.node = reader.str(args["node"], args_field + ".node");
     if (args["daemonset"]) step.fault.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
     if (args["reason"]) step.fault.reason = reader.str(args["reason"], args_field + ".reason");
+  } else if (step.action == "host") {
+    step.host = read_host(reader, args, args_field, true);
   } else if (step.action == "advance") {
     step.advance = reader.duration(args, args_field);
   } else if (step.action == "installOperator") {
@@ -531,6 +560,14 @@ std::string Step::title() const {
     return text;
   }
   if (action == "deleteDaemonSet") return "deleteDaemonSet " + daemonset + " (cascade " + cascade + ")";
+  if (action == "host") {
+    std::string text = "host " + host.node;
+    if (host.driver) text += " driver=" + *host.driver;
+    if (host.driver_in_use) text += std::string(" driverInUse=") + (*host.driver_in_use ? "true" : "false");
+    if (host.mig_config) text += " migConfig=" + *host.mig_config;
+    if (host.mig_apply_fails) text += std::string(" migApplyFails=") + (*host.mig_apply_fails ? "true" : "false");
+    return text;
+  }
   if (!name_arg.empty()) return action + " " + name_arg;
   if (!node.empty()) return action + " " + node;
   return action;
@@ -593,6 +630,12 @@ Scenario load_scenario(const std::string& path) {
       std::set<std::string> names;
       for (size_t i = 0; i < nodes.size(); ++i) {
         Node node = read_node(reader, nodes[i], "cluster.nodes[" + std::to_string(i) + "]");
+        if (const YAML::Node host = nodes[i]["host"]) {
+          HostSpec spec = read_host(reader, host, "cluster.nodes[" + std::to_string(i) + "].host", false);
+          spec.node = node.metadata.name;
+          scenario.hosts.push_back(std::move(spec));
+          scenario.simulator_only = true;  // host facts exist only in the simulator
+        }
         if (!names.insert(node.metadata.name).second)
           reader.fail(nodes[i], "cluster.nodes[" + std::to_string(i) + "].name",
                       "Duplicate value: \"" + node.metadata.name + "\"");

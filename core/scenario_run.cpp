@@ -219,6 +219,7 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
   else if (action == "fault") sim->inject_fault(step.fault);
   else if (action == "clearFaults") sim->clear_faults();
   else if (action == "advance") sim->advance(step.advance);
+  else if (action == "host") sim->set_host(step.host);
 }
 
 }  // namespace
@@ -545,6 +546,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       cluster.add_node(node);
       created_nodes.push_back(node.metadata.name);
     }
+    if (sim)
+      for (const auto& host : scenario.hosts) sim->set_host(host);
     if (scenario.operator_) install_operator(*scenario.operator_, cluster, sim);
     cluster.settle();
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 // "simulator only" there, never silently skipped.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/model.h"
@@ -34,6 +35,26 @@ struct FaultSpec {
   std::string reason;  // "failed" only
 };
 
+// What is on a node's machine that no API object says, as the GPU
+// Operator's helpers find it there (simulator only; a scenario's `host`
+// action and cluster.nodes[].host). Unset fields keep their value; a node
+// starts with no driver, nothing holding it, MIG config all-disabled and
+// MIG changes that succeed.
+struct HostSpec {
+  std::string node;
+  // "none"; "pre-installed": a driver installed on the host (`chroot /host
+  // nvidia-smi` answers, k8s-driver-manager's isHostDriver); "loaded": the
+  // modules of a containerized driver are loaded (/sys/module/nvidia/refcnt,
+  // isDriverLoaded), as a driver pod leaves them.
+  std::optional<std::string> driver;
+  // A process holds the loaded driver (refcount): unloading it fails.
+  std::optional<bool> driver_in_use;
+  // The MIG config applied on the GPUs (what `nvidia-mig-parted assert` checks).
+  std::optional<std::string> mig_config;
+  // Applying a MIG config fails (`nvidia-mig-parted apply` exits non-zero).
+  std::optional<bool> mig_apply_fails;
+};
+
 class SimulationControls {
  public:
   virtual ~SimulationControls() = default;
@@ -50,6 +71,9 @@ class SimulationControls {
   // stops it. The ClusterPolicy itself is written through core::Cluster.
   virtual void install_operator(const Catalog& catalog, const std::string& ns) = 0;
   virtual void uninstall_operator() = 0;
+  // Sets host facts of node `host.node` (HostSpec); the helpers that read
+  // them act on their next run.
+  virtual void set_host(const HostSpec& host) = 0;
 };
 
 }  // namespace gpuops::core

@@ -206,6 +206,21 @@ struct StatusMemo {
   bool hit(const PodRecord& p, Time t) const { return out && in == p.status && base == p.base && at == t; }
 };
 
+// What is on a node's machine that no API object says (core::HostSpec):
+// what the GPU Operator's helpers find there. Set by FakeCluster::set_host;
+// the driver pods change `driver` as they load and unload it
+// (driver_manager.h), the MIG manager `mig_config`.
+struct NodeHost {
+  enum class Driver { kNone, kPreInstalled, kLoaded };
+  Driver driver = Driver::kNone;
+  // The config (the driver pod's controller-revision-hash) of the driver pod
+  // that loaded it: k8s-driver-manager's stored DRIVER_CONFIG_DIGEST.
+  std::string loaded_config;
+  bool driver_in_use = false;
+  std::string mig_config = "all-disabled";
+  bool mig_apply_fails = false;
+};
+
 // ---------------------------------------------------------------- context
 
 struct ClusterContext {
@@ -238,6 +253,8 @@ struct ClusterContext {
   bool sorted_node_ids_stale = true;
   // By PodRecord::id.
   std::vector<PodInfo> pod_info;
+  // By node name (a name may have host facts before its node exists).
+  std::unordered_map<std::string, NodeHost> hosts;
 
   // The id of node name `name`, added when new.
   uint32_t node_id(const std::string& name) {

@@ -9,6 +9,8 @@
 //   garbage_collector.{h,cpp}          pkg/controller/garbagecollector
 //   clusterpolicy_controller.{h,cpp}   the GPU Operator (NVIDIA/gpu-operator
 //                                      controllers/), once installed
+//   driver_manager.{h,cpp}             its k8s-driver-manager init container
+//   mig_manager.{h,cpp}                its MIG manager (NVIDIA/mig-parted)
 // and share a ClusterContext (cluster_context.h): clock, store, timers and
 // the indexes by node and pod id.
 //
@@ -37,8 +39,10 @@
 #include "simulator/cluster_context.h"
 #include "simulator/clusterpolicy_controller.h"
 #include "simulator/daemon_controller.h"
+#include "simulator/driver_manager.h"
 #include "simulator/garbage_collector.h"
 #include "simulator/kubelet.h"
+#include "simulator/mig_manager.h"
 #include "simulator/node_lifecycle_controller.h"
 #include "simulator/podgc.h"
 #include "simulator/scheduler.h"
@@ -59,8 +63,13 @@ struct FakeCluster::Impl : StoreObserver {
   internal::PodGC podgc{ctx};
   internal::GarbageCollector garbage_collector{ctx, daemonsets};
   internal::ClusterPolicyController cluster_policy{ctx, daemonsets};
+  internal::DriverManager driver_manager{ctx, kubelet.pod_queue};
+  internal::MigManager mig_manager{ctx};
 
-  explicit Impl(Options o) : ctx(o) { ctx.store.add_observer(this); }
+  explicit Impl(Options o) : ctx(o) {
+    ctx.store.add_observer(this);
+    kubelet.set_init_agent(&driver_manager);
+  }
 
   // ------------------------------------------------------------ observers
 
@@ -78,6 +87,7 @@ struct FakeCluster::Impl : StoreObserver {
     kubelet.on_node(id);
     node_lifecycle.on_node(node.metadata.name);
     cluster_policy.on_node(type, node);
+    mig_manager.on_node(type, node);
   }
 
   void on_daemonset(EventType type, const core::DaemonSet& d) override {
@@ -116,6 +126,8 @@ struct FakeCluster::Impl : StoreObserver {
     if (type == EventType::kDeleted && info.st) garbage_collector.on_dependent_deleted(*info.st);
     daemonsets.on_pod(type, pod, info);
     scheduler.on_pod(type, pod, info);
+    driver_manager.on_pod(type, pod);
+    mig_manager.on_pod(type, pod);
     if (type != EventType::kDeleted && !pod.node_name.empty()) {
       kubelet.on_bound_pod(pod);
       podgc.on_bound_pod(pod, info);
@@ -127,7 +139,8 @@ struct FakeCluster::Impl : StoreObserver {
   bool has_work() const {
     return !kubelet.node_queue.empty() || !node_lifecycle.queue.empty() || !daemonsets.queue.empty() ||
            !scheduler.queue.empty() || !kubelet.pod_queue.empty() || !garbage_collector.queue.empty() ||
-           !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work() ||
+           !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work() || driver_manager.has_work() ||
+           mig_manager.has_work() ||
            !garbage_collector.owners.empty() || !garbage_collector.revisions.empty();
   }
 
@@ -142,6 +155,8 @@ struct FakeCluster::Impl : StoreObserver {
     if (!kubelet.pod_queue.empty()) parts.push_back("kubelet (" + pod(kubelet.pod_queue.q.front()) + ")");
     if (!node_lifecycle.queue.empty()) parts.push_back("node lifecycle (" + node_lifecycle.queue.q.front() + ")");
     if (cluster_policy.has_work()) parts.push_back("GPU Operator (ClusterPolicy reconcile)");
+    if (driver_manager.has_work()) parts.push_back("k8s-driver-manager");
+    if (mig_manager.has_work()) parts.push_back("MIG manager");
     std::string s;
     for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
     return s;
@@ -162,6 +177,8 @@ struct FakeCluster::Impl : StoreObserver {
       for (const auto& k : garbage_collector.queue.take()) garbage_collector.attempt_to_delete_item(k);
       for (const auto& k : garbage_collector.revisions.take()) garbage_collector.attempt_to_delete_revision(k);
       if (cluster_policy.has_work()) cluster_policy.reconcile();
+      if (driver_manager.has_work()) driver_manager.run();
+      if (mig_manager.has_work()) mig_manager.run();
       std::deque<std::string> dsq;
       dsq.swap(daemonsets.queue);
       for (const auto& k : dsq) daemonsets.sync_daemon_set(k);
@@ -197,6 +214,8 @@ void FakeCluster::install_operator(const core::Catalog& catalog, const std::stri
   create_namespace(ns);
   m.cluster_policy.install(catalog, ns);
   m.kubelet.set_validation_gates(&m.cluster_policy.catalog());
+  m.driver_manager.install(&m.cluster_policy.catalog(), ns);
+  m.mig_manager.install(&m.cluster_policy.catalog(), ns);
 }
 
 void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
@@ -225,6 +244,31 @@ void FakeCluster::delete_cluster_policy(const std::string& name) {
 void FakeCluster::uninstall_operator() {
   impl_->cluster_policy.uninstall();
   impl_->kubelet.set_validation_gates(nullptr);
+  impl_->driver_manager.install(nullptr, "");
+  impl_->mig_manager.install(nullptr, "");
+}
+
+void FakeCluster::set_host(const core::HostSpec& spec) {
+  using Driver = internal::NodeHost::Driver;
+  std::optional<Driver> driver;
+  if (spec.driver) {
+    if (*spec.driver == "none") driver = Driver::kNone;
+    else if (*spec.driver == "pre-installed") driver = Driver::kPreInstalled;
+    else if (*spec.driver == "loaded") driver = Driver::kLoaded;
+    else
+      throw core::InputError::with_status(422, "", 0, "host.driver",
+                                          "Unsupported value: \"" + *spec.driver +
+                                              "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+  }
+  if (spec.node.empty()) throw core::InputError::with_status(422, "", 0, "host.node", "Required value");
+  internal::NodeHost& host = impl_->ctx.hosts[spec.node];
+  if (driver && *driver != host.driver) {
+    host.driver = *driver;
+    host.loaded_config.clear();
+  }
+  if (spec.driver_in_use) host.driver_in_use = *spec.driver_in_use;
+  if (spec.mig_config) host.mig_config = *spec.mig_config;
+  if (spec.mig_apply_fails) host.mig_apply_fails = *spec.mig_apply_fails;
 }
 
 bool FakeCluster::operator_installed() const { return impl_->cluster_policy.installed(); }

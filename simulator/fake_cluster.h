@@ -48,6 +48,7 @@
 
 #include "core/cluster.h"
 #include "core/operands.h"
+#include "core/simulation.h"
 #include "simulator/object_store.h"
 
 namespace gpuops::simulator {
@@ -172,6 +173,10 @@ class FakeCluster : public core::Cluster {
   // then lets the garbage collector delete the DaemonSets it owns.
   void uninstall_operator();
   bool operator_installed() const;
+  // Host facts of a node (core::HostSpec), read by the operator's helpers
+  // in the kubelet profile (driver_manager.h, mig_manager.h). Throws
+  // InputError 422 for an empty node name or an unknown driver value.
+  void set_host(const core::HostSpec& host);
 
   // Faults apply to pods the kubelet runs from now on and are re-evaluated
   // for pods already there. Returns an id for clear_fault.

@@ -15,6 +15,26 @@ using namespace std::chrono_literals;
 // Kubelet image pull back-off starts at 10 s (pkg/kubelet/images).
 constexpr Duration kImagePullBackoff = 10s;
 
+// A failed container's restart back-off: 10 s, doubled per restart, at most
+// 5 min (pkg/kubelet/kuberuntime, initialContainerBackOff and
+// MaxContainerBackOff).
+Duration init_restart_backoff(int32_t restarts) {
+  Duration d = 10s;
+  for (int32_t i = 0; i < restarts && d < 300s; ++i) d *= 2;
+  return std::min<Duration>(d, 300s);
+}
+// A played init container is restarted until its back-off reaches the cap
+// (10, 20, 40, 80, 160 s): then it stays in CrashLoopBackOff. A real kubelet
+// goes on every 5 minutes; each later run would repeat the same writes, and
+// settle() needs a fixed point.
+constexpr int32_t kMaxPlayedRestarts = 5;
+
+// "5m0s", "40s", as Go's time.Duration prints them in the back-off message.
+std::string backoff_text(Duration d) {
+  auto sec = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  return sec >= 60 ? std::to_string(sec / 60) + "m" + std::to_string(sec % 60) + "s" : std::to_string(sec) + "s";
+}
+
 std::string names_of(const std::vector<core::Container>& cs) {
   std::string s;
   for (const auto& c : cs) s += (s.empty() ? "" : " ") + c.name;
@@ -123,7 +143,7 @@ void Kubelet::clear_faults() {
 // mirrors generateAPIPodStatus / getPhase, pkg/kubelet/kubelet_pods.go, or
 // KWOK's pod-ready stage: the status for a bound, live pod, given its fault
 // `f`. Sets `timed` when it started a timer for the pod.
-size_t Kubelet::gate(const PodRecord& pod) const {
+size_t Kubelet::gate(const PodRecord& pod, std::optional<InitRun>& run) {
   const auto& inits = pod.shared_spec().init_containers;
   if (!gates_ || c_.opt.profile != KubeletProfile::kKubelet || inits.empty()) return inits.size();
   // Once initialized, a pod stays so (the validation files persist).
@@ -134,7 +154,14 @@ size_t Kubelet::gate(const PodRecord& pod) const {
   std::vector<const PodRecord*> pods;
   for (uint64_t id : entry.pods)
     if (const PodRecord* p = c_.store.find_pod_by_id(id); p && p->node_name == entry.name) pods.push_back(p);
-  return validated_init_containers(pod, *entry.node, pods, *gates_);
+  auto host = c_.hosts.find(entry.name);
+  const bool host_driver = host != c_.hosts.end() && host->second.driver == NodeHost::Driver::kPreInstalled;
+  auto played = [&](const core::Container& c) -> std::optional<bool> {
+    if (!agent_ || !agent_->runs(pod, c)) return std::nullopt;
+    run = agent_->progress(pod, false);
+    return run->state == InitRun::kCompleted;
+  };
+  return validated_init_containers(pod, *entry.node, pods, *gates_, host_driver, played);
 }
 
 core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std::string& key, const Fault* f,
@@ -193,6 +220,9 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
     return s;
   }
   if (f && f->kind == FaultKind::kStuckInInit) {
+    // A played first init container does its work up to where it hangs.
+    if (agent_ && gates_ && opt.profile == KubeletProfile::kKubelet && agent_->runs(pod, ics[0]))
+      agent_->progress(pod, true);
     s.phase = "Pending";
     s.init_container_statuses.clear();
     for (size_t i = 0; i < ics.size(); ++i)
@@ -204,16 +234,42 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
     not_ready("ContainersNotReady");
     return s;
   }
-  if (size_t passed = gate(pod); passed < ics.size()) {
+  std::optional<InitRun> run;
+  if (size_t passed = gate(pod, run); passed < ics.size()) {
     // A validation gate: the init containers before it completed, it runs
-    // (and waits), the rest wait (kubectl: Init:<passed>/<n>).
+    // (and waits), the rest wait (kubectl: Init:<passed>/<n>). A played
+    // container that failed waits out the kubelet's restart back-off
+    // (kubectl: Init:CrashLoopBackOff), then runs again.
     gated = true;
+    if (run && run->state == InitRun::kFailed) {
+      const Duration backoff = init_restart_backoff(run->restarts);
+      if (run->restarts < kMaxPlayedRestarts && now >= run->finished + backoff) {
+        agent_->restart(pod);
+        run = agent_->progress(pod, false);
+      } else if (run->restarts < kMaxPlayedRestarts) {
+        c_.timers.at(run->finished + backoff, "kubelet restart back-off of pod " + key,
+                     [this, id] { pod_queue.push(id); });
+        timed = true;
+      }
+    }
     s.phase = "Pending";
     s.init_container_statuses.clear();
     for (size_t i = 0; i < ics.size(); ++i) {
       if (i < passed) {
         auto st = container_status(ics[i], true, "terminated", "Completed");
         st.exit_code = 0;
+        s.init_container_statuses.push_back(st);
+      } else if (i == passed && run && run->state == InitRun::kFailed) {
+        const Duration backoff = init_restart_backoff(run->restarts);
+        auto st = container_status(ics[i], false, "waiting", "CrashLoopBackOff",
+                                   "back-off " + backoff_text(backoff) + " restarting failed container=" +
+                                       ics[i].name + " pod=" + pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
+        st.restart_count = run->restarts;
+        st.last_terminated = core::ContainerStatus::Termination{1, "Error", run->message};
+        s.init_container_statuses.push_back(st);
+      } else if (i == passed && run) {
+        auto st = container_status(ics[i], false, "running");
+        st.restart_count = run->restarts;
         s.init_container_statuses.push_back(st);
       } else {
         s.init_container_statuses.push_back(i == passed ? container_status(ics[i], false, "running")

@@ -8,12 +8,41 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/operands.h"
 #include "simulator/cluster_context.h"
 
 namespace gpuops::simulator::internal {
+
+// How far the run of an init container whose process the simulator plays
+// (InitContainerAgent) has got.
+struct InitRun {
+  enum State { kRunning, kCompleted, kFailed };
+  State state = kRunning;
+  int32_t restarts = 0;   // runs before this one (restartCount)
+  core::Time finished{};  // kFailed: when it exited
+  std::string message;    // kFailed: its last log line (lastState.terminated.message)
+};
+
+// An init container whose process the simulator plays (the GPU Operator's
+// k8s-driver-manager, driver_manager.h) instead of completing it at once:
+// the kubelet asks it how the current run goes when the pod reaches the
+// container, and restarts a failed run after the kubelet's back-off.
+class InitContainerAgent {
+ public:
+  virtual ~InitContainerAgent() = default;
+  // Whether it plays init container `c` of `pod`.
+  virtual bool runs(const PodRecord& pod, const core::Container& c) const = 0;
+  // The current run of that container (one is started when there is none).
+  // `hang`: the pod has the stuck-in-init fault (the process hangs before
+  // its end). Writes nothing itself: the agent works in its own loop turn
+  // and queues the pod for the kubelet when the run's state changes.
+  virtual InitRun progress(const PodRecord& pod, bool hang) = 0;
+  // The kubelet starts the failed container again (a new run, restarts+1).
+  virtual void restart(const PodRecord& pod) = 0;
+};
 
 class Kubelet {
  public:
@@ -42,6 +71,9 @@ class Kubelet {
   // operands of `catalog` (the installed operator's; null: none), in the
   // kubelet profile only. The catalog must outlive the kubelet's use.
   void set_validation_gates(const core::Catalog* catalog) { gates_ = catalog; }
+  // The agent that plays some init containers (null: none); kubelet profile
+  // only. It must outlive the kubelet's use.
+  void set_init_agent(InitContainerAgent* agent) { agent_ = agent; }
 
   // As FakeCluster::inject_fault, clear_fault, clear_faults.
   int inject_fault(const Fault& fault);
@@ -56,8 +88,9 @@ class Kubelet {
   // `gated`: set when the status depends on other pods (a validation gate).
   core::PodStatus generate_api_pod_status(const PodRecord& pod, const std::string& key, const Fault* f, bool& timed,
                                           bool& gated);
-  // The init containers of a bound pod the validation gates let complete.
-  size_t gate(const PodRecord& pod) const;
+  // The init containers of a bound pod the validation gates and the agent
+  // let complete; `run`: the agent's run of the next one, when it plays it.
+  size_t gate(const PodRecord& pod, std::optional<InitRun>& run);
   void resync_node_pods(const std::string& node);
 
   ClusterContext& c_;
@@ -66,6 +99,7 @@ class Kubelet {
   int next_fault_ = 1;
   StatusMemo memo_;
   const core::Catalog* gates_ = nullptr;
+  InitContainerAgent* agent_ = nullptr;
 };
 
 }  // namespace gpuops::simulator::internal

@@ -49,7 +49,9 @@ bool init_done(const PodRecord* p, const std::string& name) {
 // mirrors the validator's components (cmd/nvidia-validator/main.go) and the
 // assets' toolkit-validation scripts
 size_t validated_init_containers(const PodRecord& pod, const core::Node& node,
-                                 const std::vector<const PodRecord*>& node_pods, const core::Catalog& catalog) {
+                                 const std::vector<const PodRecord*>& node_pods, const core::Catalog& catalog,
+                                 bool host_driver,
+                                 const std::function<std::optional<bool>(const core::Container&)>& played) {
   const auto& inits = pod.shared_spec().init_containers;
   const core::Operand* validator = catalog.by_name("operator-validator");
   const core::Operand* driver = catalog.by_name("driver");
@@ -62,9 +64,11 @@ size_t validated_init_containers(const PodRecord& pod, const core::Node& node,
   size_t done = 0;
   for (const auto& c : inits) {
     bool ok = true;
-    if (c.name == "driver-validation") {
+    if (std::optional<bool> done = played ? played(c) : std::nullopt) {
+      ok = *done;
+    } else if (c.name == "driver-validation") {
       auto v = core::node_label(node, core::kDriverDeployLabel);
-      ok = ready(operand_pod(node_pods, driver)) || (v && *v == "pre-installed");
+      ok = ready(operand_pod(node_pods, driver)) || (v && *v == "pre-installed") || host_driver;
     } else if (c.name == "toolkit-validation") {
       ok = is_validator ? ready(operand_pod(node_pods, toolkit))
                         : init_done(operand_pod(node_pods, validator), "toolkit-validation");

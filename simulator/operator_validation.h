@@ -10,7 +10,8 @@
 // .../toolkit-ready ]`):
 //  * driver-validation: the node's driver pod (app.kubernetes.io/component
 //    nvidia-driver) is Ready, or the node's driver is the host's
-//    (nvidia.com/gpu.deploy.driver=pre-installed);
+//    (nvidia.com/gpu.deploy.driver=pre-installed, or `host_driver`: a driver
+//    installed on the machine, which the validator finds under /host);
 //  * toolkit-validation of the operator validator: the toolkit pod is Ready
 //    (it runs nvidia-smi through the nvidia runtime the toolkit configured);
 //  * toolkit-validation of every other operand: toolkit-ready exists, which
@@ -20,12 +21,16 @@
 //    the node's capacity);
 //  * any other init container (cuda-validation, config-manager-init,
 //    k8s-driver-manager, the sandbox validations): completes at once.
+// An init container the caller's `played` answers for (k8s-driver-manager,
+// whose process driver_manager.h plays) completes when it says so.
 // A pod found nowhere on the node does not count. Not in the kwok profile:
 // KWOK runs no init container (measured: every pod Running and Ready at
 // once, reference/gpu-operator-live.md).
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +44,11 @@ namespace gpuops::simulator::internal {
 // validate on `node`, whose bound pods are `node_pods`. `catalog` names the
 // operands' pod labels (the release's). Returns the number of init
 // containers for a pod that is not an operand of the catalog.
+// `played(c)`: nullopt for a container it does not play, else whether its
+// run has completed (may be empty: none played).
 size_t validated_init_containers(const PodRecord& pod, const core::Node& node,
-                                 const std::vector<const PodRecord*>& node_pods, const core::Catalog& catalog);
+                                 const std::vector<const PodRecord*>& node_pods, const core::Catalog& catalog,
+                                 bool host_driver,
+                                 const std::function<std::optional<bool>(const core::Container&)>& played = {});
 
 }  // namespace gpuops::simulator::internal

@@ -72,3 +72,42 @@ TEST(Catalog, LabelMustBeALabelKey) {
                 .label,
             "example.com/x");
 }
+
+// operator.driver_manager / mig_manager (core::HelperRules): restore lists
+// default to the pause lists; a wait names an app or a nodeSelector key.
+TEST(Catalog, HelperRules) {
+  core::Catalog c = core::parse_catalog(std::string(kOne) + R"(operator:
+  driver_manager:
+    pause: [nvidia.com/gpu.deploy.container-toolkit]
+    pause_if_set: [nvidia.com/gpu.deploy.mig-manager]
+    wait_for: [nvidia-container-toolkit-daemonset, {selector_key: nvidia.com/gpu.deploy.client, if_set: nvidia.com/gpu.deploy.client}]
+    wait_timeout_fails: true
+)",
+                                        "c.yaml");
+  const core::HelperRules& dm = c.rules.driver_manager;
+  EXPECT_EQ(dm.restore, dm.pause);
+  EXPECT_EQ(dm.restore_if_set, dm.pause_if_set);
+  EXPECT_EQ(dm.restore_on_exit, dm.pause);
+  ASSERT_EQ(dm.wait_for.size(), 2u);
+  EXPECT_EQ(dm.wait_for[0].app, "nvidia-container-toolkit-daemonset");
+  EXPECT_EQ(dm.wait_for[1].selector_key, "nvidia.com/gpu.deploy.client");
+  EXPECT_TRUE(dm.wait_timeout_fails);
+  EXPECT_TRUE(c.rules.mig_manager.empty());
+
+  auto e = refused(std::string(kOne) + "operator:\n  mig_manager:\n    wait_for: [{app: a, selector_key: b}]\n");
+  EXPECT_EQ(e.field(), "operator.mig_manager.wait_for[0]");
+  EXPECT_EQ(e.message(), "give exactly one of app and selector_key");
+  e = refused(std::string(kOne) + "operator:\n  mig_manager:\n    pause: [nvidia.com/x-]\n");
+  EXPECT_EQ(e.field(), "operator.mig_manager.pause[0]");
+  EXPECT_EQ(e.line(), 7);
+  e = refused(std::string(kOne) + "operator:\n  driver_manager:\n    paus: []\n");
+  EXPECT_EQ(e.field(), "operator.driver_manager.paus");
+
+  // The built-in releases carry both helpers.
+  for (const char* name : {"gpu-operator", "gpu-operator-v25.3"}) {
+    core::Catalog r = core::load_catalog(name);
+    EXPECT_FALSE(r.rules.driver_manager.empty()) << name;
+    EXPECT_FALSE(r.rules.mig_manager.empty()) << name;
+    EXPECT_EQ(r.rules.mig_manager.configs.front(), "all-disabled") << name;
+  }
+}

@@ -293,6 +293,44 @@ steps:
   EXPECT_EQ(e.message(), "unknown fault \"oom\" (image-pull, crash-loop, never-ready, stuck-in-init, failed)");
 }
 
+TEST(Scenario, HostFactsAreReadOnLoad) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: hosts
+cluster:
+  profile: kubelet
+  nodes:
+    - name: a
+      host: {driver: pre-installed}
+steps:
+  - host: {node: a, driverInUse: true, migConfig: all-1g.5gb, migApplyFails: false}
+)");
+  core::Scenario s = core::load_scenario(f);
+  EXPECT_TRUE(s.simulator_only);  // host facts exist only in the simulator
+  ASSERT_EQ(s.hosts.size(), 1u);
+  EXPECT_EQ(s.hosts[0].node, "a");
+  EXPECT_EQ(s.hosts[0].driver, "pre-installed");
+  EXPECT_FALSE(s.hosts[0].driver_in_use);
+  ASSERT_EQ(s.steps.size(), 1u);
+  EXPECT_TRUE(s.steps[0].simulator_only());
+  EXPECT_EQ(s.steps[0].host.node, "a");
+  EXPECT_EQ(s.steps[0].host.driver, std::nullopt);
+  EXPECT_EQ(s.steps[0].host.driver_in_use, true);
+  EXPECT_EQ(s.steps[0].host.mig_config, "all-1g.5gb");
+  EXPECT_EQ(s.steps[0].host.mig_apply_fails, false);
+  EXPECT_EQ(s.steps[0].title(), "host a driverInUse=true migConfig=all-1g.5gb migApplyFails=false");
+
+  auto e = load_error("name: x\nsteps:\n  - host:\n      node: a\n      driver: installed\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.field(), "steps[0].host.driver");
+  EXPECT_EQ(e.message(),
+            "Unsupported value: \"installed\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+  EXPECT_EQ(load_error("name: x\nsteps:\n  - host: {driver: none}\n").field(), "steps[0].host.node");
+  EXPECT_EQ(load_error("name: x\nsteps:\n  - host: {node: a}\n").field(), "steps[0].host");
+  EXPECT_EQ(load_error("name: x\ncluster:\n  nodes:\n    - name: a\n      host: {node: a, driver: none}\nsteps:\n  - cordon: a\n")
+                .field(),
+            "cluster.nodes[0].host.node");
+}
+
 TEST(Scenario, SimulatorOnlyStepsAreSkippedVisiblyWithoutControls) {
   TempDir d;
   std::string f = d.write("s.yaml", "name: sim\nsteps:\n  - advance: 30s\n  - fault: {kind: crash-loop}\n");
