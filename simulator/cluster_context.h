@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/model.h"
@@ -255,6 +256,10 @@ struct ClusterContext {
   std::vector<PodInfo> pod_info;
   // By node name (a name may have host facts before its node exists).
   std::unordered_map<std::string, NodeHost> hosts;
+  // Nodes an imported state's pods are bound to but the state does not list
+  // (a must-gather lists only GPU nodes): they exist in the real cluster, so
+  // pod GC leaves their pods alone.
+  std::unordered_set<std::string> unseen_nodes;
 
   // The id of node name `name`, added when new.
   uint32_t node_id(const std::string& name) {

@@ -42,9 +42,11 @@ bool has_nfd_labels(const core::Labels& l) {
 
 }  // namespace
 
-void ClusterPolicyController::install(core::Catalog catalog, std::string ns) {
+void ClusterPolicyController::install(core::Catalog catalog, std::string ns, bool adopt) {
   catalog_ = std::move(catalog);
   ns_ = std::move(ns);
+  adopt_ = adopt;
+  adopted_.clear();
   installed_ = true;
   node_labels_.clear();
   for (const auto& [name, n] : c_.store.nodes()) node_labels_[name] = n.metadata.labels;
@@ -176,6 +178,16 @@ void ClusterPolicyController::write_status(const core::ClusterPolicy& policy, co
   if (!same) c_.store.mutate_cluster_policy_status(policy.metadata.name, state, conds);
 }
 
+bool ClusterPolicyController::has_variant_daemonsets(const core::Operand& op) const {
+  if (op.component.empty()) return false;
+  for (const auto& [key, d] : c_.store.daemonsets()) {
+    if (d.metadata.namespace_ != ns_ || d.metadata.name == op.daemonset) continue;
+    auto it = d.template_.labels.find("app.kubernetes.io/component");
+    if (it != d.template_.labels.end() && it->second == op.component) return true;
+  }
+  return false;
+}
+
 void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy) {
   const std::string policy_name = policy.metadata.name;
   // Every other ClusterPolicy: Reconcile's SetStatus(gpuv1.Ignored) sets
@@ -217,6 +229,10 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
       continue;
     }
     if (!first_gpu) continue;  // !hasGPUNodes: nothing to create, the state is ready
+    // An imported install whose operand runs under other DaemonSets (the
+    // precompiled or NVIDIADriver driver variants, which are not rendered
+    // here): left to them.
+    if (adopt_ && !existing && has_variant_daemonsets(*op)) continue;
     if (op->name == "driver" && !first_gpu->metadata.labels.count(kKernelVersionLabel)) {
       // The driver transform needs the kernel version (measured on v25.3.4:
       // the pass stops here, no later state is reconciled).
@@ -238,7 +254,14 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
         c_.store.create(core::Object(std::move(ds)));
       } else {
         auto h = existing->metadata.annotations.find(kLastAppliedHash);
-        if (h == existing->metadata.annotations.end() || h->second != hash) {
+        const std::string applied = h == existing->metadata.annotations.end() ? "" : h->second;
+        bool same = h != existing->metadata.annotations.end() && applied == hash;
+        if (adopt_) {
+          auto [a, fresh] = adopted_.try_emplace(op->daemonset, applied, hash);
+          (void)fresh;
+          same = same || (a->second.first == applied && a->second.second == hash);
+        }
+        if (!same) {
           // The stored object's annotations the operator does not own are kept.
           for (const auto& [k, v] : existing->metadata.annotations)
             if (!ds.metadata.annotations.count(k)) ds.metadata.annotations[k] = v;

@@ -55,7 +55,12 @@ class ClusterPolicyController {
 
   // The operator starts (a full pass is queued), running the rules and
   // rendering of `catalog`'s release, its operands in namespace `ns`.
-  void install(core::Catalog catalog, std::string ns);
+  // `adopt` (an imported cluster, FakeCluster::import_state): a DaemonSet
+  // that exists when a state is first rendered is taken as that render (its
+  // last-applied hash was the real operator's), so it is updated only once
+  // the render changes (a ClusterPolicy change), not for the differences
+  // between the real operator's render and the simulated one.
+  void install(core::Catalog catalog, std::string ns, bool adopt = false);
   // The operator stops (its Deployment gone): nothing it made is undone
   // here; deleting the ClusterPolicy lets the garbage collector take the
   // DaemonSets.
@@ -79,6 +84,9 @@ class ClusterPolicyController {
   // mirrors ClusterPolicyReconciler.Reconcile after init.
   void reconcile_policy(const core::ClusterPolicy& policy);
   const core::ClusterPolicy* singleton() const;
+  // adopt_: whether DaemonSets other than op's own name run its pods (by
+  // app.kubernetes.io/component in their template).
+  bool has_variant_daemonsets(const core::Operand& op) const;
   bool owns(const core::DaemonSet& d) const;
   void write_status(const core::ClusterPolicy& policy, const std::string& state, bool ready,
                     const std::string& reason, const std::string& message);
@@ -95,6 +103,10 @@ class ClusterPolicyController {
   // GenerationChangedPredicate: the generation last seen per ClusterPolicy.
   std::map<std::string, int64_t> generations_;
   std::string singleton_uid_;
+  bool adopt_ = false;
+  // adopt_: per DaemonSet name, its last-applied hash when first rendered and
+  // the simulated render's hash then.
+  std::map<std::string, std::pair<std::string, std::string>> adopted_;
 };
 
 }  // namespace gpuops::simulator::internal

@@ -248,6 +248,61 @@ void FakeCluster::uninstall_operator() {
   impl_->mig_manager.install(nullptr, "");
 }
 
+void FakeCluster::import_state(const core::ClusterState& state, const core::Catalog* operator_catalog) {
+  Impl& m = *impl_;
+  ObjectStore& s = m.ctx.store;
+  if (!s.nodes().empty() || !s.daemonsets().empty() || s.pod_count() != 0)
+    throw ClusterError("import: the simulator already holds a cluster", 409);
+  std::set<std::string> namespaces;
+  if (!state.namespace_.empty()) namespaces.insert(state.namespace_);
+  for (const auto& d : state.daemonsets) namespaces.insert(d.metadata.namespace_);
+  for (const auto& p : state.pods) namespaces.insert(p.metadata.namespace_);
+  namespaces.erase("");
+  for (const auto& ns : namespaces) create_namespace(ns);
+  for (const auto& n : state.nodes) s.restore(core::Object(n));
+  std::set<std::string> listed;
+  for (const auto& n : state.nodes) listed.insert(n.metadata.name);
+  for (const auto& p : state.pods)
+    if (!p.spec.node_name.empty() && !listed.count(p.spec.node_name)) m.ctx.unseen_nodes.insert(p.spec.node_name);
+  if (operator_catalog) {
+    s.install_gpu_operator_crds();
+    m.cluster_policy.install(*operator_catalog, state.namespace_, true);
+    m.kubelet.set_validation_gates(&m.cluster_policy.catalog());
+    m.driver_manager.install(&m.cluster_policy.catalog(), state.namespace_);
+    m.mig_manager.install(&m.cluster_policy.catalog(), state.namespace_);
+  } else if (!state.cluster_policies.empty() || !state.nvidia_drivers.empty()) {
+    s.install_gpu_operator_crds();
+  }
+  for (const auto& cp : state.cluster_policies) s.restore(core::Object(cp));
+  for (const auto& d : state.nvidia_drivers) s.restore(core::Object(d));
+  for (const auto& d : state.daemonsets) s.restore(core::Object(d));
+  for (const auto& p : state.pods) {
+    s.restore(core::Object(p));
+    if (const PodRecord* r = s.find_pod(p.metadata.namespace_, p.metadata.name)) m.kubelet.keep_status(r->id);
+  }
+}
+
+core::Time FakeCluster::import_start(const core::ClusterState& state) {
+  std::optional<Time> latest;
+  auto see = [&](const std::optional<Time>& t) {
+    if (t && (!latest || *t > *latest)) latest = t;
+  };
+  auto meta = [&](const core::ObjectMeta& m) {
+    see(m.creation_timestamp);
+    see(m.deletion_timestamp);
+  };
+  for (const auto& n : state.nodes) meta(n.metadata);
+  for (const auto& d : state.daemonsets) meta(d.metadata);
+  for (const auto& p : state.pods) {
+    meta(p.metadata);
+    see(p.status.start_time);
+    for (const auto& c : p.status.conditions) see(c.last_transition_time);
+  }
+  for (const auto& cp : state.cluster_policies) meta(cp.metadata);
+  if (!latest) return Options{}.start;
+  return *latest + std::chrono::seconds(1);
+}
+
 void FakeCluster::set_host(const core::HostSpec& spec) {
   using Driver = internal::NodeHost::Driver;
   std::optional<Driver> driver;

@@ -178,6 +178,27 @@ class FakeCluster : public core::Cluster {
   // InputError 422 for an empty node name or an unknown driver value.
   void set_host(const core::HostSpec& host);
 
+  // Loads a real cluster's state (a dump, a must-gather, a live read) into
+  // this fresh simulator, for `gpuops plan` and `serve --snapshot`: the
+  // state's namespace and those of its DaemonSets and pods, its nodes, its
+  // DaemonSets and pods as they are (ObjectStore::restore: uids, owners,
+  // generations, statuses, bindings kept). Imported pods keep their status
+  // until deleted (Kubelet::keep_status). With `operator_catalog` (an
+  // operator install, core::detect_operator_install) the simulated operator
+  // of that release is installed, adopting the DaemonSets it finds
+  // (ClusterPolicyController::install's `adopt`), and the ClusterPolicies
+  // are imported with their status; without it they are stored only. A
+  // healthy cluster is a fixed point: settling it creates and deletes
+  // nothing. Throws ClusterError 409 when this cluster already holds nodes,
+  // DaemonSets or pods, and what ObjectStore::restore throws (nothing is
+  // left half-imported then: the cluster is to be dropped).
+  void import_state(const core::ClusterState& state, const core::Catalog* operator_catalog);
+  // The latest timestamp in `state` (creation, deletion, condition and
+  // container times), plus one second: where an imported cluster's clock
+  // starts (Options::start), so no imported time is in its future. The
+  // default start when the state has none.
+  static core::Time import_start(const core::ClusterState& state);
+
   // Faults apply to pods the kubelet runs from now on and are re-evaluated
   // for pods already there. Returns an id for clear_fault.
   int inject_fault(const Fault& fault);

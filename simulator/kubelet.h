@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "core/operands.h"
 #include "simulator/cluster_context.h"
@@ -75,6 +76,11 @@ class Kubelet {
   // only. It must outlive the kubelet's use.
   void set_init_agent(InitContainerAgent* agent) { agent_ = agent; }
 
+  // An imported pod (FakeCluster::import_state) keeps the status the real
+  // kubelet wrote until it is deleted: the simulator knows nothing of why a
+  // real container is not ready.
+  void keep_status(uint64_t pod_id) { kept_.insert(pod_id); }
+
   // As FakeCluster::inject_fault, clear_fault, clear_faults.
   int inject_fault(const Fault& fault);
   void clear_fault(int id);
@@ -100,6 +106,7 @@ class Kubelet {
   StatusMemo memo_;
   const core::Catalog* gates_ = nullptr;
   InitContainerAgent* agent_ = nullptr;
+  std::unordered_set<uint64_t> kept_;
 };
 
 }  // namespace gpuops::simulator::internal

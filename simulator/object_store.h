@@ -175,6 +175,13 @@ class ObjectStore {
   // namespaced object's namespace does not exist; InputError 422 when the
   // name is missing.
   core::Object create(core::Object obj);
+  // Stores `obj` as a real cluster holds it (the import of `gpuops plan`,
+  // simulator/import.h): as create, but its uid, creationTimestamp,
+  // deletionTimestamp, generation and status are kept (a uid or
+  // creationTimestamp missing is stamped), and a DaemonSet keeps its
+  // template generation annotation (1 when it has none). Same errors as
+  // create; a ClusterPolicy or NVIDIADriver is validated as on create.
+  core::Object restore(core::Object obj);
   // Replaces an object's spec and metadata (labels, annotations, ...); status
   // is kept from the stored object, as the kinds' strategies PrepareForUpdate
   // do (except for Namespaces, whose status is replaced too). A non-empty
@@ -310,6 +317,7 @@ class ObjectStore {
   uint64_t next_rv();
   core::Time now_seconds() const;
   void stamp_new(core::ObjectMeta& meta);
+  bool restoring_ = false;  // inside restore(): create keeps what the object says
   void emit(EventType type, const core::Namespace& obj);
   void emit(EventType type, const core::Node& obj);
   void emit(EventType type, const core::DaemonSet& obj);

@@ -103,8 +103,12 @@ template <class T>
 core::Object ObjectStore::create_custom(T obj) {
   // create() has stamped uid and creationTimestamp and checked the name.
   validate_custom(obj);
-  clear_status(obj);
-  obj.metadata.generation = 1;
+  if (!restoring_) {
+    clear_status(obj);
+    obj.metadata.generation = 1;
+  } else if (obj.metadata.generation < 1) {
+    obj.metadata.generation = 1;
+  }
   obj.metadata.resource_version = std::to_string(next_rv());
   auto& table = custom_table<T>();
   auto [slot, fresh] = table.try_emplace(obj.metadata.name);

@@ -113,8 +113,13 @@ core::Object ObjectStore::create(core::Object obj) {
   }
   if (get(kind, m.namespace_, m.name))
     throw ClusterError(std::string(resource_name(kind)) + " \"" + m.name + "\" already exists", 409);
-  stamp_new(m);
-  m.generation = 0;
+  if (!restoring_) {
+    stamp_new(m);
+    m.generation = 0;
+  } else {
+    if (m.uid.empty()) m.uid = new_uid();
+    if (!m.creation_timestamp) m.creation_timestamp = now_seconds();
+  }
   switch (kind) {
     case Kind::kNamespace: {
       auto& ns = std::get<core::Namespace>(obj);
@@ -144,9 +149,14 @@ core::Object ObjectStore::create(core::Object obj) {
       // cleared, generation 1, templateGeneration 1 (served as the
       // deprecated.daemonset.template.generation annotation).
       auto& ds = std::get<core::DaemonSet>(obj);
-      ds.status = {};
-      ds.metadata.generation = 1;
-      ds.metadata.annotations[kTemplateGeneration] = "1";
+      if (!restoring_) {
+        ds.status = {};
+        ds.metadata.generation = 1;
+        ds.metadata.annotations[kTemplateGeneration] = "1";
+      } else {
+        if (ds.metadata.generation < 1) ds.metadata.generation = 1;
+        ds.metadata.annotations.emplace(kTemplateGeneration, "1");
+      }
       ds.metadata.resource_version = std::to_string(next_rv());
       std::string k = key(ds.metadata.namespace_, ds.metadata.name);
       auto [slot, fresh] = daemonsets_.try_emplace(k);
@@ -178,6 +188,15 @@ core::Object ObjectStore::create(core::Object obj) {
     }
   }
   return obj;
+}
+
+core::Object ObjectStore::restore(core::Object obj) {
+  restoring_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{restoring_};
+  return create(std::move(obj));
 }
 
 std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& generate_name) {

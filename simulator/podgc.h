@@ -25,7 +25,7 @@ class PodGC {
   // A bound pod added or updated: when its node is absent, that node is
   // watched.
   void on_bound_pod(const PodRecord& pod, const PodInfo& info) {
-    if (!c_.node_table[info.bound].node) {
+    if (!c_.node_table[info.bound].node && !c_.unseen_nodes.count(pod.node_name)) {
       missing_nodes_.insert(pod.node_name);
       schedule();
     }

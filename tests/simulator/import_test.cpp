@@ -1,0 +1,133 @@
+// FakeCluster::import_state: a real cluster's state loaded into the
+// simulator is a fixed point when healthy (issue 21: "settling a healthy
+// imported cluster creates and deletes nothing"), on every field case and
+// operator dump of the tests.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/operator_install.h"
+#include "core/snapshot.h"
+#include "simulator/fake_cluster.h"
+#include "tests/simulator/helpers.h"
+
+namespace gpuops::simulator {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Imported {
+  core::ClusterState before;  // as read
+  core::ClusterState after;   // imported and settled
+};
+
+Imported import_and_settle(const std::string& path, const std::string& ns = "gpu-operator") {
+  core::SnapshotCluster snap({path});
+  Imported out;
+  out.before = snap.state(ns);
+  core::OperatorInstall install = core::detect_operator_install(out.before);
+  std::optional<core::Catalog> catalog;
+  if (install.detected) catalog = core::load_catalog(core::operator_catalog_name(install.version));
+  FakeCluster::Options o;
+  o.start = FakeCluster::import_start(out.before);
+  FakeCluster c(o);
+  c.import_state(out.before, catalog ? &*catalog : nullptr);
+  c.settle();
+  out.after = c.state(ns);
+  return out;
+}
+
+std::set<std::string> pod_uids(const core::ClusterState& s, bool live_only) {
+  std::set<std::string> out;
+  for (const auto& p : s.pods)
+    if (!live_only || !p.metadata.deletion_timestamp) out.insert(p.metadata.uid);
+  return out;
+}
+
+std::map<std::string, core::Labels> node_labels(const core::ClusterState& s) {
+  std::map<std::string, core::Labels> out;
+  for (const auto& n : s.nodes) out[n.metadata.name] = n.metadata.labels;
+  return out;
+}
+
+std::vector<std::string> dumps() {
+  std::vector<std::string> out;
+  for (const char* dir : {"tests/data/cases", "tests/data/operator"})
+    for (const auto& e : fs::directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir))
+      if (e.is_directory() && e.path().filename() != "bad-manifests") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every dump: the pods that were live stay (same uids: nothing deleted or
+// replaced), nothing new is created, except where the dump itself is
+// mid-way (a pod the DaemonSet controller no longer wants, listed in
+// `converging`), and the nodes' labels are what they were (the simulated
+// operator's labeller agrees with the real one's writes).
+TEST(Import, EveryDumpIsAFixedPoint) {
+  // Dumps taken mid-change: what settling them does is what the real
+  // cluster was about to do (README.md of each case).
+  const std::map<std::string, std::string> converging = {
+      {"terminating-after-optout", "the terminating pod goes after its grace period"},
+  };
+  // Hand-written dumps that list fewer pods than their DaemonSets want: the
+  // pod the real DaemonSet controller would have created.
+  const std::map<std::string, std::vector<std::string>> incomplete = {
+      // The NFD worker DaemonSet (no nodeSelector, tolerates nvidia.com/gpu)
+      // lists pods on gpu-node-1 and cpu-node-1 only.
+      {"sandbox-vfio-crashloop", {"gpu-operator-node-feature-discovery-worker- on gpu-node-2"}},
+  };
+  const auto all = dumps();
+  ASSERT_GE(all.size(), 15u);
+  for (const auto& dir : all) {
+    SCOPED_TRACE(dir);
+    const std::string name = fs::path(dir).filename().string();
+    Imported r = import_and_settle(dir);
+    ASSERT_FALSE(r.before.nodes.empty());
+    std::set<std::string> before = pod_uids(r.before, true), after = pod_uids(r.after, false);
+    if (converging.count(name)) {
+      EXPECT_LE(after.size(), pod_uids(r.before, false).size());
+      continue;
+    }
+    std::vector<std::string> created, deleted;
+    for (const auto& p : r.after.pods)
+      if (!before.count(p.metadata.uid)) {
+        // A created pod's name is generateName plus 5 random characters.
+        std::string n = p.metadata.name;
+        created.push_back(n.substr(0, n.size() >= 5 ? n.size() - 5 : 0) + " on " + p.spec.node_name);
+      }
+    for (const auto& p : r.before.pods)
+      if (before.count(p.metadata.uid) && !after.count(p.metadata.uid))
+        deleted.push_back(p.metadata.name + " on " + p.spec.node_name);
+    auto want = incomplete.find(name);
+    EXPECT_EQ(created, want == incomplete.end() ? std::vector<std::string>{} : want->second) << "pods created";
+    EXPECT_EQ(deleted, std::vector<std::string>{}) << "pods deleted";
+    EXPECT_EQ(node_labels(r.after), node_labels(r.before));
+    // Statuses are the real kubelet's: a pod that was not ready stays so.
+    for (const auto& p : r.before.pods)
+      for (const auto& q : r.after.pods)
+        if (p.metadata.uid == q.metadata.uid) {
+          EXPECT_EQ(q.is_ready(), p.is_ready()) << p.metadata.name;
+        }
+  }
+}
+
+TEST(Import, RefusesAClusterThatHoldsOne) {
+  FakeCluster c;
+  c.add_node(testing::make_node("a"));
+  core::ClusterState s;
+  s.namespace_ = "gpu-operator";
+  try {
+    c.import_state(s, nullptr);
+    FAIL() << "no error";
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 409);
+  }
+}
+
+}  // namespace
+}  // namespace gpuops::simulator
