@@ -32,6 +32,7 @@ const std::vector<Command>& commands() {
       {"serve", "serve the simulator over the Kubernetes API for kubectl (--lab: the lab's nodes)", cmd_serve},
       {"diagnose", "[NODE...]: say why, in the GPU Operator's terms: one finding per node and operand", cmd_diagnose},
       {"explain", "NODE OPERAND: why an operand runs or does not run on a node", cmd_explain},
+      {"plan", "VERB ARGS...: what a label, taint, cordon, drain, apply or ClusterPolicy change would do", cmd_plan},
       {"run", "PATH...: replay scenarios on the simulator or a live cluster and check their expectations", cmd_run},
       {"lab", "run|grade --dir DIR: perform LAB.md's eight steps as a demo, or grade a learner's directory", cmd_lab},
   };

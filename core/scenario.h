@@ -246,6 +246,17 @@ Scenario load_scenario(const std::string& path);
 // Throws InputError for the first malformed file, or duplicate names.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths);
 
+// A file holding a bare YAML list of steps (`gpuops plan --steps F`), read as
+// a scenario's `steps:` with `catalog` for `apply: {operands}`. Throws
+// InputError naming the file, line and field ("[2].label.node").
+std::vector<Step> load_steps(const std::string& path, const Catalog& catalog);
+
+// Runs one step's action (not its expectations) on `cluster`, as the
+// scenario runner does; `sim` is needed for the simulator-only actions
+// (else they throw ClusterError). `scenario` gives the namespace and the
+// catalog (an apply's operands, deletePod's lookup).
+void run_step_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim);
+
 // Parses "30s", "5m", "1h", "500ms", "1m30s" (Go's time.ParseDuration units
 // h, m, s, ms). Throws std::invalid_argument.
 Duration parse_duration(const std::string& text);

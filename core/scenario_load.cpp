@@ -659,6 +659,20 @@ Scenario load_scenario(const std::string& path) {
   return scenario;
 }
 
+std::vector<Step> load_steps(const std::string& path, const Catalog& catalog) {
+  std::string text = read_input_file(path);
+  Reader reader(path);
+  YAML::Node root = load_yaml(text, path);
+  if (!root.IsSequence() || root.size() == 0)
+    throw InputError(path, root.IsDefined() ? root.Mark().line + 1 : 1, "",
+                     "a list of scenario steps (docs/SCENARIOS.md), e.g. - label: {node: gpu-2, set: {...}}");
+  fs::path dir = fs::path(path).parent_path();
+  std::vector<Step> steps;
+  for (size_t i = 0; i < root.size(); ++i)
+    steps.push_back(read_step(reader, root[i], "[" + std::to_string(i) + "]", dir, catalog));
+  return steps;
+}
+
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const auto& path : paths) {

@@ -224,6 +224,13 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
 
 }  // namespace
 
+void run_step_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
+  if (step.simulator_only() && !sim && !step.action.empty() && step.action != "advance")
+    throw ClusterError("step \"" + step.title() + "\" needs the simulator");
+  if (step.action == "advance" && !sim) throw ClusterError("advance needs the simulator");
+  do_action(step, scenario, cluster, sim);
+}
+
 StepObservation observe(const ClusterState& state, const Catalog& catalog) {
   StepObservation observation;
   Report report = audit(state, catalog);

@@ -1,0 +1,310 @@
+// gpuops plan [cluster options] VERB ARGS... | --steps FILE: what a change
+// would do, before it is made (docs/PLAN.md). The cluster (a dump, a
+// must-gather, a live cluster: only read) is imported into the simulator
+// (simulator::FakeCluster::import_state), settled, the change replayed on
+// the copy with kubectl's verbs, settled again, and the two states compared
+// (core/plan.h). Exit codes as kubectl diff's: 0 nothing would change, 1
+// something would, 2 bad input, 3 cluster error.
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "core/errors.h"
+#include "core/plan.h"
+#include "core/scenario.h"
+#include "core/validation.h"
+#include "simulator/api_select.h"
+#include "simulator/fake_cluster.h"
+
+namespace gpuops::cli {
+
+namespace {
+
+// The nodes a verb names: NAME..., node/NAME, or -l SELECTOR (kubectl's
+// resource builder for nodes).
+std::vector<std::string> target_nodes(const std::vector<std::string>& names, const std::string& selector,
+                                      const core::ClusterState& state, const ClusterOptions& o,
+                                      const std::vector<std::string>& known) {
+  std::vector<std::string> out;
+  if (!selector.empty()) {
+    if (!names.empty()) throw UsageError("give node names or -l SELECTOR, not both");
+    simulator::LabelQuery q = simulator::LabelQuery::parse(selector);
+    for (const auto& n : state.nodes)
+      if (q.matches(n.metadata.labels)) out.push_back(n.metadata.name);
+    std::sort(out.begin(), out.end());
+    if (out.empty()) throw core::ClusterError("No resources found: no node matches -l " + selector, 404);
+    return out;
+  }
+  if (names.empty()) throw UsageError("name a node (or -l SELECTOR)");
+  for (std::string n : names) {
+    if (n.rfind("node/", 0) == 0) n = n.substr(5);
+    if (n.rfind("nodes/", 0) == 0) n = n.substr(6);
+    require_node(o, known, n);
+    out.push_back(n);
+  }
+  return out;
+}
+
+bool is_node_resource(const std::string& r) { return r == "node" || r == "nodes" || r == "no"; }
+
+// mirrors parseTaints (k8s.io/kubectl pkg/cmd/taint/utils.go): key=value:Effect
+// or key:Effect to add; key=value:Effect-, key:Effect- or key- to remove.
+struct TaintArg {
+  core::Taint taint;
+  bool remove = false;
+};
+TaintArg parse_taint(const std::string& spec) {
+  TaintArg t;
+  std::string s = spec;
+  if (!s.empty() && s.back() == '-') {
+    t.remove = true;
+    s.pop_back();
+  }
+  std::string kv = s, effect;
+  if (auto colon = s.find(':'); colon != std::string::npos) {
+    kv = s.substr(0, colon);
+    effect = s.substr(colon + 1);
+  }
+  if (auto eq = kv.find('='); eq != std::string::npos) {
+    t.taint.key = kv.substr(0, eq);
+    t.taint.value = kv.substr(eq + 1);
+  } else {
+    t.taint.key = kv;
+  }
+  t.taint.effect = effect;
+  if (!t.remove && effect.empty())
+    throw core::InputError("", 0, "taint", "invalid taint spec: " + spec + ", unknown taint effect (give key=value:Effect)");
+  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
+    throw core::InputError("", 0, "taint",
+                           "invalid taint effect: " + effect + ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
+  if (std::string e = core::validate_label_key(t.taint.key); !e.empty())
+    throw core::InputError("", 0, "taint", "invalid taint spec: " + spec + ", " + e);
+  return t;
+}
+
+}  // namespace
+
+int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
+  cxxopts::Options opts(
+      "gpuops plan",
+      "VERB ARGS... | --steps FILE: what a change would do, before it is made. The cluster (--snapshot, or a live "
+      "cluster through --kubeconfig: only read, never written) is copied into the simulator, with the GPU Operator "
+      "simulated when it owns the operands, and the change is replayed on the copy. Verbs, as kubectl spells them: "
+      "label node NAME KEY=VALUE KEY- [--overwrite], label nodes -l SELECTOR ..., cordon|uncordon NAME, drain NAME "
+      "--ignore-daemonsets, taint node NAME KEY=VALUE:EFFECT | KEY:EFFECT- | KEY-, delete node NAME, apply -f FILE, "
+      "patch clusterpolicy NAME --type merge -p JSON. Prints per node the pods created, deleted or replaced and why, "
+      "the labels the operator changes, the matrix after with the changed cells, the findings introduced and "
+      "cleared, and a summary. Exit 0: nothing would change; 1: something would; 2: bad input; 3: cluster error.");
+  add_cluster_options(opts);
+  opts.add_options("change")
+      ("words", "the change: VERB ARGS...", cxxopts::value<std::vector<std::string>>())
+      ("steps", "a file with a list of scenario steps (docs/SCENARIOS.md) to replay instead of a verb",
+       cxxopts::value<std::string>())
+      ("l,selector", "label, taint, cordon, uncordon: the nodes matching this label selector", cxxopts::value<std::string>())
+      ("overwrite", "label: allow a label's value to change, as kubectl label --overwrite")
+      ("f,filename", "apply: the manifest file", cxxopts::value<std::string>())
+      ("type", "patch: the patch type (merge)", cxxopts::value<std::string>()->default_value("merge"))
+      ("p,patch", "patch: the JSON merge patch", cxxopts::value<std::string>())
+      ("ignore-daemonsets", "drain: ignore DaemonSet-managed pods, as kubectl drain")
+      ("force", "drain: delete pods no controller manages too");
+  opts.parse_positional({"words"});
+  opts.positional_help("VERB ARGS...");
+  auto r = parse(opts, args);
+  if (r.count("help")) {
+    out << opts.help();
+    return 0;
+  }
+  std::vector<std::string> words;
+  if (r.count("words")) words = r["words"].as<std::vector<std::string>>();
+  const bool steps_file = r.count("steps") > 0;
+  if (words.empty() && !steps_file) throw UsageError("give a change (VERB ARGS...) or --steps FILE");
+  if (!words.empty() && steps_file) throw UsageError("give a change or --steps FILE, not both");
+  const std::string selector = r.count("selector") ? r["selector"].as<std::string>() : "";
+
+  LoadedState l = load_state(r, err);
+  const ClusterOptions& o = l.opts;
+  const core::ClusterState& state = l.state;
+
+  // The change, as scenario steps.
+  core::Scenario scenario;
+  scenario.name = "plan";
+  scenario.namespace_ = o.namespace_;
+  scenario.catalog = l.catalog;
+  std::vector<core::Step> steps;
+  std::set<std::pair<std::string, std::string>> direct;
+  std::vector<std::string> drain_nodes;
+  if (steps_file) {
+    steps = core::load_steps(r["steps"].as<std::string>(), l.catalog);
+    for (const auto& s : steps) {
+      if (s.simulator_only() || s.action == "host")
+        throw core::InputError(r["steps"].as<std::string>(), s.line, "",
+                               "step \"" + s.title() +
+                                   "\" is simulator only (faults, host facts, virtual time): plan replays what a "
+                                   "change to the real cluster does");
+      for (const auto& [k, v] : s.label_set) direct.insert({s.node, k});
+      for (const auto& k : s.label_remove) direct.insert({s.node, k});
+    }
+  } else {
+    const std::string verb = words[0];
+    std::vector<std::string> rest(words.begin() + 1, words.end());
+    if (verb == "label") {
+      if (rest.empty() || !is_node_resource(rest[0].substr(0, rest[0].find('/'))))
+        throw UsageError("plan label: only nodes: label node NAME KEY=VALUE ...");
+      std::vector<std::string> names, changes;
+      if (rest[0].find('/') != std::string::npos) names.push_back(rest[0]);
+      for (size_t i = 1; i < rest.size(); ++i) {
+        bool is_change = rest[i].find('=') != std::string::npos || (!rest[i].empty() && rest[i].back() == '-');
+        (is_change ? changes : names).push_back(rest[i]);
+      }
+      if (changes.empty()) throw UsageError("plan label: give KEY=VALUE or KEY-");
+      // With -l every positional is a change.
+      for (const auto& node : target_nodes(names, selector, state, o, l.node_names)) {
+        const core::Node* n = nullptr;
+        for (const auto& x : state.nodes)
+          if (x.metadata.name == node) n = &x;
+        core::Step s;
+        s.action = "label";
+        s.node = node;
+        for (const auto& c : changes) {
+          if (c.back() == '-' && c.find('=') == std::string::npos) {
+            std::string key = c.substr(0, c.size() - 1);
+            if (std::string e = core::validate_label_key(key); !e.empty())
+              throw core::InputError("", 0, "label", "invalid label key \"" + key + "\": " + e);
+            if (n && n->metadata.labels.count(key)) s.label_remove.push_back(key);
+            else err << "gpuops plan: label \"" << key << "\" not found on node " << node << "\n";
+            direct.insert({node, key});
+            continue;
+          }
+          std::string key = c.substr(0, c.find('=')), value = c.substr(c.find('=') + 1);
+          if (std::string e = core::validate_label_key(key); !e.empty())
+            throw core::InputError("", 0, "label", "invalid label key \"" + key + "\": " + e);
+          if (std::string e = core::validate_label_value(value); !e.empty())
+            throw core::InputError("", 0, "label", "invalid label value \"" + value + "\": " + e);
+          // kubectl label refuses to change a value without --overwrite.
+          if (n && n->metadata.labels.count(key) && n->metadata.labels.at(key) != value && !r.count("overwrite"))
+            throw core::InputError("", 0, "label",
+                                   "'" + key + "' already has a value (" + n->metadata.labels.at(key) +
+                                       "), and --overwrite is false");
+          s.label_set[key] = value;
+          direct.insert({node, key});
+        }
+        if (!s.label_set.empty() || !s.label_remove.empty()) steps.push_back(std::move(s));
+      }
+    } else if (verb == "cordon" || verb == "uncordon" || verb == "drain") {
+      for (const auto& node : target_nodes(rest, selector, state, o, l.node_names)) {
+        core::Step s;
+        s.action = verb == "uncordon" ? "uncordon" : "cordon";
+        s.name_arg = node;
+        steps.push_back(std::move(s));
+        if (verb == "drain") drain_nodes.push_back(node);
+      }
+    } else if (verb == "taint") {
+      if (rest.empty() || !is_node_resource(rest[0].substr(0, rest[0].find('/'))))
+        throw UsageError("plan taint: only nodes: taint node NAME KEY=VALUE:EFFECT ...");
+      std::vector<std::string> names, specs;
+      if (rest[0].find('/') != std::string::npos) names.push_back(rest[0]);
+      for (size_t i = 1; i < rest.size(); ++i) {
+        bool is_spec = rest[i].find_first_of("=:") != std::string::npos || (!rest[i].empty() && rest[i].back() == '-');
+        (is_spec ? specs : names).push_back(rest[i]);  // a node name has no '=' or ':' and ends in [a-z0-9]
+      }
+      if (specs.empty()) throw UsageError("plan taint: give KEY=VALUE:EFFECT, KEY:EFFECT- or KEY-");
+      for (const auto& node : target_nodes(names, selector, state, o, l.node_names))
+        for (const auto& spec : specs) {
+          TaintArg t = parse_taint(spec);
+          core::Step s;
+          s.action = t.remove ? "untaint" : "taint";
+          s.node = node;
+          s.taint = t.taint;
+          steps.push_back(std::move(s));
+        }
+    } else if (verb == "delete") {
+      if (rest.size() < 2 || !is_node_resource(rest[0]))
+        throw UsageError("plan delete: only nodes: delete node NAME");
+      for (const auto& node : target_nodes({rest.begin() + 1, rest.end()}, selector, state, o, l.node_names)) {
+        core::Step s;
+        s.action = "deleteNode";
+        s.name_arg = node;
+        steps.push_back(std::move(s));
+      }
+    } else if (verb == "apply") {
+      if (!r.count("filename")) throw UsageError("plan apply: give -f FILE");
+      core::Step s;
+      s.action = "apply";
+      s.apply_files.push_back(r["filename"].as<std::string>());
+      steps.push_back(std::move(s));
+    } else if (verb == "patch") {
+      if (rest.size() != 2 || (rest[0] != "clusterpolicy" && rest[0] != "clusterpolicies"))
+        throw UsageError("plan patch: only patch clusterpolicy NAME --type merge -p JSON");
+      if (r["type"].as<std::string>() != "merge")
+        throw UsageError("plan patch: --type must be merge (a JSON merge patch), not " + r["type"].as<std::string>());
+      if (!r.count("patch")) throw UsageError("plan patch: give -p JSON");
+      boost::system::error_code ec;
+      boost::json::value patch = boost::json::parse(r["patch"].as<std::string>(), ec);
+      if (ec || !patch.is_object())
+        throw core::InputError("", 0, "patch", "the patch is not a JSON object" + (ec ? ": " + ec.message() : std::string()));
+      core::Step s;
+      s.action = "patchClusterPolicy";
+      s.policy_name = rest[1];
+      s.policy_patch = patch.as_object();
+      steps.push_back(std::move(s));
+    } else {
+      throw UsageError("unknown change \"" + verb +
+                       "\": label, cordon, uncordon, drain, taint, delete node, apply -f, patch clusterpolicy");
+    }
+  }
+  // kubectl drain: DaemonSet-managed pods need --ignore-daemonsets, pods no
+  // controller manages need --force (pkg/drain/filters.go).
+  std::vector<std::pair<std::string, std::string>> evict;  // ns, pod
+  for (const auto& node : drain_nodes)
+    for (const auto& p : state.pods) {
+      if (p.spec.node_name != node || p.metadata.deletion_timestamp) continue;
+      const core::OwnerReference* ref = p.metadata.controller_ref();
+      if (ref && ref->kind == "DaemonSet") {
+        if (!r.count("ignore-daemonsets"))
+          throw core::InputError("", 0, "drain",
+                                 "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): " +
+                                     p.metadata.namespace_ + "/" + p.metadata.name);
+        continue;
+      }
+      if (!ref && !r.count("force"))
+        throw core::InputError("", 0, "drain",
+                               "cannot delete Pods that declare no controller (use --force to override): " +
+                                   p.metadata.namespace_ + "/" + p.metadata.name);
+      evict.emplace_back(p.metadata.namespace_, p.metadata.name);
+    }
+
+  // The copy: imported, settled, changed, settled.
+  std::optional<core::Catalog> operator_catalog;
+  if (l.install.detected) operator_catalog = l.catalog;
+  simulator::FakeCluster::Options fo;
+  fo.start = simulator::FakeCluster::import_start(state);
+  simulator::FakeCluster copy(fo);
+  copy.import_state(state, operator_catalog ? &*operator_catalog : nullptr);
+  copy.settle();
+  core::ClusterState before = copy.state(o.namespace_);
+  {
+    std::set<std::string> uids;
+    for (const auto& p : before.pods) uids.insert(p.metadata.uid);
+    size_t moved = 0;
+    for (const auto& p : state.pods)
+      if (!p.metadata.deletion_timestamp && !uids.count(p.metadata.uid)) ++moved;
+    if (moved)
+      err << "gpuops plan: note: the cluster is mid-change: " << moved
+          << " of its pods would go even without this change; the plan compares against the settled copy\n";
+  }
+  for (const auto& s : steps) core::run_step_action(s, scenario, copy, nullptr);
+  for (const auto& [ns, pod] : evict) copy.delete_pod(ns, pod);
+  copy.settle();
+  core::ClusterState after = copy.state(o.namespace_);
+  core::PlanResult plan = core::plan_changes(before, after, l.catalog, direct);
+  if (o.output == "json") out << boost::json::serialize(core::render_plan_json(plan)) << "\n";
+  else out << core::render_plan_text(plan);
+  return core::plan_exit_code(plan);
+}
+
+}  // namespace gpuops::cli

@@ -1,0 +1,323 @@
+// What a change would do; see plan.h.
+#include "core/plan.h"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "core/diagnose.h"
+#include "core/placement.h"
+
+namespace gpuops::core {
+
+namespace {
+
+constexpr const char* kTemplateGeneration = "pod-template-generation";
+
+bool live(const Pod& p) {
+  return !p.metadata.deletion_timestamp && p.status.phase != "Succeeded" && p.status.phase != "Failed";
+}
+
+const Node* find_node(const ClusterState& s, const std::string& name) {
+  for (const auto& n : s.nodes)
+    if (n.metadata.name == name) return &n;
+  return nullptr;
+}
+
+const DaemonSet* find_ds(const ClusterState& s, const std::string& name) {
+  for (const auto& d : s.daemonsets)
+    if (d.metadata.name == name) return &d;
+  return nullptr;
+}
+
+std::string operand_of(const Catalog& catalog, const DaemonSet* d, const std::string& name) {
+  if (const Operand* op = catalog.by_daemonset(name)) return op->name;
+  if (!d) return "";
+  auto comp = d->template_.labels.find("app.kubernetes.io/component");
+  for (const auto& op : catalog.operands)
+    if (!op.component.empty() && comp != d->template_.labels.end() && comp->second == op.component) return op.name;
+  return "";
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string label_of(const Pod& p, const char* key) {
+  auto it = p.metadata.labels.find(key);
+  return it == p.metadata.labels.end() ? "" : it->second;
+}
+
+// Live pods by (node, DaemonSet name); pods no DaemonSet controls under
+// DaemonSet "".
+using PodKey = std::pair<std::string, std::string>;
+std::map<PodKey, std::vector<const Pod*>> pods_by_key(const ClusterState& s) {
+  std::map<PodKey, std::vector<const Pod*>> out;
+  for (const auto& p : s.pods) {
+    if (!live(p)) continue;
+    const OwnerReference* ref = p.metadata.controller_ref();
+    std::string ds = ref && ref->kind == "DaemonSet" ? ref->name : "";
+    out[{p.spec.node_name, ds}].push_back(&p);
+  }
+  return out;
+}
+
+std::string plural(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string shown(const std::optional<std::string>& v) { return v ? "\"" + *v + "\"" : "(absent)"; }
+
+std::map<std::pair<std::string, std::string>, MatrixCell> cells_of(const MatrixResult& m) {
+  std::map<std::pair<std::string, std::string>, MatrixCell> out;
+  for (const auto& row : m.rows)
+    for (size_t i = 0; i < m.columns.size() && i < row.cells.size(); ++i)
+      out[{row.node, m.columns[i]->name}] = row.cells[i];
+  return out;
+}
+
+using FindingKey = std::tuple<std::string, std::string, std::string>;
+std::map<FindingKey, const Finding*> findings_by_key(const std::vector<Finding>& fs) {
+  std::map<FindingKey, const Finding*> out;
+  for (const auto& f : fs)
+    if (f.severity != Severity::kInfo) out.emplace(FindingKey{f.node, f.operand, f.name}, &f);
+  return out;
+}
+
+}  // namespace
+
+PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
+                        const std::set<std::pair<std::string, std::string>>& direct) {
+  PlanResult plan;
+  // Nodes and labels.
+  for (const auto& n : after.nodes)
+    if (!find_node(before, n.metadata.name)) plan.nodes_added.push_back(n.metadata.name);
+  for (const auto& n : before.nodes) {
+    const Node* a = find_node(after, n.metadata.name);
+    if (!a) {
+      plan.nodes_removed.push_back(n.metadata.name);
+      continue;
+    }
+    std::set<std::string> keys;
+    for (const auto& [k, v] : n.metadata.labels) keys.insert(k);
+    for (const auto& [k, v] : a->metadata.labels) keys.insert(k);
+    for (const auto& k : keys) {
+      auto b = n.metadata.labels.find(k);
+      auto f = a->metadata.labels.find(k);
+      std::optional<std::string> bv, av;
+      if (b != n.metadata.labels.end()) bv = b->second;
+      if (f != a->metadata.labels.end()) av = f->second;
+      if (bv == av) continue;
+      plan.labels.push_back({n.metadata.name, k, bv, av, direct.count({n.metadata.name, k}) > 0});
+    }
+  }
+  std::sort(plan.nodes_added.begin(), plan.nodes_added.end());
+  std::sort(plan.nodes_removed.begin(), plan.nodes_removed.end());
+  std::sort(plan.labels.begin(), plan.labels.end(),
+            [](const LabelChange& x, const LabelChange& y) { return std::tie(x.node, x.key) < std::tie(y.node, y.key); });
+
+  // Pods.
+  auto b = pods_by_key(before), a = pods_by_key(after);
+  std::set<PodKey> keys;
+  for (const auto& [k, v] : b) keys.insert(k);
+  for (const auto& [k, v] : a) keys.insert(k);
+  for (const auto& key : keys) {
+    const auto& [node, ds] = key;
+    const std::vector<const Pod*> none;
+    const auto& was = b.count(key) ? b.at(key) : none;
+    const auto& now = a.count(key) ? a.at(key) : none;
+    const DaemonSet* d_after = ds.empty() ? nullptr : find_ds(after, ds);
+    const DaemonSet* d_before = ds.empty() ? nullptr : find_ds(before, ds);
+    const Node* n_after = find_node(after, node);
+    const Node* n_before = find_node(before, node);
+    const std::string operand = ds.empty() ? "" : operand_of(catalog, d_after ? d_after : d_before, ds);
+    auto change = [&](PodChange::Kind kind, const Pod& p, std::string why) {
+      plan.pods.push_back({kind, node, ds, operand, p.metadata.name, std::move(why)});
+    };
+    if (ds.empty()) {
+      // By uid: evicted or new.
+      std::set<std::string> now_uids, was_uids;
+      for (const Pod* p : now) now_uids.insert(p->metadata.uid);
+      for (const Pod* p : was) was_uids.insert(p->metadata.uid);
+      for (const Pod* p : was)
+        if (!now_uids.count(p->metadata.uid)) change(PodChange::Kind::kDeleted, *p, n_after ? "evicted" : "node deleted");
+      for (const Pod* p : now)
+        if (!was_uids.count(p->metadata.uid)) change(PodChange::Kind::kCreated, *p, "new pod");
+      continue;
+    }
+    if (!was.empty() && now.empty()) {
+      std::string why;
+      if (!n_after) why = "node deleted";
+      else if (!d_after) why = "DaemonSet deleted";
+      else {
+        Placement pl = should_run(*d_after, *n_after);
+        why = pl.reasons.empty() ? "the DaemonSet still wants the node; its pod is gone" : joined(pl.reasons, "; ");
+      }
+      for (const Pod* p : was) change(PodChange::Kind::kDeleted, *p, why);
+    } else if (was.empty() && !now.empty()) {
+      std::string why;
+      if (!n_before) why = "new node";
+      else if (!d_before) why = "new DaemonSet";
+      else {
+        Placement pl = should_run(*d_before, *n_before);
+        why = pl.reasons.empty() ? "the DaemonSet now places its pod" : "now placed (before: " + joined(pl.reasons, "; ") + ")";
+      }
+      for (const Pod* p : now) change(PodChange::Kind::kCreated, *p, why);
+    } else {
+      std::set<std::string> was_uids;
+      for (const Pod* p : was) was_uids.insert(p->metadata.uid);
+      for (const Pod* p : now) {
+        if (was_uids.count(p->metadata.uid)) continue;
+        std::string g0 = label_of(*was.front(), kTemplateGeneration), g1 = label_of(*p, kTemplateGeneration);
+        change(PodChange::Kind::kReplaced, *p,
+               g0 != g1 ? "template changed (pod-template-generation " + g0 + " -> " + g1 + ")"
+                        : "deleted and recreated from the same template");
+      }
+    }
+  }
+
+  // The matrix and the findings.
+  plan.matrix_before = matrix_result(before, catalog, true);
+  plan.matrix_after = matrix_result(after, catalog, true);
+  auto cb = cells_of(plan.matrix_before), ca = cells_of(plan.matrix_after);
+  for (const auto& [k, cell] : ca) {
+    auto it = cb.find(k);
+    MatrixCell was = it == cb.end() ? MatrixCell::kNo : it->second;
+    if (was != cell) plan.cells.push_back({k.first, k.second, was, cell});
+  }
+  for (const auto& [k, cell] : cb)
+    if (!ca.count(k) && cell != MatrixCell::kNo) plan.cells.push_back({k.first, k.second, cell, MatrixCell::kNo});
+  std::vector<Finding> fb = diagnose(before, catalog, {}), fa = diagnose(after, catalog, {});
+  auto kb = findings_by_key(fb), ka = findings_by_key(fa);
+  for (const auto& [k, f] : ka)
+    if (!kb.count(k)) plan.findings_new.push_back(*f);
+  for (const auto& [k, f] : kb)
+    if (!ka.count(k)) plan.findings_cleared.push_back(*f);
+
+  size_t deleted = 0, created = 0, replaced = 0;
+  std::set<std::string> deleted_on;
+  for (const auto& p : plan.pods) {
+    if (p.kind == PodChange::Kind::kDeleted) {
+      ++deleted;
+      deleted_on.insert(p.node);
+    }
+    if (p.kind == PodChange::Kind::kCreated) ++created;
+    if (p.kind == PodChange::Kind::kReplaced) ++replaced;
+  }
+  size_t indirect = 0;
+  for (const auto& l : plan.labels) indirect += l.by_change ? 0 : 1;
+  plan.summary = plural(deleted, "pod", "pods") + " deleted on " + plural(deleted_on.size(), "node", "nodes") + ", " +
+                 std::to_string(created) + " created, " + std::to_string(replaced) + " replaced, " +
+                 plural(indirect, "label", "labels") + " changed by the operator or its helpers, " +
+                 plural(plan.findings_new.size(), "new finding", "new findings") + ", " +
+                 std::to_string(plan.findings_cleared.size()) + " cleared";
+  return plan;
+}
+
+std::string render_plan_text(const PlanResult& plan) {
+  std::ostringstream out;
+  std::set<std::string> nodes;
+  for (const auto& l : plan.labels) nodes.insert(l.node);
+  for (const auto& p : plan.pods) nodes.insert(p.node);
+  for (const auto& n : plan.nodes_added) out << "node " << n << " added\n";
+  for (const auto& n : plan.nodes_removed) out << "node " << n << " removed\n";
+  for (const auto& node : nodes) {
+    out << (node.empty() ? "(no node)" : node) << ":\n";
+    for (const auto& l : plan.labels)
+      if (l.node == node)
+        out << "  label " << l.key << ": " << shown(l.before) << " -> " << shown(l.after)
+            << (l.by_change ? " (the change)" : " (the operator or its helpers)") << "\n";
+    for (const auto& p : plan.pods) {
+      if (p.node != node) continue;
+      const char* sign = p.kind == PodChange::Kind::kCreated ? "+" : p.kind == PodChange::Kind::kDeleted ? "-" : "~";
+      const char* verb = p.kind == PodChange::Kind::kCreated ? "created" : p.kind == PodChange::Kind::kDeleted ? "deleted" : "replaced";
+      out << "  " << sign << " pod " << p.pod;
+      if (!p.daemonset.empty()) out << " (" << (p.operand.empty() ? "daemonset " + p.daemonset : p.operand) << ")";
+      out << " " << verb << ": " << p.why << "\n";
+    }
+  }
+  // The matrix after, changed cells as before->after.
+  std::map<std::pair<std::string, std::string>, const CellChange*> changed;
+  for (const auto& c : plan.cells) changed[{c.node, c.operand}] = &c;
+  out << "matrix after the change (changed cells before->after):\n";
+  for (const auto& row : plan.matrix_after.rows) {
+    out << row.node;
+    for (size_t i = 0; i < plan.matrix_after.columns.size() && i < row.cells.size(); ++i) {
+      const Operand* col = plan.matrix_after.columns[i];
+      out << " " << col->column << "=";
+      auto it = changed.find({row.node, col->name});
+      if (it != changed.end()) out << matrix_cell_text(it->second->before) << "->";
+      out << matrix_cell_text(row.cells[i]);
+    }
+    out << "\n";
+  }
+  if (!plan.findings_new.empty() || !plan.findings_cleared.empty()) {
+    out << "findings:\n";
+    for (const auto& f : plan.findings_new)
+      out << "  + " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity)
+          << " " << f.name << ": " << f.reason << "\n";
+    for (const auto& f : plan.findings_cleared)
+      out << "  - " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity)
+          << " " << f.name << ": " << f.reason << "\n";
+  }
+  out << plan.summary << "\n";
+  return out.str();
+}
+
+boost::json::object render_plan_json(const PlanResult& plan) {
+  namespace json = boost::json;
+  json::object o;
+  o["summary"] = plan.summary;
+  o["changes"] = plan.changes();
+  json::array pods;
+  for (const auto& p : plan.pods) {
+    const char* kind = p.kind == PodChange::Kind::kCreated ? "created" : p.kind == PodChange::Kind::kDeleted ? "deleted" : "replaced";
+    pods.push_back(json::object{{"kind", kind}, {"node", p.node}, {"daemonset", p.daemonset}, {"operand", p.operand},
+                                {"pod", p.pod}, {"why", p.why}});
+  }
+  o["pods"] = std::move(pods);
+  json::array labels;
+  for (const auto& l : plan.labels) {
+    json::object x{{"node", l.node}, {"key", l.key}, {"byChange", l.by_change}};
+    x["before"] = l.before ? json::value(*l.before) : json::value(nullptr);
+    x["after"] = l.after ? json::value(*l.after) : json::value(nullptr);
+    labels.push_back(std::move(x));
+  }
+  o["labels"] = std::move(labels);
+  json::array added(plan.nodes_added.begin(), plan.nodes_added.end());
+  json::array removed(plan.nodes_removed.begin(), plan.nodes_removed.end());
+  o["nodesAdded"] = std::move(added);
+  o["nodesRemoved"] = std::move(removed);
+  auto matrix = [](const MatrixResult& m) {
+    json::object rows;
+    for (const auto& row : m.rows) {
+      json::object cells;
+      for (size_t i = 0; i < m.columns.size() && i < row.cells.size(); ++i)
+        cells[m.columns[i]->name] = matrix_cell_text(row.cells[i]);
+      rows[row.node] = std::move(cells);
+    }
+    return rows;
+  };
+  json::array columns;
+  for (const Operand* c : plan.matrix_after.columns) columns.push_back(json::value(c->name));
+  o["matrix"] = json::object{{"columns", std::move(columns)},
+                             {"before", matrix(plan.matrix_before)},
+                             {"after", matrix(plan.matrix_after)}};
+  json::array cells;
+  for (const auto& c : plan.cells)
+    cells.push_back(json::object{{"node", c.node}, {"operand", c.operand}, {"before", matrix_cell_text(c.before)},
+                                 {"after", matrix_cell_text(c.after)}});
+  o["cells"] = std::move(cells);
+  o["findingsNew"] = to_json(plan.findings_new);
+  o["findingsCleared"] = to_json(plan.findings_cleared);
+  return o;
+}
+
+int plan_exit_code(const PlanResult& plan) { return plan.changes() ? 1 : 0; }
+
+}  // namespace gpuops::core

@@ -1,0 +1,91 @@
+// core/plan.h: what a change would do to a cluster (`gpuops plan`,
+// docs/PLAN.md): the difference between the settled state before it and
+// after it, both computed by the simulator on an imported copy, told in the
+// operands' terms. A pure function of two ClusterStates and a Catalog.
+//
+// Pods are matched by DaemonSet and node: a pod of DaemonSet D on node N in
+// `after` and not in `before` is created, the reverse deleted, a different
+// uid on both sides replaced (a template change rolling out, or a pod
+// deleted and recreated). Pods no DaemonSet controls are compared by uid
+// (a drain's evictions). Each change names the rule that decides it: for a
+// deleted pod, core::should_run's reasons on the node after the change
+// (the nodeSelector, an untolerated taint), else "node deleted" or
+// "DaemonSet deleted"; for a created one, the change that made the
+// DaemonSet want the node.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/analysis.h"
+#include "core/finding.h"
+#include "core/model.h"
+#include "core/operands.h"
+
+namespace gpuops::core {
+
+struct PodChange {
+  enum class Kind { kCreated, kDeleted, kReplaced };
+  Kind kind = Kind::kCreated;
+  std::string node;
+  std::string daemonset;  // "" for a pod no DaemonSet controls
+  std::string operand;    // the catalog operand of the DaemonSet, "" when none
+  std::string pod;        // its name (the new pod's when created or replaced)
+  std::string why;        // one line
+};
+
+struct LabelChange {
+  std::string node;
+  std::string key;
+  std::optional<std::string> before, after;  // nullopt: absent
+  bool by_change = false;  // written by the change itself (else by the operator or its helpers)
+};
+
+struct CellChange {
+  std::string node;
+  std::string operand;
+  MatrixCell before = MatrixCell::kNo, after = MatrixCell::kNo;
+};
+
+struct PlanResult {
+  std::vector<PodChange> pods;        // by node, then DaemonSet, then pod
+  std::vector<LabelChange> labels;    // by node, then key
+  std::vector<std::string> nodes_added, nodes_removed;
+  MatrixResult matrix_before, matrix_after;  // the catalog's columns
+  std::vector<CellChange> cells;      // the cells that differ
+  std::vector<Finding> findings_new, findings_cleared;  // diagnose, errors and warnings only
+  // "3 pods deleted on 2 nodes, 0 created, 0 replaced, 1 label changed by the
+  // operator, 1 new finding, 0 cleared"
+  std::string summary;
+  bool changes() const {
+    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty();
+  }
+};
+
+// The plan of a change: `before` and `after` are the settled states (same
+// namespace), `direct` the (node, label key) pairs the change itself
+// writes. `catalog` must outlive the result (the matrices point into it).
+PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
+                        const std::set<std::pair<std::string, std::string>>& direct);
+
+// Text: per node its pod and label changes, then the matrix after the
+// change with changed cells marked `before->after`, the findings the change
+// introduces (+) and clears (-), then the summary line.
+std::string render_plan_text(const PlanResult& plan);
+// JSON: {"summary", "changes": bool, "pods": [{kind, node, daemonset,
+// operand, pod, why}], "labels": [{node, key, before, after, byChange}],
+// "nodesAdded", "nodesRemoved", "matrix": {"columns": [...], "before":
+// {node: {col: cell}}, "after": {...}}, "cells": [{node, operand, before,
+// after}], "findingsNew": [...], "findingsCleared": [...]} (findings as
+// render_findings_json's items).
+boost::json::object render_plan_json(const PlanResult& plan);
+
+// kubectl diff's exit codes: 0 nothing would change, 1 something would.
+int plan_exit_code(const PlanResult& plan);
+
+}  // namespace gpuops::core

@@ -1,0 +1,186 @@
+// gpuops plan: what a change would do, on dumps and must-gathers (the live
+// cluster's read-only proof is tests/real/plan_readonly_test.cpp). Expected
+// values come from the rules that decide them: the DaemonSet controller's
+// placement (nodeSelector, taints: NodeShouldRunDaemonPod), kubectl's
+// verbs (label's --overwrite, drain's filters), and the operator's
+// labeller (removeAllGPUStateLabels for nvidia.com/gpu.deploy.operands=false,
+// reference/gpu-operator.md §2.6).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "../common/cli_run.h"
+
+namespace {
+
+using gpuops::testing::run_gpuops;
+
+std::string lab_state() { return std::string(GPUOPS_CASES_DIR) + "/lab-final-state"; }
+std::string op_dump(const std::string& c) { return std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/" + c; }
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+// LAB.md step 4: the toolkit's label lowered on lab-node-1: its pod goes
+// (the nodeSelector no longer matches), and with it the device plugin's
+// and GFD's prerequisite (the order rules of diagnose).
+TEST(Plan, LabelLoweredDeletesThePod) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
+                       "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out, "lab-node-1:\n  label nvidia.com/gpu.deploy.container-toolkit: \"true\" -> \"false\" (the change)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "(container-toolkit) deleted: nodeSelector nvidia.com/gpu.deploy.container-toolkit=true: node "
+                         "has \"false\"\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "lab-node-1 driver=no toolkit=yes->no device-plugin=yes gfd=yes dcgm=no\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "  + lab-node-1 device-plugin error device-plugin-without-toolkit:")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n1 pod deleted on 1 node, 0 created, 0 replaced, 0 labels changed by the operator or its "
+                         "helpers, 2 new findings, 0 cleared\n"))
+      << r.out;
+}
+
+// kubectl label refuses to change a value without --overwrite.
+TEST(Plan, LabelWithoutOverwriteIsRefused) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
+                       "nvidia.com/gpu.deploy.container-toolkit=false"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "'nvidia.com/gpu.deploy.container-toolkit' already has a value (true), and --overwrite is false"))
+      << r.err;
+}
+
+// A change that changes nothing: exit 0, as kubectl diff.
+TEST(Plan, NoChangeExitsZero) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
+                       "nvidia.com/gpu.deploy.container-toolkit=true", "-o", "json"});
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  auto j = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(j.at("changes").as_bool(), false);
+  EXPECT_EQ(j.at("pods").as_array().size(), 0u);
+  EXPECT_EQ(j.at("summary").as_string(),
+            "0 pods deleted on 0 nodes, 0 created, 0 replaced, 0 labels changed by the operator or its helpers, 0 new "
+            "findings, 0 cleared");
+}
+
+// A NoSchedule taint the DaemonSets do not tolerate: nothing is evicted
+// (NoSchedule keeps running pods: shouldContinueRunning), so no change; a
+// NoExecute one evicts every untolerating operand pod.
+TEST(Plan, TaintsAsTheDaemonSetControllerReadsThem) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:NoSchedule"});
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:NoExecute", "-o",
+                  "json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto j = boost::json::parse(r.out).as_object();
+  size_t deleted = 0;
+  for (const auto& p : j.at("pods").as_array()) {
+    EXPECT_EQ(p.at("node").as_string(), "lab-node-0");
+    EXPECT_EQ(p.at("kind").as_string(), "deleted");
+    EXPECT_EQ(p.at("why").as_string(), "untolerated taint dedicated=ml:NoExecute");
+    ++deleted;
+  }
+  EXPECT_EQ(deleted, 5u);  // lab-node-0 runs all five operands (lab-final-state/README.md)
+  auto bad = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:Sometimes"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(has(bad.err, "invalid taint effect: Sometimes")) << bad.err;
+}
+
+// Deleting a node takes its pods (pod GC); cordon changes no DaemonSet pod
+// (the controller tolerates node.kubernetes.io/unschedulable).
+TEST(Plan, DeleteNodeAndCordon) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "delete", "node", "lab-node-2", "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto j = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(j.at("nodesRemoved").as_array(), boost::json::array{"lab-node-2"});
+  for (const auto& p : j.at("pods").as_array()) EXPECT_EQ(p.at("why").as_string(), "node deleted");
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "cordon", "lab-node-2"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto missing = run_gpuops({"plan", "--snapshot", lab_state(), "cordon", "nope"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(has(missing.err, "nodes \"nope\" not found")) << missing.err;
+}
+
+// kubectl drain refuses DaemonSet-managed pods without --ignore-daemonsets.
+TEST(Plan, DrainNeedsIgnoreDaemonsets) {
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "drain", "lab-node-0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore)")) << r.err;
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "drain", "lab-node-0", "--ignore-daemonsets"});
+  EXPECT_EQ(r.code, 0) << r.out;  // only DaemonSet pods there; they stay (the controller tolerates unschedulable)
+}
+
+// On a v26.7 install, nvidia.com/gpu.deploy.operands=false: the operator
+// removes every deploy label of the node (removeAllGPUStateLabels), so every
+// operand pod there goes; the other node is untouched.
+TEST(Plan, OperandsFalseOnAnOperatorInstall) {
+  auto r = run_gpuops({"plan", "--snapshot", op_dump("healthy-v26.7"), "label", "node", "gpu-node-1",
+                       "nvidia.com/gpu.deploy.operands=false", "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto j = boost::json::parse(r.out).as_object();
+  size_t removed = 0;
+  for (const auto& l : j.at("labels").as_array()) {
+    EXPECT_EQ(l.at("node").as_string(), "gpu-node-1");
+    std::string key(l.at("key").as_string());
+    if (key == "nvidia.com/gpu.deploy.operands") {
+      EXPECT_TRUE(l.at("byChange").as_bool());
+      continue;
+    }
+    EXPECT_EQ(key.rfind("nvidia.com/gpu.deploy.", 0), 0u) << key;
+    EXPECT_TRUE(l.at("after").is_null()) << key;
+    EXPECT_FALSE(l.at("byChange").as_bool());
+    ++removed;
+  }
+  EXPECT_GE(removed, 8u);  // the eight container-config labels (and v26.7's client)
+  for (const auto& p : j.at("pods").as_array()) {
+    EXPECT_EQ(p.at("node").as_string(), "gpu-node-1");
+    EXPECT_EQ(p.at("kind").as_string(), "deleted");
+  }
+  EXPECT_FALSE(j.at("pods").as_array().empty());
+  EXPECT_EQ(j.at("matrix").at("after").at("gpu-node-2"), j.at("matrix").at("before").at("gpu-node-2"));
+}
+
+// A ClusterPolicy patch: a component disabled removes its DaemonSet
+// (isStateEnabled false: the state's DaemonSet deleted) and its pods.
+TEST(Plan, ClusterPolicyPatch) {
+  auto r = run_gpuops({"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy",
+                       "--type", "merge", "-p", R"({"spec":{"dcgmExporter":{"enabled":false}}})", "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  auto j = boost::json::parse(r.out).as_object();
+  size_t deleted = 0;
+  for (const auto& p : j.at("pods").as_array()) {
+    EXPECT_EQ(p.at("daemonset").as_string(), "nvidia-dcgm-exporter");
+    EXPECT_EQ(p.at("why").as_string(), "DaemonSet deleted");
+    ++deleted;
+  }
+  EXPECT_EQ(deleted, 2u);  // one per GPU node
+  auto bad = run_gpuops({"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy",
+                         "-p", "{nope"});
+  EXPECT_EQ(bad.code, 2);
+}
+
+// Steps from a file, as in a scenario; simulator-only steps are refused.
+TEST(Plan, StepsFile) {
+  std::string dir = ::testing::TempDir();
+  std::string f = dir + "/plan-steps.yaml";
+  {
+    std::ofstream o(f);
+    o << "- label: {node: lab-node-0, set: {nvidia.com/gpu.deploy.dcgm-exporter: \"false\"}}\n"
+         "- cordon: lab-node-0\n";
+  }
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_TRUE(has(r.out, "(dcgm-exporter) deleted: nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\"")) << r.out;
+  {
+    std::ofstream o(f);
+    o << "- advance: 30s\n";
+  }
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "is simulator only")) << r.err;
+  auto none = run_gpuops({"plan", "--snapshot", lab_state()});
+  EXPECT_EQ(none.code, 2);
+}
+
+}  // namespace
