@@ -25,6 +25,14 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
       ("address", "address to listen on", cxxopts::value<std::string>()->default_value("127.0.0.1"))
       ("allow-non-loopback", "allow --address to be reachable from other machines")
       ("kubeconfig-out", "where to write the kubeconfig (required)", cxxopts::value<std::string>())
+      ("snapshot", "start with a copy of a real cluster read from kubectl dumps or a must-gather folder (as "
+                   "`gpuops audit --snapshot`): its nodes, DaemonSets and pods as they are, the GPU Operator simulated "
+                   "when it owns the operands (docs/PLAN.md)", cxxopts::value<std::vector<std::string>>())
+      ("from-kubeconfig", "start with a copy of the live cluster of this kubeconfig (only read)",
+       cxxopts::value<std::string>())
+      ("context", "with --from-kubeconfig: the context", cxxopts::value<std::string>())
+      ("n,namespace", "with --snapshot or --from-kubeconfig: the operands' namespace",
+       cxxopts::value<std::string>()->default_value("gpu-operator"))
       ("kubelet", "fake kubelet: kwok (pods Ready at once, deleted at once) or kubelet (start delay, "
                   "grace periods)", cxxopts::value<std::string>()->default_value("kwok"))
       ("h,help", "show this help");
@@ -38,12 +46,27 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   (void)err;
   throw UsageError("this gpuops was built without the simulator (GPUOPS_WITH_SIMULATOR=OFF)");
 #else
-  if (r.count("scenario") && r.count("lab")) throw UsageError("--lab and --scenario cannot be combined");
+  const bool copy = r.count("snapshot") || r.count("from-kubeconfig");
+  if ((r.count("scenario") > 0) + (r.count("lab") > 0) + copy > 1)
+    throw UsageError("--lab, --scenario and --snapshot/--from-kubeconfig cannot be combined");
+  if (r.count("snapshot") && r.count("from-kubeconfig"))
+    throw UsageError("--snapshot and --from-kubeconfig cannot be combined");
+  std::optional<LoadedState> imported;
+  if (copy) {
+    ClusterOptions o;
+    if (r.count("snapshot")) o.snapshots = r["snapshot"].as<std::vector<std::string>>();
+    if (r.count("from-kubeconfig")) o.kubeconfig = r["from-kubeconfig"].as<std::string>();
+    if (r.count("context")) o.context = r["context"].as<std::string>();
+    o.namespace_ = r["namespace"].as<std::string>();
+    o.namespace_given = r.count("namespace") > 0;
+    imported = load_state(o, false, err);
+  }
   std::optional<core::Scenario> scenario;
   if (r.count("scenario")) scenario = core::load_scenario(r["scenario"].as<std::string>());
   int port = r["port"].as<int>();
   if (port < 0 || port > std::numeric_limits<uint16_t>::max()) throw UsageError("--port must be 0..65535");
   simulator::FakeCluster::Options copts;
+  if (imported) copts.start = simulator::FakeCluster::import_start(imported->state);
   std::string kubelet = r["kubelet"].as<std::string>();
   if (scenario && !r.count("kubelet")) kubelet = scenario->profile;
   if (kubelet == "kwok") {
@@ -55,6 +78,10 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   }
   simulator::FakeCluster cluster(copts);
   if (r.count("lab")) simulator::add_lab_nodes(cluster);
+  if (imported) {
+    cluster.import_state(imported->state, imported->install.detected ? &imported->catalog : nullptr);
+    cluster.settle();
+  }
   if (scenario) {
     cluster.create_namespace(scenario->namespace_);
     for (const auto& n : scenario->nodes) cluster.add_node(n);

@@ -116,9 +116,13 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
 }
 
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
+  return load_state(read_cluster_options(r), r.count("operands") > 0, err);
+}
+
+LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::ostream& err) {
   LoadedState l;
-  l.opts = read_cluster_options(r);
-  l.catalog_given = r.count("operands") > 0;
+  l.opts = options;
+  l.catalog_given = catalog_given;
   // A catalog named on the command line is read first: a typo in it is an
   // error before any cluster is contacted.
   if (l.catalog_given) l.catalog = core::load_catalog(l.opts.operands);

@@ -87,6 +87,9 @@ struct LoadedState {
 // operator install writes one note to `err`: what was detected, the version
 // and the catalog used. Throws what those throw.
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err);
+// The same from options already read (`catalog_given`: options.operands was
+// named by the user, else the catalog follows the install).
+LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::ostream& err);
 
 // A usage error: the CLI prints it with a hint and exits 2.
 class UsageError : public std::runtime_error {

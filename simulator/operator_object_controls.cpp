@@ -168,9 +168,18 @@ bool operand_daemonset_ready(const core::DaemonSet& ds, const std::vector<const 
   if (ds.status.number_unavailable != 0) return false;
   if (ds.update_strategy != "OnDelete") return true;
   if (pods.empty()) return false;
+  // The pod's hash against the latest revision's, as upstream; or its
+  // pod-template-generation against the DaemonSet's (what IsPodUpdated also
+  // accepts): the same pods on a real cluster, and the only test that holds
+  // for an imported one, whose ControllerRevisions the dump does not carry.
+  auto tg = ds.metadata.annotations.find("deprecated.daemonset.template.generation");
   for (const PodRecord* p : pods) {
-    auto it = p->shared_meta().labels.find("controller-revision-hash");
-    if (it == p->shared_meta().labels.end() || it->second != hash || p->status->phase != "Running") return false;
+    const auto& labels = p->shared_meta().labels;
+    auto it = labels.find("controller-revision-hash");
+    auto gen = labels.find("pod-template-generation");
+    bool current = (it != labels.end() && it->second == hash) ||
+                   (tg != ds.metadata.annotations.end() && gen != labels.end() && gen->second == tg->second);
+    if (!current || p->status->phase != "Running") return false;
     for (const auto& c : p->status->container_statuses)
       if (!c.ready) return false;
   }

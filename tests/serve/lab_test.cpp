@@ -212,3 +212,38 @@ TEST(ServeCli, RefusesANonLoopbackAddressWithoutTheFlag) {
 
 }  // namespace
 }  // namespace gpuops::serve_testing
+
+namespace gpuops::serve_testing {
+namespace {
+
+// `gpuops serve --snapshot DUMP`: the copy behind the API is the dump itself.
+// gpuops's audit and matrix through the API (real/'s client) say what they
+// say reading the dump directly, and a plan against the served copy is the
+// plan against the dump.
+TEST(ServeSnapshot, ServesTheDumpAsItIs) {
+  TempDir dir;
+  std::string kubeconfig = dir.path + "/kubeconfig";
+  std::string dump = std::string(GPUOPS_CASES_DIR) + "/lab-final-state";
+  Child server({"serve", "--snapshot", dump, "--kubeconfig-out", kubeconfig});
+  std::string line = server.first_line();
+  ASSERT_EQ(line.rfind("serving on https://127.0.0.1:", 0), 0u) << line;
+  auto run = [&](const std::string& args) { return sh(std::string(GPUOPS_BINARY) + " " + args, dir.path); };
+  for (const char* cmd : {"audit", "matrix"}) {
+    Proc direct = run(std::string(cmd) + " --snapshot " + quote(dump));
+    Proc served = run(std::string(cmd) + " --kubeconfig " + quote(kubeconfig));
+    EXPECT_EQ(served.out, direct.out) << cmd;
+    EXPECT_EQ(served.code, direct.code) << cmd;
+    EXPECT_FALSE(direct.out.empty());
+  }
+  const std::string change = " label node lab-node-1 nvidia.com/gpu.deploy.container-toolkit=false --overwrite";
+  Proc direct = run("plan --snapshot " + quote(dump) + change);
+  Proc served = run("plan --kubeconfig " + quote(kubeconfig) + change);
+  EXPECT_EQ(direct.code, 1);
+  EXPECT_EQ(served.code, 1);
+  // Pod names are the dump's on both sides.
+  EXPECT_EQ(served.out, direct.out);
+  EXPECT_EQ(server.terminate(), 0);
+}
+
+}  // namespace
+}  // namespace gpuops::serve_testing

@@ -107,6 +107,22 @@ TEST(Import, EveryDumpIsAFixedPoint) {
     EXPECT_EQ(created, want == incomplete.end() ? std::vector<std::string>{} : want->second) << "pods created";
     EXPECT_EQ(deleted, std::vector<std::string>{}) << "pods deleted";
     EXPECT_EQ(node_labels(r.after), node_labels(r.before));
+    // The simulated operator's verdict: the dump's, unless a pod of a
+    // DaemonSet the policy owns is not ready, where isDaemonSetReady
+    // (numberUnavailable != 0) makes it notReady whatever the hand-written
+    // dump's status says.
+    std::set<std::string> owned;
+    for (const auto& d : r.before.daemonsets)
+      if (const core::OwnerReference* ref = d.metadata.controller_ref(); ref && ref->kind == "ClusterPolicy")
+        owned.insert(d.metadata.name);
+    bool all_ready = true;
+    for (const auto& p : r.before.pods)
+      if (const core::OwnerReference* ref = p.metadata.controller_ref(); ref && owned.count(ref->name))
+        all_ready = all_ready && p.is_ready();
+    ASSERT_EQ(r.after.cluster_policies.size(), r.before.cluster_policies.size());
+    for (size_t i = 0; i < r.before.cluster_policies.size(); ++i)
+      EXPECT_EQ(r.after.cluster_policies[i].state, all_ready ? r.before.cluster_policies[i].state : "notReady")
+          << r.before.cluster_policies[i].metadata.name;
     // Statuses are the real kubelet's: a pod that was not ready stays so.
     for (const auto& p : r.before.pods)
       for (const auto& q : r.after.pods)
