@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/diagnose.h"
 #include "core/placement.h"
@@ -21,17 +22,23 @@ bool live(const Pod& p) {
   return !p.metadata.deletion_timestamp && p.status.phase != "Succeeded" && p.status.phase != "Failed";
 }
 
-const Node* find_node(const ClusterState& s, const std::string& name) {
-  for (const auto& n : s.nodes)
-    if (n.metadata.name == name) return &n;
-  return nullptr;
-}
-
-const DaemonSet* find_ds(const ClusterState& s, const std::string& name) {
-  for (const auto& d : s.daemonsets)
-    if (d.metadata.name == name) return &d;
-  return nullptr;
-}
+// Nodes and DaemonSets of a state by name.
+struct ByName {
+  explicit ByName(const ClusterState& s) {
+    for (const auto& n : s.nodes) nodes.emplace(n.metadata.name, &n);
+    for (const auto& d : s.daemonsets) daemonsets.emplace(d.metadata.name, &d);
+  }
+  const Node* node(const std::string& name) const {
+    auto it = nodes.find(name);
+    return it == nodes.end() ? nullptr : it->second;
+  }
+  const DaemonSet* daemonset(const std::string& name) const {
+    auto it = daemonsets.find(name);
+    return it == daemonsets.end() ? nullptr : it->second;
+  }
+  std::unordered_map<std::string, const Node*> nodes;
+  std::unordered_map<std::string, const DaemonSet*> daemonsets;
+};
 
 std::string operand_of(const Catalog& catalog, const DaemonSet* d, const std::string& name) {
   if (const Operand* op = catalog.by_daemonset(name)) return op->name;
@@ -94,11 +101,12 @@ std::map<FindingKey, const Finding*> findings_by_key(const std::vector<Finding>&
 PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct) {
   PlanResult plan;
+  const ByName in_before(before), in_after(after);
   // Nodes and labels.
   for (const auto& n : after.nodes)
-    if (!find_node(before, n.metadata.name)) plan.nodes_added.push_back(n.metadata.name);
+    if (!in_before.node(n.metadata.name)) plan.nodes_added.push_back(n.metadata.name);
   for (const auto& n : before.nodes) {
-    const Node* a = find_node(after, n.metadata.name);
+    const Node* a = in_after.node(n.metadata.name);
     if (!a) {
       plan.nodes_removed.push_back(n.metadata.name);
       continue;
@@ -131,10 +139,10 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
     const std::vector<const Pod*> none;
     const auto& was = b.count(key) ? b.at(key) : none;
     const auto& now = a.count(key) ? a.at(key) : none;
-    const DaemonSet* d_after = ds.empty() ? nullptr : find_ds(after, ds);
-    const DaemonSet* d_before = ds.empty() ? nullptr : find_ds(before, ds);
-    const Node* n_after = find_node(after, node);
-    const Node* n_before = find_node(before, node);
+    const DaemonSet* d_after = ds.empty() ? nullptr : in_after.daemonset(ds);
+    const DaemonSet* d_before = ds.empty() ? nullptr : in_before.daemonset(ds);
+    const Node* n_after = in_after.node(node);
+    const Node* n_before = in_before.node(node);
     const std::string operand = ds.empty() ? "" : operand_of(catalog, d_after ? d_after : d_before, ds);
     auto change = [&](PodChange::Kind kind, const Pod& p, std::string why) {
       plan.pods.push_back({kind, node, ds, operand, p.metadata.name, std::move(why)});
@@ -192,7 +200,20 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
   }
   for (const auto& [k, cell] : cb)
     if (!ca.count(k) && cell != MatrixCell::kNo) plan.cells.push_back({k.first, k.second, cell, MatrixCell::kNo});
-  std::vector<Finding> fb = diagnose(before, catalog, {}), fa = diagnose(after, catalog, {});
+  // Findings are per node: only the nodes the change touches can differ
+  // (a node's findings read its labels, taints and pods, and its operands'
+  // DaemonSets, whose pods there are compared above).
+  std::set<std::string> touched;
+  for (const auto& l : plan.labels) touched.insert(l.node);
+  for (const auto& p : plan.pods) touched.insert(p.node);
+  for (const auto& c : plan.cells) touched.insert(c.node);
+  std::vector<std::string> fb_nodes, fa_nodes;
+  for (const auto& n : touched) {
+    if (in_before.node(n)) fb_nodes.push_back(n);
+    if (in_after.node(n)) fa_nodes.push_back(n);
+  }
+  std::vector<Finding> fb = fb_nodes.empty() ? std::vector<Finding>{} : diagnose(before, catalog, fb_nodes);
+  std::vector<Finding> fa = fa_nodes.empty() ? std::vector<Finding>{} : diagnose(after, catalog, fa_nodes);
   auto kb = findings_by_key(fb), ka = findings_by_key(fa);
   for (const auto& [k, f] : ka)
     if (!kb.count(k)) plan.findings_new.push_back(*f);
