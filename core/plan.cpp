@@ -11,6 +11,7 @@
 
 #include "core/diagnose.h"
 #include "core/placement.h"
+#include "core/pod_status.h"
 
 namespace gpuops::core {
 
@@ -69,7 +70,9 @@ std::map<PodKey, std::vector<const Pod*>> pods_by_key(const ClusterState& s) {
     if (!live(p)) continue;
     const OwnerReference* ref = p.metadata.controller_ref();
     std::string ds = ref && ref->kind == "DaemonSet" ? ref->name : "";
-    out[{p.spec.node_name, ds}].push_back(&p);
+    // A pod not bound yet counts on the node it targets (the DaemonSet
+    // controller pins it there by node affinity).
+    out[{p.spec.node_name.empty() ? p.target_node() : p.spec.node_name, ds}].push_back(&p);
   }
   return out;
 }
@@ -145,6 +148,13 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
     const Node* n_before = in_before.node(node);
     const std::string operand = ds.empty() ? "" : operand_of(catalog, d_after ? d_after : d_before, ds);
     auto change = [&](PodChange::Kind kind, const Pod& p, std::string why) {
+      // A new pod that would not come up says how it would stay: the
+      // scheduler's FitError (a resource, a taint), an init gate.
+      if (kind != PodChange::Kind::kDeleted && !p.is_ready()) {
+        why += "; it would stay " + pod_status_column(p);
+        for (const auto& c : p.status.conditions)
+          if (c.type == "PodScheduled" && c.status == "False" && !c.message.empty()) why += " (" + c.message + ")";
+      }
       plan.pods.push_back({kind, node, ds, operand, p.metadata.name, std::move(why)});
     };
     if (ds.empty()) {

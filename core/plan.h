@@ -11,7 +11,9 @@
 // deleted pod, core::should_run's reasons on the node after the change
 // (the nodeSelector, an untolerated taint), else "node deleted" or
 // "DaemonSet deleted"; for a created one, the change that made the
-// DaemonSet want the node.
+// DaemonSet want the node, and, for a new pod that would not be Ready, its
+// STATUS column and the scheduler's message ("it would stay Pending (0/3
+// nodes are available: 1 Insufficient memory ...)").
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -160,6 +160,35 @@ TEST(Plan, ClusterPolicyPatch) {
   EXPECT_EQ(bad.code, 2);
 }
 
+// A new DaemonSet whose pod cannot fit: created on the node it targets, and
+// said to stay Pending with the scheduler's FitError (NodeResourcesFit:
+// 100Ti requested; the other nodes fail NodeAffinity, the DaemonSet
+// controller's pin), in the words of framework.FitError.Error() and the
+// preemption's diagnosis (pkg/scheduler/framework/types.go,
+// pkg/scheduler/framework/preemption).
+TEST(Plan, CreatedPodThatWouldNotFit) {
+  std::string f = ::testing::TempDir() + "/plan-big-ds.yaml";
+  {
+    std::ofstream o(f);
+    o << "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: big, namespace: gpu-operator}\nspec:\n"
+         "  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n"
+         "      nodeSelector: {kubernetes.io/hostname: lab-node-0}\n"
+         "      containers: [{name: big, image: example.com/big:1, resources: {requests: {memory: 100Ti}}}]\n";
+  }
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "apply", "-f", f, "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto j = boost::json::parse(r.out).as_object();
+  ASSERT_EQ(j.at("pods").as_array().size(), 1u) << r.out;
+  const auto& p = j.at("pods").as_array()[0];
+  EXPECT_EQ(p.at("node").as_string(), "lab-node-0");
+  EXPECT_EQ(p.at("kind").as_string(), "created");
+  EXPECT_EQ(p.at("daemonset").as_string(), "big");
+  EXPECT_EQ(p.at("why").as_string(),
+            "new DaemonSet; it would stay Pending (0/3 nodes are available: 1 Insufficient memory, 2 node(s) didn't "
+            "satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found "
+            "for incoming pod, 2 Preemption is not helpful for scheduling.)");
+}
+
 // Steps from a file, as in a scenario; simulator-only steps are refused.
 TEST(Plan, StepsFile) {
   std::string dir = ::testing::TempDir();
