@@ -138,7 +138,8 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
   for (const auto& [k, v] : b) keys.insert(k);
   for (const auto& [k, v] : a) keys.insert(k);
   for (const auto& key : keys) {
-    const auto& [node, ds] = key;
+    const std::string& node = key.first;  // (no structured bindings: the lambda below captures them)
+    const std::string& ds = key.second;
     const std::vector<const Pod*> none;
     const auto& was = b.count(key) ? b.at(key) : none;
     const auto& now = a.count(key) ? a.at(key) : none;
