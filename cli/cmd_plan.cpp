@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "core/decode.h"
 #include "core/errors.h"
 #include "core/plan.h"
 #include "core/scenario.h"
@@ -148,6 +149,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                                    "change to the real cluster does");
       for (const auto& [k, v] : s.label_set) direct.insert({s.node, k});
       for (const auto& k : s.label_remove) direct.insert({s.node, k});
+      for (const auto& [k, v] : s.new_node.metadata.labels) direct.insert({s.new_node.metadata.name, k});
     }
   } else {
     const std::string verb = words[0];
@@ -236,6 +238,10 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       core::Step s;
       s.action = "apply";
       s.apply_files.push_back(r["filename"].as<std::string>());
+      // The labels of the Nodes it applies are the change's own.
+      for (const auto& object : core::load_manifests(s.apply_files))
+        if (const auto* node = std::get_if<core::Node>(&object))
+          for (const auto& [k, v] : node->metadata.labels) direct.insert({node->metadata.name, k});
       steps.push_back(std::move(s));
     } else if (verb == "patch") {
       if (rest.size() != 2 || (rest[0] != "clusterpolicy" && rest[0] != "clusterpolicies"))

@@ -129,6 +129,12 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
   }
   std::sort(plan.nodes_added.begin(), plan.nodes_added.end());
   std::sort(plan.nodes_removed.begin(), plan.nodes_removed.end());
+  // A node added: every label it carries after the change, from (absent);
+  // those the change did not write come from controllers or the operator.
+  for (const auto& n : after.nodes)
+    if (std::binary_search(plan.nodes_added.begin(), plan.nodes_added.end(), n.metadata.name))
+      for (const auto& [k, v] : n.metadata.labels)
+        plan.labels.push_back({n.metadata.name, k, std::nullopt, v, direct.count({n.metadata.name, k}) > 0});
   std::sort(plan.labels.begin(), plan.labels.end(),
             [](const LabelChange& x, const LabelChange& y) { return std::tie(x.node, x.key) < std::tie(y.node, y.key); });
 

@@ -56,7 +56,7 @@ struct CellChange {
 
 struct PlanResult {
   std::vector<PodChange> pods;        // by node, then DaemonSet, then pod
-  std::vector<LabelChange> labels;    // by node, then key
+  std::vector<LabelChange> labels;    // by node, then key; an added node's: all its labels, before absent
   std::vector<std::string> nodes_added, nodes_removed;
   MatrixResult matrix_before, matrix_after;  // the catalog's columns
   std::vector<CellChange> cells;      // the cells that differ

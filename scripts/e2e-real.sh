@@ -7,6 +7,9 @@
 #      (simulator-only scenarios and steps are reported as skipped), the
 #      GPU Operator's scenarios on the real operator (cluster-up.sh
 #      --gpu-operator);
+#   1b. scripts/plan-predict.sh: `gpuops plan` run before each of 30 random
+#      changes (seed 21) predicts exactly the pods, node labels and matrix the
+#      cluster shows after it (it cleans up after itself);
 #   2. `gpuops lab run --kubeconfig` into a temporary working directory, then
 #      `gpuops lab grade --kubeconfig` on it (must print 8 PASS lines);
 #   3. the lab's two scripts from that directory (operand-audit.sh,
@@ -26,7 +29,8 @@
 # E2E_DIR (work directory; default a new one under /tmp, deleted at the end
 # unless --keep or a failure), E2E_GPU_OPERATOR=0 (no GPU Operator: its
 # scenarios are skipped whole), E2E_TIMEOUT (default expectation timeout of
-# `gpuops run`, default 60s).
+# `gpuops run`, default 60s), E2E_PLAN_SEED and E2E_PLAN_CHANGES (the seed
+# and the number of changes of step 1b; default 21 and 30).
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +40,7 @@ for a in "$@"; do
   case $a in
     --fidelity) fidelity=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "e2e-real: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +131,25 @@ if [ $rc -eq 0 ]; then
 else
   sed 's/^/  stderr: /' "$work/scenarios.err" | tail -n 20 >&2
   record FAIL "scenarios --backend real" "exit $rc: $summary, $(since "$t")"
+fi
+
+# --- 1b. plan's predictions against the real cluster (issue 21) -------------
+# The scenario library leaves the cluster empty; plan-predict.sh sets up its
+# own lab-like state, makes E2E_PLAN_CHANGES random changes (seed
+# E2E_PLAN_SEED), compares each with `gpuops plan`'s prediction, and deletes
+# what it created, so the lab below finds the cluster empty again.
+t=$(date +%s.%N)
+GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl PLAN_PREDICT_DIR=$work/plan-predict \
+  "$repo/scripts/plan-predict.sh" "$kc" "${E2E_PLAN_SEED:-21}" "${E2E_PLAN_CHANGES:-30}" \
+  >"$work/plan-predict.out" 2>"$work/plan-predict.err"
+rc=$?
+grep '^FAIL' "$work/plan-predict.out" >&2
+summary=$(tail -n1 "$work/plan-predict.out")
+if [ $rc -eq 0 ]; then
+  record PASS "plan predictions" "$summary, seed ${E2E_PLAN_SEED:-21}, $(since "$t")"
+else
+  tail -n 5 "$work/plan-predict.err" >&2
+  record FAIL "plan predictions" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict.out"
 fi
 
 # --- 2. the lab, run and graded on the real cluster -------------------------

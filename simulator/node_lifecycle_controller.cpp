@@ -29,7 +29,36 @@ std::string condition_status(const core::Node& n, const std::string& type) {
   return "";
 }
 
+// mirrors labelReconcileInfo, pkg/controller/nodelifecycle: (primary, secondary),
+// both with ensureSecondaryExists.
+constexpr std::pair<const char*, const char*> kReconciledLabels[] = {
+    {"kubernetes.io/os", "beta.kubernetes.io/os"},
+    {"kubernetes.io/arch", "beta.kubernetes.io/arch"},
+};
+
 }  // namespace
+
+// mirrors reconcileNodeLabels, pkg/controller/nodelifecycle, run by
+// doNodeProcessingPassWorker on every node add and update, initialized or
+// not: the beta OS and arch labels follow the stable ones (added when
+// missing, overwritten when they differ); without the stable label nothing
+// is done.
+void NodeLifecycleController::reconcile_labels(const std::string& name) {
+  ObjectStore& store = c_.store;
+  const core::Node* n = store.find_node(name);
+  if (!n) return;
+  std::vector<std::pair<std::string, std::string>> update;
+  for (const auto& [primary, secondary] : kReconciledLabels) {
+    auto p = n->metadata.labels.find(primary);
+    if (p == n->metadata.labels.end()) continue;
+    auto s = n->metadata.labels.find(secondary);
+    if (s == n->metadata.labels.end() || s->second != p->second) update.emplace_back(secondary, p->second);
+  }
+  if (update.empty()) return;
+  store.mutate_node(name, [&](core::Node& node) {
+    for (const auto& [k, v] : update) node.metadata.labels[k] = v;
+  });
+}
 
 // mirrors monitorNodeHealth, pkg/controller/nodelifecycle/node_lifecycle_controller.go:
 // doNoScheduleTaintingPass and doNoExecuteTaintingPass keep the condition
@@ -39,6 +68,7 @@ std::string condition_status(const core::Node& n, const std::string& type) {
 // observed True into something else; a Ready=False posted by the kubelet
 // itself marks no pod.
 void NodeLifecycleController::monitor_node(const std::string& name) {
+  reconcile_labels(name);
   ObjectStore& store = c_.store;
   const core::Node* n = store.find_node(name);
   if (!n) return;

@@ -1,7 +1,8 @@
 // simulator/node_lifecycle_controller.h: internal to simulator/. The node
 // lifecycle controller, as upstream's pkg/controller/nodelifecycle: it keeps
-// the condition and cordon taints of each node in sync and, when a node's
-// Ready goes from True to Unknown, marks the node's pods not Ready.
+// the condition and cordon taints of each node in sync, the beta OS and arch
+// labels equal to the stable ones, and, when a node's Ready goes from True to
+// Unknown, marks the node's pods not Ready.
 #pragma once
 
 #include <string>
@@ -23,8 +24,12 @@ class NodeLifecycleController {
   void on_node_deleted(const std::string& name) { observed_ready_.erase(name); }
 
   // mirrors monitorNodeHealth with doNoScheduleTaintingPass and
-  // doNoExecuteTaintingPass, pkg/controller/nodelifecycle, for one node.
+  // doNoExecuteTaintingPass, and reconcileNodeLabels,
+  // pkg/controller/nodelifecycle, for one node.
   void monitor_node(const std::string& name);
+  // mirrors reconcileNodeLabels: beta.kubernetes.io/{os,arch} follow
+  // kubernetes.io/{os,arch}.
+  void reconcile_labels(const std::string& name);
 
   KeyQueue queue;  // nodes to monitor
 

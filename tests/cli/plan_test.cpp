@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "../common/cli_run.h"
@@ -100,6 +101,56 @@ TEST(Plan, DeleteNodeAndCordon) {
   auto missing = run_gpuops({"plan", "--snapshot", lab_state(), "cordon", "nope"});
   EXPECT_EQ(missing.code, 2);
   EXPECT_TRUE(has(missing.err, "nodes \"nope\" not found")) << missing.err;
+}
+
+// A node applied (a node re-joining): plan lists every label it will carry,
+// from (absent): those of the manifest as the change's own, and the beta OS
+// and arch labels the node lifecycle controller adds from kubernetes.io/os
+// and kubernetes.io/arch (reconcileNodeLabels, labelReconcileInfo) as not.
+// Its pods are those whose nodeSelector it matches. On a node already there,
+// a changed kubernetes.io/arch takes beta.kubernetes.io/arch with it.
+TEST(Plan, AppliedNodeCarriesTheLifecycleControllersLabels) {
+  std::string f = ::testing::TempDir() + "/plan-node.yaml";
+  {
+    std::ofstream o(f);
+    o << "apiVersion: v1\nkind: Node\nmetadata:\n  name: lab-node-9\n  labels:\n"
+         "    kubernetes.io/os: linux\n    kubernetes.io/arch: amd64\n"
+         "    nvidia.com/gpu.deploy.driver: \"true\"\n";
+  }
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "apply", "-f", f, "-o", "json"});
+  ASSERT_EQ(r.code, 1) << r.err << r.out;
+  auto j = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(j.at("nodesAdded").as_array(), boost::json::array{"lab-node-9"});
+  std::map<std::string, std::pair<std::string, bool>> labels;  // key -> (after, byChange)
+  for (const auto& l : j.at("labels").as_array()) {
+    ASSERT_EQ(l.at("node").as_string(), "lab-node-9");
+    EXPECT_TRUE(l.at("before").is_null());
+    labels[std::string(l.at("key").as_string())] = {std::string(l.at("after").as_string()), l.at("byChange").as_bool()};
+  }
+  const std::map<std::string, std::pair<std::string, bool>> want = {
+      {"kubernetes.io/os", {"linux", true}},
+      {"kubernetes.io/arch", {"amd64", true}},
+      {"nvidia.com/gpu.deploy.driver", {"true", true}},
+      {"beta.kubernetes.io/os", {"linux", false}},
+      {"beta.kubernetes.io/arch", {"amd64", false}},
+  };
+  EXPECT_EQ(labels, want);
+  ASSERT_EQ(j.at("pods").as_array().size(), 1u) << r.out;
+  EXPECT_EQ(j.at("pods").as_array()[0].at("daemonset").as_string(), "nvidia-driver-daemonset");
+  EXPECT_EQ(j.at("pods").as_array()[0].at("kind").as_string(), "created");
+
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-0", "kubernetes.io/arch=arm64",
+                  "--overwrite", "-o", "json"});
+  ASSERT_EQ(r.code, 1) << r.err << r.out;
+  j = boost::json::parse(r.out).as_object();
+  labels.clear();
+  for (const auto& l : j.at("labels").as_array())
+    labels[std::string(l.at("key").as_string())] = {std::string(l.at("after").as_string()), l.at("byChange").as_bool()};
+  const std::map<std::string, std::pair<std::string, bool>> arch = {
+      {"kubernetes.io/arch", {"arm64", true}},
+      {"beta.kubernetes.io/arch", {"arm64", false}},
+  };
+  EXPECT_EQ(labels, arch);
 }
 
 // kubectl drain refuses DaemonSet-managed pods without --ignore-daemonsets.

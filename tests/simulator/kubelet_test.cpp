@@ -283,5 +283,32 @@ TEST(NodeLifecycle, PodPlacedByTheSchedulerBelongsToItsNode) {
   EXPECT_EQ(c.store().find_pod(kNs, "bare"), nullptr);
 }
 
+// reconcileNodeLabels (pkg/controller/nodelifecycle, labelReconcileInfo):
+// on every node add and update, beta.kubernetes.io/os and
+// beta.kubernetes.io/arch are set to kubernetes.io/os and kubernetes.io/arch
+// when missing or different (the stable label is the source of truth); a node
+// without the stable label is left alone, and nothing removes a beta label.
+TEST(NodeLifecycle, BetaOsAndArchLabelsFollowTheStableOnes) {
+  FakeCluster c;
+  c.add_node(make_node("a", {{"kubernetes.io/os", "linux"}, {"kubernetes.io/arch", "amd64"}}));
+  c.add_node(make_node("b", {{"beta.kubernetes.io/arch", "arm64"}}));
+  c.settle();
+  auto labels = [&](const std::string& n) { return c.store().find_node(n)->metadata.labels; };
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/arch"), "amd64");
+  EXPECT_EQ(labels("b").count("beta.kubernetes.io/os"), 0u);         // no kubernetes.io/os
+  EXPECT_EQ(labels("b").at("beta.kubernetes.io/arch"), "arm64");    // no kubernetes.io/arch: kept
+  c.set_node_label("a", "kubernetes.io/arch", "arm64");
+  c.settle();
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/arch"), "arm64");    // differs: the stable value
+  c.set_node_label("a", "beta.kubernetes.io/os", std::nullopt);
+  c.settle();
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");      // removed: added back
+  c.set_node_label("a", "kubernetes.io/os", std::nullopt);
+  c.settle();
+  EXPECT_EQ(labels("a").count("kubernetes.io/os"), 0u);
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");      // the stable one gone: left as is
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
