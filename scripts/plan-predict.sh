@@ -130,9 +130,9 @@ def setup():
 
 
 def read_cluster():
-    nodes = json.loads(kubectl("get", "nodes", "-o", "json"))["items"]
-    rest = json.loads(kubectl("get", "daemonsets,pods", "-n", NS, "-o", "json"))["items"]
-    return nodes, [o for o in rest if o["kind"] == "DaemonSet"], [o for o in rest if o["kind"] == "Pod"]
+    """Nodes, and the namespace's DaemonSets and pods: one kubectl call (-n does not restrict nodes)."""
+    items = json.loads(kubectl("get", "nodes,daemonsets,pods", "-n", NS, "-o", "json"))["items"]
+    return [[o for o in items if o["kind"] == kind] for kind in ("Node", "DaemonSet", "Pod")]
 
 
 def controller(pod):
@@ -550,6 +550,7 @@ for i in $(seq 1 "$n"); do
     echo "FAIL $i $shown: the cluster $s"
     done_=$((done_ + 1)); break
   fi
+  echo "$i $s" >>"$work/settle-times"
   py capture "$work/state-$i.json" || exit 3
   done_=$((done_ + 1))
   if d=$(py compare "$work/state-$((i - 1)).json" "$work/plan-$i.json" "$prc" "$work/state-$i.json" \
@@ -561,7 +562,8 @@ for i in $(seq 1 "$n"); do
     echo "FAIL $i $shown: $d"
   fi
 done
-say "seed $seed: $done_ of $n changes made, $exact predictions exact, $(since "$t_all")s wall"
+slowest=$(sort -k2 -n -r "$work/settle-times" 2>/dev/null | head -n1 | awk '{ printf "%ss after change %s", $2, $1 }')
+say "seed $seed: $done_ of $n changes made, $exact predictions exact, $(since "$t_all")s wall (longest settling: ${slowest:-none})"
 echo "$done_ predictions, $exact exact"
 if [ "$done_" -ne "$n" ]; then exit 3; fi
 [ "$exact" -eq "$n" ] || exit 1
