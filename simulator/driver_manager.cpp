@@ -129,21 +129,13 @@ void DriverManager::run() {
 
 void DriverManager::pause(Run& r) {
   const core::HelperRules& rules = catalog_->rules.driver_manager;
-  std::vector<std::pair<std::string, std::string>> labels;
-  for (const auto& k : rules.pause) labels.emplace_back(k, maybe_set_paused(r.read[k]));
-  for (const auto& k : rules.pause_if_set)
-    if (!r.read[k].empty()) labels.emplace_back(k, maybe_set_paused(r.read[k]));
-  write_node_labels(c_, r.node, labels);
+  write_node_labels(c_, r.node, helper_writes(r.read, rules.pause, rules.pause_if_set, maybe_set_paused));
 }
 
 // mirrors rescheduleGPUOperatorComponents
 void DriverManager::reschedule(Run& r) {
   const core::HelperRules& rules = catalog_->rules.driver_manager;
-  std::vector<std::pair<std::string, std::string>> labels;
-  for (const auto& k : rules.restore) labels.emplace_back(k, maybe_set_true(r.read[k]));
-  for (const auto& k : rules.restore_if_set)
-    if (!r.read[k].empty()) labels.emplace_back(k, maybe_set_true(r.read[k]));
-  write_node_labels(c_, r.node, labels);
+  write_node_labels(c_, r.node, helper_writes(r.read, rules.restore, rules.restore_if_set, maybe_set_true));
 }
 
 void DriverManager::complete(Run& r) {

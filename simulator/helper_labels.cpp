@@ -25,6 +25,21 @@ ReadLabels read_helper_labels(const core::Node& node, const core::HelperRules& r
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> helper_writes(const ReadLabels& read,
+                                                               const std::vector<std::string>& keys,
+                                                               const std::vector<std::string>& if_set,
+                                                               std::string (*value)(const std::string&)) {
+  auto of = [&](const std::string& k) {
+    auto it = read.find(k);
+    return it == read.end() ? std::string() : it->second;
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : keys) out.emplace_back(k, value(of(k)));
+  for (const auto& k : if_set)
+    if (!of(k).empty()) out.emplace_back(k, value(of(k)));
+  return out;
+}
+
 void write_node_labels(ClusterContext& c, const std::string& node,
                        const std::vector<std::pair<std::string, std::string>>& labels) {
   const core::Node* n = c.store.find_node(node);

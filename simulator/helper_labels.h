@@ -27,6 +27,14 @@ namespace gpuops::simulator::internal {
 using ReadLabels = std::map<std::string, std::string>;
 ReadLabels read_helper_labels(const core::Node& node, const core::HelperRules& rules);
 
+// The writes of one pause or restore step: each key of `keys`, and each of
+// `if_set` read non-empty, with `value(read value)` (the tool's
+// maybeSetPaused or maybeSetTrue).
+std::vector<std::pair<std::string, std::string>> helper_writes(const ReadLabels& read,
+                                                               const std::vector<std::string>& keys,
+                                                               const std::vector<std::string>& if_set,
+                                                               std::string (*value)(const std::string&));
+
 // Writes `labels` onto node `node` in one update; no-op when the node is
 // gone or nothing would change.
 void write_node_labels(ClusterContext& c, const std::string& node,

@@ -96,11 +96,7 @@ void MigManager::reconfigure(const std::string& name, Manager& m) {
   if (c_.hosts[name].mig_config == m.target) return set_state(name, m, "success");
   write_node_labels(c_, name, {{kMigConfigState, "pending"}});
   // shutdownKubernetesGPUClients
-  std::vector<std::pair<std::string, std::string>> labels;
-  for (const auto& k : rules.pause) labels.emplace_back(k, maybe_set_paused(m.read[k]));
-  for (const auto& k : rules.pause_if_set)
-    if (!m.read[k].empty()) labels.emplace_back(k, maybe_set_paused(m.read[k]));
-  write_node_labels(c_, name, labels);
+  write_node_labels(c_, name, helper_writes(m.read, rules.pause, rules.pause_if_set, maybe_set_paused));
   m.waiting = true;
   m.wait = WaitCursor{};
   go_on(name, m);
@@ -127,22 +123,14 @@ void MigManager::go_on(const std::string& name, Manager& m) {
   host.mig_config = m.target;
   delete_pods(name, "nvidia-operator-validator");  // restartValidatorPod
   // restartKubernetesGPUClients (NoRestartK8sDaemonsetsOnExit from here on)
-  std::vector<std::pair<std::string, std::string>> labels;
-  for (const auto& k : rules.restore) labels.emplace_back(k, maybe_set_true(m.read[k]));
-  for (const auto& k : rules.restore_if_set)
-    if (!m.read[k].empty()) labels.emplace_back(k, maybe_set_true(m.read[k]));
-  write_node_labels(c_, name, labels);
+  write_node_labels(c_, name, helper_writes(m.read, rules.restore, rules.restore_if_set, maybe_set_true));
   write_node_labels(c_, name, {{kMigConfigState, "success"}});
 }
 
 // mirrors Reconfigure.setState before the clients were restarted
 void MigManager::set_state(const std::string& name, Manager& m, const std::string& state) {
   const core::HelperRules& rules = catalog_->rules.mig_manager;
-  std::vector<std::pair<std::string, std::string>> labels;
-  for (const auto& k : rules.restore_on_exit) labels.emplace_back(k, maybe_set_true(m.read[k]));
-  for (const auto& k : rules.restore_if_set)
-    if (!m.read[k].empty()) labels.emplace_back(k, maybe_set_true(m.read[k]));
-  write_node_labels(c_, name, labels);
+  write_node_labels(c_, name, helper_writes(m.read, rules.restore_on_exit, rules.restore_if_set, maybe_set_true));
   write_node_labels(c_, name, {{kMigConfigState, state}});
 }
 
