@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "simulator/operator_validation.h"
+
 namespace gpuops::simulator::internal {
 
 namespace {
@@ -96,18 +98,7 @@ WaitResult advance_waits(const ClusterContext& c, const std::string& node, const
 }
 
 bool loads_driver(const PodRecord& pod, const core::Catalog& catalog) {
-  for (const char* name : {"driver", "vgpu-manager"}) {
-    const core::Operand* op = catalog.by_name(name);
-    if (!op) continue;
-    const auto& labels = pod.shared_meta().labels;
-    auto app = labels.find("app");
-    if (app != labels.end() && app->second == op->app) return true;
-    if (!op->component.empty()) {
-      auto comp = labels.find("app.kubernetes.io/component");
-      if (comp != labels.end() && comp->second == op->component) return true;
-    }
-  }
-  return false;
+  return is_operand_pod(pod, catalog.by_name("driver")) || is_operand_pod(pod, catalog.by_name("vgpu-manager"));
 }
 
 }  // namespace gpuops::simulator::internal

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "simulator/operator_validation.h"
+
 namespace gpuops::simulator::internal {
 
 namespace {
@@ -25,10 +27,7 @@ void MigManager::install(const core::Catalog* catalog, const std::string& ns) {
 }
 
 bool MigManager::is_manager_pod(const PodRecord& pod) const {
-  const core::Operand* op = catalog_->by_name("mig-manager");
-  if (!op || pod.namespace_() != ns_) return false;
-  auto it = pod.shared_meta().labels.find("app");
-  return it != pod.shared_meta().labels.end() && it->second == op->app;
+  return pod.namespace_() == ns_ && is_operand_pod(pod, catalog_->by_name("mig-manager"));
 }
 
 void MigManager::on_node(EventType type, const core::Node& node) {

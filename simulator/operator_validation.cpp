@@ -22,11 +22,15 @@ std::vector<std::pair<std::string, std::string>> selector_of(const core::Operand
   return {{"app", op.app}};
 }
 
+}  // namespace
+
 bool is_operand_pod(const PodRecord& p, const core::Operand* op) {
   if (!op) return false;
   if (!op->component.empty() && has_labels(p, {{"app.kubernetes.io/component", op->component}})) return true;
   return has_labels(p, selector_of(*op));
 }
+
+namespace {
 
 const PodRecord* operand_pod(const std::vector<const PodRecord*>& pods, const core::Operand* op) {
   for (const PodRecord* p : pods)

@@ -40,6 +40,11 @@
 
 namespace gpuops::simulator::internal {
 
+// Whether `pod` is one of `op`'s (null: no): its app.kubernetes.io/component
+// label is op.component, or it carries op's selector labels (op.selector,
+// else app=<op.app>).
+bool is_operand_pod(const PodRecord& pod, const core::Operand* op);
+
 // How many of `pod`'s init containers, from the first, have what they
 // validate on `node`, whose bound pods are `node_pods`. `catalog` names the
 // operands' pod labels (the release's). Returns the number of init
