@@ -71,6 +71,15 @@ struct FakeCluster::Impl : StoreObserver {
     kubelet.set_init_agent(&driver_manager);
   }
 
+  // The operator of `catalog`'s release and its operands' helpers start
+  // (`adopt`: ClusterPolicyController::install's); the CRDs are the caller's.
+  void start_operator(const core::Catalog& catalog, const std::string& ns, bool adopt) {
+    cluster_policy.install(catalog, ns, adopt);
+    kubelet.set_validation_gates(&cluster_policy.catalog());
+    driver_manager.install(&cluster_policy.catalog(), ns);
+    mig_manager.install(&cluster_policy.catalog(), ns);
+  }
+
   // ------------------------------------------------------------ observers
 
   void on_node(EventType type, const core::Node& node) override {
@@ -209,13 +218,9 @@ core::Time FakeCluster::now() const { return impl_->ctx.now; }
 void FakeCluster::run() { impl_->run_until_idle(); }
 
 void FakeCluster::install_operator(const core::Catalog& catalog, const std::string& ns) {
-  Impl& m = *impl_;
-  m.ctx.store.install_gpu_operator_crds();
+  impl_->ctx.store.install_gpu_operator_crds();
   create_namespace(ns);
-  m.cluster_policy.install(catalog, ns);
-  m.kubelet.set_validation_gates(&m.cluster_policy.catalog());
-  m.driver_manager.install(&m.cluster_policy.catalog(), ns);
-  m.mig_manager.install(&m.cluster_policy.catalog(), ns);
+  impl_->start_operator(catalog, ns, false);
 }
 
 void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
@@ -266,10 +271,7 @@ void FakeCluster::import_state(const core::ClusterState& state, const core::Cata
     if (!p.spec.node_name.empty() && !listed.count(p.spec.node_name)) m.ctx.unseen_nodes.insert(p.spec.node_name);
   if (operator_catalog) {
     s.install_gpu_operator_crds();
-    m.cluster_policy.install(*operator_catalog, state.namespace_, true);
-    m.kubelet.set_validation_gates(&m.cluster_policy.catalog());
-    m.driver_manager.install(&m.cluster_policy.catalog(), state.namespace_);
-    m.mig_manager.install(&m.cluster_policy.catalog(), state.namespace_);
+    m.start_operator(*operator_catalog, state.namespace_, true);
   } else if (!state.cluster_policies.empty() || !state.nvidia_drivers.empty()) {
     s.install_gpu_operator_crds();
   }
