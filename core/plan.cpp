@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/diagnose.h"
+#include "core/operator_install.h"
 #include "core/placement.h"
 #include "core/pod_status.h"
 
@@ -41,12 +42,13 @@ struct ByName {
   std::unordered_map<std::string, const DaemonSet*> daemonsets;
 };
 
+// The catalog operand DaemonSet `name` (`d`, when known) runs, by the rule
+// every analysis uses (core::is_operand_daemonset).
 std::string operand_of(const Catalog& catalog, const DaemonSet* d, const std::string& name) {
   if (const Operand* op = catalog.by_daemonset(name)) return op->name;
   if (!d) return "";
-  auto comp = d->template_.labels.find("app.kubernetes.io/component");
   for (const auto& op : catalog.operands)
-    if (!op.component.empty() && comp != d->template_.labels.end() && comp->second == op.component) return op.name;
+    if (is_operand_daemonset(catalog, op, *d)) return op.name;
   return "";
 }
 
