@@ -59,6 +59,7 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     if (r.count("context")) o.context = r["context"].as<std::string>();
     o.namespace_ = r["namespace"].as<std::string>();
     o.namespace_given = r.count("namespace") > 0;
+    o.keep_raw = true;  // served again with every field
     imported = load_state(o, false, err);
   }
   std::optional<core::Scenario> scenario;

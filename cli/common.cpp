@@ -42,7 +42,7 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
 }
 
 std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
-  if (!o.snapshots.empty()) return std::make_unique<core::SnapshotCluster>(o.snapshots);
+  if (!o.snapshots.empty()) return std::make_unique<core::SnapshotCluster>(o.snapshots, core::SnapshotOptions{o.keep_raw});
   // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
   // in-cluster. The namespace: -n, else the context's, else gpu-operator.
   std::string context_ns;
@@ -130,10 +130,11 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   // namespaces the dump holds.
   std::unique_ptr<core::SnapshotCluster> snapshot;
   std::unique_ptr<core::Cluster> live;
-  if (!l.opts.snapshots.empty()) snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots);
+  if (!l.opts.snapshots.empty())
+    snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots, core::SnapshotOptions{l.opts.keep_raw});
   else live = open_cluster(l.opts);
-  core::Cluster& cluster = snapshot ? static_cast<core::Cluster&>(*snapshot) : *live;
-  l.state = cluster.state(l.opts.namespace_);
+  // Read once: a snapshot's objects are moved out, not copied.
+  l.state = snapshot ? snapshot->take_state(l.opts.namespace_) : live->state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
   std::string catalog_name = l.opts.operands;

@@ -32,6 +32,9 @@ struct ClusterOptions {
   bool namespace_given = false;
   std::string operands = "lab";
   std::string output = "text";
+  // A snapshot's nodes and pods keep their whole JSON (core::SnapshotOptions): only
+  // for `serve --snapshot`, which serves them again with every field.
+  bool keep_raw = false;
 };
 
 // Reads the options added by add_cluster_options. Throws core::InputError for

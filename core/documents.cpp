@@ -4,6 +4,7 @@
 #include "core/documents.h"
 
 #include <boost/json.hpp>
+#include <boost/json/basic_parser_impl.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -12,7 +13,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <iterator>
+#include <mutex>
+#include <thread>
+#include <memory>
+#include <string_view>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -165,6 +173,190 @@ void expand_lists(Document doc, std::vector<Document>& out) {
 
 std::string read_file(const std::string& path) { return read_input_file(path); }
 
+// ------------------------------------------------------ JSON, item by item
+
+// The basic_parser handler of stream_documents. Everything outside the
+// elements of the top-level object's "items" array (the envelope: kind,
+// apiVersion, metadata, "items": []) is built by `env_`, as boost::json's own
+// parser builds a value; each element of that array is built by `item_` in
+// `mr_`, handed to the sink (expanded if it is a List itself) and dropped
+// before the next begins. The envelope is checked once the document ends.
+class ListItemHandler {
+ public:
+  static constexpr std::size_t max_object_size = json::object::max_size();
+  static constexpr std::size_t max_array_size = json::array::max_size();
+  static constexpr std::size_t max_key_size = json::string::max_size();
+  static constexpr std::size_t max_string_size = json::string::max_size();
+
+  ListItemHandler(const std::string* file, const std::function<void(Document&&)>* sink)
+      : file_(file), sink_(sink) {}
+
+  bool on_document_begin(json::error_code&) {
+    env_.reset();
+    return true;
+  }
+  bool on_document_end(json::error_code&) { return true; }
+  bool on_object_begin(json::error_code&) { return begin(); }
+  bool on_object_end(std::size_t n, json::error_code&) {
+    if (in_item()) {
+      item_.push_object(n);
+      return end();
+    }
+    env_.push_object(n);
+    --depth_;
+    return true;
+  }
+  bool on_array_begin(json::error_code&) {
+    if (depth_ == 1 && !in_item() && next_is_items_) {
+      next_is_items_ = false;
+      if (items_arrays_++ == 0) {  // a repeated "items" is built in the envelope
+        in_items_ = true;
+        ++depth_;
+        return true;
+      }
+    }
+    return begin();
+  }
+  bool on_array_end(std::size_t n, json::error_code&) {
+    if (in_item()) {
+      item_.push_array(n);
+      return end();
+    }
+    if (in_items_ && depth_ == 2) {  // the end of the top-level "items"
+      in_items_ = false;
+      --depth_;
+      env_.push_array(0);
+      return true;
+    }
+    env_.push_array(n);
+    --depth_;
+    return true;
+  }
+  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
+    if (in_item()) item_.push_chars(s);
+    else {
+      env_.push_chars(s);
+      if (depth_ == 1) key_ += s;
+    }
+    return true;
+  }
+  bool on_key(json::string_view s, std::size_t, json::error_code&) {
+    if (in_item()) {
+      item_.push_key(s);
+      return true;
+    }
+    env_.push_key(s);
+    if (depth_ == 1) {
+      key_ += s;
+      next_is_items_ = key_ == "items";
+      items_keys_ += next_is_items_;
+      key_.clear();
+    }
+    return true;
+  }
+  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    if (at_item_start()) open_scalar();
+    stack().push_chars(s);
+    return true;
+  }
+  bool on_string(json::string_view s, std::size_t, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_string(s); }); }
+  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_int64(std::int64_t i, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_int64(i); }); }
+  bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_uint64(u); }); }
+  bool on_double(double d, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_double(d); }); }
+  bool on_bool(bool b, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_bool(b); }); }
+  bool on_null(json::error_code&) { return scalar([](json::value_stack& st) { st.push_null(); }); }
+  bool on_comment_part(json::string_view, json::error_code&) { return true; }
+  bool on_comment(json::string_view, json::error_code&) { return true; }
+
+  // After the document: the envelope, and whether items were handed over.
+  json::value envelope() { return env_.release(); }
+  std::size_t items_handed() const { return handed_; }
+  // How many top-level "items" keys the object had.
+  int items_keys() const { return items_keys_; }
+
+ private:
+  // A pod of a real install is 3-6 KB of JSON, about three times that as a DOM.
+  static constexpr std::size_t kFirstBlock = 16 * 1024;
+
+  bool in_item() const { return item_depth_ > 0 || scalar_open_; }
+  json::value_stack& stack() { return in_item() ? item_ : env_; }
+  // An element of "items" starts when a value begins right inside it.
+  bool at_item_start() const { return in_items_ && !in_item() && depth_ == 2; }
+
+  // A new item in `item_`, in a monotonic resource of its own that the item
+  // keeps alive: the item is read on another thread, and freed there at once.
+  void open_item() { item_.reset(json::make_shared_resource<json::monotonic_resource>(kFirstBlock)); }
+  // A string item whose first part has come: its parts go to `item_`.
+  void open_scalar() {
+    open_item();
+    scalar_open_ = true;
+  }
+  bool begin() {
+    if (at_item_start()) {
+      open_item();
+      item_depth_ = 1;
+      return true;
+    }
+    if (in_item()) {
+      ++item_depth_;
+      return true;
+    }
+    if (depth_ == 1) next_is_items_ = false;
+    ++depth_;
+    return true;
+  }
+  bool end() {
+    if (--item_depth_ == 0) hand_over();
+    return true;
+  }
+  template <class Push>
+  bool scalar(Push push) {
+    if (at_item_start() || (scalar_open_ && item_depth_ == 0)) {
+      if (!scalar_open_) open_item();
+      push(item_);
+      scalar_open_ = false;
+      hand_over();
+      return true;
+    }
+    push(stack());
+    next_is_items_ = false;
+    return true;
+  }
+  void hand_over() {
+    // Constructed, not assigned: a value moved into a new value keeps its
+    // storage, one assigned is copied to the default storage.
+    Document d{item_.release(), *file_, 0, {}};
+    ++handed_;
+    if (is_list(d.value)) {
+      std::vector<Document> docs;
+      expand_lists(std::move(d), docs);
+      for (auto& x : docs) (*sink_)(std::move(x));
+    } else {
+      (*sink_)(std::move(d));
+    }
+  }
+  static bool is_list(const json::value& v) {
+    if (!v.is_object()) return false;
+    auto kind = v.as_object().if_contains("kind");
+    auto items = v.as_object().if_contains("items");
+    return kind && kind->is_string() && kind->as_string().ends_with("List") && items && items->is_array();
+  }
+
+  const std::string* file_;
+  const std::function<void(Document&&)>* sink_;
+  json::value_stack env_;
+  json::value_stack item_;
+  int depth_ = 0;       // containers open in the envelope
+  int item_depth_ = 0;  // containers open in the current item
+  bool in_items_ = false, next_is_items_ = false;
+  bool scalar_open_ = false;  // a string item is being read in parts
+  int items_arrays_ = 0, items_keys_ = 0;
+  std::string key_;
+  std::size_t handed_ = 0;
+};
+
+
 }  // namespace
 
 int Document::line_of(const std::vector<std::string>& path) const {
@@ -209,29 +401,189 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
   return out;
 }
 
+std::vector<std::string> input_files(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(path)) {
+      auto ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+  if (fs::exists(path, ec)) return {path};
+  throw InputError(path, 0, "", "no such file or directory");
+}
+
 std::vector<Document> read_paths(const std::vector<std::string>& paths) {
   std::vector<Document> out;
-  for (const auto& path : paths) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      std::vector<std::string> files;
-      for (const auto& e : fs::directory_iterator(path)) {
-        auto ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path().string());
-      }
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        auto docs = read_documents(read_file(f), f);
-        std::move(docs.begin(), docs.end(), std::back_inserter(out));
-      }
-    } else if (fs::exists(path, ec)) {
-      auto docs = read_documents(read_file(path), path);
+  for (const auto& path : paths)
+    for (const auto& f : input_files(path)) {
+      auto docs = read_documents(read_file(f), f);
       std::move(docs.begin(), docs.end(), std::back_inserter(out));
-    } else {
-      throw InputError(path, 0, "", "no such file or directory");
+    }
+  return out;
+}
+
+namespace {
+
+// stream_documents' reader: parses `path` and hands each document to `sink`
+// in order (on the reader thread). Returns what stream_documents returns.
+bool produce_documents(const std::string& path, const std::function<void(Document&&)>& sink) {
+  const bool yaml_name = path.ends_with(".yaml") || path.ends_with(".yml");
+  if (yaml_name) {
+    for (auto& d : read_documents(read_file(path), path)) sink(std::move(d));
+    return true;
+  }
+  enum class Mode { kUndecided, kJson, kWhole } mode = path.ends_with(".json") ? Mode::kJson : Mode::kUndecided;
+  std::string whole;  // kWhole: the text, for read_documents
+  json::basic_parser<ListItemHandler> p(json::parse_options{}, &path, &sink);
+  std::size_t consumed = 0;  // bytes of the file before the parser's position
+  bool started = false;
+  auto fail = [&](const json::error_code& ec) {
+    // The line of the error, counted only now: the file is read again up to it.
+    int line = 1;
+    std::size_t left = consumed;
+    read_input_chunks(path, [&](const char* data, std::size_t size) {
+      std::size_t n = std::min(size, left);
+      line += static_cast<int>(std::count(data, data + n, '\n'));
+      left -= n;
+      return left > 0;
+    });
+    throw InputError(path, line, "", "invalid JSON: " + ec.message());
+  };
+  auto feed = [&](const char* data, std::size_t size) {
+    json::error_code ec;
+    std::size_t n = p.write_some(true, data, size, ec);
+    consumed += n;
+    if (ec) fail(ec);
+    // After the value the parser takes white space only; where it stops
+    // short, the finish below fails ("incomplete JSON"), as read_documents'.
+    return n == size;
+  };
+  read_input_chunks(path, [&](const char* data, std::size_t size) {
+    if (mode == Mode::kUndecided) {
+      whole.append(data, size);
+      std::size_t first = whole.find_first_not_of(" \t\r\n");
+      if (first == std::string::npos) return true;
+      mode = (whole[first] == '{' || whole[first] == '[') ? Mode::kJson : Mode::kWhole;
+      if (mode == Mode::kWhole) return true;
+      started = true;
+      std::string head = std::move(whole);
+      whole.clear();
+      return feed(head.data(), head.size());
+    }
+    if (mode == Mode::kWhole) {
+      whole.append(data, size);
+      return true;
+    }
+    if (!started) {
+      // A *.json file: leading white space, as read_documents, yields nothing.
+      std::string_view v(data, size);
+      std::size_t first = v.find_first_not_of(" \t\r\n");
+      if (first == std::string_view::npos) {
+        consumed += size;
+        return true;
+      }
+      started = true;
+    }
+    return feed(data, size);
+  });
+  if (mode == Mode::kUndecided) return true;  // empty, or white space only
+  if (mode == Mode::kWhole) {
+    for (auto& d : read_documents(whole, path)) sink(std::move(d));
+    return true;
+  }
+  if (!started) return true;
+  {
+    json::error_code ec;
+    p.write_some(false, nullptr, 0, ec);  // stream_parser::finish
+    if (ec) fail(ec);
+  }
+  json::value env = p.handler().envelope();
+  const std::size_t handed = p.handler().items_handed();
+  Document d;
+  d.value = std::move(env);
+  d.file = path;
+  const bool list = d.value.is_object() && [&] {
+    auto kind = d.value.as_object().if_contains("kind");
+    return kind && kind->is_string() && kind->as_string().ends_with("List");
+  }();
+  // Items handed over were right only for a List whose one "items" was the
+  // array they came from; none handed, the envelope is the whole document.
+  if (handed > 0) return list && p.handler().items_keys() == 1;
+  std::vector<Document> docs;
+  expand_lists(std::move(d), docs);
+  for (auto& x : docs) sink(std::move(x));
+  return true;
+}
+
+}  // namespace
+
+bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink) {
+  // Two threads: this one runs `sink` (the decoding) while a reader parses
+  // the next items. They meet once per batch of kBatch documents, at most
+  // kDepth batches apart: a meeting per item would cost a wake-up each,
+  // milliseconds when the machine is busy. Whatever either throws, the reader
+  // is joined before this returns. A JSON syntax or read error wins over an
+  // error of the sink, as when the whole file was parsed before any document
+  // was decoded: once the sink has thrown, the reader still parses to the end,
+  // and its error, if any, is the one thrown.
+  constexpr std::size_t kBatch = 64, kDepth = 8;
+  using Batch = std::vector<Document>;
+  std::mutex m;
+  std::condition_variable ready, space;
+  std::deque<Batch> queue;
+  bool done = false, discard = false, list = true;
+  std::exception_ptr reader_error, sink_error;
+  std::thread reader([&] {
+    Batch batch;
+    auto flush = [&] {
+      std::unique_lock lock(m);
+      space.wait(lock, [&] { return queue.size() < kDepth || discard; });
+      if (!discard) {
+        queue.push_back(std::move(batch));
+        ready.notify_one();
+      }
+      batch = Batch();
+    };
+    try {
+      list = produce_documents(path, [&](Document&& d) {
+        batch.push_back(std::move(d));
+        if (batch.size() == kBatch) flush();
+      });
+      if (!batch.empty()) flush();
+    } catch (...) {
+      reader_error = std::current_exception();
+    }
+    std::lock_guard lock(m);
+    done = true;
+    ready.notify_one();
+  });
+  for (;;) {
+    std::unique_lock lock(m);
+    ready.wait(lock, [&] { return !queue.empty() || done; });
+    if (queue.empty()) break;
+    Batch batch = std::move(queue.front());
+    queue.pop_front();
+    space.notify_one();
+    lock.unlock();
+    try {
+      for (auto& d : batch) sink(std::move(d));
+    } catch (...) {
+      sink_error = std::current_exception();
+      lock.lock();
+      discard = true;
+      queue.clear();
+      space.notify_one();
+      break;
     }
   }
-  return out;
+  reader.join();
+  if (reader_error) std::rethrow_exception(reader_error);
+  if (sink_error) std::rethrow_exception(sink_error);
+  return list;
 }
 
 }  // namespace gpuops::core

@@ -11,6 +11,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,5 +46,30 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
 // not recursive), into documents. Throws InputError if a path does not exist or
 // cannot be read.
 std::vector<Document> read_paths(const std::vector<std::string>& paths);
+
+// The files read_paths reads for one path: the path itself when it is a file,
+// the *.json/*.yaml/*.yml files of a folder sorted by name. Throws InputError
+// ("no such file or directory") when it does not exist.
+std::vector<std::string> input_files(const std::string& path);
+
+// Reads one file as read_documents(read_input_file(path), path) would, and
+// hands each document to `sink` in the same order, as soon as it is complete,
+// for readers of large dumps. A JSON file is parsed in chunks
+// (read_input_chunks) by Boost.JSON's basic_parser, and the items of its
+// top-level List are built one at a time, each in a buffer reused for the
+// next: memory is one item, not the file. The document given to `sink` lives
+// only during the call; what the sink keeps it must copy or move into objects
+// of the default storage (boost::json copies on a move between storages).
+// YAML files, and JSON files not named *.json that do not start with '{' or
+// '[', are read whole by read_documents. Errors are read_documents' and
+// read_input_file's (InputError with file and line), thrown when met: the
+// sink may have received the documents before the error.
+//
+// Returns false when the file's top-level JSON object had an "items" array
+// whose elements were handed over before the object turned out not to be a
+// List (kubectl writes "kind" after "items"; the kind does not end in "List",
+// or "items" is repeated): the caller must then discard what `sink` received
+// and read the file with read_documents. Returns true otherwise.
+bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink);
 
 }  // namespace gpuops::core

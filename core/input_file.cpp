@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <vector>
 
 #include "core/errors.h"
 
@@ -36,7 +39,7 @@ std::string file_kind(unsigned mode) {
 std::size_t max_input_bytes() { return g_max_input_bytes; }
 void set_max_input_bytes(std::size_t bytes) { g_max_input_bytes = bytes; }
 
-std::string read_input_file(const std::string& path) {
+void read_input_chunks(const std::string& path, const std::function<bool(const char*, std::size_t)>& chunk) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) throw InputError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
@@ -49,17 +52,29 @@ std::string read_input_file(const std::string& path) {
   };
   if (static_cast<unsigned long long>(st.st_size) > g_max_input_bytes) throw too_large();
   ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
-  std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[1 << 16];
+  std::vector<char> buf(std::size_t{1} << 20);
+  std::size_t total = 0;
   for (;;) {
-    ssize_t n = ::read(f.fd, buf, sizeof buf);
+    ssize_t n = ::read(f.fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw InputError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
     if (n == 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > g_max_input_bytes) throw too_large();
-    text.append(buf, static_cast<std::size_t>(n));
+    total += static_cast<std::size_t>(n);
+    if (total > g_max_input_bytes) throw too_large();
+    if (!chunk(buf.data(), static_cast<std::size_t>(n))) break;
   }
+}
+
+std::string read_input_file(const std::string& path) {
+  std::string text;
+  std::error_code ec;
+  // The size as stat gives it, to reserve once (read_input_chunks checks it).
+  auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size <= g_max_input_bytes) text.reserve(static_cast<std::size_t>(size));
+  read_input_chunks(path, [&](const char* data, std::size_t n) {
+    text.append(data, n);
+    return true;
+  });
   return text;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace gpuops::core {
@@ -18,6 +19,13 @@ namespace gpuops::core {
 //    max_input_bytes().
 // A symbolic link is followed (to a regular file, as any CLI does).
 std::string read_input_file(const std::string& path);
+
+// Reads `path` as read_input_file does (the same checks and errors, the same
+// size limit), handing its bytes to `chunk` a piece at a time (at most 1 MiB
+// each, in order) instead of keeping them: for readers that parse as they go.
+// `chunk` returns false to stop reading (the rest of the file is not read).
+// Exceptions thrown by `chunk` propagate.
+void read_input_chunks(const std::string& path, const std::function<bool(const char* data, std::size_t size)>& chunk);
 
 // What a file of st_mode `mode` is when it is not a regular file: "a FIFO",
 // "a character device", "a block device", "a socket", "a directory", else

@@ -1,6 +1,10 @@
 #include "core/snapshot.h"
 
+#include <algorithm>
+#include <deque>
+#include <exception>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <string>
 #include <system_error>
@@ -9,6 +13,7 @@
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "core/must_gather.h"
 
 namespace gpuops::core {
@@ -17,10 +22,26 @@ namespace {
 [[noreturn]] void read_only() { throw ClusterError("a snapshot is read-only: this command needs a live cluster"); }
 }  // namespace
 
-SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
+namespace {
+
+// Where the objects of one file start in the snapshot's lists: a file whose
+// items stream_documents handed over before it turned out not to be a List
+// is read again whole, and what it gave is dropped first.
+struct FileStart {
+  size_t nodes, daemonsets, pods, cluster_policies, nvidia_drivers;
+};
+
+template <class C>
+void truncate(C& c, size_t n) {
+  c.erase(c.begin() + static_cast<std::ptrdiff_t>(n), c.end());
+}
+
+}  // namespace
+
+SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, SnapshotOptions options) {
   // A must-gather's node files, in its folder or named alone, are text, not
-  // YAML: they go to core/must_gather.h, everything else to read_paths (which
-  // reads only the *.yaml, *.yml and *.json of a folder).
+  // YAML: they go to core/must_gather.h, everything else to input_files
+  // (which reads only the *.yaml, *.yml and *.json of a folder).
   std::vector<std::string> yaml_paths;
   std::vector<MustGatherFiles> gathers;
   MustGatherFiles loose;  // node files named alone: one must-gather, until a kind repeats
@@ -42,26 +63,80 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths) {
   // An object read twice (overlapping dumps, a file and the folder holding it)
   // counts once: the API has one object per kind, namespace and name.
   std::set<std::string> seen;
-  for (const auto& doc : read_paths(yaml_paths)) {
-    if (!doc.value.is_object()) continue;
+  std::set<std::string> file_keys;  // kind/namespace/name first met in the file being read
+  auto take = [&](Document&& doc) {
+    if (!doc.value.is_object()) return;
     const auto& o = doc.value.as_object();
     auto kind = o.if_contains("kind");
-    if (!kind || !kind->is_string()) continue;
+    if (!kind || !kind->is_string()) return;
     auto k = kind->as_string();
+    if (k != "Node" && k != "DaemonSet" && k != "Pod" && k != "ClusterPolicy" && k != "NVIDIADriver") return;
     if (const auto* md = o.if_contains("metadata"); md && md->is_object()) {
       auto str = [&](const char* key) {
         const auto* v = md->as_object().if_contains(key);
         return v && v->is_string() ? std::string(v->as_string()) : std::string();
       };
       std::string name = str("name");
-      if (!name.empty() && !seen.insert(std::string(k) + "/" + str("namespace") + "/" + name).second) continue;
+      if (!name.empty()) {
+        std::string key = std::string(k) + "/" + str("namespace") + "/" + name;
+        if (seen.count(key) || !file_keys.insert(std::move(key)).second) return;
+      }
     }
-    if (k == "Node") nodes_.push_back(decode_node(doc));
-    else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(doc));
-    else if (k == "Pod") pods_.push_back(decode_pod(doc));
+    const bool raw = options.keep_raw;
+    if (k == "Node") nodes_.push_back(raw ? decode_node(std::move(doc)) : decode_node_typed(doc));
+    else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(std::move(doc)));
+    else if (k == "Pod") pods_.push_back(raw ? decode_pod(std::move(doc)) : decode_pod_typed(doc));
     else if (k == "ClusterPolicy") cluster_policies_.push_back(decode_cluster_policy(doc));
-    else if (k == "NVIDIADriver") nvidia_drivers_.push_back(decode_nvidia_driver(doc));
-  }
+    else nvidia_drivers_.push_back(decode_nvidia_driver(doc));
+  };
+  // Errors come as when every file was parsed before any object was decoded
+  // (read_paths, then the decoders): a syntax error of any file wins over a
+  // decode error, the first file's over a later one's. After a decode error
+  // the remaining files are still parsed, for theirs.
+  bool decode_failed = false;
+  std::exception_ptr decode_error;
+  auto parse_only = [](Document&&) {};
+  for (const auto& path : yaml_paths)
+    for (const auto& file : input_files(path)) {
+      if (decode_failed) {
+        if (!stream_documents(file, parse_only)) read_documents(read_input_file(file), file);
+        continue;
+      }
+      const FileStart start{nodes_.size(), daemonsets_.size(), pods_.size(), cluster_policies_.size(),
+                            nvidia_drivers_.size()};
+      auto rollback = [&] {
+        truncate(nodes_, start.nodes);
+        truncate(daemonsets_, start.daemonsets);
+        truncate(pods_, start.pods);
+        truncate(cluster_policies_, start.cluster_policies);
+        truncate(nvidia_drivers_, start.nvidia_drivers);
+        file_keys.clear();
+      };
+      // What `take` threw, to tell it from what the reader threw.
+      std::exception_ptr take_error;
+      auto take_checked = [&](Document&& doc) {
+        try {
+          take(std::move(doc));
+        } catch (...) {
+          take_error = std::current_exception();
+          throw;
+        }
+      };
+      try {
+        if (!stream_documents(file, take_checked)) {
+          rollback();
+          for (auto& doc : read_documents(read_input_file(file), file)) take_checked(std::move(doc));
+        }
+      } catch (...) {
+        if (!take_error || std::current_exception() != take_error) throw;  // a syntax or read error: the first wins
+        decode_failed = true;
+        decode_error = take_error;
+        continue;
+      }
+      seen.merge(file_keys);
+      file_keys.clear();
+    }
+  if (decode_error) std::rethrow_exception(decode_error);
   // A must-gather saves no Node: its nodes come from its text files, after
   // any Node a YAML file of the input holds (which, exact, wins).
   for (const auto& g : gathers)
@@ -80,13 +155,41 @@ SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {
 ClusterState SnapshotCluster::state(const std::string& ns) {
   ClusterState s;
   s.namespace_ = ns;
-  s.nodes = nodes_;
+  s.nodes = {nodes_.begin(), nodes_.end()};
   for (const auto& d : daemonsets_)
     if (d.metadata.namespace_ == ns) s.daemonsets.push_back(d);
   for (const auto& p : pods_)
     if (p.metadata.namespace_ == ns) s.pods.push_back(p);
-  s.cluster_policies = cluster_policies_;
-  s.nvidia_drivers = nvidia_drivers_;
+  s.cluster_policies = {cluster_policies_.begin(), cluster_policies_.end()};
+  s.nvidia_drivers = {nvidia_drivers_.begin(), nvidia_drivers_.end()};
+  return s;
+}
+
+ClusterState SnapshotCluster::take_state(const std::string& ns) {
+  ClusterState s;
+  s.namespace_ = ns;
+  auto move_all = [](auto& from, auto& to) {
+    to.assign(std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    from.clear();
+  };
+  move_all(nodes_, s.nodes);
+  auto split = [&](auto& from, auto& to) {
+    std::remove_reference_t<decltype(from)> rest;
+    to.reserve(static_cast<size_t>(
+        std::count_if(from.begin(), from.end(), [&](const auto& x) { return x.metadata.namespace_ == ns; })));
+    // Moved one at a time from the front: a deque frees its blocks as it
+    // empties, so the objects are not held twice.
+    while (!from.empty()) {
+      if (from.front().metadata.namespace_ == ns) to.push_back(std::move(from.front()));
+      else rest.push_back(std::move(from.front()));
+      from.pop_front();
+    }
+    from = std::move(rest);
+  };
+  split(daemonsets_, s.daemonsets);
+  split(pods_, s.pods);
+  move_all(cluster_policies_, s.cluster_policies);
+  move_all(nvidia_drivers_, s.nvidia_drivers);
   return s;
 }
 

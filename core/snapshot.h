@@ -11,12 +11,23 @@
 // nothing.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "core/cluster.h"
 
 namespace gpuops::core {
+
+// What a SnapshotCluster keeps of each object besides its typed fields.
+struct SnapshotOptions {
+  // Each node's and pod's whole JSON (Node::raw, Pod::raw): needed only where
+  // they are written out again (`gpuops serve --snapshot` serves them with
+  // every field). The analyses read the typed fields; without it a pod costs
+  // about a third. DaemonSets, ClusterPolicies and NVIDIADrivers keep theirs
+  // always (the template hash and the spec read from it; they are few).
+  bool keep_raw = true;
+};
 
 class SnapshotCluster : public Cluster {
  public:
@@ -29,7 +40,9 @@ class SnapshotCluster : public Cluster {
   // and name: overlapping dumps) is kept once, the first; a must-gather's
   // nodes come after every Node of the YAML input, so a Node object wins over
   // the must-gather's text for the same name.
-  explicit SnapshotCluster(const std::vector<std::string>& paths);
+  // JSON files are read item by item (core/documents.h stream_documents):
+  // memory is the objects kept, not the file's DOM.
+  explicit SnapshotCluster(const std::vector<std::string>& paths, SnapshotOptions options = {});
   // From already decoded objects (tests).
   explicit SnapshotCluster(std::vector<Object> objects);
 
@@ -46,15 +59,23 @@ class SnapshotCluster : public Cluster {
   void delete_pod(const std::string& ns, const std::string& name) override;
   void settle() override {}
 
+  // state(ns), with the objects moved out instead of copied: afterwards the
+  // snapshot holds no nodes, ClusterPolicies or NVIDIADrivers, and only the
+  // other namespaces' DaemonSets and pods (namespaces() lists those). For a
+  // caller that reads the state once, as the CLI does.
+  ClusterState take_state(const std::string& ns);
+
   // Namespaces that hold DaemonSets or pods in the dump, sorted.
   std::vector<std::string> namespaces() const;
 
  private:
-  std::vector<Node> nodes_;
-  std::vector<DaemonSet> daemonsets_;
-  std::vector<Pod> pods_;
-  std::vector<ClusterPolicy> cluster_policies_;
-  std::vector<NVIDIADriver> nvidia_drivers_;
+  // Deques: no relocation as they grow, nor a second copy while take_state
+  // moves them out.
+  std::deque<Node> nodes_;
+  std::deque<DaemonSet> daemonsets_;
+  std::deque<Pod> pods_;
+  std::deque<ClusterPolicy> cluster_policies_;
+  std::deque<NVIDIADriver> nvidia_drivers_;
 };
 
 }  // namespace gpuops::core

@@ -1,6 +1,7 @@
 // Fuzz target: the snapshot decoder. The input is a `kubectl get -o json`
 // dump (cluster.json, as `gpuops diagnose --snapshot` reads it): read by
-// core::SnapshotCluster (read_documents + decode_*), then every namespace's
+// core::SnapshotCluster (stream_documents + decode_*; the streamed reading
+// must agree with read_documents over the whole file), then every namespace's
 // state diagnosed with the lab catalog, as `gpuops diagnose` does, and audited,
 // matrixed and diagnosed in operator mode. Anything
 // but core::InputError (what the CLI reports as bad input, exit 2) escaping
@@ -10,9 +11,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <boost/json/serialize.hpp>
 
 #include "core/analysis.h"
 #include "core/diagnose.h"
+#include "core/documents.h"
+#include "core/input_file.h"
 #include "core/operator_install.h"
 #include "core/errors.h"
 #include "core/operands.h"
@@ -20,6 +26,47 @@
 #include "fuzz/fuzz_common.h"
 
 namespace gpuops::fuzz {
+
+// Whether core::stream_documents reads `path` as read_documents over the
+// whole file does (the reference): the same documents (value, file, line,
+// lines) in the same order, or the same InputError (file, line, message).
+// Returns "" when they agree (or when stream_documents asks for the whole-
+// file reading, returning false), else what differs.
+inline std::string stream_disagreement(const std::string& path) {
+  namespace core = gpuops::core;
+  std::vector<core::Document> whole, streamed;
+  std::string whole_error, stream_error;
+  try {
+    whole = core::read_documents(core::read_input_file(path), path);
+  } catch (const core::InputError& e) {
+    whole_error = e.what();
+  }
+  bool list = true;
+  try {
+    list = core::stream_documents(path, [&](core::Document&& d) {
+      // Copied out of the reader's storage, which lives only during the call.
+      core::Document c;
+      c.value = d.value;
+      c.file = d.file;
+      c.line = d.line;
+      c.lines = d.lines;
+      streamed.push_back(std::move(c));
+    });
+  } catch (const core::InputError& e) {
+    stream_error = e.what();
+  }
+  if (!list) return whole_error.empty() ? "" : "streamed asked for the whole file, which threw \"" + whole_error + "\"";
+  if (whole_error != stream_error) return "error: whole file \"" + whole_error + "\", streamed \"" + stream_error + "\"";
+  if (!whole_error.empty()) return "";  // the same error (the sink may have had documents before it)
+  if (whole.size() != streamed.size())
+    return std::to_string(whole.size()) + " documents whole, " + std::to_string(streamed.size()) + " streamed";
+  for (size_t i = 0; i < whole.size(); ++i)
+    if (whole[i].value != streamed[i].value || whole[i].file != streamed[i].file || whole[i].line != streamed[i].line ||
+        whole[i].lines != streamed[i].lines)
+      return "document " + std::to_string(i) + " differs: " + boost::json::serialize(whole[i].value) + " vs " +
+             boost::json::serialize(streamed[i].value);
+  return "";
+}
 
 inline void snapshot_one(const uint8_t* data, size_t size) {
   static const gpuops::core::Catalog catalog = gpuops::core::load_catalog("lab");
@@ -30,6 +77,8 @@ inline void snapshot_one(const uint8_t* data, size_t size) {
     return c;
   }();
   std::string path = gpuops::fuzz::write_input("cluster.json", data, size);
+  // The streamed reader the snapshot uses agrees with the whole-file one.
+  if (!stream_disagreement(path).empty()) __builtin_trap();
   try {
     gpuops::core::SnapshotCluster snap({path});
     auto nss = snap.namespaces();
