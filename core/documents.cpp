@@ -535,6 +535,10 @@ bool stream_documents(const std::string& path, const std::function<void(Document
   std::mutex m;
   std::condition_variable ready, space;
   std::deque<Batch> queue;
+  // Batches the sink is done with go back to the reader, which frees them:
+  // memory freed on the thread that allocated it is reused at once, where a
+  // free from the other thread would take the allocator's lock and its pages.
+  std::vector<Batch> spent;
   bool done = false, discard = false, list = true;
   std::exception_ptr reader_error, sink_error;
   std::thread reader([&] {
@@ -546,7 +550,12 @@ bool stream_documents(const std::string& path, const std::function<void(Document
         queue.push_back(std::move(batch));
         ready.notify_one();
       }
+      std::vector<Batch> freed = std::move(spent);
+      spent.clear();
+      lock.unlock();
+      freed.clear();
       batch = Batch();
+      batch.reserve(kBatch);
     };
     try {
       list = produce_documents(path, [&](Document&& d) {
@@ -571,6 +580,9 @@ bool stream_documents(const std::string& path, const std::function<void(Document
     lock.unlock();
     try {
       for (auto& d : batch) sink(std::move(d));
+      lock.lock();
+      if (!done) spent.push_back(std::move(batch));  // else freed here, the reader has gone
+      lock.unlock();
     } catch (...) {
       sink_error = std::current_exception();
       lock.lock();
