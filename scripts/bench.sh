@@ -18,6 +18,9 @@
 #              each configuration in its own process so its peak RSS is its own
 #   api        the audit over the API (real::ApiCluster against the simulator's
 #              API server) vs data/lab/operand-audit.sh (kubectl + jq), same cluster
+#   dump       audit, matrix and diagnose --snapshot of a 5,000 x 16 dump
+#              (bench/make_dump.cpp, about 416 MB): wall, CPU and peak RSS
+#              against the file's size, median of 3 processes
 #   lab        `gpuops lab run` on the simulator vs on the real control plane
 # Times are wall and CPU; the machine is described first (nproc, CPU model, load).
 # Results and their discussion: docs/PERFORMANCE.md.
@@ -38,6 +41,7 @@ need() { command -v "$1" >/dev/null || { echo "bench.sh: needs $1" >&2; exit 2; 
 need jq
 need cmake
 need ninja
+[ -x /usr/bin/time ] || { echo "bench.sh: needs /usr/bin/time (scripts/setup.sh installs it)" >&2; exit 2; }
 
 log() { printf '%s\n' "$*" >&2; }
 ROWS=()
@@ -46,7 +50,7 @@ row() { ROWS+=("$(printf '%s\t' "$@")"); }
 # ---------------------------------------------------------------- build
 log "== build ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
-ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench gpuops >&2
+ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench make_dump gpuops >&2
 
 # ---------------------------------------------------------------- machine
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -125,6 +129,25 @@ for n in 1000 5000; do
       "$([ "$n" = 1000 ] && echo ">= 100x" || true)"
   fi
 done
+
+# -- a large dump: the snapshot commands (issue 23, item 2)
+log "== a 5,000 x 16 dump: audit, matrix, diagnose --snapshot"
+"$BUILD/bench/make_dump" --nodes 5000 --operands 16 "$OUT/dump.json"
+dump_mb=$(awk -v b="$(stat -c %s "$OUT/dump.json")" 'BEGIN { printf "%.0f", b / 1048576 }')
+for cmd in audit matrix diagnose; do
+  runs=()
+  for i in 1 2 3; do
+    /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" "$BUILD/gpuops" "$cmd" --snapshot "$OUT/dump.json" \
+      --operands gpu-operator >/dev/null 2>"$OUT/dump.err" || { cat "$OUT/dump.err" >&2; exit 1; }
+    runs+=("$(tail -1 "$OUT/time.txt")")
+  done
+  read -r wall user sys kb < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+  row dump "gpuops $cmd --snapshot (median of 3)" "5000 x 16 (80000 pods, $dump_mb MiB)" "$wall s" \
+    "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f s", u + s }')" \
+    "RSS $((kb / 1024)) MiB, $(awk -v k="$kb" -v f="$dump_mb" 'BEGIN { printf "%.2f", k / 1024 / f }')x the file" \
+    "< 3 s, <= 1.5x"
+done
+rm -f "$OUT/dump.json"
 
 # ---------------------------------------------------------------- the lab
 log "== the lab: simulator vs real control plane"

@@ -11,6 +11,7 @@ packages=(
   libssl-dev openssl
   curl iproute2 util-linux  # scripts/cluster-up.sh: health checks, ss, flock
   jq libdtl-dev
+  time      # scripts/bench.sh: peak RSS of whole processes
   python3   # scripts/fidelity.sh compares the two reports; cluster-build.sh unpacks a Go toolchain
   clang libclang-rt-14-dev  # scripts/fuzz.sh: clang++ 14 with -fsanitize=fuzzer (libFuzzer)
 )
