@@ -103,6 +103,11 @@ std::map<FindingKey, const Finding*> findings_by_key(const std::vector<Finding>&
 
 }  // namespace
 
+std::string label_writer(const std::string& key, bool by_change) {
+  if (by_change) return "change";
+  return key.starts_with("nvidia.com/") ? "operator" : "controller";
+}
+
 PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct) {
   PlanResult plan;
@@ -126,7 +131,8 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
       if (b != n.metadata.labels.end()) bv = b->second;
       if (f != a->metadata.labels.end()) av = f->second;
       if (bv == av) continue;
-      plan.labels.push_back({n.metadata.name, k, bv, av, direct.count({n.metadata.name, k}) > 0});
+      bool direct_write = direct.count({n.metadata.name, k}) > 0;
+      plan.labels.push_back({n.metadata.name, k, bv, av, direct_write, label_writer(k, direct_write)});
     }
   }
   std::sort(plan.nodes_added.begin(), plan.nodes_added.end());
@@ -136,7 +142,8 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
   for (const auto& n : after.nodes)
     if (std::binary_search(plan.nodes_added.begin(), plan.nodes_added.end(), n.metadata.name))
       for (const auto& [k, v] : n.metadata.labels)
-        plan.labels.push_back({n.metadata.name, k, std::nullopt, v, direct.count({n.metadata.name, k}) > 0});
+        plan.labels.push_back({n.metadata.name, k, std::nullopt, v, direct.count({n.metadata.name, k}) > 0,
+                               label_writer(k, direct.count({n.metadata.name, k}) > 0)});
   std::sort(plan.labels.begin(), plan.labels.end(),
             [](const LabelChange& x, const LabelChange& y) { return std::tie(x.node, x.key) < std::tie(y.node, y.key); });
 
@@ -249,11 +256,15 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
     if (p.kind == PodChange::Kind::kCreated) ++created;
     if (p.kind == PodChange::Kind::kReplaced) ++replaced;
   }
-  size_t indirect = 0;
-  for (const auto& l : plan.labels) indirect += l.by_change ? 0 : 1;
+  size_t by_operator = 0, by_controllers = 0;
+  for (const auto& l : plan.labels) {
+    by_operator += l.writer == "operator";
+    by_controllers += l.writer == "controller";
+  }
   plan.summary = plural(deleted, "pod", "pods") + " deleted on " + plural(deleted_on.size(), "node", "nodes") + ", " +
                  std::to_string(created) + " created, " + std::to_string(replaced) + " replaced, " +
-                 plural(indirect, "label", "labels") + " changed by the operator or its helpers, " +
+                 plural(by_operator, "label", "labels") + " changed by the operator or its helpers, " +
+                 (by_controllers ? plural(by_controllers, "label", "labels") + " by Kubernetes controllers, " : "") +
                  plural(plan.findings_new.size(), "new finding", "new findings") + ", " +
                  std::to_string(plan.findings_cleared.size()) + " cleared";
   return plan;
@@ -271,7 +282,10 @@ std::string render_plan_text(const PlanResult& plan) {
     for (const auto& l : plan.labels)
       if (l.node == node)
         out << "  label " << l.key << ": " << shown(l.before) << " -> " << shown(l.after)
-            << (l.by_change ? " (the change)" : " (the operator or its helpers)") << "\n";
+            << (l.writer == "change"     ? " (the change)"
+                : l.writer == "operator" ? " (the operator or its helpers)"
+                                         : " (a Kubernetes controller)")
+            << "\n";
     for (const auto& p : plan.pods) {
       if (p.node != node) continue;
       const char* sign = p.kind == PodChange::Kind::kCreated ? "+" : p.kind == PodChange::Kind::kDeleted ? "-" : "~";
@@ -323,7 +337,7 @@ boost::json::object render_plan_json(const PlanResult& plan) {
   o["pods"] = std::move(pods);
   json::array labels;
   for (const auto& l : plan.labels) {
-    json::object x{{"node", l.node}, {"key", l.key}, {"byChange", l.by_change}};
+    json::object x{{"node", l.node}, {"key", l.key}, {"byChange", l.by_change}, {"writer", l.writer}};
     x["before"] = l.before ? json::value(*l.before) : json::value(nullptr);
     x["after"] = l.after ? json::value(*l.after) : json::value(nullptr);
     labels.push_back(std::move(x));

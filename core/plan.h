@@ -45,8 +45,17 @@ struct LabelChange {
   std::string node;
   std::string key;
   std::optional<std::string> before, after;  // nullopt: absent
-  bool by_change = false;  // written by the change itself (else by the operator or its helpers)
+  bool by_change = false;  // written by the change itself
+  // Who wrote it: "change" (by_change), else "operator" for a key under
+  // nvidia.com/ (the operator's labeller, k8s-driver-manager, the MIG
+  // manager), else "controller" (Kubernetes' own: the node lifecycle
+  // controller's beta.kubernetes.io/os and arch, reconcileNodeLabels).
+  // label_writer() decides.
+  std::string writer;
 };
+
+// The writer of a label the plan shows (LabelChange::writer).
+std::string label_writer(const std::string& key, bool by_change);
 
 struct CellChange {
   std::string node;
@@ -62,7 +71,9 @@ struct PlanResult {
   std::vector<CellChange> cells;      // the cells that differ
   std::vector<Finding> findings_new, findings_cleared;  // diagnose, errors and warnings only
   // "3 pods deleted on 2 nodes, 0 created, 0 replaced, 1 label changed by the
-  // operator, 1 new finding, 0 cleared"
+  // operator or its helpers, 1 new finding, 0 cleared"; labels written by
+  // Kubernetes' controllers add ", 2 labels by Kubernetes controllers" after
+  // the operator's count when there are any.
   std::string summary;
   bool changes() const {
     return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty();
@@ -80,7 +91,7 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
 // introduces (+) and clears (-), then the summary line.
 std::string render_plan_text(const PlanResult& plan);
 // JSON: {"summary", "changes": bool, "pods": [{kind, node, daemonset,
-// operand, pod, why}], "labels": [{node, key, before, after, byChange}],
+// operand, pod, why}], "labels": [{node, key, before, after, byChange, writer}],
 // "nodesAdded", "nodesRemoved", "matrix": {"columns": [...], "before":
 // {node: {col: cell}}, "after": {...}}, "cells": [{node, operand, before,
 // after}], "findingsNew": [...], "findingsCleared": [...]} (findings as

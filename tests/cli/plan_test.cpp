@@ -135,6 +135,12 @@ TEST(Plan, AppliedNodeCarriesTheLifecycleControllersLabels) {
       {"beta.kubernetes.io/arch", {"amd64", false}},
   };
   EXPECT_EQ(labels, want);
+  // The beta labels are the node lifecycle controller's (reconcileNodeLabels), not the operator's.
+  for (const auto& l : j.at("labels").as_array())
+    EXPECT_EQ(l.at("writer").as_string(), std::string(l.at("key").as_string()).starts_with("beta.") ? "controller" : "change");
+  EXPECT_TRUE(has(j.at("summary").as_string().c_str(),
+                  "0 labels changed by the operator or its helpers, 2 labels by Kubernetes controllers, "))
+      << j.at("summary");
   ASSERT_EQ(j.at("pods").as_array().size(), 1u) << r.out;
   EXPECT_EQ(j.at("pods").as_array()[0].at("daemonset").as_string(), "nvidia-driver-daemonset");
   EXPECT_EQ(j.at("pods").as_array()[0].at("kind").as_string(), "created");
@@ -181,6 +187,7 @@ TEST(Plan, OperandsFalseOnAnOperatorInstall) {
     EXPECT_EQ(key.rfind("nvidia.com/gpu.deploy.", 0), 0u) << key;
     EXPECT_TRUE(l.at("after").is_null()) << key;
     EXPECT_FALSE(l.at("byChange").as_bool());
+    EXPECT_EQ(l.at("writer").as_string(), "operator");
     ++removed;
   }
   EXPECT_GE(removed, 8u);  // the eight container-config labels (and v26.7's client)
