@@ -64,7 +64,7 @@ std::string snapshot_list(const ClusterOptions& o) {
 void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state) {
   if (o.snapshots.empty() || !state.nodes.empty()) return;
   for (const auto& path : o.snapshots)
-    if (core::is_must_gather_folder(path))
+    if (core::is_must_gather_folder(core::resolve_must_gather(path)))
       throw core::InputError(snapshot_list(o), 0, "",
                              "no nodes in this must-gather: gpu_nodes.labels and gpu_nodes.descr list none (the "
                              "script found no node with an NVIDIA PCI label or nvidia.com/gpu.present=true); add "

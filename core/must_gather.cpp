@@ -3,6 +3,7 @@
 // Plain text, read line by line with bounded lines and node counts.
 #include "core/must_gather.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -146,6 +147,40 @@ bool is_must_gather_folder(const std::string& path) {
   for (const char* f : {kMustGatherLabels, kMustGatherDescribe, "gpu_operand_ds.yaml"})
     if (fs::is_regular_file(fs::path(path) / f, ec)) return true;
   return false;
+}
+
+std::string resolve_must_gather(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec) || is_must_gather_folder(path)) return path;
+  auto has_inputs = [&](const fs::path& dir) {
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      auto ext = e.path().extension().string();
+      if (e.is_regular_file(ec) && (ext == ".json" || ext == ".yaml" || ext == ".yml")) return true;
+    }
+    return false;
+  };
+  if (has_inputs(path)) return path;
+  std::vector<std::string> found;
+  std::vector<fs::path> level{fs::path(path)};
+  for (int depth = 0; depth < 2 && found.empty(); ++depth) {
+    std::vector<fs::path> next;
+    for (const auto& dir : level)
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        // Not through links: a link may point back up.
+        if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
+        if (is_must_gather_folder(e.path().string())) found.push_back(e.path().string());
+        else next.push_back(e.path());
+      }
+    level = std::move(next);
+  }
+  if (found.empty()) return path;
+  std::sort(found.begin(), found.end());
+  if (found.size() > 1) {
+    std::string names;
+    for (const auto& f : found) names += (names.empty() ? "" : ", ") + f;
+    throw InputError(path, 0, "", "this folder holds several must-gathers (" + names + "): name one with --snapshot");
+  }
+  return found.front();
 }
 
 MustGatherFiles must_gather_files(const std::string& folder) {

@@ -78,6 +78,15 @@ struct MustGatherFiles {
 // gpu_nodes.labels, gpu_nodes.descr or gpu_operand_ds.yaml. Never throws.
 bool is_must_gather_folder(const std::string& path);
 
+// The folder to read for `path` (a --snapshot argument): `path` itself unless
+// it is a folder that is not a must-gather and holds no *.json, *.yaml or
+// *.yml of its own; then the one must-gather folder among its subfolders,
+// at most two levels down: `oc adm must-gather` writes the gather script's
+// /must-gather into must-gather.local.<N>/<image>/ next to its own files
+// (timestamp, event-filter.html). `path` itself when none is found. Throws
+// InputError(path) naming them when there are several (name one).
+std::string resolve_must_gather(const std::string& path);
+
 // The node files present in `folder` (regular files only). Never throws.
 MustGatherFiles must_gather_files(const std::string& folder);
 

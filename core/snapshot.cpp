@@ -48,7 +48,8 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
   auto slot = [](MustGatherFiles& g, const std::string& name) -> std::string& {
     return name == kMustGatherLabels ? g.labels : name == kMustGatherDescribe ? g.describe : g.status;
   };
-  for (const auto& p : paths) {
+  for (const auto& given : paths) {
+    const std::string p = resolve_must_gather(given);
     std::error_code ec;
     if (is_must_gather_node_file(p) && std::filesystem::is_regular_file(p, ec)) {
       std::string name = std::filesystem::path(p).filename().string();

@@ -448,3 +448,56 @@ TEST(MustGather, ANodeObjectWinsOverTheNodeFiles) {
   EXPECT_EQ(s.nodes[0].metadata.labels.at("from"), "yaml");
   EXPECT_EQ(s.nodes[1].metadata.labels.at("from"), "labels");
 }
+
+namespace {
+
+// The fixture copied to `to`, as `oc adm must-gather` leaves it: the gather
+// script's /must-gather under a folder named for the image.
+void copy_fixture(const std::string& to) {
+  std::filesystem::create_directories(to);
+  std::filesystem::copy(kFixture, to, std::filesystem::copy_options::recursive);
+}
+
+}  // namespace
+
+// `oc adm must-gather` writes must-gather.local.<N>/<image>/ with the script's
+// files, beside its own timestamp and event-filter.html: --snapshot on the
+// outer folder reads the inner one.
+TEST(MustGather, TheFolderOcAdmMustGatherWrites) {
+  Dir d;
+  const std::string outer = d.path + "/must-gather.local.5274983921";
+  const std::string inner = outer + "/nvcr-io-nvidia-gpu-operator-sha256-4f1e2d";
+  copy_fixture(inner);
+  std::ofstream(outer + "/timestamp") << "2026-12-02 02:10:00.000 +0000 UTC m=+0.1\n";
+  std::ofstream(outer + "/event-filter.html") << "<html></html>\n";
+  EXPECT_EQ(core::resolve_must_gather(outer), inner);
+  EXPECT_EQ(core::resolve_must_gather(inner), inner);
+  EXPECT_EQ(core::resolve_must_gather(d.path), inner);  // two levels down
+  auto a = core::SnapshotCluster({outer}).state("gpu-operator");
+  auto b = core::SnapshotCluster({kFixture}).state("gpu-operator");
+  ASSERT_EQ(a.nodes.size(), 2u);
+  EXPECT_EQ(a.nodes.size(), b.nodes.size());
+  EXPECT_EQ(a.daemonsets.size(), b.daemonsets.size());
+  EXPECT_EQ(a.pods.size(), b.pods.size());
+  // A folder with dumps of its own is read as it is, not searched.
+  std::ofstream(outer + "/nodes.json") << R"({"kind":"List","items":[]})";
+  EXPECT_EQ(core::resolve_must_gather(outer), outer);
+}
+
+TEST(MustGather, SeveralMustGathersAreNamed) {
+  Dir d;
+  copy_fixture(d.path + "/a/img");
+  copy_fixture(d.path + "/b/img");
+  try {
+    core::SnapshotCluster s({d.path});
+    ADD_FAILURE() << "read";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.file(), d.path);
+    EXPECT_EQ(e.message(), "this folder holds several must-gathers (" + d.path + "/a/img, " + d.path +
+                               "/b/img): name one with --snapshot");
+  }
+  // Three levels down is not searched: the folder is read as it is (no nodes).
+  Dir e;
+  copy_fixture(e.path + "/x/y/z");
+  EXPECT_EQ(core::resolve_must_gather(e.path), e.path);
+}
