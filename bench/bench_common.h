@@ -13,6 +13,7 @@
 // Everything lives in namespace kNs ("gpu-operator").
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -25,9 +26,21 @@ namespace gpuops::bench {
 
 inline const char* kNs = "gpu-operator";
 
-// The first `n` operands of the gpu-operator catalog. REQUIRES: n <= 18.
+// The first `n` operands of the gpu-operator catalog; past its 18, copies of
+// its device plugin named bench-extra-<k> (DaemonSet, app and deploy label
+// nvidia.com/gpu.deploy.bench-extra-<k>), for the clusters larger than any
+// one install (issue 23: 20 DaemonSets).
 inline std::vector<core::Operand> operands(int n) {
   core::Catalog c = core::load_catalog("gpu-operator");
+  const core::Operand plugin = *std::find_if(c.operands.begin(), c.operands.end(),
+                                             [](const core::Operand& o) { return o.name == "device-plugin"; });
+  for (int k = static_cast<int>(c.operands.size()); k < n; ++k) {
+    core::Operand x = plugin;
+    x.name = x.daemonset = x.app = "bench-extra-" + std::to_string(k);
+    x.label = "nvidia.com/gpu.deploy." + x.name;
+    x.component.clear();  // recognised by its name only
+    c.operands.push_back(x);
+  }
   c.operands.resize(static_cast<size_t>(n));
   return c.operands;
 }

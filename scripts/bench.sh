@@ -83,15 +83,17 @@ done < <(gbench_rows "$OUT/core.json")
 # ---------------------------------------------------------------- simulator
 log "== simulator: settle from empty, label flip"
 for bm in SettleFromEmpty LabelFlip; do
-  for cfg in 1000/5 1000/16 5000/5 5000/16; do
+  for cfg in 1000/5 1000/16 5000/5 5000/16 15000/20; do
     f="$OUT/sim-$bm-${cfg/\//x}.json"
     "$BUILD/bench/simulator_bench" --benchmark_filter="BM_$bm/$cfg(/|\$)" --benchmark_out="$f" \
       --benchmark_out_format=json >&2
     while IFS=$'\t' read -r name real cpu unit rss err; do
       [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
       case "$bm" in
-        SettleFromEmpty) w="settle from empty"; tgt=$([ "$cfg" = 5000/16 ] && echo "< 1 s, RSS < 500 MB" || true) ;;
-        *) w="one label flip + settle"; tgt="< 5 ms, flat" ;;
+        SettleFromEmpty)
+          w="settle from empty"
+          case "$cfg" in 5000/16) tgt="< 1 s, RSS < 500 MB" ;; 15000/20) tgt="< 1.5 s CPU, RSS < 1 GB" ;; *) tgt="" ;; esac ;;
+        *) w="one label flip + settle"; tgt=$([ "$cfg" = 15000/20 ] && echo "< 100 us" || echo "< 5 ms, flat") ;;
       esac
       ins=""
       if [ "$bm" = SettleFromEmpty ] && [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
