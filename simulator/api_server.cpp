@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <iterator>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -96,11 +97,17 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec) return self->abort();
       self->pump();
     });
-    for (auto& [type, obj] : initial) send_event(type, obj);
+    core::Time now = srv_.cluster.now();
+    for (auto& [type, obj] : initial) send_event(type, obj, now);
     initial_bytes_ = backlog_bytes_;
     last_progress_ = std::chrono::steady_clock::now();
     id_ = srv_.next_watcher++;
     srv_.watchers[id_] = weak_from_this();
+    // From now on the store keeps this kind's writes for the watches (under
+    // the cluster mutex: no write can come between the state above and it).
+    interest_ns_ = watch_->res->namespaced ? watch_->ns : "";
+    srv_.interest.add(watch_->res->kind, interest_ns_);
+    interested_ = true;
     // Detects a client that goes away.
     stream_.async_read_some(asio::buffer(sink_), [self = shared_from_this()](error_code, size_t) { self->abort(); });
     timeout_timer_.expires_after(timeout);
@@ -110,36 +117,43 @@ class Session : public std::enable_shared_from_this<Session> {
     if (watch_->bookmarks) schedule_bookmark();
   }
 
-  // A store event (I/O thread). `obj` is the object's API JSON.
-  void on_event(const WatchEvent& ev, const json::object& obj) {
+  // Whether on_event would look at an event of `kind` in namespace `ns`.
+  bool watches(Kind kind, const std::string& ns) const {
+    if (!watch_ || closed_ || ending_ || kind != watch_->res->kind) return false;
+    return !watch_->res->namespaced || watch_->ns.empty() || ns == watch_->ns;
+  }
+
+  // A store write (I/O thread). `obj` is the object's API JSON, `now` the
+  // virtual time (Table ages).
+  void on_event(const internal::FeedEvent& ev, const json::object& obj, core::Time now) {
     if (!watch_ || closed_ || ending_) return;
-    if (ev.resource_version <= last_rv_) return;
+    if (ev.rv <= last_rv_) return;
     if (ev.kind != watch_->res->kind) return;
-    last_rv_ = ev.resource_version;
-    const core::ObjectMeta& m = meta_of(ev.object);
-    if (watch_->res->namespaced && !watch_->ns.empty() && m.namespace_ != watch_->ns) return;
-    std::string key = m.namespace_ + "/" + m.name;
-    bool match = watch_->labels.matches(m.labels) && watch_->fields.matches(obj);
+    last_rv_ = ev.rv;
+    const std::string& ns = ev.namespace_();
+    if (watch_->res->namespaced && !watch_->ns.empty() && ns != watch_->ns) return;
+    std::string key = ns + "/" + ev.name();
+    bool match = watch_->labels.matches(ev.labels()) && watch_->fields.matches(obj);
     bool seen = visible_.count(key) > 0;
     if (ev.type == EventType::kDeleted) {
-      if (seen || match) send_event("DELETED", obj);
+      if (seen || match) send_event("DELETED", obj, now);
       visible_.erase(key);
     } else if (match) {
-      send_event(seen ? "MODIFIED" : "ADDED", obj);
+      send_event(seen ? "MODIFIED" : "ADDED", obj, now);
       visible_.insert(key);
     } else if (seen) {
       // mirrors the cacher's filtering: an object that stops matching is
       // DELETED for this watcher.
-      send_event("DELETED", obj);
+      send_event("DELETED", obj, now);
       visible_.erase(key);
     }
   }
 
-  void send_event(const std::string& type, const json::object& obj) {
+  void send_event(const std::string& type, const json::object& obj, core::Time now) {
     json::object ev;
     ev["type"] = type;
     if (watch_->table && type != "BOOKMARK" && type != "ERROR") {
-      ev["object"] = table_for_watch(obj);
+      ev["object"] = table_for_watch(obj, now);
     } else {
       ev["object"] = obj;
     }
@@ -158,6 +172,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     closed_ = true;
     srv_.watchers.erase(id_);
+    if (interested_) {
+      interested_ = false;
+      srv_.interest.remove(watch_->res->kind, interest_ns_);
+    }
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
     error_code ec;
@@ -170,7 +188,7 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   friend struct ApiServer::Impl;
 
-  json::object table_for_watch(const json::object& obj) {
+  json::object table_for_watch(const json::object& obj, core::Time now) {
     json::object t;
     t["kind"] = "Table";
     t["apiVersion"] = "meta.k8s.io/v1";
@@ -179,7 +197,7 @@ class Session : public std::enable_shared_from_this<Session> {
     t["metadata"] = md;
     t["columnDefinitions"] = table_columns(watch_->res->kind_name);
     json::object row;
-    row["cells"] = table_cells(watch_->res->kind_name, obj, srv_.cluster.now());
+    row["cells"] = table_cells(watch_->res->kind_name, obj, now);
     if (watch_->include_object == "Object") {
       row["object"] = obj;
     } else if (watch_->include_object != "None") {
@@ -198,7 +216,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bookmark_timer_.expires_after(srv_.opt.bookmark_interval);
     bookmark_timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (ec || self->closed_ || self->ending_) return;
-      uint64_t rv = std::max(self->last_rv_, self->srv_.delivered_rv);
+      uint64_t rv = std::max(self->last_rv_, self->srv_.delivered_rv());
       self->last_rv_ = rv;
       json::object obj;
       obj["kind"] = self->watch_->res->kind_name;
@@ -206,7 +224,7 @@ class Session : public std::enable_shared_from_this<Session> {
       json::object md;
       md["resourceVersion"] = std::to_string(rv);
       obj["metadata"] = md;
-      self->send_event("BOOKMARK", obj);
+      self->send_event("BOOKMARK", obj, core::Time());
       self->schedule_bookmark();
     });
   }
@@ -348,6 +366,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool ending_ = false;
   bool closed_ = false;
   int id_ = 0;
+  bool interested_ = false;  // counted in srv_.interest
+  std::string interest_ns_;  // as counted
   std::array<char, 512> sink_{};
 };
 
@@ -402,11 +422,69 @@ void ApiServer::Impl::schedule_tick() {
   });
 }
 
-void ApiServer::Impl::on_event(const WatchEvent& ev) {
-  delivered_rv = std::max(delivered_rv, ev.resource_version);
-  if (watchers.empty()) return;
-  std::lock_guard<std::mutex> lock(mu);  // table cells read the cluster's clock
-  json::object obj = core::encode(ev.object);
+// ---- the watches' feed ----
+
+void internal::WatchInterest::add(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    ++all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++namespaces_[{kind, ns}];
+  ++some_[k];
+}
+
+void internal::WatchInterest::remove(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    --all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = namespaces_.find({kind, ns});
+  if (it == namespaces_.end()) return;
+  if (--it->second == 0) namespaces_.erase(it);
+  --some_[k];
+}
+
+bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
+  size_t k = static_cast<size_t>(kind);
+  if (all_[k] > 0) return true;
+  if (some_[k] == 0 || ns.empty()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return namespaces_.count({kind, ns}) > 0;
+}
+
+void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
+  internal::FeedEvent e{w.type, w.kind, w.resource_version, {}, nullptr};
+  if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
+    e.pod = **pod;
+  } else {
+    e.object = std::make_unique<const core::Object>(w.materialise());
+  }
+  impl.pending.push_back(std::move(e));
+  if (!impl.drain_posted) {
+    impl.drain_posted = true;
+    asio::post(impl.io, [i = &impl] { i->drain(); });
+  }
+}
+
+void ApiServer::Impl::drain() {
+  core::Time now;
+  {
+    std::lock_guard<std::mutex> lock(mu);  // pending, and the cluster's clock (Table ages)
+    drain_posted = false;
+    if (inflight_next == inflight.size()) {
+      inflight.clear();
+      inflight_next = 0;
+      inflight.swap(pending);
+    } else {
+      std::move(pending.begin(), pending.end(), std::back_inserter(inflight));
+      pending.clear();
+    }
+    now = cluster.now();
+  }
   std::vector<std::shared_ptr<Session>> live;
   for (auto it = watchers.begin(); it != watchers.end();) {
     if (auto s = it->second.lock()) {
@@ -416,7 +494,31 @@ void ApiServer::Impl::on_event(const WatchEvent& ev) {
       it = watchers.erase(it);
     }
   }
-  for (auto& s : live) s->on_event(ev, obj);
+  // Prototypes of pods no longer written would only hold memory.
+  if (pod_json.size() > 1024) pod_json.clear();
+  size_t end = std::min(inflight.size(), inflight_next + kDrainSlice);
+  for (; inflight_next < end; ++inflight_next) {
+    const internal::FeedEvent& ev = inflight[inflight_next];
+    bool wanted = false;
+    for (auto& s : live) wanted = wanted || s->watches(ev.kind, ev.namespace_());
+    if (!wanted) continue;
+    // The same JSON as core::encode(ev.object) (for a pod: PodJsonEncoder,
+    // equal to core::encode(pod.pod())).
+    json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);
+    for (auto& s : live) s->on_event(ev, obj, now);
+  }
+  if (inflight_next < inflight.size()) {
+    asio::post(io, [this] { drain(); });
+  } else {
+    inflight.clear();
+    inflight_next = 0;
+  }
+}
+
+uint64_t ApiServer::Impl::delivered_rv() {
+  if (inflight_next < inflight.size()) return inflight[inflight_next].rv - 1;
+  std::lock_guard<std::mutex> lock(mu);
+  return pending.empty() ? cluster.store().resource_version() : pending.front().rv - 1;
 }
 
 json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status,
@@ -560,11 +662,7 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_un
   m.host = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(port);
   {
     std::lock_guard<std::mutex> lock(m.mu);
-    m.delivered_rv = cluster.store().resource_version();
-    Impl* impl = impl_.get();
-    m.subscription = cluster.store().subscribe([impl](const WatchEvent& ev) {
-      asio::post(impl->io, [impl, ev] { impl->on_event(ev); });
-    });
+    cluster.store().add_subscriber(&m.feed);
   }
 }
 
@@ -572,7 +670,7 @@ ApiServer::~ApiServer() {
   stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->cluster.store().unsubscribe(impl_->subscription);
+  impl_->cluster.store().remove_subscriber(&impl_->feed);
 }
 
 void ApiServer::Impl::serve_loop() {

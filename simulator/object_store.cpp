@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <type_traits>
 
 #include "core/encode.h"
 #include "core/placement.h"
@@ -308,40 +309,70 @@ void ObjectStore::tombstone(WatchEvent event) {
   }
 }
 
-void ObjectStore::publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make) {
+// Nothing is built for a subscriber until it wants the write: a subscriber
+// without a watch on that kind costs the wants() call.
+template <class T>
+void ObjectStore::publish(EventType type, Kind kind, const T& obj, const std::string& ns) {
   if (subscribers_.empty()) return;
-  WatchEvent ev{type, kind, rv, make()};
-  for (auto& [id, fn] : subscribers_) fn(ev);
+  StoreWrite w{type, kind, rv_, &obj};
+  for (StoreSubscriber* s : subscribers_)
+    if (s->wants(kind, ns)) s->on_write(w);
 }
 
 void ObjectStore::emit(EventType type, const core::Namespace& obj) {
   for (auto* o : observers_) o->on_namespace(type, obj);
-  publish(type, Kind::kNamespace, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNamespace, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::Node& obj) {
   for (auto* o : observers_) o->on_node(type, obj);
-  publish(type, Kind::kNode, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNode, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::DaemonSet& obj) {
   for (auto* o : observers_) o->on_daemonset(type, obj);
-  publish(type, Kind::kDaemonSet, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kDaemonSet, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::ControllerRevision& obj) {
   for (auto* o : observers_) o->on_controller_revision(type, obj);
-  publish(type, Kind::kControllerRevision, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kControllerRevision, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const PodRecord& obj) {
   for (auto* o : observers_) o->on_pod(type, obj);
-  publish(type, Kind::kPod, rv_, [&] { return core::Object(obj.pod()); });
+  publish(type, Kind::kPod, obj, obj.namespace_());
 }
 
 void ObjectStore::emit(EventType type, const core::ClusterPolicy& obj) {
   for (auto* o : observers_) o->on_cluster_policy(type, obj);
-  publish(type, Kind::kClusterPolicy, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kClusterPolicy, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::NVIDIADriver& obj) {
   for (auto* o : observers_) o->on_nvidia_driver(type, obj);
-  publish(type, Kind::kNVIDIADriver, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNVIDIADriver, obj, obj.metadata.namespace_);
+}
+
+// ---------------------------------------------------------------- StoreWrite
+
+const std::string& StoreWrite::namespace_() const {
+  return std::visit(
+      [](const auto* p) -> const std::string& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(*p)>, PodRecord>) {
+          return p->namespace_();
+        } else {
+          return p->metadata.namespace_;
+        }
+      },
+      object);
+}
+
+core::Object StoreWrite::materialise() const {
+  return std::visit(
+      [](const auto* p) -> core::Object {
+        if constexpr (std::is_same_v<std::decay_t<decltype(*p)>, PodRecord>) {
+          return core::Object(p->pod());
+        } else {
+          return core::Object(*p);
+        }
+      },
+      object);
 }
 
 // ---------------------------------------------------------------- lookups
@@ -755,12 +786,8 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
   return out;
 }
 
-int ObjectStore::subscribe(std::function<void(const WatchEvent&)> fn) {
-  int id = next_subscriber_++;
-  subscribers_[id] = std::move(fn);
-  return id;
-}
+void ObjectStore::add_subscriber(StoreSubscriber* subscriber) { subscribers_.push_back(subscriber); }
 
-void ObjectStore::unsubscribe(int id) { subscribers_.erase(id); }
+void ObjectStore::remove_subscriber(StoreSubscriber* subscriber) { std::erase(subscribers_, subscriber); }
 
 }  // namespace gpuops::simulator

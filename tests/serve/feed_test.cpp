@@ -1,0 +1,515 @@
+// What watches and field-selected pod lists of gpuops serve return, against
+// what the store holds: the watch feed (the store's writes kept for the open
+// watches, ApiServer's StoreSubscriber), watches from an older
+// resourceVersion (ObjectStore::events_since, which the feed does not
+// touch).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <tuple>
+
+#include "core/encode.h"
+#include "core/operands.h"
+#include "core/quantity.h"
+#include "real/client.h"
+#include "real/kubeconfig.h"
+#include "tests/serve/helpers.h"
+
+namespace gpuops::serve_testing {
+namespace {
+
+namespace json = boost::json;
+using simulator::EventType;
+using simulator::FakeCluster;
+using simulator::Kind;
+using namespace std::chrono_literals;
+
+const char* kNs = "gpu-operator";
+
+const core::Catalog& lab() {
+  static const core::Catalog c = core::load_catalog("lab");
+  return c;
+}
+
+// The operand's DaemonSet as the GPU Operator shapes it: selector and pod
+// label app=<app>, nodeSelector <deploy label>: "true", one container.
+core::DaemonSet operand_daemonset(const core::Operand& op) {
+  core::DaemonSet d;
+  d.metadata.name = op.daemonset;
+  d.metadata.namespace_ = kNs;
+  d.selector.match_labels = {{"app", op.app}};
+  d.template_.labels = {{"app", op.app}};
+  d.template_.spec.node_selector = {{op.label, "true"}};
+  core::Container c;
+  c.name = op.container.empty() ? op.name : op.container;
+  c.image = op.image;
+  c.requests["memory"] = core::Quantity::parse("64Mi");
+  d.template_.spec.containers.push_back(c);
+  return d;
+}
+
+std::vector<core::Object> lab_daemonsets() {
+  std::vector<core::Object> out;
+  for (const auto& op : lab().operands) out.emplace_back(operand_daemonset(op));
+  return out;
+}
+
+// Every lab node labelled for every operand.
+void label_lab_nodes(FakeCluster& c) {
+  for (int i = 0; i < 3; ++i)
+    for (const auto& op : lab().operands) c.set_node_label("lab-node-" + std::to_string(i), op.label, "true");
+}
+
+core::Node gpu_node(const std::string& name) {
+  core::Node n;
+  n.metadata.name = name;
+  n.metadata.labels["kubernetes.io/hostname"] = name;
+  for (const auto& op : lab().operands) n.metadata.labels[op.label] = "true";
+  return n;
+}
+
+std::unique_ptr<real::Client> client_of(const Served& s) {
+  real::LoadOptions lo;
+  lo.kubeconfig = s.kubeconfig;
+  lo.getenv = [](const std::string&) { return std::optional<std::string>(); };
+  return std::make_unique<real::Client>(real::load_rest_config(lo));
+}
+
+json::value get(real::Client& c, const std::string& path, std::vector<std::pair<std::string, std::string>> q = {}) {
+  real::Request r;
+  r.path = path;
+  r.query = std::move(q);
+  return c.send_json(r);
+}
+
+// Every write, as the API serves the object right after it: what a watch
+// open at that moment must send (core::encode of the stored object).
+struct Reference : simulator::StoreSubscriber {
+  struct Write {
+    EventType type;
+    Kind kind;
+    uint64_t rv;
+    std::string json;
+  };
+  bool wants(Kind, const std::string&) const override { return true; }
+  void on_write(const simulator::StoreWrite& w) override {
+    writes.push_back(Write{w.type, w.kind, w.resource_version, json::serialize(core::encode(w.materialise()))});
+  }
+  // "TYPE <object JSON>" of each write of `kind`, in order.
+  std::vector<std::string> of(Kind kind) const {
+    std::vector<std::string> out;
+    for (const auto& w : writes)
+      if (w.kind == kind) out.push_back(std::string(simulator::event_type_name(w.type)) + " " + w.json);
+    return out;
+  }
+  std::vector<Write> writes;
+};
+
+// A watch read on its own thread: "TYPE <object JSON>" per event.
+class Watch {
+ public:
+  Watch(const Served& s, std::string path, std::vector<std::pair<std::string, std::string>> query)
+      : client_(client_of(s)) {
+    thread_ = std::thread([this, path = std::move(path), query = std::move(query)] {
+      real::Request r;
+      r.path = path;
+      r.query = query;
+      r.query.emplace_back("watch", "1");
+      // Bounded, should a test stop early: a watch that gets nothing ends
+      // only when the server ends it (or the server goes, see the tests'
+      // ends).
+      bool timeout = false;
+      for (const auto& [k, v] : query) timeout = timeout || k == "timeoutSeconds";
+      if (!timeout) r.query.emplace_back("timeoutSeconds", "20");
+      try {
+        client_->watch(r, [this](const json::object& ev) {
+          std::lock_guard<std::mutex> lock(mu_);
+          events_.push_back(std::string(ev.at("type").as_string()) + " " + json::serialize(ev.at("object")));
+          return !stop_;
+        }, 60s);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu_);
+        error_ = e.what();
+      }
+      done_ = true;
+    });
+  }
+  ~Watch() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  // Waits until `n` events have come (or the stream ended, or 30 s).
+  std::vector<std::string> wait_for(size_t n) {
+    return wait_until([n](const std::vector<std::string>& evs) { return evs.size() >= n; });
+  }
+  // Waits until `done` holds for the events so far (or as wait_for).
+  std::vector<std::string> wait_until(const std::function<bool(const std::vector<std::string>&)>& done) {
+    for (auto end = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < end;) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (done(events_) || done_) return events_;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    return events();
+  }
+  // Waits until the server ends the stream (timeoutSeconds).
+  std::vector<std::string> wait_end() {
+    thread_.join();
+    return events();
+  }
+  std::vector<std::string> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+  std::string error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
+
+ private:
+  std::unique_ptr<real::Client> client_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> events_;
+  std::string error_;
+  std::atomic<bool> stop_{false}, done_{false};
+};
+
+std::string type_of(const std::string& event) { return event.substr(0, event.find(' ')); }
+
+// Event lists equal, or where they first differ (not both lists whole).
+::testing::AssertionResult same_events(const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  if (got == want) return ::testing::AssertionSuccess();
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  auto at = [i](const std::vector<std::string>& v) { return i < v.size() ? v[i].substr(0, 600) : "(none)"; };
+  return ::testing::AssertionFailure() << got.size() << " events, " << want.size() << " expected; first difference at "
+                                       << i << ":\n  got:  " << at(got) << "\n  want: " << at(want);
+}
+
+uint64_t rv_of(const std::string& event) {
+  json::value v = json::parse(event.substr(event.find(' ') + 1));
+  return std::stoull(std::string(v.at("metadata").at("resourceVersion").as_string()));
+}
+
+// ---- the feed: live watches ----
+
+// Objects that give each watch below an initial event, so a test knows its
+// watches are open before it writes: a pod and a DaemonSet that no node fits.
+void add_markers(FakeCluster& c) {
+  core::Pod p;
+  p.metadata.namespace_ = "other";
+  p.metadata.name = "marker";
+  p.spec.node_selector["example.com/none"] = "x";
+  p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+  c.store().create(p);
+  core::DaemonSet d = operand_daemonset(lab().operands[0]);
+  d.metadata.name = "marker";
+  d.selector.match_labels = {{"app", "marker"}};
+  d.template_.labels = {{"app", "marker"}};
+  d.template_.spec.node_selector = {{"example.com/none", "x"}};
+  c.apply({core::Object(d)});
+}
+
+std::vector<std::string> without_first(std::vector<std::string> v, size_t n) {
+  v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size())));
+  return v;
+}
+
+// A watch open while the controllers write gets every write, in order, each
+// object as the API served it right after that write (pods are kept as
+// their compact records and encoded later: the JSON must be the same), and
+// nothing of other kinds or namespaces.
+TEST(ServeFeed, LiveWatchesGetEveryWriteAsStoredThen) {
+  Served s(true, {}, [](FakeCluster& c) {
+    label_lab_nodes(c);
+    c.create_namespace(kNs);
+    c.create_namespace("other");
+    add_markers(c);
+    c.settle();
+  });
+  Reference ref;
+  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  Watch nodes(s, "/api/v1/nodes", {});
+  Watch pods(s, "/api/v1/pods", {});
+  Watch in_ns(s, "/api/v1/namespaces/other/pods", {});
+  Watch dss(s, std::string("/apis/apps/v1/namespaces/") + kNs + "/daemonsets", {});
+  // The initial ADDED events: the watches are open.
+  ASSERT_EQ(nodes.wait_for(3).size(), 3u) << nodes.error();
+  ASSERT_EQ(pods.wait_for(1).size(), 1u) << pods.error();
+  ASSERT_EQ(in_ns.wait_for(1).size(), 1u) << in_ns.error();
+  ASSERT_EQ(dss.wait_for(1).size(), 1u) << dss.error();
+  s.server->with_cluster([&](FakeCluster&) { EXPECT_TRUE(ref.writes.empty()); });
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.apply(lab_daemonsets());  // 15 pods: created, bound, Running
+    c.settle();
+    c.set_node_label("lab-node-1", lab().operands[0].label, "false");  // its driver pod deleted
+    c.add_node(gpu_node("lab-node-3"));                                // 5 more pods
+    c.settle();
+    core::Pod p;
+    p.metadata.namespace_ = "other";
+    p.metadata.name = "static";
+    p.spec.node_name = "lab-node-2";
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    c.store().create(p);
+    c.store().remove(Kind::kPod, "other", "static", 0);
+  });
+  Reference done;
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.store().remove_subscriber(&ref);
+    done = ref;
+  });
+  auto want_pods = done.of(Kind::kPod);
+  auto want_nodes = done.of(Kind::kNode);
+  auto want_dss = done.of(Kind::kDaemonSet);
+  ASSERT_GE(want_pods.size(), 3u * 20 + 2);
+  ASSERT_FALSE(want_nodes.empty());
+  ASSERT_FALSE(want_dss.empty());
+  std::vector<std::string> want_other;
+  for (const auto& w : want_pods)
+    if (w.find("\"namespace\":\"other\"") != std::string::npos) want_other.push_back(w);
+  ASSERT_GE(want_other.size(), 2u);  // the static pod's ADDED and DELETED, and what the marker got
+
+  EXPECT_TRUE(same_events(without_first(pods.wait_for(1 + want_pods.size()), 1), want_pods));
+  EXPECT_TRUE(same_events(without_first(in_ns.wait_for(1 + want_other.size()), 1), want_other));
+  EXPECT_TRUE(same_events(without_first(dss.wait_for(1 + want_dss.size()), 1), want_dss));
+  EXPECT_TRUE(same_events(without_first(nodes.wait_for(3 + want_nodes.size()), 3), want_nodes));
+  // Nothing more came (a write given twice, or one of another namespace).
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(pods.events().size(), 1 + want_pods.size());
+  EXPECT_EQ(in_ns.events().size(), 1 + want_other.size());
+  s.server.reset();  // ends the watches
+}
+
+// BOOKMARK events never claim a version the watch has not been given every
+// event up to: during a burst of writes (delivered in slices), each event
+// comes after every bookmark with a lower version.
+TEST(ServeFeed, BookmarksNeverRunAheadOfEvents) {
+  simulator::ApiServer::Options o;
+  o.bookmark_interval = 2ms;
+  Served s(true, o, [](FakeCluster& c) {
+    label_lab_nodes(c);
+    c.create_namespace(kNs);
+    c.create_namespace("other");
+    add_markers(c);
+    c.settle();
+  });
+  Reference ref;
+  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  Watch pods(s, "/api/v1/pods", {{"allowWatchBookmarks", "true"}});
+  ASSERT_GE(pods.wait_for(1).size(), 1u) << pods.error();
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.apply(lab_daemonsets());
+    for (int i = 3; i < 60; ++i) c.add_node(gpu_node("lab-node-" + std::to_string(i)));
+    c.settle();
+  });
+  Reference done;
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.store().remove_subscriber(&ref);
+    done = ref;
+  });
+  auto want = done.of(Kind::kPod);
+  ASSERT_GE(want.size(), 60u * 5 * 3);
+  auto events_in = [](const std::vector<std::string>& evs) {
+    size_t n = 0;
+    for (const auto& e : evs) n += e.compare(0, 9, "BOOKMARK ") != 0;
+    return n;
+  };
+  std::vector<std::string> evs =
+      pods.wait_until([&](const std::vector<std::string>& e) { return events_in(e) >= 1 + want.size(); });
+  std::vector<std::string> got;
+  uint64_t bookmark = 0, last = 0;
+  size_t bookmarks = 0;
+  for (const auto& e : evs) {
+    uint64_t rv = rv_of(e);
+    if (type_of(e) == "BOOKMARK") {
+      ++bookmarks;
+      EXPECT_GE(rv, last) << "a bookmark behind an event it follows";
+      bookmark = std::max(bookmark, rv);
+      continue;
+    }
+    EXPECT_GT(rv, bookmark) << "an event after a bookmark of a later version: " << e.substr(0, 200);
+    EXPECT_GT(rv, last);
+    last = rv;
+    got.push_back(e);
+  }
+  EXPECT_TRUE(same_events(without_first(got, 1), want));
+  EXPECT_GT(bookmarks, 0u);
+  s.server.reset();
+}
+
+// The bytes of a watch: one HTTP chunk per event, each the serialisation of
+// {"type", "object"} with the object as a GET serves it; for a Table watch,
+// the object is the one-row Table that a Table list has for it (same
+// columns, same row), at the event's resourceVersion.
+TEST(ServeFeed, WatchLinesAreTheEventsSerialisedWhole) {
+  Served s(true, {}, [](FakeCluster& c) { c.create_namespace(kNs); });
+  const std::string table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+  auto request = [&](const std::string& target, bool as_table) {
+    return "GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() + "\r\n" +
+           (as_table ? "Accept: " + table + "\r\n" : "") + "\r\n";
+  };
+  // Reads until `done` holds for what came (at most 10 s).
+  auto read_until = [](RawClient& c, std::string& got, const std::function<bool(const std::string&)>& done) {
+    for (auto end = std::chrono::steady_clock::now() + 10s; !done(got) && !c.eof && std::chrono::steady_clock::now() < end;)
+      got += c.read(100ms);
+  };
+  // The chunks of a chunked body after the header.
+  auto chunks = [](const std::string& raw) {
+    std::vector<std::string> out;
+    size_t at = raw.find("\r\n\r\n");
+    if (at == std::string::npos) return out;
+    for (at += 4; at < raw.size();) {
+      size_t eol = raw.find("\r\n", at);
+      if (eol == std::string::npos) break;
+      size_t n = std::stoul(raw.substr(at, eol - at), nullptr, 16);
+      if (n == 0 || eol + 2 + n + 2 > raw.size()) break;
+      out.push_back(raw.substr(eol + 2, n));
+      at = eol + 2 + n + 2;
+    }
+    return out;
+  };
+  const std::string target = std::string("/api/v1/namespaces/") + kNs + "/pods";
+  RawClient plain(s.server->port()), tab(s.server->port());
+  std::string plain_raw, tab_raw;
+  for (auto [c, raw, as_table] : {std::tuple{&plain, &plain_raw, false}, std::tuple{&tab, &tab_raw, true}}) {
+    c->handshake();
+    c->write(request(target + "?watch=1", as_table));
+    read_until(*c, *raw, [](const std::string& g) { return g.find("\r\n\r\n") != std::string::npos; });
+    ASSERT_EQ(raw->rfind("HTTP/1.1 200", 0), 0u) << *raw;
+  }
+  s.server->with_cluster([](FakeCluster& c) {  // ADDED, then Running (the kubelet): MODIFIED
+    core::Pod p;
+    p.metadata.namespace_ = kNs;
+    p.metadata.name = "p";
+    p.spec.node_name = "lab-node-0";
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    c.store().create(p);
+  });
+  auto two = [&](const std::string& g) { return chunks(g).size() >= 2; };
+  read_until(plain, plain_raw, two);
+  read_until(tab, tab_raw, two);
+  std::vector<std::string> plain_events = chunks(plain_raw), tab_events = chunks(tab_raw);
+  ASSERT_EQ(plain_events.size(), 2u) << plain_raw;
+  ASSERT_EQ(tab_events.size(), 2u) << tab_raw;
+
+  auto client = client_of(s);
+  json::value pod = get(*client, target + "/p");
+  EXPECT_EQ(plain_events[1], json::serialize(json::object{{"type", "MODIFIED"}, {"object", pod}}) + "\n");
+  EXPECT_EQ(plain_events[0], json::serialize(json::parse(plain_events[0])) + "\n");
+
+  RawClient list(s.server->port());
+  list.handshake();
+  list.write(request(target, true));
+  std::string list_raw;
+  read_until(list, list_raw, [](const std::string& g) {
+    size_t at = g.find("\r\n\r\n");
+    if (at == std::string::npos) return false;
+    size_t len = g.find("Content-Length: ");
+    return len != std::string::npos && g.size() >= at + 4 + std::stoul(g.substr(len + 16));
+  });
+  json::value t = json::parse(list_raw.substr(list_raw.find("\r\n\r\n") + 4));
+  ASSERT_EQ(t.at("rows").as_array().size(), 1u);
+  json::object want{{"kind", "Table"},
+                    {"apiVersion", "meta.k8s.io/v1"},
+                    {"metadata", json::object{{"resourceVersion", pod.at("metadata").at("resourceVersion")}}},
+                    {"columnDefinitions", t.at("columnDefinitions")},
+                    {"rows", json::array{t.at("rows").at(0)}}};
+  EXPECT_EQ(tab_events[1], json::serialize(json::object{{"type", "MODIFIED"}, {"object", want}}) + "\n");
+  EXPECT_EQ(tab_events[0], json::serialize(json::parse(tab_events[0])) + "\n");
+}
+
+// ---- watches from an older resourceVersion ----
+
+// Writes made while no watch is open are not kept by the feed; a watch
+// started afterwards at the version before them still gets them, coalesced
+// as ObjectStore::events_since gives them: one event per changed object
+// with the object as it is now (ADDED if created since, else MODIFIED),
+// DELETED tombstones, in version order; then it ends (timeoutSeconds).
+TEST(ServeFeed, AWatchFromAnOlderVersionGetsTheChangesSinceIt) {
+  Served s(true, {}, [](FakeCluster& c) {
+    label_lab_nodes(c);
+    c.create_namespace(kNs);
+    c.apply(lab_daemonsets());
+    c.settle();
+  });
+  auto client = client_of(s);
+  std::string rv0(get(*client, "/api/v1/pods").at("metadata").at("resourceVersion").as_string());
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.set_node_label("lab-node-1", lab().operands[0].label, "false");  // a pod deleted
+    c.add_node(gpu_node("lab-node-3"));                                // 5 pods created
+    c.set_node_label("lab-node-2", "example.com/x", "1");              // a node changed
+  });
+  std::vector<std::string> want_pods, want_nodes;
+  s.server->with_cluster([&](FakeCluster& c) {
+    for (const auto& ev : c.store().events_since(std::stoull(rv0), Kind::kPod))
+      want_pods.push_back(std::string(simulator::event_type_name(ev.type)) + " " +
+                          json::serialize(core::encode(ev.object)));
+    for (const auto& ev : c.store().events_since(std::stoull(rv0), Kind::kNode))
+      want_nodes.push_back(std::string(simulator::event_type_name(ev.type)) + " " +
+                           json::serialize(core::encode(ev.object)));
+  });
+  // One pod deleted (lab-node-1's driver), five added on lab-node-3, each
+  // as it is now (bound and Running, not as created).
+  ASSERT_EQ(want_pods.size(), 6u);
+  std::vector<std::string> want_on3;
+  size_t deleted = 0;
+  for (const auto& w : want_pods) {
+    if (type_of(w) == "DELETED") {
+      ++deleted;
+      EXPECT_NE(w.find("\"nodeName\":\"lab-node-1\""), std::string::npos);
+      continue;
+    }
+    EXPECT_EQ(type_of(w), "ADDED");
+    EXPECT_NE(w.find("\"nodeName\":\"lab-node-3\""), std::string::npos);
+    EXPECT_NE(w.find("\"phase\":\"Running\""), std::string::npos);
+    want_on3.push_back(w);
+  }
+  EXPECT_EQ(deleted, 1u);
+  // The nodes: lab-node-1 and lab-node-2 modified, lab-node-3 added (its
+  // initialisation coalesced into the one event).
+  ASSERT_EQ(want_nodes.size(), 3u);
+  Watch pods(s, "/api/v1/pods", {{"resourceVersion", rv0}, {"timeoutSeconds", "1"}});
+  Watch nodes(s, "/api/v1/nodes", {{"resourceVersion", rv0}, {"timeoutSeconds", "1"}});
+  EXPECT_TRUE(same_events(pods.wait_end(), want_pods));
+  EXPECT_TRUE(same_events(nodes.wait_end(), want_nodes));
+  // A field-selected one: the changes on that node only.
+  Watch on3(s, "/api/v1/pods", {{"resourceVersion", rv0}, {"timeoutSeconds", "1"},
+                                {"fieldSelector", "spec.nodeName=lab-node-3"}});
+  EXPECT_TRUE(same_events(on3.wait_end(), want_on3));
+}
+
+// A version older than the tombstones kept: the watch gets one ERROR event,
+// a 410 Expired Status, and ends (the watch cache's answer).
+TEST(ServeFeed, AWatchFromAVersionPastTheTombstonesIsGone) {
+  Served s(true);
+  auto client = client_of(s);
+  std::string rv0(get(*client, "/api/v1/nodes").at("metadata").at("resourceVersion").as_string());
+  s.server->with_cluster([&](FakeCluster& c) {
+    // The store keeps its last 4096 tombstones (FakeCluster default): push
+    // rv0's neighbours out with more deletions than that.
+    for (int i = 0; i < 4100; ++i) {
+      core::Node n;
+      n.metadata.name = "short-" + std::to_string(i);
+      c.add_node(n);
+      c.delete_node(n.metadata.name);
+    }
+  });
+  Watch w(s, "/api/v1/nodes", {{"resourceVersion", rv0}, {"timeoutSeconds", "5"}});
+  std::vector<std::string> got = w.wait_end();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(type_of(got[0]), "ERROR");
+  json::value st = json::parse(got[0].substr(6));
+  EXPECT_EQ(st.at("code"), 410);
+  EXPECT_EQ(st.at("reason"), "Expired");
+}
+
+}  // namespace
+}  // namespace gpuops::serve_testing
