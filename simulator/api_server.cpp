@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <unistd.h>
 
@@ -176,6 +177,7 @@ class Session : public std::enable_shared_from_this<Session> {
       interested_ = false;
       srv_.interest.remove(watch_->res->kind, interest_ns_);
     }
+    srv_.resume_drain();  // if the feed waited for this watch
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
     error_code ec;
@@ -245,10 +247,24 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // Bytes of events queued after the initial state, not yet written.
+  size_t live_backlog() const { return backlog_bytes_ > initial_bytes_ ? backlog_bytes_ - initial_bytes_ : 0; }
+
+  // Whether the feed should wait for this watch before it delivers more
+  // (ApiServer::Impl::drain): it is open, more than kWatchBuffer of its
+  // events wait unsent, and it has not been let go (`keeps_up_`).
+  bool holds_back_feed() const {
+    return watch_ && !closed_ && !ending_ && keeps_up_ && live_backlog() > ApiServer::Impl::kWatchBuffer;
+  }
+  // The feed waited for this watch too long: deliver to it without waiting
+  // (its backlog then grows under the bounds of fell_behind) until it has
+  // caught up.
+  void let_go() { keeps_up_ = false; }
+
   // The backlog bound of Options (watch_backlog_bytes and the rest), over
   // the events queued after the initial state.
   bool fell_behind() const {
-    size_t live = backlog_bytes_ > initial_bytes_ ? backlog_bytes_ - initial_bytes_ : 0;
+    size_t live = live_backlog();
     if (live > srv_.opt.watch_backlog_hard_bytes) return true;
     return live > srv_.opt.watch_backlog_bytes &&
            std::chrono::steady_clock::now() - last_progress_ > srv_.opt.watch_stall;
@@ -267,16 +283,31 @@ class Session : public std::enable_shared_from_this<Session> {
       });
       return;
     }
-    asio::async_write(stream_, http::make_chunk(asio::buffer(*out_.front())),
-                      [self = shared_from_this()](error_code ec, size_t) {
-                        if (ec) return self->abort();
-                        size_t n = self->out_.front()->size();
-                        self->backlog_bytes_ -= n;
-                        self->initial_bytes_ -= std::min(self->initial_bytes_, n);
-                        self->last_progress_ = std::chrono::steady_clock::now();
-                        self->out_.pop_front();
-                        self->pump();
-                      });
+    // Every event queued (up to kWriteBytes) goes out in one write, each
+    // still its own HTTP chunk: the bytes of one http::make_chunk per event
+    // ("<hex size>\r\n<event>\r\n"), in fewer TLS records and system calls,
+    // so a client that reads keeps up with a burst of events.
+    wire_.clear();
+    size_t events = 0, payload = 0;
+    for (auto it = out_.begin(); it != out_.end() && *it && (events == 0 || wire_.size() < kWriteBytes); ++it) {
+      char size[2 * sizeof(size_t) + 1];
+      int len = std::snprintf(size, sizeof size, "%zx", (*it)->size());
+      wire_.append(size, static_cast<size_t>(len)).append("\r\n").append(**it).append("\r\n");
+      payload += (*it)->size();
+      ++events;
+    }
+    asio::async_write(stream_, asio::buffer(wire_), [self = shared_from_this(), events, payload](error_code ec, size_t) {
+      if (ec) return self->abort();
+      self->backlog_bytes_ -= payload;
+      self->initial_bytes_ -= std::min(self->initial_bytes_, payload);
+      self->last_progress_ = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < events; ++i) self->out_.pop_front();
+      if (self->live_backlog() <= ApiServer::Impl::kWatchBuffer) {
+        self->keeps_up_ = true;
+        self->srv_.resume_drain();
+      }
+      self->pump();
+    });
   }
 
   // ---- plain requests ----
@@ -358,6 +389,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response<http::empty_body>> header_;
   std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
   std::deque<std::optional<std::string>> out_;
+  static constexpr size_t kWriteBytes = 256 * 1024;
+  std::string wire_;  // the chunks of the write in progress
   size_t backlog_bytes_ = 0;  // of the chunks in out_
   size_t initial_bytes_ = 0;  // of those, the initial state's, still unsent
   std::chrono::steady_clock::time_point last_progress_;
@@ -366,6 +399,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool ending_ = false;
   bool closed_ = false;
   int id_ = 0;
+  bool keeps_up_ = true;     // the feed waits for it (holds_back_feed)
   bool interested_ = false;  // counted in srv_.interest
   std::string interest_ns_;  // as counted
   std::array<char, 512> sink_{};
@@ -471,6 +505,7 @@ void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
 }
 
 void ApiServer::Impl::drain() {
+  if (drain_waiting) return;  // resume_drain() posts it again
   core::Time now;
   {
     std::lock_guard<std::mutex> lock(mu);  // pending, and the cluster's clock (Table ages)
@@ -506,6 +541,23 @@ void ApiServer::Impl::drain() {
     // equal to core::encode(pod.pod())).
     json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);
     for (auto& s : live) s->on_event(ev, obj, now);
+    // Flow control: wait while a watch that keeps up has more than
+    // kWatchBuffer unsent (its writes resume the feed), at most
+    // kDrainWait; then deliver on and let the watches still behind go.
+    bool held = false;
+    for (auto& s : live) held = held || s->holds_back_feed();
+    if (held) {
+      ++inflight_next;
+      drain_waiting = true;
+      drain_timer.expires_after(kDrainWait);
+      drain_timer.async_wait([this](error_code ec) {
+        if (ec || !drain_waiting) return;
+        for (auto& [id, w] : watchers)
+          if (auto s = w.lock(); s && s->holds_back_feed()) s->let_go();
+        resume_drain();
+      });
+      return;
+    }
   }
   if (inflight_next < inflight.size()) {
     asio::post(io, [this] { drain(); });
@@ -513,6 +565,13 @@ void ApiServer::Impl::drain() {
     inflight.clear();
     inflight_next = 0;
   }
+}
+
+void ApiServer::Impl::resume_drain() {
+  if (!drain_waiting) return;
+  drain_waiting = false;
+  drain_timer.cancel();
+  asio::post(io, [this] { drain(); });
 }
 
 uint64_t ApiServer::Impl::delivered_rv() {

@@ -188,6 +188,19 @@ struct ApiServer::Impl {
     Impl& impl;
   };
   static constexpr size_t kDrainSlice = 256;
+  // Flow control (drain): the feed waits while a watch has more than
+  // kWatchBuffer bytes of events unsent, until its writes bring it under
+  // (a client that reads is not outrun by a burst), for at most
+  // kDrainWait; a watch that has not caught up by then is let go (its
+  // backlog then grows under Options' bounds, as without waiting) until it
+  // has. As the cacher's dispatch blocks on a watcher whose buffer is full
+  // for a time budget (cacheWatcher.add, k8s.io/apiserver
+  // pkg/storage/cacher); the cacher then closes it, here Options' bounds
+  // decide.
+  static constexpr size_t kWatchBuffer = 1 << 20;
+  static constexpr std::chrono::milliseconds kDrainWait{1000};
+  bool drain_waiting = false;  // I/O thread
+  boost::asio::steady_timer drain_timer{io};
   internal::WatchInterest interest;
   Feed feed{*this};
   std::vector<internal::FeedEvent> pending;  // under mu
@@ -221,6 +234,8 @@ struct ApiServer::Impl {
   void schedule_tick();
   // The I/O thread's side of Feed: takes `pending`, delivers a slice.
   void drain();
+  // Ends the feed's wait (drain) and posts it again; no-op when not waiting.
+  void resume_drain();
   // The resourceVersion up to which every write has been delivered to the
   // open watches, for BOOKMARK events: everything before the first write
   // still pending or in flight, else the store's version (writes of kinds

@@ -345,6 +345,39 @@ TEST(ServeFeed, BookmarksNeverRunAheadOfEvents) {
   s.server.reset();
 }
 
+// A burst of events many times the backlog bound, to a client that reads:
+// the feed waits for the watch's writes instead of queueing the burst
+// whole, so the watch gets all of it and is not closed as a slow client.
+TEST(ServeFeed, AReadingWatchIsNotCutByABurstBeyondTheBacklogBound) {
+  simulator::ApiServer::Options o;
+  o.watch_backlog_hard_bytes = 4 << 20;
+  Served s(true, o);
+  Reference ref;
+  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  Watch nodes(s, "/api/v1/nodes", {});
+  ASSERT_EQ(nodes.wait_for(3).size(), 3u) << nodes.error();
+  const size_t kEvents = 200;  // nodes of 64 KiB each, each written twice: 26 MB, six times the bound
+  s.server->with_cluster([&](FakeCluster& c) {
+    for (size_t i = 0; i < kEvents; ++i) {
+      core::Node n;
+      n.metadata.name = "big-" + std::to_string(i);
+      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(n);
+    }
+  });
+  Reference done;
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.store().remove_subscriber(&ref);
+    done = ref;
+  });
+  auto want = done.of(Kind::kNode);
+  ASSERT_GE(want.size(), kEvents);
+  std::vector<std::string> got = without_first(nodes.wait_for(3 + want.size()), 3);
+  EXPECT_TRUE(same_events(got, want)) << nodes.error();
+  EXPECT_EQ(nodes.error(), "");
+  s.server.reset();
+}
+
 // The bytes of a watch: one HTTP chunk per event, each the serialisation of
 // {"type", "object"} with the object as a GET serves it; for a Table watch,
 // the object is the one-row Table that a Table list has for it (same
@@ -424,6 +457,53 @@ TEST(ServeFeed, WatchLinesAreTheEventsSerialisedWhole) {
                     {"rows", json::array{t.at("rows").at(0)}}};
   EXPECT_EQ(tab_events[1], json::serialize(json::object{{"type", "MODIFIED"}, {"object", want}}) + "\n");
   EXPECT_EQ(tab_events[0], json::serialize(json::parse(tab_events[0])) + "\n");
+}
+
+// A watch whose client stops reading holds the others back only for a
+// while (ApiServer::Impl::kDrainWait): then the feed lets it go, the
+// watches that read get everything, and Options' backlog bounds close it
+// as they did before the feed waited for watches.
+TEST(ServeFeed, AWatchThatDoesNotReadDoesNotStopTheOthers) {
+  simulator::ApiServer::Options o;
+  o.watch_backlog_bytes = 2 << 20;
+  o.watch_stall = 500ms;
+  Served s(true, o);
+  Reference ref;
+  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  RawClient stuck(s.server->port());
+  stuck.handshake();
+  stuck.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
+              "\r\n\r\n");
+  std::string head = stuck.read(5s, 12);
+  ASSERT_EQ(head, "HTTP/1.1 200");
+  Watch reading(s, "/api/v1/nodes", {});
+  ASSERT_EQ(reading.wait_for(3).size(), 3u) << reading.error();
+  const size_t kEvents = 200;
+  auto t0 = std::chrono::steady_clock::now();
+  s.server->with_cluster([&](FakeCluster& c) {
+    for (size_t i = 0; i < kEvents; ++i) {
+      core::Node n;
+      n.metadata.name = "big-" + std::to_string(i);
+      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(n);
+    }
+  });
+  Reference done;
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.store().remove_subscriber(&ref);
+    done = ref;
+  });
+  auto want = done.of(Kind::kNode);
+  EXPECT_TRUE(same_events(without_first(reading.wait_for(3 + want.size()), 3), want)) << reading.error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+  // Its backlog is over watch_backlog_bytes and nothing was written for
+  // more than watch_stall: the next event closes it.
+  std::this_thread::sleep_for(o.watch_stall + 200ms);
+  s.server->with_cluster([&](FakeCluster& c) { c.add_node(gpu_node("one-more")); });
+  std::string rest = stuck.read(20s);
+  EXPECT_TRUE(stuck.eof) << "the watch that does not read is still open after " << rest.size() << " bytes";
+  EXPECT_EQ(rest.find("\r\n0\r\n\r\n"), std::string::npos) << "closed as a slow client, not ended cleanly";
+  s.server.reset();
 }
 
 // ---- watches from an older resourceVersion ----
