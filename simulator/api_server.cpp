@@ -150,15 +150,19 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // One event line: the serialisation of {"type": type, "object": obj or
+  // its one-row Table}, written out piece by piece (the pieces serialised
+  // as they would be inside it) instead of copying `obj` into a new value
+  // to serialise that.
   void send_event(const std::string& type, const json::object& obj, core::Time now) {
-    json::object ev;
-    ev["type"] = type;
+    std::string line = "{\"type\":" + json::serialize(json::string_view(type)) + ",\"object\":";
     if (watch_->table && type != "BOOKMARK" && type != "ERROR") {
-      ev["object"] = table_for_watch(obj, now);
+      append_table_for_watch(line, obj, now);
     } else {
-      ev["object"] = obj;
+      line += json::serialize(obj);
     }
-    queue(json::serialize(ev) + "\n");
+    line += "}\n";
+    queue(std::move(line));
   }
 
   // Ends the stream cleanly (last chunk), then closes.
@@ -190,28 +194,29 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   friend struct ApiServer::Impl;
 
-  json::object table_for_watch(const json::object& obj, core::Time now) {
-    json::object t;
-    t["kind"] = "Table";
-    t["apiVersion"] = "meta.k8s.io/v1";
-    json::object md;
-    md["resourceVersion"] = std::to_string(last_rv_);
-    t["metadata"] = md;
-    t["columnDefinitions"] = table_columns(watch_->res->kind_name);
-    json::object row;
-    row["cells"] = table_cells(watch_->res->kind_name, obj, now);
+  // The one-row Table of `obj`, serialised, appended to `out`: kind,
+  // apiVersion, metadata.resourceVersion (this watch's version), the kind's
+  // columnDefinitions (serialised once per watch), rows [{cells, object}]
+  // with the object whole (includeObject=Object), none (None), or else its
+  // PartialObjectMetadata, as the list's Table rows are (api_handlers_read.cpp).
+  void append_table_for_watch(std::string& out, const json::object& obj, core::Time now) {
+    if (columns_json_.empty()) columns_json_ = json::serialize(table_columns(watch_->res->kind_name));
+    out += "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":";
+    out += json::serialize(json::string_view(std::to_string(last_rv_)));
+    out += "},\"columnDefinitions\":";
+    out += columns_json_;
+    out += ",\"rows\":[{\"cells\":";
+    out += json::serialize(table_cells(watch_->res->kind_name, obj, now));
     if (watch_->include_object == "Object") {
-      row["object"] = obj;
+      out += ",\"object\":";
+      out += json::serialize(obj);
     } else if (watch_->include_object != "None") {
-      json::object partial;
-      partial["kind"] = "PartialObjectMetadata";
-      partial["apiVersion"] = "meta.k8s.io/v1";
+      out += ",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":";
       const json::value* m = obj.if_contains("metadata");
-      partial["metadata"] = m ? *m : json::object();
-      row["object"] = partial;
+      out += m ? json::serialize(*m) : std::string("{}");
+      out += "}";
     }
-    t["rows"] = json::array{row};
-    return t;
+    out += "}]}";
   }
 
   void schedule_bookmark() {
@@ -391,6 +396,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::deque<std::optional<std::string>> out_;
   static constexpr size_t kWriteBytes = 256 * 1024;
   std::string wire_;  // the chunks of the write in progress
+  std::string columns_json_;  // the Table's columnDefinitions, serialised
   size_t backlog_bytes_ = 0;  // of the chunks in out_
   size_t initial_bytes_ = 0;  // of those, the initial state's, still unsent
   std::chrono::steady_clock::time_point last_progress_;
