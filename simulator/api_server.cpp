@@ -728,6 +728,10 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_un
   {
     std::lock_guard<std::mutex> lock(m.mu);
     cluster.store().add_subscriber(&m.feed);
+    // Field-selected pod lists and watches by node (kubectl per node) read
+    // the pods of one node, as the watch cache's spec.nodeName index serves
+    // them.
+    cluster.store().index_pods_by_node_name();
   }
 }
 

@@ -290,6 +290,17 @@ struct ApiServer::Impl {
   // The snapshot a list page of `res` in `ns` walks: the kept one while the
   // store has not changed since, else a fresh one.
   std::shared_ptr<const ListSnapshot> snapshot_for(const Resource& res, const std::string& ns);
+  // The pods of `ns` (all when empty) whose spec.nodeName is `node`, as a
+  // snapshot of its own (not kept): what a list with the field selector
+  // spec.nodeName=<node> walks instead of every pod, the watch cache's
+  // spec.nodeName index (ObjectStore::list_pods_on_node). Same order and
+  // keys as the snapshot_for() of the pods, less the pods elsewhere.
+  std::shared_ptr<const ListSnapshot> pods_on_node(const Resource& res, const std::string& ns, const std::string& node);
+  // The objects a watch of `res` in `ns` with field selector `fields` is
+  // started from, in list order: for pods with a spec.nodeName=<node> term,
+  // the pods on that node, else every object of the kind (the caller
+  // matches the selectors).
+  std::vector<core::Object> watch_candidates(const Resource& res, const std::string& ns, const FieldQuery& fields);
   // GET of one object (get.go GetResource).
   boost::json::value get(const ResourceRequest& r, const std::optional<core::Object>& current);
   // POST to a collection (create.go createHandler).

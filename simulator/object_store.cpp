@@ -465,15 +465,60 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
   return out;
 }
 
-std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
-  std::vector<const PodRecord*> ps;
-  for (const auto& [k, v] : pods_)
-    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+namespace {
+
+// list's order: namespace, then name.
+void sort_pods(std::vector<const PodRecord*>& ps) {
   std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
     if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
     return a->name < b->name;
   });
+}
+
+}  // namespace
+
+std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
+  std::vector<const PodRecord*> ps;
+  for (const auto& [k, v] : pods_)
+    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+  sort_pods(ps);
   return ps;
+}
+
+std::vector<const PodRecord*> ObjectStore::list_pods_on_node(const std::string& node, const std::string& ns) const {
+  std::vector<const PodRecord*> ps;
+  if (!index_node_names_ || node.empty()) {
+    for (const auto& [k, v] : pods_)
+      if (v.node_name == node && (ns.empty() || v.namespace_() == ns)) ps.push_back(&v);
+  } else if (auto it = pods_by_node_.find(node); it != pods_by_node_.end()) {
+    for (const PodRecord* p : it->second)
+      if (ns.empty() || p->namespace_() == ns) ps.push_back(p);
+  }
+  sort_pods(ps);
+  return ps;
+}
+
+void ObjectStore::index_pods_by_node_name() {
+  if (index_node_names_) return;
+  index_node_names_ = true;
+  for (const auto& [k, v] : pods_) node_index_move(&v, "", v.node_name);
+}
+
+void ObjectStore::node_index_move(const PodRecord* rec, const std::string& from, const std::string& to) {
+  if (!index_node_names_ || from == to) return;
+  if (!from.empty()) {
+    auto it = pods_by_node_.find(from);
+    if (it != pods_by_node_.end()) {
+      std::vector<const PodRecord*>& v = it->second;
+      auto at = std::find(v.begin(), v.end(), rec);
+      if (at != v.end()) {
+        *at = v.back();
+        v.pop_back();
+      }
+      if (v.empty()) pods_by_node_.erase(it);
+    }
+  }
+  if (!to.empty()) pods_by_node_[to].push_back(rec);
 }
 
 boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const std::string& name) const {
@@ -498,6 +543,7 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
   pods_by_id_[it->second.id] = &*it;
   it->second.created_rv = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
+  node_index_move(&it->second, "", it->second.node_name);
   emit(EventType::kAdded, it->second);
   return it->second;
 }
@@ -532,7 +578,9 @@ void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core
   write_pod(k, [&](PodRecord& rec) {
     core::Pod p = rec.pod();
     fn(p);
+    std::string old_node = rec.node_name;
     replace_record(rec, std::move(p));
+    node_index_move(&rec, old_node, rec.node_name);
   });
 }
 
@@ -540,6 +588,7 @@ void ObjectStore::bind_pod(uint64_t id, const std::string& node, std::shared_ptr
   PodEntry* e = pod_entry(id);
   if (!e) not_found(Kind::kPod, "#" + std::to_string(id));
   write_pod(*e, [&](PodRecord& rec) {
+    node_index_move(&rec, rec.node_name, node);
     rec.node_name = node;
     rec.status = std::move(status);
   });
@@ -553,6 +602,7 @@ void ObjectStore::set_pod_status(uint64_t id, std::shared_ptr<const core::PodSta
 
 void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
   write_pod(k, [&](PodRecord& rec) {
+    node_index_move(&rec, rec.node_name, node);
     rec.node_name = node;
     rec.status = std::move(status);
   });
@@ -582,6 +632,7 @@ void ObjectStore::erase_pod(const std::string& k) {
   // before it goes.
   emit(EventType::kDeleted, it->second);
   core::Pod pod = it->second.pod();
+  node_index_move(&it->second, it->second.node_name, "");
   pods_by_id_[it->second.id] = nullptr;
   pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});

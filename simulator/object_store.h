@@ -208,6 +208,21 @@ class ObjectStore {
   // The stored pods of namespace `ns` (all when empty), in list's order, not
   // materialised. The pointers are valid until the next write.
   std::vector<const PodRecord*> list_pods(const std::string& ns = "") const;
+  // The stored pods whose spec.nodeName is `node`, of namespace `ns` (all
+  // when empty), in list_pods' order: what list_pods(ns) filtered by
+  // node_name == node returns. With the index on (index_pods_by_node_name)
+  // and `node` not empty it costs the pods on that node, else it scans
+  // every pod. The pointers are valid until the next write.
+  std::vector<const PodRecord*> list_pods_on_node(const std::string& node, const std::string& ns = "") const;
+  // Keeps an index of the pods by spec.nodeName from now on (built now from
+  // the stored pods), for list_pods_on_node. Pods without a nodeName are
+  // not indexed. Idempotent. The API front end turns it on: the simulator's
+  // controllers do not need it.
+  // mirrors the pod registry's spec.nodeName index that the watch cache
+  // lists from (NodeNameIndexFunc and Indexers, pkg/registry/core/pod/
+  // strategy.go; storage.FieldIndex; k8s.io/apiserver pkg/storage/cacher
+  // watch_cache.go).
+  void index_pods_by_node_name();
   // Creates `obj`, returning it as stored. An empty name with
   // metadata.generateName in raw gets `<generateName><5 chars>`. Throws
   // ClusterError 409 (AlreadyExists) when the name is taken, 404 when a
@@ -377,6 +392,10 @@ class ObjectStore {
   void erase_daemonset(const std::string& key);
   template <class T>
   void publish(EventType type, Kind kind, const T& obj, const std::string& ns);
+  // The node-name index (index_pods_by_node_name): moves `rec` from the
+  // bucket of `from` to that of `to` (an empty name: none). No-op while the
+  // index is off or when from == to.
+  void node_index_move(const PodRecord* rec, const std::string& from, const std::string& to);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
   void tombstone(WatchEvent event);
@@ -431,6 +450,10 @@ class ObjectStore {
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
   std::vector<StoreSubscriber*> subscribers_;
+  // Pods by spec.nodeName (not empty), unordered within a node; only while
+  // index_node_names_.
+  bool index_node_names_ = false;
+  std::unordered_map<std::string, std::vector<const PodRecord*>> pods_by_node_;
 };
 
 }  // namespace gpuops::simulator

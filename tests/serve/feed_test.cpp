@@ -2,7 +2,8 @@
 // what the store holds: the watch feed (the store's writes kept for the open
 // watches, ApiServer's StoreSubscriber), watches from an older
 // resourceVersion (ObjectStore::events_since, which the feed does not
-// touch).
+// touch), and the pods' spec.nodeName index behind `--field-selector
+// spec.nodeName=<node>` lists and watches.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/base64.h"
 #include "core/encode.h"
 #include "core/operands.h"
 #include "core/quantity.h"
@@ -589,6 +591,181 @@ TEST(ServeFeed, AWatchFromAVersionPastTheTombstonesIsGone) {
   json::value st = json::parse(got[0].substr(6));
   EXPECT_EQ(st.at("code"), 410);
   EXPECT_EQ(st.at("reason"), "Expired");
+}
+
+// ---- field-selected pod lists (the spec.nodeName index) ----
+
+// The pods of namespace `ns` (all when empty) from a list without selectors,
+// kept when `keep` says so.
+json::array filtered(const json::value& full, const std::function<bool(const json::object&)>& keep) {
+  json::array out;
+  for (const auto& item : full.at("items").as_array())
+    if (keep(item.as_object())) out.push_back(item);
+  return out;
+}
+
+std::string node_of(const json::object& pod) {
+  const json::value* v = pod.at("spec").as_object().if_contains("nodeName");
+  return v ? std::string(v->as_string()) : "";
+}
+
+// upstream's continue token (storage.EncodeContinue) for a page that ended
+// at `key`.
+std::string continue_token(const std::string& rv, const std::string& key) {
+  json::object o;
+  o["v"] = "meta.k8s.io/v1";
+  o["rv"] = std::stoull(rv);
+  o["start"] = key + std::string(1, '\0');
+  return core::base64_encode(json::serialize(o));
+}
+
+class FieldSelectedLists : public ::testing::Test {
+ protected:
+  FieldSelectedLists()
+      : s(true, {}, [](FakeCluster& c) {
+          label_lab_nodes(c);
+          c.create_namespace(kNs);
+          c.create_namespace("other");
+          c.apply(lab_daemonsets());
+          c.settle();
+          c.set_node_label("lab-node-2", lab().operands[1].label, "false");  // 4 pods there
+          // Pods of another namespace: two bound to lab-node-1 (one a
+          // sibling of the operands' names, one ordered before them), one
+          // that no node fits (no nodeName).
+          for (const char* name : {"a-static", "z-static"}) {
+            core::Pod p;
+            p.metadata.namespace_ = "other";
+            p.metadata.name = name;
+            p.metadata.labels["app"] = lab().operands[0].app;
+            p.spec.node_name = "lab-node-1";
+            p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+            c.store().create(p);
+          }
+          core::Pod unfit;
+          unfit.metadata.namespace_ = "other";
+          unfit.metadata.name = "unfit";
+          unfit.spec.node_selector["example.com/none"] = "x";
+          unfit.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+          c.store().create(unfit);
+          c.settle();
+        }),
+        client(client_of(s)) {}
+  Served s;
+  std::unique_ptr<real::Client> client;
+};
+
+// Every node (and none, and one that does not exist), every scope, with
+// other terms and a label selector: the items, their order and the list's
+// resourceVersion are the full list's filtered, byte for byte.
+TEST_F(FieldSelectedLists, AreTheFullListFiltered) {
+  for (const std::string& path : {std::string("/api/v1/pods"), std::string("/api/v1/namespaces/") + kNs + "/pods",
+                                  std::string("/api/v1/namespaces/other/pods")}) {
+    json::value full = get(*client, path);
+    const std::string rv(full.at("metadata").at("resourceVersion").as_string());
+    for (const std::string node : {"lab-node-0", "lab-node-1", "lab-node-2", "", "missing"}) {
+      struct Case {
+        std::string fields, labels;
+        std::function<bool(const json::object&)> keep;
+      };
+      const std::string app = lab().operands[0].app;
+      auto on = [node](const json::object& p) { return node_of(p) == node; };
+      std::vector<Case> cases = {
+          {"spec.nodeName=" + node, "", on},
+          {"spec.nodeName==" + node, "", on},
+          {"spec.nodeName=" + node + ",status.phase=Running", "",
+           [&](const json::object& p) { return on(p) && p.at("status").at("phase") == "Running"; }},
+          {"metadata.namespace=other,spec.nodeName=" + node, "",
+           [&](const json::object& p) { return on(p) && p.at("metadata").at("namespace") == "other"; }},
+          {"spec.nodeName=" + node + ",spec.nodeName!=lab-node-1", "",
+           [&](const json::object& p) { return on(p) && node != "lab-node-1"; }},
+          {"spec.nodeName=" + node, "app=" + app,
+           [&](const json::object& p) {
+             const json::value* l = p.at("metadata").as_object().if_contains("labels");
+             const json::value* a = l ? l->as_object().if_contains("app") : nullptr;
+             return on(p) && a && a->as_string() == app;
+           }},
+      };
+      for (const auto& k : cases) {
+        std::vector<std::pair<std::string, std::string>> q = {{"fieldSelector", k.fields}};
+        if (!k.labels.empty()) q.emplace_back("labelSelector", k.labels);
+        json::value got = get(*client, path, q);
+        SCOPED_TRACE(path + "?fieldSelector=" + k.fields + "&labelSelector=" + k.labels);
+        EXPECT_EQ(json::serialize(got.at("items")), json::serialize(filtered(full, k.keep)));
+        EXPECT_EQ(got.at("metadata").at("resourceVersion").as_string(), rv);
+        EXPECT_FALSE(got.at("metadata").as_object().contains("continue"));
+        EXPECT_EQ(got.at("kind"), "PodList");
+      }
+    }
+  }
+  // The cases above are not empty where they should not be.
+  EXPECT_EQ(get(*client, "/api/v1/pods", {{"fieldSelector", "spec.nodeName=lab-node-1"}}).at("items").as_array().size(),
+            7u);
+  EXPECT_EQ(get(*client, "/api/v1/pods", {{"fieldSelector", "spec.nodeName=lab-node-2"}}).at("items").as_array().size(),
+            4u);
+  EXPECT_EQ(get(*client, "/api/v1/pods", {{"fieldSelector", "spec.nodeName="}}).at("items").as_array().size(), 1u);
+}
+
+// Pages of a field-selected list (limit, continue) are the filtered list cut
+// at the same places, with upstream's continue token of the last item, and
+// no remainingItemCount (a selector is given).
+TEST_F(FieldSelectedLists, PagesAndContinueTokensAreTheFilteredListCut) {
+  for (const std::string& path : {std::string("/api/v1/pods"), std::string("/api/v1/namespaces/") + kNs + "/pods"}) {
+    json::value full = get(*client, path);
+    const std::string rv(full.at("metadata").at("resourceVersion").as_string());
+    json::array want = filtered(full, [](const json::object& p) { return node_of(p) == "lab-node-1"; });
+    json::array got;
+    std::string cont;
+    for (int page = 0; page < 10; ++page) {
+      std::vector<std::pair<std::string, std::string>> q = {{"fieldSelector", "spec.nodeName=lab-node-1"},
+                                                            {"limit", "2"}};
+      if (!cont.empty()) q.emplace_back("continue", cont);
+      json::value p = get(*client, path, q);
+      const json::object& md = p.at("metadata").as_object();
+      EXPECT_EQ(md.at("resourceVersion").as_string(), rv);
+      EXPECT_FALSE(md.contains("remainingItemCount"));
+      for (const auto& item : p.at("items").as_array()) got.push_back(item);
+      if (!md.contains("continue")) break;
+      const json::object& last = p.at("items").as_array().back().as_object().at("metadata").as_object();
+      EXPECT_EQ(md.at("continue").as_string(),
+                continue_token(rv, std::string(last.at("namespace").as_string()) + "/" +
+                                       std::string(last.at("name").as_string())));
+      cont = std::string(md.at("continue").as_string());
+    }
+    EXPECT_EQ(json::serialize(got), json::serialize(want)) << path;
+    EXPECT_GT(want.size(), 2u);
+  }
+}
+
+// A field-selected watch starts from the same pods: its synthetic ADDED
+// events are the filtered list's items.
+TEST_F(FieldSelectedLists, AWatchByNodeStartsFromTheFilteredList) {
+  json::value full = get(*client, "/api/v1/pods");
+  for (const std::string node : {"lab-node-1", ""}) {
+    std::vector<std::string> want;
+    for (const auto& item : filtered(full, [&](const json::object& p) { return node_of(p) == node; }))
+      want.push_back("ADDED " + json::serialize(item));
+    Watch w(s, "/api/v1/pods", {{"fieldSelector", "spec.nodeName=" + node}, {"timeoutSeconds", "1"}});
+    EXPECT_TRUE(same_events(w.wait_end(), want)) << node;
+  }
+}
+
+// kubectl per node: `--field-selector spec.nodeName=<node> -o wide` prints
+// the rows of the full `-o wide` listing on that node (its Table).
+TEST_F(FieldSelectedLists, KubectlPerNodePrintsTheFullListingsRowsOfThatNode) {
+  Proc all = s.kubectl({"get", "pods", "-A", "-o", "wide", "--no-headers"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  Proc one = s.kubectl({"get", "pods", "-A", "-o", "wide", "--no-headers", "--field-selector", "spec.nodeName=lab-node-1"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  std::istringstream in(all.out);
+  std::string line, want;
+  while (std::getline(in, line)) {
+    std::istringstream cols(line);
+    std::vector<std::string> c;
+    for (std::string w; cols >> w;) c.push_back(w);
+    if (c.size() > 7 && c[7] == "lab-node-1") want += line + "\n";
+  }
+  EXPECT_EQ(one.out, want);
+  EXPECT_NE(want, "");
 }
 
 }  // namespace

@@ -251,6 +251,70 @@ TEST(ObjectStore, SubscribersAreGivenTheWritesTheyWant) {
   EXPECT_EQ(r.seen.back().substr(0, 9), "ADDED Pod");  // the generated one, in kNs
 }
 
+// list_pods_on_node is list_pods filtered by spec.nodeName, in the same
+// order, with the index on (what the API server turns on) or off, through
+// every write that sets, changes or drops a pod's nodeName.
+TEST(ObjectStore, PodsOnNodeAreTheListFilteredByNodeName) {
+  FakeCluster indexed, plain;
+  indexed.store().index_pods_by_node_name();
+  auto check = [&](const std::string& when) {
+    for (FakeCluster* c : {&indexed, &plain}) {
+      ObjectStore& s = c->store();
+      for (const std::string& ns : {std::string(), std::string(kNs), std::string("other")}) {
+        for (const std::string node : {"a", "b", "c", ""}) {
+          std::vector<const PodRecord*> want;
+          for (const PodRecord* p : s.list_pods(ns))
+            if (p->node_name == node) want.push_back(p);
+          EXPECT_EQ(s.list_pods_on_node(node, ns), want)
+              << when << (c == &indexed ? " (indexed)" : " (not indexed)") << " node '" << node << "' ns '" << ns
+              << "'";
+        }
+      }
+    }
+  };
+  auto both = [&](const std::function<void(FakeCluster&)>& fn) {
+    fn(indexed);
+    fn(plain);
+  };
+  both([](FakeCluster& c) {
+    c.create_namespace(kNs);
+    c.create_namespace("other");
+    for (const char* n : {"a", "b", "c"}) c.add_node(make_node(n, all_deploy_labels()));
+    c.apply({lab_daemonset("driver"), lab_daemonset("container-toolkit")});
+  });
+  check("created, unbound");
+  both([](FakeCluster& c) { c.settle(); });
+  check("bound");
+  both([](FakeCluster& c) {
+    // A pod created bound through the API, one in another namespace, and
+    // an update through the API that keeps it.
+    core::Pod p;
+    p.metadata.namespace_ = "other";
+    p.metadata.name = "static";
+    p.spec.node_name = "b";
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    c.store().create(p);
+    auto stored = std::get<core::Pod>(*c.store().get(Kind::kPod, "other", "static"));
+    stored.metadata.labels["x"] = "y";
+    c.store().update(stored);
+    c.store().mutate_pod("other/static", [](core::Pod& pod) { pod.spec.node_name = "c"; });
+  });
+  check("API pods");
+  both([](FakeCluster& c) {
+    c.set_node_label("a", lab_catalog().by_name("driver")->label, "false");  // its driver pod deleted
+    c.settle();
+    c.delete_node("b");  // pod GC deletes its pods
+    c.advance(std::chrono::seconds(120));
+    c.settle();
+  });
+  check("deleted");
+  both([](FakeCluster& c) { c.delete_namespace("other"); });
+  check("namespace deleted");
+  // An index turned on late is built from what is stored.
+  plain.store().index_pods_by_node_name();
+  check("indexed late");
+}
+
 TEST(ObjectStore, GenerateName) {
   FakeCluster c;
   c.create_namespace(kNs);
