@@ -11,11 +11,14 @@
 #                        (scripts/cluster-up.sh; needs the built binaries)
 #
 # Builds (Release-like RelWithDebInfo, -O2) core_bench, simulator_bench,
-# api_audit_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
+# api_audit_bench, serve_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
 #   core       core::should_run and core::audit, 1,000 / 5,000 / 20,000 nodes x 16;
 #              core::diagnose, 1,000 / 5,000 nodes x 16
 #   simulator  settle from empty and one label flip, 1,000 / 5,000 nodes x 5 / x 16,
 #              each configuration in its own process so its peak RSS is its own
+#   serve      the 5,000 x 16 settle bare, behind the API server without a
+#              watch and with one watch per kind; one field-selector pod list
+#              per node at 100 / 300 / 1,000 nodes (server CPU)
 #   api        the audit over the API (real::ApiCluster against the simulator's
 #              API server) vs data/lab/operand-audit.sh (kubectl + jq), same cluster
 #   dump       audit, matrix and diagnose --snapshot of a 5,000 x 16 dump
@@ -50,7 +53,7 @@ row() { ROWS+=("$(printf '%s\t' "$@")"); }
 # ---------------------------------------------------------------- build
 log "== build ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
-ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench make_dump gpuops >&2
+ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench serve_bench make_dump gpuops >&2
 
 # ---------------------------------------------------------------- machine
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -107,6 +110,39 @@ for bm in SettleFromEmpty LabelFlip; do
     done < <(gbench_rows "$f")
   done
 done
+
+# ---------------------------------------------------------------- the served simulator
+log "== serve: settle behind the API server, per-node field-selector lists"
+"$BUILD/bench/serve_bench" --benchmark_filter='BM_SettleServed/nodes:5000/' --benchmark_out="$OUT/serve-settle.json" \
+  --benchmark_out_format=json >&2
+bare_ms=""
+while IFS=$'\t' read -r name real cpu unit server catchup events cut err; do
+  [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+  cpu_ms=$(to_ms "$cpu" "$unit")
+  case "$name" in
+    */mode:0/*) w="settle from empty, bare simulator (reference)"; bare_ms=$cpu_ms; notes=""; tgt="" ;;
+    */mode:1/*) w="settle from empty, ApiServer subscribed, no watch"; tgt="<= 1.5x bare" ;;
+    *) w="settle from empty, one Table watch per kind"; tgt="<= 2x bare" ;;
+  esac
+  ratio=$(awk -v a="$cpu_ms" -v b="${bare_ms:-0}" 'BEGIN{ if (b > 0) printf "%.2fx bare", a/b }')
+  case "$name" in
+    */mode:1/*) notes="$ratio; server $(printf '%.0f' "$server") ms CPU" ;;
+    */mode:2/*) notes="$ratio; server $(printf '%.0f' "$server") ms CPU, caught up $(printf '%.0f' "$catchup") ms after, $(printf '%.0f' "$events") events, $(printf '%.0f' "$cut") cut" ;;
+  esac
+  row serve "$w" "5000 x 16" "$(to_ms "$real" "$unit") ms" "$cpu_ms ms" "$notes" "$tgt"
+done < <(jq -r '.benchmarks[] | [.name, .real_time, .cpu_time, .time_unit, (.server_cpu_ms // 0), (.catchup_ms // 0),
+                                  (.watch_events // 0), (.watches_cut // 0), (.error_message // "")] | @tsv' \
+           "$OUT/serve-settle.json")
+"$BUILD/bench/serve_bench" --benchmark_filter='BM_FieldSelectorLists' --benchmark_out="$OUT/serve-lists.json" \
+  --benchmark_out_format=json >&2
+while IFS=$'\t' read -r name real cpu unit server err; do
+  [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+  n=${name#*nodes:}
+  n=${n%%/*}
+  row serve "one spec.nodeName field-selector pod list per node" "$n nodes x 5" "$(to_ms "$real" "$unit") ms" \
+    "$(to_ms "$cpu" "$unit") ms client" "server $(printf '%.0f' "$server") ms CPU" "linear in nodes"
+done < <(jq -r '.benchmarks[] | [.name, .real_time, .cpu_time, .time_unit, (.server_cpu_ms // 0), (.error_message // "")] | @tsv' \
+           "$OUT/serve-lists.json")
 
 # ---------------------------------------------------------------- audit over the API
 log "== audit over the API vs operand-audit.sh (kubectl + jq)"

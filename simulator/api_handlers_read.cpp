@@ -159,7 +159,7 @@ json::value ApiServer::Impl::watch(const ResourceRequest& r, const ListOptions& 
   auto key_of = [](const core::Object& obj) { return meta_of(obj).namespace_ + "/" + meta_of(obj).name; };
   if (rv_text.empty() || rv_text == "0") {
     // "Get State and Start at Most Recent": synthetic ADDED events.
-    for (const auto& obj : store.list(res.kind, ns)) {
+    for (const auto& obj : watch_candidates(res, ns, o.fields)) {
       json::object j = core::encode(obj);
       if (!matches(obj, j)) continue;
       initial.emplace_back("ADDED", j);
@@ -183,7 +183,7 @@ json::value ApiServer::Impl::watch(const ResourceRequest& r, const ListOptions& 
     }
     std::set<std::string> changed;
     for (const auto& ev : events) changed.insert(key_of(ev.object));
-    for (const auto& obj : store.list(res.kind, ns)) {
+    for (const auto& obj : watch_candidates(res, ns, o.fields)) {
       std::string key = key_of(obj);
       if (changed.count(key)) continue;
       if (matches(obj, core::encode(obj))) visible.insert(key);
@@ -236,6 +236,36 @@ std::shared_ptr<const ApiServer::Impl::ListSnapshot> ApiServer::Impl::snapshot_f
   return fresh;
 }
 
+std::shared_ptr<const ApiServer::Impl::ListSnapshot> ApiServer::Impl::pods_on_node(const Resource& res,
+                                                                                  const std::string& ns,
+                                                                                  const std::string& node) {
+  ObjectStore& store = cluster.store();
+  auto snap = std::make_shared<ListSnapshot>();
+  snap->res = &res;
+  snap->ns = ns;
+  snap->rv = store.resource_version();
+  std::vector<const PodRecord*> recs = store.list_pods_on_node(node, ns);
+  snap->pods.reserve(recs.size());
+  snap->keys.reserve(recs.size());
+  for (const PodRecord* rec : recs) {
+    snap->pods.push_back(*rec);
+    snap->keys.push_back(rec->namespace_() + "/" + rec->name);
+  }
+  snap->sorted = std::is_sorted(snap->keys.begin(), snap->keys.end());
+  if (pod_json.size() > 1024) pod_json.clear();  // as snapshot_for
+  return snap;
+}
+
+std::vector<core::Object> ApiServer::Impl::watch_candidates(const Resource& res, const std::string& ns,
+                                                            const FieldQuery& fields) {
+  ObjectStore& store = cluster.store();
+  const std::string* node = res.kind == Kind::kPod ? fields.exact_match("spec.nodeName") : nullptr;
+  if (!node) return store.list(res.kind, ns);
+  std::vector<core::Object> out;
+  for (const PodRecord* rec : store.list_pods_on_node(*node, ns)) out.emplace_back(rec->pod());
+  return out;
+}
+
 json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o, json::storage_ptr sp) {
   const Resource& res = r.res;
   ObjectStore& store = cluster.store();
@@ -245,8 +275,14 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
   // A page costs the page: the snapshot of the kind is taken once per
   // paged list (at its first page, or when the store changed since), the
   // walk starts after the continue key, and only the page's items are
-  // encoded (plus, with a field selector, the objects it tests).
-  std::shared_ptr<const ListSnapshot> snap = snapshot_for(res, r.route.ns);
+  // encoded (plus, with a field selector, the objects it tests). A pod list
+  // with a spec.nodeName=<node> term walks the pods on that node only (the
+  // watch cache lists from its spec.nodeName index, MatcherIndex): the
+  // other pods would fail that term, so the page, its continue key and
+  // everything else are what the walk over every pod gives.
+  const std::string* node = res.kind == Kind::kPod ? o.fields.exact_match("spec.nodeName") : nullptr;
+  std::shared_ptr<const ListSnapshot> snap =
+      node ? pods_on_node(res, r.route.ns, *node) : snapshot_for(res, r.route.ns);
   const std::vector<std::string>& keys = snap->keys;
   size_t first = 0;
   if (!start.empty() && snap->sorted)
@@ -287,7 +323,7 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
     items.push_back(j ? std::move(*j) : encode_item(i));
     last_key = key;
   }
-  list_snapshot = more ? snap : nullptr;
+  if (!node) list_snapshot = more ? snap : nullptr;  // a node's pods are not the kind's snapshot
   json::object md;
   md["resourceVersion"] = std::to_string(store.resource_version());
   if (more) {

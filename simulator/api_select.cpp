@@ -265,6 +265,12 @@ std::string field_value(const json::object& obj, const std::string& path) {
 
 }  // namespace
 
+const std::string* FieldQuery::exact_match(const std::string& field) const {
+  for (const auto& t : terms_)
+    if (t.field == field && !t.negate) return &t.value;
+  return nullptr;
+}
+
 bool FieldQuery::matches(const json::object& obj) const {
   for (const auto& t : terms_) {
     bool eq = field_value(obj, t.field) == t.value;

@@ -53,6 +53,14 @@ class FieldQuery {
   bool matches(const boost::json::object& obj) const;
   bool empty() const { return terms_.empty(); }
   const std::vector<Term>& terms() const { return terms_; }
+  // The value of the first `field=value` or `field==value` term on
+  // `field`, nullptr when there is none: what a list can look up in an
+  // index on that field (matches() must still hold for every object it
+  // returns). mirrors Selector.RequiresExactMatch (apimachinery
+  // pkg/fields/selector.go), which SelectionPredicate.MatcherIndex
+  // (k8s.io/apiserver pkg/storage/selection_predicate.go) asks of each of
+  // the registry's IndexFields.
+  const std::string* exact_match(const std::string& field) const;
 
  private:
   std::vector<Term> terms_;

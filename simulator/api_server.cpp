@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <iterator>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -96,11 +98,17 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec) return self->abort();
       self->pump();
     });
-    for (auto& [type, obj] : initial) send_event(type, obj);
+    core::Time now = srv_.cluster.now();
+    for (auto& [type, obj] : initial) send_event(type, obj, now);
     initial_bytes_ = backlog_bytes_;
     last_progress_ = std::chrono::steady_clock::now();
     id_ = srv_.next_watcher++;
     srv_.watchers[id_] = weak_from_this();
+    // From now on the store keeps this kind's writes for the watches (under
+    // the cluster mutex: no write can come between the state above and it).
+    interest_ns_ = watch_->res->namespaced ? watch_->ns : "";
+    srv_.interest.add(watch_->res->kind, interest_ns_);
+    interested_ = true;
     // Detects a client that goes away.
     stream_.async_read_some(asio::buffer(sink_), [self = shared_from_this()](error_code, size_t) { self->abort(); });
     timeout_timer_.expires_after(timeout);
@@ -110,40 +118,51 @@ class Session : public std::enable_shared_from_this<Session> {
     if (watch_->bookmarks) schedule_bookmark();
   }
 
-  // A store event (I/O thread). `obj` is the object's API JSON.
-  void on_event(const WatchEvent& ev, const json::object& obj) {
+  // Whether on_event would look at an event of `kind` in namespace `ns`.
+  bool watches(Kind kind, const std::string& ns) const {
+    if (!watch_ || closed_ || ending_ || kind != watch_->res->kind) return false;
+    return !watch_->res->namespaced || watch_->ns.empty() || ns == watch_->ns;
+  }
+
+  // A store write (I/O thread). `obj` is the object's API JSON, `now` the
+  // virtual time (Table ages).
+  void on_event(const internal::FeedEvent& ev, const json::object& obj, core::Time now) {
     if (!watch_ || closed_ || ending_) return;
-    if (ev.resource_version <= last_rv_) return;
+    if (ev.rv <= last_rv_) return;
     if (ev.kind != watch_->res->kind) return;
-    last_rv_ = ev.resource_version;
-    const core::ObjectMeta& m = meta_of(ev.object);
-    if (watch_->res->namespaced && !watch_->ns.empty() && m.namespace_ != watch_->ns) return;
-    std::string key = m.namespace_ + "/" + m.name;
-    bool match = watch_->labels.matches(m.labels) && watch_->fields.matches(obj);
+    last_rv_ = ev.rv;
+    const std::string& ns = ev.namespace_();
+    if (watch_->res->namespaced && !watch_->ns.empty() && ns != watch_->ns) return;
+    std::string key = ns + "/" + ev.name();
+    bool match = watch_->labels.matches(ev.labels()) && watch_->fields.matches(obj);
     bool seen = visible_.count(key) > 0;
     if (ev.type == EventType::kDeleted) {
-      if (seen || match) send_event("DELETED", obj);
+      if (seen || match) send_event("DELETED", obj, now);
       visible_.erase(key);
     } else if (match) {
-      send_event(seen ? "MODIFIED" : "ADDED", obj);
+      send_event(seen ? "MODIFIED" : "ADDED", obj, now);
       visible_.insert(key);
     } else if (seen) {
       // mirrors the cacher's filtering: an object that stops matching is
       // DELETED for this watcher.
-      send_event("DELETED", obj);
+      send_event("DELETED", obj, now);
       visible_.erase(key);
     }
   }
 
-  void send_event(const std::string& type, const json::object& obj) {
-    json::object ev;
-    ev["type"] = type;
+  // One event line: the serialisation of {"type": type, "object": obj or
+  // its one-row Table}, written out piece by piece (the pieces serialised
+  // as they would be inside it) instead of copying `obj` into a new value
+  // to serialise that.
+  void send_event(const std::string& type, const json::object& obj, core::Time now) {
+    std::string line = "{\"type\":" + json::serialize(json::string_view(type)) + ",\"object\":";
     if (watch_->table && type != "BOOKMARK" && type != "ERROR") {
-      ev["object"] = table_for_watch(obj);
+      append_table_for_watch(line, obj, now);
     } else {
-      ev["object"] = obj;
+      line += json::serialize(obj);
     }
-    queue(json::serialize(ev) + "\n");
+    line += "}\n";
+    queue(std::move(line));
   }
 
   // Ends the stream cleanly (last chunk), then closes.
@@ -158,6 +177,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     closed_ = true;
     srv_.watchers.erase(id_);
+    if (interested_) {
+      interested_ = false;
+      srv_.interest.remove(watch_->res->kind, interest_ns_);
+    }
+    srv_.resume_drain();  // if the feed waited for this watch
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
     error_code ec;
@@ -170,35 +194,36 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   friend struct ApiServer::Impl;
 
-  json::object table_for_watch(const json::object& obj) {
-    json::object t;
-    t["kind"] = "Table";
-    t["apiVersion"] = "meta.k8s.io/v1";
-    json::object md;
-    md["resourceVersion"] = std::to_string(last_rv_);
-    t["metadata"] = md;
-    t["columnDefinitions"] = table_columns(watch_->res->kind_name);
-    json::object row;
-    row["cells"] = table_cells(watch_->res->kind_name, obj, srv_.cluster.now());
+  // The one-row Table of `obj`, serialised, appended to `out`: kind,
+  // apiVersion, metadata.resourceVersion (this watch's version), the kind's
+  // columnDefinitions (serialised once per watch), rows [{cells, object}]
+  // with the object whole (includeObject=Object), none (None), or else its
+  // PartialObjectMetadata, as the list's Table rows are (api_handlers_read.cpp).
+  void append_table_for_watch(std::string& out, const json::object& obj, core::Time now) {
+    if (columns_json_.empty()) columns_json_ = json::serialize(table_columns(watch_->res->kind_name));
+    out += "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":";
+    out += json::serialize(json::string_view(std::to_string(last_rv_)));
+    out += "},\"columnDefinitions\":";
+    out += columns_json_;
+    out += ",\"rows\":[{\"cells\":";
+    out += json::serialize(table_cells(watch_->res->kind_name, obj, now));
     if (watch_->include_object == "Object") {
-      row["object"] = obj;
+      out += ",\"object\":";
+      out += json::serialize(obj);
     } else if (watch_->include_object != "None") {
-      json::object partial;
-      partial["kind"] = "PartialObjectMetadata";
-      partial["apiVersion"] = "meta.k8s.io/v1";
+      out += ",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":";
       const json::value* m = obj.if_contains("metadata");
-      partial["metadata"] = m ? *m : json::object();
-      row["object"] = partial;
+      out += m ? json::serialize(*m) : std::string("{}");
+      out += "}";
     }
-    t["rows"] = json::array{row};
-    return t;
+    out += "}]}";
   }
 
   void schedule_bookmark() {
     bookmark_timer_.expires_after(srv_.opt.bookmark_interval);
     bookmark_timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (ec || self->closed_ || self->ending_) return;
-      uint64_t rv = std::max(self->last_rv_, self->srv_.delivered_rv);
+      uint64_t rv = std::max(self->last_rv_, self->srv_.delivered_rv());
       self->last_rv_ = rv;
       json::object obj;
       obj["kind"] = self->watch_->res->kind_name;
@@ -206,7 +231,7 @@ class Session : public std::enable_shared_from_this<Session> {
       json::object md;
       md["resourceVersion"] = std::to_string(rv);
       obj["metadata"] = md;
-      self->send_event("BOOKMARK", obj);
+      self->send_event("BOOKMARK", obj, core::Time());
       self->schedule_bookmark();
     });
   }
@@ -227,10 +252,24 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // Bytes of events queued after the initial state, not yet written.
+  size_t live_backlog() const { return backlog_bytes_ > initial_bytes_ ? backlog_bytes_ - initial_bytes_ : 0; }
+
+  // Whether the feed should wait for this watch before it delivers more
+  // (ApiServer::Impl::drain): it is open, more than kWatchBuffer of its
+  // events wait unsent, and it has not been let go (`keeps_up_`).
+  bool holds_back_feed() const {
+    return watch_ && !closed_ && !ending_ && keeps_up_ && live_backlog() > ApiServer::Impl::kWatchBuffer;
+  }
+  // The feed waited for this watch too long: deliver to it without waiting
+  // (its backlog then grows under the bounds of fell_behind) until it has
+  // caught up.
+  void let_go() { keeps_up_ = false; }
+
   // The backlog bound of Options (watch_backlog_bytes and the rest), over
   // the events queued after the initial state.
   bool fell_behind() const {
-    size_t live = backlog_bytes_ > initial_bytes_ ? backlog_bytes_ - initial_bytes_ : 0;
+    size_t live = live_backlog();
     if (live > srv_.opt.watch_backlog_hard_bytes) return true;
     return live > srv_.opt.watch_backlog_bytes &&
            std::chrono::steady_clock::now() - last_progress_ > srv_.opt.watch_stall;
@@ -249,16 +288,31 @@ class Session : public std::enable_shared_from_this<Session> {
       });
       return;
     }
-    asio::async_write(stream_, http::make_chunk(asio::buffer(*out_.front())),
-                      [self = shared_from_this()](error_code ec, size_t) {
-                        if (ec) return self->abort();
-                        size_t n = self->out_.front()->size();
-                        self->backlog_bytes_ -= n;
-                        self->initial_bytes_ -= std::min(self->initial_bytes_, n);
-                        self->last_progress_ = std::chrono::steady_clock::now();
-                        self->out_.pop_front();
-                        self->pump();
-                      });
+    // Every event queued (up to kWriteBytes) goes out in one write, each
+    // still its own HTTP chunk: the bytes of one http::make_chunk per event
+    // ("<hex size>\r\n<event>\r\n"), in fewer TLS records and system calls,
+    // so a client that reads keeps up with a burst of events.
+    wire_.clear();
+    size_t events = 0, payload = 0;
+    for (auto it = out_.begin(); it != out_.end() && *it && (events == 0 || wire_.size() < kWriteBytes); ++it) {
+      char size[2 * sizeof(size_t) + 1];
+      int len = std::snprintf(size, sizeof size, "%zx", (*it)->size());
+      wire_.append(size, static_cast<size_t>(len)).append("\r\n").append(**it).append("\r\n");
+      payload += (*it)->size();
+      ++events;
+    }
+    asio::async_write(stream_, asio::buffer(wire_), [self = shared_from_this(), events, payload](error_code ec, size_t) {
+      if (ec) return self->abort();
+      self->backlog_bytes_ -= payload;
+      self->initial_bytes_ -= std::min(self->initial_bytes_, payload);
+      self->last_progress_ = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < events; ++i) self->out_.pop_front();
+      if (self->live_backlog() <= ApiServer::Impl::kWatchBuffer) {
+        self->keeps_up_ = true;
+        self->srv_.resume_drain();
+      }
+      self->pump();
+    });
   }
 
   // ---- plain requests ----
@@ -340,6 +394,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response<http::empty_body>> header_;
   std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
   std::deque<std::optional<std::string>> out_;
+  static constexpr size_t kWriteBytes = 256 * 1024;
+  std::string wire_;  // the chunks of the write in progress
+  std::string columns_json_;  // the Table's columnDefinitions, serialised
   size_t backlog_bytes_ = 0;  // of the chunks in out_
   size_t initial_bytes_ = 0;  // of those, the initial state's, still unsent
   std::chrono::steady_clock::time_point last_progress_;
@@ -348,6 +405,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool ending_ = false;
   bool closed_ = false;
   int id_ = 0;
+  bool keeps_up_ = true;     // the feed waits for it (holds_back_feed)
+  bool interested_ = false;  // counted in srv_.interest
+  std::string interest_ns_;  // as counted
   std::array<char, 512> sink_{};
 };
 
@@ -402,11 +462,70 @@ void ApiServer::Impl::schedule_tick() {
   });
 }
 
-void ApiServer::Impl::on_event(const WatchEvent& ev) {
-  delivered_rv = std::max(delivered_rv, ev.resource_version);
-  if (watchers.empty()) return;
-  std::lock_guard<std::mutex> lock(mu);  // table cells read the cluster's clock
-  json::object obj = core::encode(ev.object);
+// ---- the watches' feed ----
+
+void internal::WatchInterest::add(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    ++all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++namespaces_[{kind, ns}];
+  ++some_[k];
+}
+
+void internal::WatchInterest::remove(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    --all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = namespaces_.find({kind, ns});
+  if (it == namespaces_.end()) return;
+  if (--it->second == 0) namespaces_.erase(it);
+  --some_[k];
+}
+
+bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
+  size_t k = static_cast<size_t>(kind);
+  if (all_[k] > 0) return true;
+  if (some_[k] == 0 || ns.empty()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return namespaces_.count({kind, ns}) > 0;
+}
+
+void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
+  internal::FeedEvent e{w.type, w.kind, w.resource_version, {}, nullptr};
+  if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
+    e.pod = **pod;
+  } else {
+    e.object = std::make_unique<const core::Object>(w.materialise());
+  }
+  impl.pending.push_back(std::move(e));
+  if (!impl.drain_posted) {
+    impl.drain_posted = true;
+    asio::post(impl.io, [i = &impl] { i->drain(); });
+  }
+}
+
+void ApiServer::Impl::drain() {
+  if (drain_waiting) return;  // resume_drain() posts it again
+  core::Time now;
+  {
+    std::lock_guard<std::mutex> lock(mu);  // pending, and the cluster's clock (Table ages)
+    drain_posted = false;
+    if (inflight_next == inflight.size()) {
+      inflight.clear();
+      inflight_next = 0;
+      inflight.swap(pending);
+    } else {
+      std::move(pending.begin(), pending.end(), std::back_inserter(inflight));
+      pending.clear();
+    }
+    now = cluster.now();
+  }
   std::vector<std::shared_ptr<Session>> live;
   for (auto it = watchers.begin(); it != watchers.end();) {
     if (auto s = it->second.lock()) {
@@ -416,7 +535,55 @@ void ApiServer::Impl::on_event(const WatchEvent& ev) {
       it = watchers.erase(it);
     }
   }
-  for (auto& s : live) s->on_event(ev, obj);
+  // Prototypes of pods no longer written would only hold memory.
+  if (pod_json.size() > 1024) pod_json.clear();
+  size_t end = std::min(inflight.size(), inflight_next + kDrainSlice);
+  for (; inflight_next < end; ++inflight_next) {
+    const internal::FeedEvent& ev = inflight[inflight_next];
+    bool wanted = false;
+    for (auto& s : live) wanted = wanted || s->watches(ev.kind, ev.namespace_());
+    if (!wanted) continue;
+    // The same JSON as core::encode(ev.object) (for a pod: PodJsonEncoder,
+    // equal to core::encode(pod.pod())).
+    json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);
+    for (auto& s : live) s->on_event(ev, obj, now);
+    // Flow control: wait while a watch that keeps up has more than
+    // kWatchBuffer unsent (its writes resume the feed), at most
+    // kDrainWait; then deliver on and let the watches still behind go.
+    bool held = false;
+    for (auto& s : live) held = held || s->holds_back_feed();
+    if (held) {
+      ++inflight_next;
+      drain_waiting = true;
+      drain_timer.expires_after(kDrainWait);
+      drain_timer.async_wait([this](error_code ec) {
+        if (ec || !drain_waiting) return;
+        for (auto& [id, w] : watchers)
+          if (auto s = w.lock(); s && s->holds_back_feed()) s->let_go();
+        resume_drain();
+      });
+      return;
+    }
+  }
+  if (inflight_next < inflight.size()) {
+    asio::post(io, [this] { drain(); });
+  } else {
+    inflight.clear();
+    inflight_next = 0;
+  }
+}
+
+void ApiServer::Impl::resume_drain() {
+  if (!drain_waiting) return;
+  drain_waiting = false;
+  drain_timer.cancel();
+  asio::post(io, [this] { drain(); });
+}
+
+uint64_t ApiServer::Impl::delivered_rv() {
+  if (inflight_next < inflight.size()) return inflight[inflight_next].rv - 1;
+  std::lock_guard<std::mutex> lock(mu);
+  return pending.empty() ? cluster.store().resource_version() : pending.front().rv - 1;
 }
 
 json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status,
@@ -560,11 +727,11 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_un
   m.host = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(port);
   {
     std::lock_guard<std::mutex> lock(m.mu);
-    m.delivered_rv = cluster.store().resource_version();
-    Impl* impl = impl_.get();
-    m.subscription = cluster.store().subscribe([impl](const WatchEvent& ev) {
-      asio::post(impl->io, [impl, ev] { impl->on_event(ev); });
-    });
+    cluster.store().add_subscriber(&m.feed);
+    // Field-selected pod lists and watches by node (kubectl per node) read
+    // the pods of one node, as the watch cache's spec.nodeName index serves
+    // them.
+    cluster.store().index_pods_by_node_name();
   }
 }
 
@@ -572,7 +739,7 @@ ApiServer::~ApiServer() {
   stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->cluster.store().unsubscribe(impl_->subscription);
+  impl_->cluster.store().remove_subscriber(&impl_->feed);
 }
 
 void ApiServer::Impl::serve_loop() {

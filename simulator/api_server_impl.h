@@ -29,6 +29,7 @@
 #include <boost/json.hpp>
 #include <boost/url/url_view.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -56,6 +57,40 @@ class Session;  // one connection (api_server.cpp)
 namespace internal {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
+
+// A store write on its way to the open watches: what the write left, kept
+// at the write (StoreWrite) and turned into JSON on the I/O thread.
+struct FeedEvent {
+  EventType type;
+  Kind kind;
+  uint64_t rv;  // the object's resourceVersion
+  PodRecord pod;  // Kind::kPod: the record as written (base and status shared)
+  std::unique_ptr<const core::Object> object;  // other kinds
+
+  const std::string& namespace_() const { return object ? meta_of(*object).namespace_ : pod.namespace_(); }
+  const std::string& name() const { return object ? meta_of(*object).name : pod.name; }
+  const core::Labels& labels() const { return object ? meta_of(*object).labels : pod.shared_meta().labels; }
+};
+
+// Which kinds and namespaces some open watch is on, asked by the store on
+// every write (ApiServer::Impl::Feed::wants) from the thread that writes,
+// and changed on the I/O thread: thread-safe. A watch is counted from
+// begin_watch (under the cluster mutex, so before any write it must see)
+// until its session closes.
+class WatchInterest {
+ public:
+  // `ns` empty: every namespace (and cluster-scoped kinds).
+  void add(Kind kind, const std::string& ns);
+  void remove(Kind kind, const std::string& ns);
+  bool wants(Kind kind, const std::string& ns) const;
+
+ private:
+  static constexpr size_t kKinds = static_cast<size_t>(Kind::kNVIDIADriver) + 1;
+  std::array<std::atomic<int>, kKinds> all_{};   // watches of every namespace
+  std::array<std::atomic<int>, kKinds> some_{};  // watches of one namespace
+  mutable std::mutex mu_;
+  std::map<std::pair<Kind, std::string>, int> namespaces_;  // under mu_
+};
 
 // What a watch streams: the resource and namespace watched, its selectors,
 // Table rendering, and whether it gets BOOKMARK events.
@@ -136,10 +171,42 @@ struct ApiServer::Impl {
   std::chrono::milliseconds accept_delay{0};  // after failed accepts
   std::optional<boost::asio::signal_set> signals;
   std::mutex mu;  // the cluster
-  int subscription = 0;
   std::map<int, std::weak_ptr<Session>> watchers;
   int next_watcher = 1;
-  uint64_t delivered_rv = 0;
+  // The store's writes to the open watches (the watch cache's dispatch of
+  // events, k8s.io/apiserver pkg/storage/cacher). The store gives Feed only
+  // writes of kinds and namespaces some watch is on (`interest`); each is
+  // kept in `pending` (a PodRecord copy for a pod, the typed object else),
+  // and one drain() is posted to the I/O thread per batch, not one handler
+  // per write. drain() moves the batch to `inflight` and delivers it in
+  // slices of kDrainSlice events, posting itself again in between, so that
+  // the watches' writes (and other requests) go on during a large batch.
+  struct Feed : StoreSubscriber {
+    explicit Feed(Impl& i) : impl(i) {}
+    bool wants(Kind kind, const std::string& ns) const override { return impl.interest.wants(kind, ns); }
+    void on_write(const StoreWrite& w) override;  // under mu
+    Impl& impl;
+  };
+  static constexpr size_t kDrainSlice = 256;
+  // Flow control (drain): the feed waits while a watch has more than
+  // kWatchBuffer bytes of events unsent, until its writes bring it under
+  // (a client that reads is not outrun by a burst), for at most
+  // kDrainWait; a watch that has not caught up by then is let go (its
+  // backlog then grows under Options' bounds, as without waiting) until it
+  // has. As the cacher's dispatch blocks on a watcher whose buffer is full
+  // for a time budget (cacheWatcher.add, k8s.io/apiserver
+  // pkg/storage/cacher); the cacher then closes it, here Options' bounds
+  // decide.
+  static constexpr size_t kWatchBuffer = 1 << 20;
+  static constexpr std::chrono::milliseconds kDrainWait{1000};
+  bool drain_waiting = false;  // I/O thread
+  boost::asio::steady_timer drain_timer{io};
+  internal::WatchInterest interest;
+  Feed feed{*this};
+  std::vector<internal::FeedEvent> pending;  // under mu
+  bool drain_posted = false;                 // under mu
+  std::vector<internal::FeedEvent> inflight;  // I/O thread
+  size_t inflight_next = 0;                   // the first not delivered
   std::thread thread;
   std::atomic<bool> running{false};
   std::chrono::steady_clock::time_point last_tick;
@@ -165,7 +232,15 @@ struct ApiServer::Impl {
   // ---- the server (api_server.cpp) ----
   void accept();
   void schedule_tick();
-  void on_event(const WatchEvent& ev);
+  // The I/O thread's side of Feed: takes `pending`, delivers a slice.
+  void drain();
+  // Ends the feed's wait (drain) and posts it again; no-op when not waiting.
+  void resume_drain();
+  // The resourceVersion up to which every write has been delivered to the
+  // open watches, for BOOKMARK events: everything before the first write
+  // still pending or in flight, else the store's version (writes of kinds
+  // no watch was on have nothing to deliver).
+  uint64_t delivered_rv();
   void serve_loop();
   // Handles one request. Returns false when the session took over the
   // connection (a watch).
@@ -215,6 +290,17 @@ struct ApiServer::Impl {
   // The snapshot a list page of `res` in `ns` walks: the kept one while the
   // store has not changed since, else a fresh one.
   std::shared_ptr<const ListSnapshot> snapshot_for(const Resource& res, const std::string& ns);
+  // The pods of `ns` (all when empty) whose spec.nodeName is `node`, as a
+  // snapshot of its own (not kept): what a list with the field selector
+  // spec.nodeName=<node> walks instead of every pod, the watch cache's
+  // spec.nodeName index (ObjectStore::list_pods_on_node). Same order and
+  // keys as the snapshot_for() of the pods, less the pods elsewhere.
+  std::shared_ptr<const ListSnapshot> pods_on_node(const Resource& res, const std::string& ns, const std::string& node);
+  // The objects a watch of `res` in `ns` with field selector `fields` is
+  // started from, in list order: for pods with a spec.nodeName=<node> term,
+  // the pods on that node, else every object of the kind (the caller
+  // matches the selectors).
+  std::vector<core::Object> watch_candidates(const Resource& res, const std::string& ns, const FieldQuery& fields);
   // GET of one object (get.go GetResource).
   boost::json::value get(const ResourceRequest& r, const std::optional<core::Object>& current);
   // POST to a collection (create.go createHandler).

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <type_traits>
 
 #include "core/encode.h"
 #include "core/placement.h"
@@ -308,40 +309,70 @@ void ObjectStore::tombstone(WatchEvent event) {
   }
 }
 
-void ObjectStore::publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make) {
+// Nothing is built for a subscriber until it wants the write: a subscriber
+// without a watch on that kind costs the wants() call.
+template <class T>
+void ObjectStore::publish(EventType type, Kind kind, const T& obj, const std::string& ns) {
   if (subscribers_.empty()) return;
-  WatchEvent ev{type, kind, rv, make()};
-  for (auto& [id, fn] : subscribers_) fn(ev);
+  StoreWrite w{type, kind, rv_, &obj};
+  for (StoreSubscriber* s : subscribers_)
+    if (s->wants(kind, ns)) s->on_write(w);
 }
 
 void ObjectStore::emit(EventType type, const core::Namespace& obj) {
   for (auto* o : observers_) o->on_namespace(type, obj);
-  publish(type, Kind::kNamespace, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNamespace, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::Node& obj) {
   for (auto* o : observers_) o->on_node(type, obj);
-  publish(type, Kind::kNode, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNode, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::DaemonSet& obj) {
   for (auto* o : observers_) o->on_daemonset(type, obj);
-  publish(type, Kind::kDaemonSet, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kDaemonSet, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::ControllerRevision& obj) {
   for (auto* o : observers_) o->on_controller_revision(type, obj);
-  publish(type, Kind::kControllerRevision, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kControllerRevision, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const PodRecord& obj) {
   for (auto* o : observers_) o->on_pod(type, obj);
-  publish(type, Kind::kPod, rv_, [&] { return core::Object(obj.pod()); });
+  publish(type, Kind::kPod, obj, obj.namespace_());
 }
 
 void ObjectStore::emit(EventType type, const core::ClusterPolicy& obj) {
   for (auto* o : observers_) o->on_cluster_policy(type, obj);
-  publish(type, Kind::kClusterPolicy, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kClusterPolicy, obj, obj.metadata.namespace_);
 }
 void ObjectStore::emit(EventType type, const core::NVIDIADriver& obj) {
   for (auto* o : observers_) o->on_nvidia_driver(type, obj);
-  publish(type, Kind::kNVIDIADriver, rv_, [&] { return core::Object(obj); });
+  publish(type, Kind::kNVIDIADriver, obj, obj.metadata.namespace_);
+}
+
+// ---------------------------------------------------------------- StoreWrite
+
+const std::string& StoreWrite::namespace_() const {
+  return std::visit(
+      [](const auto* p) -> const std::string& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(*p)>, PodRecord>) {
+          return p->namespace_();
+        } else {
+          return p->metadata.namespace_;
+        }
+      },
+      object);
+}
+
+core::Object StoreWrite::materialise() const {
+  return std::visit(
+      [](const auto* p) -> core::Object {
+        if constexpr (std::is_same_v<std::decay_t<decltype(*p)>, PodRecord>) {
+          return core::Object(p->pod());
+        } else {
+          return core::Object(*p);
+        }
+      },
+      object);
 }
 
 // ---------------------------------------------------------------- lookups
@@ -434,15 +465,60 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
   return out;
 }
 
-std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
-  std::vector<const PodRecord*> ps;
-  for (const auto& [k, v] : pods_)
-    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+namespace {
+
+// list's order: namespace, then name.
+void sort_pods(std::vector<const PodRecord*>& ps) {
   std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
     if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
     return a->name < b->name;
   });
+}
+
+}  // namespace
+
+std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
+  std::vector<const PodRecord*> ps;
+  for (const auto& [k, v] : pods_)
+    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
+  sort_pods(ps);
   return ps;
+}
+
+std::vector<const PodRecord*> ObjectStore::list_pods_on_node(const std::string& node, const std::string& ns) const {
+  std::vector<const PodRecord*> ps;
+  if (!index_node_names_ || node.empty()) {
+    for (const auto& [k, v] : pods_)
+      if (v.node_name == node && (ns.empty() || v.namespace_() == ns)) ps.push_back(&v);
+  } else if (auto it = pods_by_node_.find(node); it != pods_by_node_.end()) {
+    for (const PodRecord* p : it->second)
+      if (ns.empty() || p->namespace_() == ns) ps.push_back(p);
+  }
+  sort_pods(ps);
+  return ps;
+}
+
+void ObjectStore::index_pods_by_node_name() {
+  if (index_node_names_) return;
+  index_node_names_ = true;
+  for (const auto& [k, v] : pods_) node_index_move(&v, "", v.node_name);
+}
+
+void ObjectStore::node_index_move(const PodRecord* rec, const std::string& from, const std::string& to) {
+  if (!index_node_names_ || from == to) return;
+  if (!from.empty()) {
+    auto it = pods_by_node_.find(from);
+    if (it != pods_by_node_.end()) {
+      std::vector<const PodRecord*>& v = it->second;
+      auto at = std::find(v.begin(), v.end(), rec);
+      if (at != v.end()) {
+        *at = v.back();
+        v.pop_back();
+      }
+      if (v.empty()) pods_by_node_.erase(it);
+    }
+  }
+  if (!to.empty()) pods_by_node_[to].push_back(rec);
 }
 
 boost::json::object ObjectStore::to_json(Kind kind, const std::string& ns, const std::string& name) const {
@@ -467,6 +543,7 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
   pods_by_id_[it->second.id] = &*it;
   it->second.created_rv = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
+  node_index_move(&it->second, "", it->second.node_name);
   emit(EventType::kAdded, it->second);
   return it->second;
 }
@@ -501,7 +578,9 @@ void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core
   write_pod(k, [&](PodRecord& rec) {
     core::Pod p = rec.pod();
     fn(p);
+    std::string old_node = rec.node_name;
     replace_record(rec, std::move(p));
+    node_index_move(&rec, old_node, rec.node_name);
   });
 }
 
@@ -509,6 +588,7 @@ void ObjectStore::bind_pod(uint64_t id, const std::string& node, std::shared_ptr
   PodEntry* e = pod_entry(id);
   if (!e) not_found(Kind::kPod, "#" + std::to_string(id));
   write_pod(*e, [&](PodRecord& rec) {
+    node_index_move(&rec, rec.node_name, node);
     rec.node_name = node;
     rec.status = std::move(status);
   });
@@ -522,6 +602,7 @@ void ObjectStore::set_pod_status(uint64_t id, std::shared_ptr<const core::PodSta
 
 void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
   write_pod(k, [&](PodRecord& rec) {
+    node_index_move(&rec, rec.node_name, node);
     rec.node_name = node;
     rec.status = std::move(status);
   });
@@ -551,6 +632,7 @@ void ObjectStore::erase_pod(const std::string& k) {
   // before it goes.
   emit(EventType::kDeleted, it->second);
   core::Pod pod = it->second.pod();
+  node_index_move(&it->second, it->second.node_name, "");
   pods_by_id_[it->second.id] = nullptr;
   pods_.erase(it);
   tombstone(WatchEvent{EventType::kDeleted, Kind::kPod, rv_, core::Object(std::move(pod))});
@@ -755,12 +837,8 @@ std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<
   return out;
 }
 
-int ObjectStore::subscribe(std::function<void(const WatchEvent&)> fn) {
-  int id = next_subscriber_++;
-  subscribers_[id] = std::move(fn);
-  return id;
-}
+void ObjectStore::add_subscriber(StoreSubscriber* subscriber) { subscribers_.push_back(subscriber); }
 
-void ObjectStore::unsubscribe(int id) { subscribers_.erase(id); }
+void ObjectStore::remove_subscriber(StoreSubscriber* subscriber) { std::erase(subscribers_, subscriber); }
 
 }  // namespace gpuops::simulator

@@ -11,11 +11,17 @@
 // pkg/registry/core/pod/strategy.go). Objects keep every field they were given
 // (core model's `raw`); core::encode renders them as the API would.
 //
-// Changes are published two ways:
+// Changes are published three ways:
 //  * StoreObserver (typed, by reference, synchronous): how the simulator's
 //    controllers learn about writes. No copies.
-//  * WatchEvent subscribers and events_since(): for an API front end that
-//    serves list/watch. events_since coalesces: for each object changed after
+//  * StoreSubscriber (synchronous, filtered): how an API front end feeds its
+//    open watches. Each subscriber is asked first whether it wants writes of
+//    that kind and namespace (StoreSubscriber::wants); only then is it given
+//    the write (StoreWrite), and it copies what it keeps. A subscriber with
+//    no watch open costs one call per write.
+//  * events_since(): for a watch that starts at an older resourceVersion.
+//    It reads the stored objects and the tombstones, not what subscribers
+//    were given. events_since coalesces: for each object changed after
 //    the given resourceVersion it returns one event carrying the object as it
 //    is now (ADDED if created after that version, else MODIFIED), plus
 //    DELETED tombstones, in resourceVersion order. A client that applies them
@@ -43,6 +49,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include <boost/json/object.hpp>
@@ -144,6 +151,38 @@ class StoreObserver {
   virtual void on_controller_revision(EventType, const core::ControllerRevision&) {}
 };
 
+// One write as a StoreSubscriber is given it, inside the write: the object
+// as stored after the write (for kDeleted: as it was last stored, with the
+// deletion's resourceVersion). The pointers are valid only during the call.
+struct StoreWrite {
+  EventType type;
+  Kind kind;
+  uint64_t resource_version;  // the object's metadata.resourceVersion
+  // The stored object: a PodRecord for Kind::kPod (copy it, not pod(): its
+  // template part and status are shared), else the typed object.
+  std::variant<const core::Namespace*, const core::Node*, const core::DaemonSet*, const PodRecord*,
+               const core::ControllerRevision*, const core::ClusterPolicy*, const core::NVIDIADriver*>
+      object;
+
+  // metadata.namespace ("" for cluster-scoped kinds).
+  const std::string& namespace_() const;
+  // The object as the API serves it (a pod materialised: PodRecord::pod()).
+  core::Object materialise() const;
+};
+
+// A consumer of writes that keeps what it is given for later (an API front
+// end's watches). Called inside the write: must not write to the store.
+class StoreSubscriber {
+ public:
+  virtual ~StoreSubscriber() = default;
+  // Whether writes of `kind` in namespace `ns` ("" for cluster-scoped kinds)
+  // are wanted now. Asked on every write, before anything is built: keep it
+  // cheap.
+  virtual bool wants(Kind kind, const std::string& ns) const = 0;
+  // A write that wants() accepted.
+  virtual void on_write(const StoreWrite& write) = 0;
+};
+
 class ObjectStore {
  public:
   struct Options {
@@ -169,6 +208,21 @@ class ObjectStore {
   // The stored pods of namespace `ns` (all when empty), in list's order, not
   // materialised. The pointers are valid until the next write.
   std::vector<const PodRecord*> list_pods(const std::string& ns = "") const;
+  // The stored pods whose spec.nodeName is `node`, of namespace `ns` (all
+  // when empty), in list_pods' order: what list_pods(ns) filtered by
+  // node_name == node returns. With the index on (index_pods_by_node_name)
+  // and `node` not empty it costs the pods on that node, else it scans
+  // every pod. The pointers are valid until the next write.
+  std::vector<const PodRecord*> list_pods_on_node(const std::string& node, const std::string& ns = "") const;
+  // Keeps an index of the pods by spec.nodeName from now on (built now from
+  // the stored pods), for list_pods_on_node. Pods without a nodeName are
+  // not indexed. Idempotent. The API front end turns it on: the simulator's
+  // controllers do not need it.
+  // mirrors the pod registry's spec.nodeName index that the watch cache
+  // lists from (NodeNameIndexFunc and Indexers, pkg/registry/core/pod/
+  // strategy.go; storage.FieldIndex; k8s.io/apiserver pkg/storage/cacher
+  // watch_cache.go).
+  void index_pods_by_node_name();
   // Creates `obj`, returning it as stored. An empty name with
   // metadata.generateName in raw gets `<generateName><5 chars>`. Throws
   // ClusterError 409 (AlreadyExists) when the name is taken, 404 when a
@@ -223,10 +277,11 @@ class ObjectStore {
   // tombstone still kept.
   std::vector<WatchEvent> events_since(uint64_t resource_version, std::optional<Kind> kind = std::nullopt,
                                        const std::string& ns = "") const;
-  // Calls `fn` after every write with a copy of the event. Returns an id for
-  // unsubscribe.
-  int subscribe(std::function<void(const WatchEvent&)> fn);
-  void unsubscribe(int id);
+  // Gives `subscriber` every write it wants (StoreSubscriber), in write
+  // order, until remove_subscriber. The subscriber must outlive its
+  // subscription.
+  void add_subscriber(StoreSubscriber* subscriber);
+  void remove_subscriber(StoreSubscriber* subscriber);
 
   // API JSON of one object (core::encode), or throws ClusterError 404.
   boost::json::object to_json(Kind kind, const std::string& ns, const std::string& name) const;
@@ -335,7 +390,12 @@ class ObjectStore {
   void remove_custom(Kind kind, const std::string& name);
   void emit(EventType type, const core::ControllerRevision& obj);
   void erase_daemonset(const std::string& key);
-  void publish(EventType type, Kind kind, uint64_t rv, const std::function<core::Object()>& make);
+  template <class T>
+  void publish(EventType type, Kind kind, const T& obj, const std::string& ns);
+  // The node-name index (index_pods_by_node_name): moves `rec` from the
+  // bucket of `from` to that of `to` (an empty name: none). No-op while the
+  // index is off or when from == to.
+  void node_index_move(const PodRecord* rec, const std::string& from, const std::string& to);
   void index(Kind kind, const std::string& key, uint64_t old_rv, uint64_t new_rv);
   void index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv);
   void tombstone(WatchEvent event);
@@ -389,8 +449,11 @@ class ObjectStore {
   std::deque<Tombstone> tombstones_;
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
-  std::map<int, std::function<void(const WatchEvent&)>> subscribers_;
-  int next_subscriber_ = 1;
+  std::vector<StoreSubscriber*> subscribers_;
+  // Pods by spec.nodeName (not empty), unordered within a node; only while
+  // index_node_names_.
+  bool index_node_names_ = false;
+  std::unordered_map<std::string, std::vector<const PodRecord*>> pods_by_node_;
 };
 
 }  // namespace gpuops::simulator

@@ -328,7 +328,9 @@ core::Object ObjectStore::update(core::Object obj) {
       given.metadata.resource_version = std::to_string(next_rv());
       index(kind, k, old, rv_);
       core::Object out(given);
+      std::string old_node = rec.node_name;
       replace_record(rec, std::move(given));
+      node_index_move(&rec, old_node, rec.node_name);
       emit(EventType::kModified, rec);
       return out;
     }

@@ -30,65 +30,6 @@ namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
-// A raw client: TCP, then (optionally) TLS without verification, bytes in
-// and out with a deadline on every read.
-class RawClient {
- public:
-  explicit RawClient(uint16_t port) : ctx_(ssl::context::tls_client), stream_(io_, ctx_) {
-    stream_.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  }
-  void handshake() { stream_.handshake(ssl::stream_base::client); }
-  void write(const std::string& bytes) {
-    boost::system::error_code ec;
-    asio::write(stream_, asio::buffer(bytes), ec);
-    write_error = ec;
-  }
-  // Reads until EOF, `want` bytes, or the deadline; returns what came.
-  std::string read(std::chrono::milliseconds deadline, size_t want = SIZE_MAX, bool tls = true) {
-    std::string got;
-    auto until = std::chrono::steady_clock::now() + deadline;
-    char buf[65536];
-    eof = false;
-    while (got.size() < want && std::chrono::steady_clock::now() < until) {
-      boost::system::error_code ec;
-      size_t n = 0;
-      bool done = false;
-      auto handler = [&](boost::system::error_code e, size_t k) {
-        ec = e;
-        n = k;
-        done = true;
-      };
-      size_t room = std::min(sizeof buf, want - got.size());
-      if (tls)
-        stream_.async_read_some(asio::buffer(buf, room), handler);
-      else
-        stream_.next_layer().async_read_some(asio::buffer(buf, room), handler);
-      io_.restart();
-      io_.run_until(until);
-      if (!done) {
-        stream_.next_layer().cancel();
-        io_.restart();
-        io_.run();
-        break;
-      }
-      got.append(buf, n);
-      if (ec) {
-        last_error = ec;
-        eof = true;
-        break;
-      }
-    }
-    return got;
-  }
-  bool eof = false;
-  boost::system::error_code write_error, last_error;
-
- private:
-  asio::io_context io_;
-  ssl::context ctx_;
-  ssl::stream<tcp::socket> stream_;
-};
-
 int status_of(const std::string& response) {
   if (response.rfind("HTTP/1.1 ", 0) != 0) return 0;
   return std::stoi(response.substr(9, 3));

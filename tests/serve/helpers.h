@@ -1,9 +1,15 @@
-// tests/serve/helpers.h: an in-process `gpuops serve` and a way to run stock
-// kubectl against it.
+// tests/serve/helpers.h: an in-process `gpuops serve`, a way to run stock
+// kubectl against it, and a raw client for the bytes on the wire.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -116,6 +122,67 @@ class Served {
   simulator::FakeCluster cluster;
   std::unique_ptr<simulator::ApiServer> server;
   std::string kubeconfig;
+};
+
+// A raw client: TCP, then (optionally) TLS without verification, bytes in
+// and out with a deadline on every read.
+class RawClient {
+  using tcp = boost::asio::ip::tcp;
+
+ public:
+  explicit RawClient(uint16_t port) : ctx_(boost::asio::ssl::context::tls_client), stream_(io_, ctx_) {
+    stream_.next_layer().connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  }
+  void handshake() { stream_.handshake(boost::asio::ssl::stream_base::client); }
+  void write(const std::string& bytes) {
+    boost::system::error_code ec;
+    boost::asio::write(stream_, boost::asio::buffer(bytes), ec);
+    write_error = ec;
+  }
+  // Reads until EOF, `want` bytes, or the deadline; returns what came.
+  std::string read(std::chrono::milliseconds deadline, size_t want = SIZE_MAX, bool tls = true) {
+    std::string got;
+    auto until = std::chrono::steady_clock::now() + deadline;
+    char buf[65536];
+    eof = false;
+    while (got.size() < want && std::chrono::steady_clock::now() < until) {
+      boost::system::error_code ec;
+      size_t n = 0;
+      bool done = false;
+      auto handler = [&](boost::system::error_code e, size_t k) {
+        ec = e;
+        n = k;
+        done = true;
+      };
+      size_t room = std::min(sizeof buf, want - got.size());
+      if (tls)
+        stream_.async_read_some(boost::asio::buffer(buf, room), handler);
+      else
+        stream_.next_layer().async_read_some(boost::asio::buffer(buf, room), handler);
+      io_.restart();
+      io_.run_until(until);
+      if (!done) {
+        stream_.next_layer().cancel();
+        io_.restart();
+        io_.run();
+        break;
+      }
+      got.append(buf, n);
+      if (ec) {
+        last_error = ec;
+        eof = true;
+        break;
+      }
+    }
+    return got;
+  }
+  bool eof = false;
+  boost::system::error_code write_error, last_error;
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ssl::context ctx_;
+  boost::asio::ssl::stream<tcp::socket> stream_;
 };
 
 inline std::string manifest(const std::string& name) {

@@ -5,6 +5,7 @@
 
 #include "core/decode.h"
 #include "core/documents.h"
+#include "core/encode.h"
 #include "helpers.h"
 
 namespace gpuops::simulator {
@@ -175,19 +176,143 @@ TEST(ObjectStore, EventsSince) {
   EXPECT_EQ(s.events_since(v + 3).size(), 2u);
 }
 
-TEST(ObjectStore, SubscribersSeeEveryWrite) {
+// A subscriber is given the writes it wants, in write order, each with the
+// object as stored right after that write; the writes it does not want cost
+// it nothing but the question.
+TEST(ObjectStore, SubscribersAreGivenTheWritesTheyWant) {
+  struct Recorder : StoreSubscriber {
+    bool wants(Kind kind, const std::string& ns) const override {
+      ++asked;
+      return kind == Kind::kNode || (kind == Kind::kPod && ns == kNs);
+    }
+    void on_write(const StoreWrite& w) override {
+      seen.push_back(std::string(event_type_name(w.type)) + " " + kind_name(w.kind) + " " +
+                     std::to_string(w.resource_version) + " ns=" + w.namespace_());
+      objects.push_back(core::encode(w.materialise()));
+      if (auto* p = std::get_if<const PodRecord*>(&w.object)) pods.push_back(**p);
+    }
+    mutable int asked = 0;
+    std::vector<std::string> seen;
+    std::vector<boost::json::object> objects;
+    std::vector<PodRecord> pods;
+  };
   FakeCluster c;
-  std::vector<std::string> seen;
-  int id = c.store().subscribe([&](const WatchEvent& e) {
-    seen.push_back(std::string(event_type_name(e.type)) + " " + kind_name(e.kind) + " " +
-                   std::to_string(e.resource_version));
-  });
+  c.create_namespace(kNs);
+  c.create_namespace("other");
+  Recorder r;
+  c.store().add_subscriber(&r);
   uint64_t v = c.store().resource_version();
-  c.add_node(make_node("a"));
-  c.store().unsubscribe(id);
+  c.add_node(make_node("a", all_deploy_labels()));
+  boost::json::object node_added = c.store().to_json(Kind::kNode, "", "a");
+  c.apply({lab_daemonset("driver")});
+  c.settle();  // the node is initialised, the driver's pod created, bound and Running
+  c.store().create_generated_pod(c.store().list_pods(kNs).at(0)->base, "elsewhere-", "");
+  core::Pod other;
+  other.metadata.namespace_ = "other";
+  other.metadata.name = "p";
+  other.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+  c.store().create(other);
+  c.store().remove_subscriber(&r);
   c.delete_node("a");
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0], "ADDED Node " + std::to_string(v + 1));
+
+  ASSERT_FALSE(r.seen.empty());
+  EXPECT_EQ(r.seen[0], "ADDED Node " + std::to_string(v + 1) + " ns=");
+  EXPECT_EQ(r.objects[0], node_added);
+  // Versions grow; no DaemonSet, ControllerRevision or pod of "other"; the
+  // delete after remove_subscriber is not given.
+  uint64_t last = 0;
+  for (size_t i = 0; i < r.seen.size(); ++i) {
+    EXPECT_EQ(r.seen[i].find("DaemonSet"), std::string::npos) << r.seen[i];
+    EXPECT_EQ(r.seen[i].find("ControllerRevision"), std::string::npos) << r.seen[i];
+    EXPECT_EQ(r.seen[i].find("ns=other"), std::string::npos) << r.seen[i];
+    EXPECT_EQ(r.seen[i].find("DELETED"), std::string::npos) << r.seen[i];
+    uint64_t rv = std::stoull(r.seen[i].substr(r.seen[i].find(' ', r.seen[i].find(' ') + 1)));
+    EXPECT_GT(rv, last);
+    last = rv;
+  }
+  EXPECT_GT(r.asked, static_cast<int>(r.seen.size()));
+  // The driver's pod: created (Pending, unbound), bound, Running; each as it
+  // was then, the record and its materialised pod alike.
+  std::vector<PodRecord> driver;
+  for (const auto& p : r.pods)
+    if (p.name.rfind("nvidia-driver-daemonset-", 0) == 0) driver.push_back(p);
+  ASSERT_GE(driver.size(), 3u);
+  EXPECT_EQ(driver.front().node_name, "");
+  EXPECT_NE(driver.front().status->phase, "Running");
+  EXPECT_EQ(driver.back().node_name, "a");
+  EXPECT_EQ(driver.back().status->phase, "Running");
+  for (size_t i = 0, j = 0; i < r.objects.size(); ++i) {
+    const auto& md = r.objects[i].at("metadata").as_object();
+    if (!md.at("name").as_string().starts_with("nvidia-driver-daemonset-")) continue;
+    EXPECT_EQ(r.objects[i], core::encode(core::Object(driver[j].pod())));
+    EXPECT_EQ(md.at("resourceVersion").as_string(), std::to_string(driver[j].resource_version));
+    ++j;
+  }
+  EXPECT_EQ(r.seen.back().substr(0, 9), "ADDED Pod");  // the generated one, in kNs
+}
+
+// list_pods_on_node is list_pods filtered by spec.nodeName, in the same
+// order, with the index on (what the API server turns on) or off, through
+// every write that sets, changes or drops a pod's nodeName.
+TEST(ObjectStore, PodsOnNodeAreTheListFilteredByNodeName) {
+  FakeCluster indexed, plain;
+  indexed.store().index_pods_by_node_name();
+  auto check = [&](const std::string& when) {
+    for (FakeCluster* c : {&indexed, &plain}) {
+      ObjectStore& s = c->store();
+      for (const std::string& ns : {std::string(), std::string(kNs), std::string("other")}) {
+        for (const std::string node : {"a", "b", "c", ""}) {
+          std::vector<const PodRecord*> want;
+          for (const PodRecord* p : s.list_pods(ns))
+            if (p->node_name == node) want.push_back(p);
+          EXPECT_EQ(s.list_pods_on_node(node, ns), want)
+              << when << (c == &indexed ? " (indexed)" : " (not indexed)") << " node '" << node << "' ns '" << ns
+              << "'";
+        }
+      }
+    }
+  };
+  auto both = [&](const std::function<void(FakeCluster&)>& fn) {
+    fn(indexed);
+    fn(plain);
+  };
+  both([](FakeCluster& c) {
+    c.create_namespace(kNs);
+    c.create_namespace("other");
+    for (const char* n : {"a", "b", "c"}) c.add_node(make_node(n, all_deploy_labels()));
+    c.apply({lab_daemonset("driver"), lab_daemonset("container-toolkit")});
+  });
+  check("created, unbound");
+  both([](FakeCluster& c) { c.settle(); });
+  check("bound");
+  both([](FakeCluster& c) {
+    // A pod created bound through the API, one in another namespace, and
+    // an update through the API that keeps it.
+    core::Pod p;
+    p.metadata.namespace_ = "other";
+    p.metadata.name = "static";
+    p.spec.node_name = "b";
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    c.store().create(p);
+    auto stored = std::get<core::Pod>(*c.store().get(Kind::kPod, "other", "static"));
+    stored.metadata.labels["x"] = "y";
+    c.store().update(stored);
+    c.store().mutate_pod("other/static", [](core::Pod& pod) { pod.spec.node_name = "c"; });
+  });
+  check("API pods");
+  both([](FakeCluster& c) {
+    c.set_node_label("a", lab_catalog().by_name("driver")->label, "false");  // its driver pod deleted
+    c.settle();
+    c.delete_node("b");  // pod GC deletes its pods
+    c.advance(std::chrono::seconds(120));
+    c.settle();
+  });
+  check("deleted");
+  both([](FakeCluster& c) { c.delete_namespace("other"); });
+  check("namespace deleted");
+  // An index turned on late is built from what is stored.
+  plain.store().index_pods_by_node_name();
+  check("indexed late");
 }
 
 TEST(ObjectStore, GenerateName) {
