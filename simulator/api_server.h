@@ -27,6 +27,16 @@
 // holds one mutex, since the simulator is not thread-safe. After each write
 // the server calls FakeCluster::run() so the controllers react at once.
 //
+// Watches: the server subscribes to the store (StoreSubscriber) and wants
+// only the writes of kinds and namespaces some watch is open on, so a
+// simulator served without watches costs what it costs alone. Those writes
+// are kept as written, turned into JSON on the I/O thread outside the mutex,
+// and sent in slices; while a watch has more than 1 MiB unsent the server
+// waits for its client (at most 1 s, then the backlog bounds of Options
+// apply), so a client that reads gets a burst whole. Pods are indexed by
+// spec.nodeName (ObjectStore::index_pods_by_node_name) for field-selected
+// lists and watches by node.
+//
 // Time: the cluster's virtual time moves only when Options::clock is set:
 // every Options::tick the server advances the cluster by how far that clock
 // moved (the CLI passes the steady clock, so virtual time follows the wall
@@ -91,10 +101,13 @@ class ApiServer {
     std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
     // A watch whose client does not read falls behind: once more than
     // watch_backlog_bytes of events wait unsent and none was written for
-    // watch_stall, or more than watch_backlog_hard_bytes wait at all, the
-    // watch is closed (the watch cache's cacheWatcher is closed when its
-    // buffer stays full; storage/cacher). The events of the initial state
-    // are not counted: they are bounded by what the store holds.
+    // watch_stall (checked when an event is queued), or more than
+    // watch_backlog_hard_bytes wait at all, the watch is closed (the watch
+    // cache's cacheWatcher is closed when its buffer stays full;
+    // storage/cacher). The events of the initial state are not counted:
+    // they are bounded by what the store holds. Before that, the server
+    // waits up to 1 s for a watch with more than 1 MiB unsent (see the file
+    // comment).
     std::size_t watch_backlog_bytes = 16 * 1024 * 1024;
     std::size_t watch_backlog_hard_bytes = 256 * 1024 * 1024;
     std::chrono::milliseconds watch_stall{std::chrono::seconds(10)};
