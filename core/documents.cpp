@@ -146,27 +146,37 @@ int count_lines(const std::string& text, size_t upto) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min(upto, text.size()), '\n'));
 }
 
+// A List object (kubectl -o json|yaml of several kinds): a kind ending in
+// "List" and an "items" array.
+bool is_list(const json::value& v) {
+  if (!v.is_object()) return false;
+  auto kind = v.as_object().if_contains("kind");
+  auto items = v.as_object().if_contains("items");
+  return kind && kind->is_string() && kind->as_string().ends_with("List") && items && items->is_array();
+}
+
+// Whether a file is read as JSON: named *.json, or its first non-blank
+// character `first` opens an object or array and it is not named *.yaml/*.yml.
+bool read_as_json(const std::string& file, char first) {
+  return file.ends_with(".json") || ((first == '{' || first == '[') && !file.ends_with(".yaml") && !file.ends_with(".yml"));
+}
+
 void expand_lists(Document doc, std::vector<Document>& out) {
-  if (doc.value.is_object()) {
-    const auto& o = doc.value.as_object();
-    auto kind = o.if_contains("kind");
-    auto items = o.if_contains("items");
-    if (kind && kind->is_string() && kind->as_string().ends_with("List") && items && items->is_array()) {
-      const auto& arr = items->as_array();
-      for (size_t i = 0; i < arr.size(); ++i) {
-        Document d;
-        d.value = arr[i];
-        d.file = doc.file;
-        std::string prefix = std::string("items") + kSep + std::to_string(i);
-        for (const auto& [k, line] : doc.lines) {
-          if (k == prefix) d.line = line;
-          if (k.starts_with(prefix + kSep)) d.lines[k.substr(prefix.size() + 1)] = line;
-        }
-        if (d.line) d.lines[""] = d.line;
-        expand_lists(std::move(d), out);
+  if (is_list(doc.value)) {
+    const auto& arr = doc.value.as_object().at("items").as_array();
+    for (size_t i = 0; i < arr.size(); ++i) {
+      Document d;
+      d.value = arr[i];
+      d.file = doc.file;
+      std::string prefix = std::string("items") + kSep + std::to_string(i);
+      for (const auto& [k, line] : doc.lines) {
+        if (k == prefix) d.line = line;
+        if (k.starts_with(prefix + kSep)) d.lines[k.substr(prefix.size() + 1)] = line;
       }
-      return;
+      if (d.line) d.lines[""] = d.line;
+      expand_lists(std::move(d), out);
     }
+    return;
   }
   out.push_back(std::move(doc));
 }
@@ -336,12 +346,6 @@ class ListItemHandler {
       (*sink_)(std::move(d));
     }
   }
-  static bool is_list(const json::value& v) {
-    if (!v.is_object()) return false;
-    auto kind = v.as_object().if_contains("kind");
-    auto items = v.as_object().if_contains("items");
-    return kind && kind->is_string() && kind->as_string().ends_with("List") && items && items->is_array();
-  }
 
   const std::string* file_;
   const std::function<void(Document&&)>* sink_;
@@ -375,8 +379,7 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
   std::vector<Document> out;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return out;
-  bool is_json = file.ends_with(".json") || ((text[first] == '{' || text[first] == '[') && !file.ends_with(".yaml") && !file.ends_with(".yml"));
-  if (is_json) {
+  if (read_as_json(file, text[first])) {
     json::stream_parser p;
     boost::system::error_code ec;
     size_t n = p.write_some(text.data(), text.size(), ec);
@@ -467,7 +470,7 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
       whole.append(data, size);
       std::size_t first = whole.find_first_not_of(" \t\r\n");
       if (first == std::string::npos) return true;
-      mode = (whole[first] == '{' || whole[first] == '[') ? Mode::kJson : Mode::kWhole;
+      mode = read_as_json(path, whole[first]) ? Mode::kJson : Mode::kWhole;
       if (mode == Mode::kWhole) return true;
       started = true;
       std::string head = std::move(whole);
@@ -506,13 +509,10 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
   Document d;
   d.value = std::move(env);
   d.file = path;
-  const bool list = d.value.is_object() && [&] {
-    auto kind = d.value.as_object().if_contains("kind");
-    return kind && kind->is_string() && kind->as_string().ends_with("List");
-  }();
   // Items handed over were right only for a List whose one "items" was the
-  // array they came from; none handed, the envelope is the whole document.
-  if (handed > 0) return list && p.handler().items_keys() == 1;
+  // array they came from (the envelope keeps it, emptied); none handed, the
+  // envelope is the whole document.
+  if (handed > 0) return is_list(d.value) && p.handler().items_keys() == 1;
   std::vector<Document> docs;
   expand_lists(std::move(d), docs);
   for (auto& x : docs) sink(std::move(x));

@@ -94,12 +94,11 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
   // (read_paths, then the decoders): a syntax error of any file wins over a
   // decode error, the first file's over a later one's. After a decode error
   // the remaining files are still parsed, for theirs.
-  bool decode_failed = false;
   std::exception_ptr decode_error;
   auto parse_only = [](Document&&) {};
   for (const auto& path : yaml_paths)
     for (const auto& file : input_files(path)) {
-      if (decode_failed) {
+      if (decode_error) {
         if (!stream_documents(file, parse_only)) read_documents(read_input_file(file), file);
         continue;
       }
@@ -130,7 +129,6 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
         }
       } catch (...) {
         if (!take_error || std::current_exception() != take_error) throw;  // a syntax or read error: the first wins
-        decode_failed = true;
         decode_error = take_error;
         continue;
       }
