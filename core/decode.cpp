@@ -467,6 +467,8 @@ Pod decode_pod_typed(const Document& doc) {
               cs.message = d.string(get(s, "message"), kp.child("message"), "ContainerState");
               if (auto ec = d.integer(get(s, "exitCode"), kp.child("exitCode"), "ContainerState", "int32"))
                 cs.exit_code = static_cast<int32_t>(*ec);
+              if (cs.state == "running")
+                cs.started_at = d.time(get(s, "startedAt"), kp.child("startedAt"), "ContainerStateRunning");
             }
           }
         }

@@ -136,11 +136,16 @@ Finding Diagnoser::paused_driver(const Operand& op, const std::optional<std::str
   auto upgrade = node_label(node_, kDriverUpgradeStateLabel);
   bool in_progress = false;
   std::vector<std::string> driver_states;
+  std::string manager_for;  // how long the driver pod's k8s-driver-manager has run, when known
   for (const Pod* d : driver_pods(index_, catalog_, name_)) {
     std::string st = pod_status_column(*d);
     driver_states.push_back(d->metadata.name + " " + st);
     bool init_running = starts_with(st, "Init:") && st.find('/') != std::string::npos;
-    if (init_running && !d->metadata.deletion_timestamp) in_progress = true;
+    if (init_running && !d->metadata.deletion_timestamp) {
+      in_progress = true;
+      if (const ContainerStatus* m = running_driver_manager(*d); m && m->started_at && manager_for.empty())
+        manager_for = for_how_long(m->started_at);
+    }
   }
   if (upgrade && *upgrade != "upgrade-done" && *upgrade != "upgrade-failed") in_progress = true;
   std::string stuck_why = driver_states.empty() ? "no driver pod on the node" : "driver pod " + driver_states.front();
@@ -157,6 +162,7 @@ Finding Diagnoser::paused_driver(const Operand& op, const std::optional<std::str
   f.evidence.emplace_back("label nvidia.com/gpu-driver-upgrade-state", shown(upgrade));
   if (driver_states.empty()) f.evidence.emplace_back("driver pod", "none");
   for (const auto& d : driver_states) f.evidence.emplace_back("driver pod", d);
+  if (!manager_for.empty()) f.evidence.emplace_back("k8s-driver-manager running for", manager_for);
   return f;
 }
 

@@ -2,6 +2,9 @@
 // "Upgrades, MIG, vGPU"), Diagnoser members (core/diagnoser.h).
 #include "core/diagnoser.h"
 
+#include "core/duration.h"
+#include "core/rfc3339.h"
+
 namespace gpuops::core::diagnose_internal {
 
 // ---- node level ----
@@ -106,6 +109,48 @@ void Diagnoser::node_findings(std::vector<Finding>& out) {
 // vgpu-device-manager's (nvidia.com/mig.config.state,
 // nvidia.com/vgpu.config.state): failed is an error, a state mid-way a
 // warning (reference/gpu-operator.md §2.8).
+std::string Diagnoser::for_how_long(const std::optional<Time>& since) const {
+  if (!since) return "";
+  const auto& at = index_.state().observed_at;
+  if (!at) return "since " + format_time(*since);
+  return human_duration(*at - *since) + " (since " + format_time(*since) + ")";
+}
+
+const ContainerStatus* Diagnoser::running_driver_manager(const Pod& driver_pod) {
+  for (const auto& c : driver_pod.status.init_container_statuses)
+    if (c.name == "k8s-driver-manager" && c.state == "running") return &c;
+  return nullptr;
+}
+
+// How long the upgrade has held the node, where the upgrade controller left
+// a time: its start-time annotations (k8s-operator-libs pkg/upgrade:
+// handleTimeout of validation_manager.go, HandleTimeoutOnPodCompletions of
+// pod_manager.go). The cordon leaves none: the node lifecycle controller's
+// node.kubernetes.io/unschedulable taint has no timeAdded (only NoExecute
+// taints get one).
+void Diagnoser::upgrade_time_evidence(Finding& f, const std::string& state) const {
+  if (state == "wait-for-jobs-required") {
+    if (auto t = upgrade_start_time(node_, kUpgradeWaitForPodCompletionStartTimeAnnotation))
+      f.evidence.emplace_back("waiting for jobs for", for_how_long(t));
+  }
+  if (state == "validation-required") {
+    if (auto t = upgrade_start_time(node_, kUpgradeValidationStartTimeAnnotation)) {
+      f.evidence.emplace_back("validating for", for_how_long(t));
+      const auto& at = index_.state().observed_at;
+      const auto timeout = std::chrono::seconds(kUpgradeValidationTimeoutSeconds);
+      if (at && *at - *t > timeout)
+        f.evidence.emplace_back("validation timeout",
+                                human_duration(timeout) +
+                                    ", passed: the upgrade controller sets upgrade-failed on its next pass; "
+                                    "still validation-required means it has not run since (is the operator up?)");
+      else if (at)
+        f.evidence.emplace_back("validation timeout",
+                                human_duration(timeout) + ", " + human_duration(*t + timeout - *at) +
+                                    " left before the upgrade controller sets upgrade-failed");
+    }
+  }
+}
+
 void Diagnoser::upgrade_findings(std::vector<Finding>& out) {
   if (auto st = node_label(node_, kDriverUpgradeStateLabel)) {
     if (*st == "upgrade-failed") {
@@ -115,6 +160,7 @@ void Diagnoser::upgrade_findings(std::vector<Finding>& out) {
                        "only once the driver pod runs (fix the driver, then the controller retries)");
       f.evidence.emplace_back("label " + std::string(kDriverUpgradeStateLabel), *st);
       if (node_.unschedulable) f.evidence.emplace_back("cordoned", "true");
+      upgrade_time_evidence(f, *st);
       out.push_back(std::move(f));
     } else if (*st != "upgrade-done" && !st->empty()) {
       Finding f = make("driver-upgrade-in-progress", Severity::kWarning, name_, "",
@@ -122,6 +168,7 @@ void Diagnoser::upgrade_findings(std::vector<Finding>& out) {
                            "): paused operands and a driver pod in Init are expected until upgrade-done");
       f.evidence.emplace_back("label " + std::string(kDriverUpgradeStateLabel), *st);
       if (node_.unschedulable) f.evidence.emplace_back("cordoned", "true");
+      upgrade_time_evidence(f, *st);
       out.push_back(std::move(f));
     }
   }

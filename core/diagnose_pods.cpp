@@ -123,6 +123,11 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
     pod_evidence(f, p);
     f.evidence.emplace_back("gate", gate->name);
     if (!gate->reason.empty()) f.evidence.emplace_back("gate state", gate->state + " " + gate->reason);
+    // k8s-driver-manager has no deadline of its own (its drain waits
+    // DRAIN_TIMEOUT_SECONDS, 0s by default: forever, cmd/driver-manager
+    // main.go): how long it has run is what tells planned from hung.
+    if (gate->name == "k8s-driver-manager" && gate->state == "running" && gate->started_at)
+      f.evidence.emplace_back("k8s-driver-manager running for", for_how_long(gate->started_at));
     if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorDeployLabel), shown(validator));
     if (gate->name == "driver-validation") {
       f.evidence.emplace_back("label " + std::string(kDriverDeployLabel), shown(node_label(node_, kDriverDeployLabel)));

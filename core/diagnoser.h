@@ -192,6 +192,11 @@ class Diagnoser {
   // warning (reference/gpu-operator.md §2.8).
   void upgrade_findings(std::vector<Finding>& out);
 
+  // The durations of an upgrade in `state` (the upgrade state label's
+  // value), as evidence of `f`: waiting for jobs for, validating for and
+  // the validation timeout.
+  void upgrade_time_evidence(Finding& f, const std::string& state) const;
+
   // ---- one finding per operand ----
   Finding state_finding(const Operand& op);
 
@@ -252,6 +257,16 @@ class Diagnoser {
   const DaemonSet* daemonset_for_node(const Operand& op) const;
 
   size_t index_of(const Operand& op) const { return static_cast<size_t>(&op - catalog_.operands.data()); }
+
+  // How long since `since`, as evidence reads it: "2h13m (since
+  // 2026-11-30T08:00:00Z)", the duration measured to the state's observed_at
+  // (core::human_duration); "since 2026-11-30T08:00:00Z" when the state has
+  // no observed_at. Empty when `since` is unknown.
+  std::string for_how_long(const std::optional<Time>& since) const;
+
+  // A driver pod's k8s-driver-manager init container, when it is running,
+  // else nullptr.
+  static const ContainerStatus* running_driver_manager(const Pod& driver_pod);
 
   const StateIndex& index_;
   const Catalog& catalog_;

@@ -169,6 +169,7 @@ json::array container_statuses_json(const std::vector<ContainerStatus>& cs) {
       if (!c.reason.empty()) inner["reason"] = c.reason;
       if (!c.message.empty()) inner["message"] = c.message;
       if (c.exit_code) inner["exitCode"] = *c.exit_code;
+      if (c.started_at) inner["startedAt"] = format_time(*c.started_at);
       st[c.state] = std::move(inner);
     }
     o["state"] = std::move(st);

@@ -1,5 +1,9 @@
 #include "core/gpu_node_rules.h"
 
+#include <charconv>
+#include <limits>
+#include <string_view>
+
 #include <algorithm>
 #include <cctype>
 
@@ -25,6 +29,28 @@ std::optional<std::string> node_label(const Node& n, const std::string& key) {
   auto it = n.metadata.labels.find(key);
   if (it == n.metadata.labels.end()) return std::nullopt;
   return it->second;
+}
+
+// mirrors the strconv.ParseInt(v, 10, 64) of handleTimeout,
+// k8s-operator-libs pkg/upgrade validation_manager.go and pod_manager.go
+std::optional<Time> upgrade_start_time(const Node& n, const char* annotation) {
+  auto it = n.metadata.annotations.find(annotation);
+  if (it == n.metadata.annotations.end()) return std::nullopt;
+  std::string_view v = it->second;
+  bool negative = false;
+  if (!v.empty() && (v.front() == '+' || v.front() == '-')) {
+    negative = v.front() == '-';
+    v.remove_prefix(1);
+  }
+  if (v.empty() || v.front() == '+' || v.front() == '-') return std::nullopt;
+  int64_t seconds = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
+  if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+  if (negative) seconds = -seconds;
+  // Beyond what a millisecond clock holds (about 292 million years): no time.
+  constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 1000;
+  if (seconds > kLimit || seconds < -kLimit) return std::nullopt;
+  return Time(std::chrono::milliseconds(seconds * 1000));
 }
 
 LabelClass classify_label(const std::optional<std::string>& value) {

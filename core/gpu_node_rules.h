@@ -31,6 +31,23 @@ inline constexpr const char* kWorkloadConfigLabel = "nvidia.com/gpu.workload.con
 inline constexpr const char* kGpuPresentLabel = "nvidia.com/gpu.present";
 // The driver upgrade controller's per-node state (k8s-operator-libs).
 inline constexpr const char* kDriverUpgradeStateLabel = "nvidia.com/gpu-driver-upgrade-state";
+// The driver upgrade controller's clocks (k8s-operator-libs pkg/upgrade
+// consts.go, DriverName "gpu"): node annotations holding the Unix second a
+// wait began, set when the node enters wait-for-jobs-required (only with a
+// waitForCompletion timeout) and validation-required, removed ("null") when
+// the wait ends. Past validationTimeoutSeconds (600, validation_manager.go)
+// the controller sets upgrade-failed.
+inline constexpr const char* kUpgradeWaitForPodCompletionStartTimeAnnotation =
+    "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time";
+inline constexpr const char* kUpgradeValidationStartTimeAnnotation =
+    "nvidia.com/gpu-driver-upgrade-validation-start-time";
+inline constexpr int kUpgradeValidationTimeoutSeconds = 600;
+
+// The time in one of those annotations, read as strconv.ParseInt(v, 10, 64)
+// does (an optional sign, decimal digits, no spaces). nullopt when the
+// annotation is absent or not such a number (the controller logs an error
+// and retries; gpuops shows no duration).
+std::optional<Time> upgrade_start_time(const Node& node, const char* annotation);
 
 // The value of label `key` on the node, nullopt when the key is absent.
 std::optional<std::string> node_label(const Node& node, const std::string& key);

@@ -181,6 +181,9 @@ struct ContainerStatus {
   std::string reason;  // waiting/terminated reason, e.g. "CrashLoopBackOff"
   std::string message;
   std::optional<int32_t> exit_code;
+  // state.running.startedAt: when the running container started (absent for
+  // the other states, or when the API gave none).
+  std::optional<Time> started_at = std::nullopt;
   // lastState.terminated: how the previous run of the container ended (what
   // `kubectl logs --previous` shows the log of). Absent when it never ended.
   struct Termination {
@@ -341,6 +344,12 @@ struct ClusterState {
   std::vector<Pod> pods;
   std::vector<ClusterPolicy> cluster_policies;
   std::vector<NVIDIADriver> nvidia_drivers;
+  // When the state was read, for durations ("k8s-driver-manager running for
+  // 2h13m"): the clock of the reader for a live cluster, the virtual clock for
+  // the simulator, the newest timestamp in the files for a dump
+  // (core::newest_timestamp, so a duration is a lower bound). Absent when
+  // nothing tells; the analyses then give no durations.
+  std::optional<Time> observed_at;
 };
 
 }  // namespace gpuops::core

@@ -13,6 +13,7 @@
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"
+#include "core/gpu_node_rules.h"
 #include "core/input_file.h"
 #include "core/must_gather.h"
 
@@ -151,6 +152,39 @@ SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {
   }
 }
 
+std::optional<Time> newest_timestamp(const ClusterState& state) {
+  std::optional<Time> newest;
+  auto see = [&](const std::optional<Time>& t) {
+    if (t && (!newest || *t > *newest)) newest = t;
+  };
+  auto see_conditions = [&](const std::vector<Condition>& cs) {
+    for (const auto& c : cs) see(c.last_transition_time);
+  };
+  for (const auto& n : state.nodes) {
+    see(n.metadata.creation_timestamp);
+    for (const auto& t : n.taints) see(t.time_added);
+    see(upgrade_start_time(n, kUpgradeWaitForPodCompletionStartTimeAnnotation));
+    see(upgrade_start_time(n, kUpgradeValidationStartTimeAnnotation));
+  }
+  for (const auto& d : state.daemonsets) see(d.metadata.creation_timestamp);
+  for (const auto& p : state.pods) {
+    see(p.metadata.creation_timestamp);
+    see(p.status.start_time);
+    for (const auto& c : p.status.conditions) see(c.last_transition_time);
+    for (const auto* list : {&p.status.init_container_statuses, &p.status.container_statuses})
+      for (const auto& c : *list) see(c.started_at);
+  }
+  for (const auto& cp : state.cluster_policies) {
+    see(cp.metadata.creation_timestamp);
+    see_conditions(cp.conditions);
+  }
+  for (const auto& d : state.nvidia_drivers) {
+    see(d.metadata.creation_timestamp);
+    see_conditions(d.conditions);
+  }
+  return newest;
+}
+
 ClusterState SnapshotCluster::state(const std::string& ns) {
   ClusterState s;
   s.namespace_ = ns;
@@ -161,6 +195,7 @@ ClusterState SnapshotCluster::state(const std::string& ns) {
     if (p.metadata.namespace_ == ns) s.pods.push_back(p);
   s.cluster_policies = {cluster_policies_.begin(), cluster_policies_.end()};
   s.nvidia_drivers = {nvidia_drivers_.begin(), nvidia_drivers_.end()};
+  s.observed_at = newest_timestamp(s);
   return s;
 }
 
@@ -189,6 +224,7 @@ ClusterState SnapshotCluster::take_state(const std::string& ns) {
   split(pods_, s.pods);
   move_all(cluster_policies_, s.cluster_policies);
   move_all(nvidia_drivers_, s.nvidia_drivers);
+  s.observed_at = newest_timestamp(s);
   return s;
 }
 

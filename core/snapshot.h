@@ -29,6 +29,16 @@ struct SnapshotOptions {
   bool keep_raw = true;
 };
 
+// The newest timestamp a state carries: creation times (not deletion times,
+// which lie in the future by the grace period), taints' timeAdded, pod and
+// custom resource conditions' lastTransitionTime, pods' startTime, running
+// containers' startedAt, and the upgrade controller's start-time annotations
+// on nodes (k8s-operator-libs pkg/upgrade consts.go, Unix seconds). What a
+// SnapshotCluster gives as ClusterState::observed_at: a dump says nothing of
+// when it was taken, and every one of these times is at or before it.
+// nullopt when the state has none.
+std::optional<Time> newest_timestamp(const ClusterState& state);
+
 class SnapshotCluster : public Cluster {
  public:
   // Reads and decodes every document of `paths`. Only Nodes, DaemonSets,
@@ -46,6 +56,8 @@ class SnapshotCluster : public Cluster {
   // From already decoded objects (tests).
   explicit SnapshotCluster(std::vector<Object> objects);
 
+  // The objects of namespace `ns` (nodes and the custom resources: all), with
+  // observed_at = newest_timestamp of that state.
   ClusterState state(const std::string& ns) override;
   void apply(const std::vector<Object>& objects) override;
   void create_namespace(const std::string& name) override;

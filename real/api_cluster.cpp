@@ -158,6 +158,8 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
   settle_namespace_ = ns;
   core::ClusterState s;
   s.namespace_ = ns;
+  // Durations are measured on this machine's clock, as kubectl's AGE is.
+  s.observed_at = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
   // The objects keep no `raw`: what reads a state reads the typed fields
   // (the analyses, settle, the runners), and nothing writes them back.
   auto decode_all = [&](const std::string& path, const char* kind, auto decode, auto& out) {

@@ -9,6 +9,7 @@
 
 #include "core/decode.h"
 #include "core/documents.h"
+#include "core/duration.h"
 #include "core/pod_status.h"
 #include "core/rfc3339.h"
 
@@ -61,7 +62,7 @@ std::string age(const json::object& obj, core::Time now) {
   std::string ts = str_at(obj_at(obj, {"metadata"}), "creationTimestamp");
   if (ts.empty()) return "<unknown>";
   try {
-    return human_duration(now - core::parse_time(ts));
+    return core::human_duration(now - core::parse_time(ts));
   } catch (const std::exception&) {
     return "<unknown>";
   }
@@ -116,27 +117,6 @@ core::Pod typed_pod(const json::object& obj) {
 }
 
 }  // namespace
-
-std::string human_duration(core::Duration d) {
-  long long seconds = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-  auto s = [](long long v) { return std::to_string(v); };
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 60 * 2) return s(seconds) + "s";
-  long long minutes = seconds / 60;
-  if (minutes < 10) return seconds % 60 == 0 ? s(minutes) + "m" : s(minutes) + "m" + s(seconds % 60) + "s";
-  if (minutes < 60 * 3) return s(minutes) + "m";
-  long long hours = minutes / 60;
-  if (hours < 8) return minutes % 60 == 0 ? s(hours) + "h" : s(hours) + "h" + s(minutes % 60) + "m";
-  if (hours < 48) return s(hours) + "h";
-  if (hours < 24 * 8) return hours % 24 == 0 ? s(hours / 24) + "d" : s(hours / 24) + "d" + s(hours % 24) + "h";
-  if (hours < 24 * 365 * 2) return s(hours / 24) + "d";
-  if (hours < 24 * 365 * 8) {
-    long long dy = (hours / 24) % 365;
-    return dy == 0 ? s(hours / 24 / 365) + "y" : s(hours / 24 / 365) + "y" + s(dy) + "d";
-  }
-  return s(hours / 24 / 365) + "y";
-}
 
 json::array table_columns(const std::string& kind) {
   const char* name_desc = "Name must be unique within a namespace.";

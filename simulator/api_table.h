@@ -23,8 +23,4 @@ boost::json::array table_columns(const std::string& kind);
 // One row's cells for `obj` (its API JSON), ages measured at `now`.
 boost::json::array table_cells(const std::string& kind, const boost::json::object& obj, core::Time now);
 
-// duration.HumanDuration (apimachinery pkg/util/duration): "45s", "3m20s",
-// "5h", "2d3h", ...
-std::string human_duration(core::Duration d);
-
 }  // namespace gpuops::simulator

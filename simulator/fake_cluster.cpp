@@ -357,6 +357,7 @@ core::ClusterState FakeCluster::state(const std::string& ns) {
   const ObjectStore& s = impl_->ctx.store;
   core::ClusterState out;
   out.namespace_ = ns;
+  out.observed_at = impl_->ctx.now;
   for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
   for (const auto& [k, d] : s.daemonsets())
     if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);

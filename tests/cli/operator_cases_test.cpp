@@ -39,6 +39,16 @@ std::string lines_with(const std::string& text, const std::string& needle) {
   return out;
 }
 
+// The finding whose first line starts with `head`, with its evidence lines
+// (those indented by four spaces below it); empty when there is none.
+std::string finding_block(const std::string& text, const std::string& head) {
+  size_t at = text.find(head);
+  if (at == std::string::npos || (at > 0 && text[at - 1] != '\n')) return "";
+  size_t end = text.find('\n', at);
+  while (end != std::string::npos && text.compare(end + 1, 4, "    ") == 0) end = text.find('\n', end + 1);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end + 1 - at);
+}
+
 const char* const kNote26 =
     "gpuops: a GPU Operator install (DaemonSet gpu-operator/nvidia-driver-daemonset is controlled by "
     "ClusterPolicy cluster-policy), v26.7.0 (helm.sh/chart label of DaemonSet "
@@ -225,6 +235,69 @@ TEST(OperatorCases, UpgradeInProgressIsWarningsOnly) {
   EXPECT_NE(d.out.find("gpu-node-1 - warning driver-upgrade-in-progress: "), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("gpu-node-1 driver warning init-during-upgrade: "), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("gpu-node-1 device-plugin warning label-paused-for-driver-upgrade: "), std::string::npos);
+}
+
+// How long: k8s-driver-manager's init container started at 05:00:00
+// (state.running.startedAt), the dump's newest time is 08:05:00 (the pods'
+// conditions), so 3 h 5 min, which HumanDuration (apimachinery
+// pkg/util/duration) prints "3h5m" (185 minutes: past 3 h, under 8 h, the
+// minutes kept). Without the upgrade state label the pod in Init is not a
+// planned step of an upgrade: stuck-in-init stays an error; the paused labels
+// stay "in progress" while the driver pod initializes.
+TEST(OperatorCases, HungDriverManagerSaysForHowLong) {
+  auto d = run_gpuops({"diagnose", "gpu-node-1", "--snapshot", dump("driver-manager-hung")});
+  EXPECT_EQ(d.code, 1) << d.out;
+  EXPECT_EQ(lines_with(d.out, "k8s-driver-manager running for"),
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n");
+  EXPECT_NE(d.out.find("gpu-node-1 driver error stuck-in-init: pod is stuck in Init (Init:0/1), waiting on gate "
+                       "k8s-driver-manager"),
+            std::string::npos)
+      << d.out;
+  EXPECT_NE(d.out.find("    gate: k8s-driver-manager\n    k8s-driver-manager running for: 3h5m (since "
+                       "2026-11-30T05:00:00Z)\n"),
+            std::string::npos)
+      << d.out;
+  // A paused operand: in progress while the driver pod initializes (a
+  // warning), with the driver pod's k8s-driver-manager time.
+  EXPECT_EQ(finding_block(d.out, "gpu-node-1 device-plugin warning label-paused-for-driver-upgrade: "),
+            "gpu-node-1 device-plugin warning label-paused-for-driver-upgrade: "
+            "nvidia.com/gpu.deploy.device-plugin=\"paused-for-driver-upgrade\": k8s-driver-manager paused the "
+            "operand for a driver (re)install and restores \"true\" at its reschedule step; in progress (the "
+            "driver pod is still initializing)\n"
+            "    label nvidia.com/gpu.deploy.device-plugin: paused-for-driver-upgrade\n"
+            "    label nvidia.com/gpu-driver-upgrade-state: (absent)\n"
+            "    driver pod: nvidia-driver-daemonset-g1a Init:0/1\n"
+            "    k8s-driver-manager running for: 3h5m (since 2026-11-30T05:00:00Z)\n");
+  // -o json carries the same evidence.
+  auto j = run_gpuops({"diagnose", "gpu-node-1", "--snapshot", dump("driver-manager-hung"), "-o", "json"});
+  EXPECT_NE(j.out.find("\"k8s-driver-manager running for\""), std::string::npos) << j.out;
+}
+
+// The validation clock: nvidia.com/gpu-driver-upgrade-validation-start-time
+// is 1796025000 (2026-11-30T07:50:00Z); the dump's newest time is 08:05:00:
+// 15 minutes ("15m"), past validationTimeoutSeconds = 600 ("10m",
+// k8s-operator-libs pkg/upgrade validation_manager.go), after which
+// handleTimeout sets upgrade-failed.
+TEST(OperatorCases, ValidationTimeoutPassed) {
+  auto d = run_gpuops({"diagnose", "gpu-node-2", "--snapshot", dump("upgrade-validation-timeout")});
+  EXPECT_EQ(d.code, 1) << d.out;
+  EXPECT_NE(d.out.find("gpu-node-2 - warning driver-upgrade-in-progress: a driver upgrade is under way on this node "
+                       "(validation-required)"),
+            std::string::npos)
+      << d.out;
+  EXPECT_EQ(finding_block(d.out, "gpu-node-2 - warning driver-upgrade-in-progress: "),
+            "gpu-node-2 - warning driver-upgrade-in-progress: a driver upgrade is under way on this node "
+            "(validation-required): paused operands and a driver pod in Init are expected until upgrade-done\n"
+            "    label nvidia.com/gpu-driver-upgrade-state: validation-required\n"
+            "    cordoned: true\n"
+            "    validating for: 15m (since 2026-11-30T07:50:00Z)\n"
+            "    validation timeout: 10m, passed: the upgrade controller sets upgrade-failed on its next pass; "
+            "still validation-required means it has not run since (is the operator up?)\n");
 }
 
 TEST(OperatorCases, MigReconfigurationFailedIsAnError) {

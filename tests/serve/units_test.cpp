@@ -140,21 +140,6 @@ TEST(FieldQuery, ParsesMatchesAndRefusesUnknownFields) {
   EXPECT_EQ(esc.terms()[0].value, "a,b");
 }
 
-TEST(HumanDuration, AsApimachinery) {
-  using std::chrono::hours;
-  using std::chrono::minutes;
-  using std::chrono::seconds;
-  EXPECT_EQ(human_duration(seconds(45)), "45s");
-  EXPECT_EQ(human_duration(seconds(119)), "119s");
-  EXPECT_EQ(human_duration(seconds(200)), "3m20s");
-  EXPECT_EQ(human_duration(minutes(5)), "5m");
-  EXPECT_EQ(human_duration(minutes(10)), "10m");
-  EXPECT_EQ(human_duration(hours(3)), "3h");
-  EXPECT_EQ(human_duration(hours(7) + minutes(30)), "7h30m");
-  EXPECT_EQ(human_duration(hours(50)), "2d2h");
-  EXPECT_EQ(human_duration(hours(24 * 8)), "8d");
-}
-
 // The Table's READY, STATUS and RESTARTS cells of a pod follow printPod
 // (kubernetes pkg/printers/internalversion/printers.go), the same code as
 // diagnose's STATUS (core::print_pod).
