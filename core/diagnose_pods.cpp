@@ -128,6 +128,7 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
     // main.go): how long it has run is what tells planned from hung.
     if (gate->name == "k8s-driver-manager" && gate->state == "running" && gate->started_at)
       f.evidence.emplace_back("k8s-driver-manager running for", for_how_long(gate->started_at));
+    workload_validator_evidence(f, gate->name);
     if (toolkit_gate) f.evidence.emplace_back("label " + std::string(kValidatorDeployLabel), shown(validator));
     if (gate->name == "driver-validation") {
       f.evidence.emplace_back("label " + std::string(kDriverDeployLabel), shown(node_label(node_, kDriverDeployLabel)));
@@ -255,6 +256,34 @@ void Diagnoser::multiple_drivers(std::vector<Finding>& out) {
                                               (ref ? " (" + ref->kind + "/" + ref->name + ")" : ""));
   }
   out.push_back(std::move(f));
+}
+
+// The cuda-validation and plugin-validation gates do not validate in their
+// own container: the validator creates a workload pod on the node
+// (app=nvidia-cuda-validator, app=nvidia-device-plugin-validator; spec.nodeName
+// set, its owner the validator DaemonSet's owner) and waits for it to succeed
+// (runCudaValidation / runPluginValidation, cmd/nvidia-validator/main.go).
+// That pod's failure is the reason the gate waits: shown with its STATUS, the
+// failed container's exit code and message, and the logs command.
+void Diagnoser::workload_validator_evidence(Finding& f, const std::string& gate) const {
+  const char* app = gate == "cuda-validation"     ? "nvidia-cuda-validator"
+                    : gate == "plugin-validation" ? "nvidia-device-plugin-validator"
+                                                  : nullptr;
+  if (!app) return;
+  const std::string what = gate == "cuda-validation" ? "cuda validator" : "plugin validator";
+  for (const Pod* w : index_.pods_on(name_)) {
+    auto it = w->metadata.labels.find("app");
+    if (it == w->metadata.labels.end() || it->second != app || w->spec.node_name != name_) continue;
+    f.evidence.emplace_back(what + " pod", w->metadata.name + " " + pod_status_column(*w));
+    if (auto failure = last_failure(*w)) {
+      std::string last = (failure->init ? "init container " : "container ") + failure->container;
+      if (failure->exit_code) last += " exit code " + std::to_string(*failure->exit_code);
+      if (!failure->reason.empty()) last += " (" + failure->reason + ")";
+      f.evidence.emplace_back(what + " termination", last);
+      if (!failure->message.empty()) f.evidence.emplace_back(what + " message", one_line(failure->message));
+      f.evidence.emplace_back(what + " logs", logs_command(index_.state().namespace_, *w, *failure));
+    }
+  }
 }
 
 }  // namespace gpuops::core::diagnose_internal

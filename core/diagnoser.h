@@ -264,6 +264,10 @@ class Diagnoser {
   // no observed_at. Empty when `since` is unknown.
   std::string for_how_long(const std::optional<Time>& since) const;
 
+  // Evidence of the validator's workload pod on this node behind `gate`
+  // (cuda-validation, plugin-validation; nothing for other gates).
+  void workload_validator_evidence(Finding& f, const std::string& gate) const;
+
   // A driver pod's k8s-driver-manager init container, when it is running,
   // else nullptr.
   static const ContainerStatus* running_driver_manager(const Pod& driver_pod);

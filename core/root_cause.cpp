@@ -68,7 +68,7 @@ std::optional<LastFailure> last_failure(const Pod& pod) {
     bool failed_before = t && t->exit_code.value_or(0) != 0;
     bool failed_now = c.state == "terminated" && c.exit_code.value_or(0) != 0;
     if (!crash_loop && !failed_before && !failed_now) return false;
-    LastFailure f{c.name, init, std::nullopt, "", ""};
+    LastFailure f{c.name, init, std::nullopt, "", "", false};
     if (failed_now && !crash_loop) {
       f.exit_code = c.exit_code;
       f.reason = c.reason;
@@ -77,6 +77,7 @@ std::optional<LastFailure> last_failure(const Pod& pod) {
       f.exit_code = t->exit_code;
       f.reason = t->reason;
       f.message = t->message;
+      f.previous = true;
     }
     if (crash_loop) {
       first = f;
@@ -92,14 +93,11 @@ std::optional<LastFailure> last_failure(const Pod& pod) {
   return first;
 }
 
-std::string previous_logs_command(const std::string& ns, const Pod& pod, const LastFailure& failure) {
-  return "kubectl logs -n " + ns + " " + pod.metadata.name + " -c " + failure.container + " --previous";
+std::string logs_command(const std::string& ns, const Pod& pod, const LastFailure& failure) {
+  return "kubectl logs -n " + ns + " " + pod.metadata.name + " -c " + failure.container +
+         (failure.previous ? " --previous" : "");
 }
 
-namespace {
-
-// The message on one line, at most 120 characters (a termination message can
-// be a whole log tail).
 std::string one_line(const std::string& msg) {
   std::string s;
   for (char c : msg) {
@@ -110,11 +108,14 @@ std::string one_line(const std::string& msg) {
     s += c;
   }
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  if (s.size() > 120) s = s.substr(0, 117) + "...";
+  if (s.size() > 120) {
+    size_t cut = 117;
+    // Not inside a UTF-8 sequence: back to the start of the character.
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "...";
+  }
   return s;
 }
-
-}  // namespace
 
 void attribute_root_cause(const Catalog& catalog, const std::string& ns, const std::string& node,
                           const std::vector<std::string>& waits_on, const std::vector<const Pod*>& pods,
@@ -177,11 +178,16 @@ void attribute_root_cause(const Catalog& catalog, const std::string& ns, const s
       if (!failure->reason.empty()) last += " (" + failure->reason + ")";
       lead.evidence.emplace_back("last termination", last);
       if (!failure->message.empty()) lead.evidence.emplace_back("message", one_line(failure->message));
-      lead.evidence.emplace_back("logs", previous_logs_command(ns, *p, *failure));
+      lead.evidence.emplace_back("logs", logs_command(ns, *p, *failure));
     }
   } else {
     summary += root_state.name;
   }
+  // What the validator's workload pod says (cuda-validation,
+  // plugin-validation: Diagnoser::workload_validator_evidence) is the cause
+  // behind the gate's own "validation failed".
+  for (const auto& [k, v] : root_state.evidence)
+    if (k.rfind("cuda validator ", 0) == 0 || k.rfind("plugin validator ", 0) == 0) lead.evidence.emplace_back(k, v);
   std::vector<std::string> blocked_names;
   for (size_t i : rc->blocked) blocked_names.push_back(catalog.operands[i].name);
   if (!blocked_names.empty()) {

@@ -66,12 +66,23 @@ struct LastFailure {
   std::optional<int32_t> exit_code;
   std::string reason;
   std::string message;
+  // The failed run is the container's previous one (lastState.terminated,
+  // the container restarted since), not its current state.terminated.
+  bool previous = false;
 };
 std::optional<LastFailure> last_failure(const Pod& pod);
 
-// `kubectl logs -n NS POD -c CONTAINER --previous`: the command that shows
-// the failed run's log.
-std::string previous_logs_command(const std::string& ns, const Pod& pod, const LastFailure& failure);
+// `kubectl logs -n NS POD -c CONTAINER`, with `--previous` when the failed run
+// is a previous one: the command that shows the failed run's log (kubectl
+// refuses --previous for a container that has not restarted: "previous
+// terminated container ... not found").
+std::string logs_command(const std::string& ns, const Pod& pod, const LastFailure& failure);
+
+// A termination message as evidence shows it: on one line (line breaks become
+// one space, trailing spaces dropped), at most 120 bytes (117 and "...", cut
+// at a UTF-8 character's start): a termination message can be a whole log
+// tail.
+std::string one_line(const std::string& msg);
 
 // Operator mode, one GPU node. `per_operand[i][0]` is the state finding of
 // catalog.operands[i] (core/diagnose.cpp), `waits_on[i]` and `pods[i]` what

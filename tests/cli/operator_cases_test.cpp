@@ -352,6 +352,23 @@ TEST(OperatorCases, CudaValidatorFailing) {
                        "--previous\n"),
             std::string::npos)
       << d.out;
+  // The cause behind "cuda workload validation failed": the workload pod the
+  // validator created on the node (app=nvidia-cuda-validator, spec.nodeName,
+  // runCudaValidation in cmd/nvidia-validator/main.go). Its init container
+  // failed and did not restart (restartPolicy OnFailure, the pod Failed):
+  // STATUS Init:Error (printPod: a terminated init container with a reason),
+  // and its log is the current one, so no --previous. The same four lines
+  // lead the root cause and close the state finding.
+  const std::string validator =
+      "    cuda validator pod: nvidia-cuda-validator-8x2lq Init:Error\n"
+      "    cuda validator termination: init container cuda-validation exit code 1 (Error)\n"
+      "    cuda validator message: cudaErrorSystemNotReady: system not yet initialized\n"
+      "    cuda validator logs: kubectl logs -n gpu-operator nvidia-cuda-validator-8x2lq -c cuda-validation\n";
+  EXPECT_EQ(lines_with(d.out, "    cuda validator "), validator + validator) << d.out;
+  EXPECT_NE(d.out.find("--previous\n" + validator + "gpu-node-2 operator-validator error stuck-in-init: "),
+            std::string::npos)
+      << d.out;
+  EXPECT_NE(d.out.find("    gate state: waiting CrashLoopBackOff\n" + validator), std::string::npos) << d.out;
 }
 
 // The lab (hand-written DaemonSets, no operator owner or labels) is not an

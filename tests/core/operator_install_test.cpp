@@ -228,8 +228,26 @@ TEST(RootCause, LastFailureIsWhatKubectlLogsPreviousShows) {
   EXPECT_FALSE(f->init);
   EXPECT_EQ(f->exit_code, 1);
   EXPECT_EQ(f->message, "nvidia module in use");
-  EXPECT_EQ(core::previous_logs_command("gpu-operator", p, *f),
+  EXPECT_TRUE(f->previous);
+  EXPECT_EQ(core::logs_command("gpu-operator", p, *f),
             "kubectl logs -n gpu-operator nvidia-driver-daemonset-x -c nvidia-driver-ctr --previous");
+  // A container that failed and did not restart (restartPolicy OnFailure
+  // pod, Failed): its current state is the failed run, and kubectl logs
+  // without --previous shows it.
+  {
+    core::Pod failed = p;
+    failed.status.container_statuses[0].state = "terminated";
+    failed.status.container_statuses[0].reason = "Error";
+    failed.status.container_statuses[0].exit_code = 2;
+    failed.status.container_statuses[0].message = "boom";
+    failed.status.container_statuses[0].last_terminated.reset();
+    auto g = core::last_failure(failed);
+    ASSERT_TRUE(g);
+    EXPECT_FALSE(g->previous);
+    EXPECT_EQ(g->exit_code, 2);
+    EXPECT_EQ(core::logs_command("gpu-operator", failed, *g),
+              "kubectl logs -n gpu-operator nvidia-driver-daemonset-x -c nvidia-driver-ctr");
+  }
   p.status.container_statuses[0] = core::ContainerStatus{};
   p.status.container_statuses[0].name = "nvidia-driver-ctr";
   p.status.container_statuses[0].state = "running";
