@@ -1,8 +1,9 @@
 // The API server (simulator/api_server.h): the accept loop, TLS sessions
 // (Session: reading requests within their timeouts and limits, streaming
 // watches), the virtual-time tick, handle() and the router dispatch(),
-// start/stop and the kubeconfig. What each request does is in the handlers'
-// files, listed in simulator/api_server_impl.h.
+// start/stop, and the drain of the watches' feed. What each request does is
+// in the handlers' files, listed in simulator/api_server_impl.h with the
+// rest (api_watch_feed.cpp, api_kubeconfig.cpp).
 #include "simulator/api_server.h"
 
 #include <sys/stat.h>
@@ -17,7 +18,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <boost/url.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
@@ -29,7 +29,6 @@
 #include <set>
 #include <thread>
 
-#include "core/base64.h"
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/encode.h"
@@ -462,53 +461,7 @@ void ApiServer::Impl::schedule_tick() {
   });
 }
 
-// ---- the watches' feed ----
-
-void internal::WatchInterest::add(Kind kind, const std::string& ns) {
-  size_t k = static_cast<size_t>(kind);
-  if (ns.empty()) {
-    ++all_[k];
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  ++namespaces_[{kind, ns}];
-  ++some_[k];
-}
-
-void internal::WatchInterest::remove(Kind kind, const std::string& ns) {
-  size_t k = static_cast<size_t>(kind);
-  if (ns.empty()) {
-    --all_[k];
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = namespaces_.find({kind, ns});
-  if (it == namespaces_.end()) return;
-  if (--it->second == 0) namespaces_.erase(it);
-  --some_[k];
-}
-
-bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
-  size_t k = static_cast<size_t>(kind);
-  if (all_[k] > 0) return true;
-  if (some_[k] == 0 || ns.empty()) return false;
-  std::lock_guard<std::mutex> lock(mu_);
-  return namespaces_.count({kind, ns}) > 0;
-}
-
-void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
-  internal::FeedEvent e{w.type, w.kind, w.resource_version, {}, nullptr};
-  if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
-    e.pod = **pod;
-  } else {
-    e.object = std::make_unique<const core::Object>(w.materialise());
-  }
-  impl.pending.push_back(std::move(e));
-  if (!impl.drain_posted) {
-    impl.drain_posted = true;
-    asio::post(impl.io, [i = &impl] { i->drain(); });
-  }
-}
+// ---- the watches' feed (the store's side: api_watch_feed.cpp) ----
 
 void ApiServer::Impl::drain() {
   if (drain_waiting) return;  // resume_drain() posts it again
@@ -772,60 +725,6 @@ uint16_t ApiServer::port() const { return impl_->acceptor.local_endpoint().port(
 std::string ApiServer::url() const { return "https://" + impl_->host; }
 const std::string& ApiServer::token() const { return impl_->token; }
 const std::string& ApiServer::ca_pem() const { return impl_->pki.ca.cert; }
-
-std::string ApiServer::kubeconfig(const std::string& ns) const {
-  const std::string name = "gpuops-serve";
-  YAML::Emitter e;
-  e << YAML::BeginMap;
-  e << YAML::Key << "apiVersion" << YAML::Value << "v1";
-  e << YAML::Key << "kind" << YAML::Value << "Config";
-  e << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  e << YAML::Key << "name" << YAML::Value << name;
-  e << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "server" << YAML::Value << url();
-  e << YAML::Key << "certificate-authority-data" << YAML::Value << core::base64_encode(ca_pem());
-  e << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-  e << YAML::Key << "users" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  e << YAML::Key << "name" << YAML::Value << name;
-  e << YAML::Key << "user" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "token" << YAML::Value << token();
-  e << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-  e << YAML::Key << "contexts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  e << YAML::Key << "name" << YAML::Value << name;
-  e << YAML::Key << "context" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "cluster" << YAML::Value << name;
-  e << YAML::Key << "user" << YAML::Value << name;
-  if (!ns.empty()) e << YAML::Key << "namespace" << YAML::Value << ns;
-  e << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-  e << YAML::Key << "current-context" << YAML::Value << name;
-  e << YAML::Key << "preferences" << YAML::Value << YAML::BeginMap << YAML::EndMap;
-  e << YAML::EndMap;
-  return std::string(e.c_str()) + "\n";
-}
-
-void ApiServer::write_kubeconfig(const std::string& path, const std::string& ns) const {
-  std::string text = kubeconfig(ns);
-  // Created 0600 from the start (the token is in it), under a new name
-  // beside `path`, then renamed over it: never a moment with the umask's
-  // mode, never written through a link at `path`.
-  std::string tmp = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(tmp.data());  // 0600, O_EXCL
-  if (fd < 0) throw core::InputError(path, 0, "", std::string("cannot write the kubeconfig: ") + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  bool ok = done == text.size() && ::fsync(fd) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw core::InputError(path, 0, "", std::string("cannot write the kubeconfig: ") + std::strerror(err));
-  }
-}
 
 void ApiServer::with_cluster(const std::function<void(FakeCluster&)>& fn) {
   std::lock_guard<std::mutex> lock(impl_->mu);

@@ -5,7 +5,10 @@
 //   api_server.cpp          the server: accept loop, TLS sessions (Session),
 //                           timeouts and limits, the tick, handle() and
 //                           dispatch() (the router: one call per verb),
-//                           start/stop, kubeconfig
+//                           start/stop, the drain of the watches' feed
+//   api_watch_feed.cpp      what open watches want (WatchInterest) and the
+//                           store's writes queued for the drain
+//   api_kubeconfig.cpp      the kubeconfig for clients of the server
 //   api_route.{h,cpp}       the resource table, paths and query
 //                           (pkg/endpoints/request/requestinfo.go)
 //   api_status.{h,cpp}      errors as Status objects

@@ -1,0 +1,65 @@
+// The watches' feed, the store's side (simulator/api_server_impl.h): which
+// kinds and namespaces open watches want (WatchInterest, read by the store
+// before it builds anything for a write), and Feed::on_write, which queues a
+// wanted write for the I/O thread and posts one drain for a batch. The drain
+// itself, which encodes once and hands each event to the watching sessions,
+// is in api_server.cpp beside the sessions.
+#include <boost/asio.hpp>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "simulator/api_server_impl.h"
+
+namespace gpuops::simulator {
+
+namespace asio = boost::asio;
+
+void internal::WatchInterest::add(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    ++all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++namespaces_[{kind, ns}];
+  ++some_[k];
+}
+
+void internal::WatchInterest::remove(Kind kind, const std::string& ns) {
+  size_t k = static_cast<size_t>(kind);
+  if (ns.empty()) {
+    --all_[k];
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = namespaces_.find({kind, ns});
+  if (it == namespaces_.end()) return;
+  if (--it->second == 0) namespaces_.erase(it);
+  --some_[k];
+}
+
+bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
+  size_t k = static_cast<size_t>(kind);
+  if (all_[k] > 0) return true;
+  if (some_[k] == 0 || ns.empty()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return namespaces_.count({kind, ns}) > 0;
+}
+
+void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
+  internal::FeedEvent e{w.type, w.kind, w.resource_version, {}, nullptr};
+  if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
+    e.pod = **pod;
+  } else {
+    e.object = std::make_unique<const core::Object>(w.materialise());
+  }
+  impl.pending.push_back(std::move(e));
+  if (!impl.drain_posted) {
+    impl.drain_posted = true;
+    asio::post(impl.io, [i = &impl] { i->drain(); });
+  }
+}
+
+}  // namespace gpuops::simulator
