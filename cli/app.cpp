@@ -35,6 +35,7 @@ const std::vector<Command>& commands() {
       {"plan", "VERB ARGS...: what a label, taint, cordon, drain, apply or ClusterPolicy change would do", cmd_plan},
       {"run", "PATH...: replay scenarios on the simulator or a live cluster and check their expectations", cmd_run},
       {"lab", "run|grade --dir DIR: perform LAB.md's eight steps as a demo, or grade a learner's directory", cmd_lab},
+      {"exporter", "serve the audit, matrix and findings as Prometheus metrics, watching the cluster", cmd_exporter},
   };
   return table;
 }

@@ -115,6 +115,15 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
                                            (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
+core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
+                             std::string* name_out) {
+  std::string name = given ? operands : install.detected ? core::operator_catalog_name(install.version) : "lab";
+  core::Catalog c = core::load_catalog(name);
+  c.operator_mode = install.detected;
+  if (name_out) *name_out = name;
+  return c;
+}
+
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
   return load_state(read_cluster_options(r), r.count("operands") > 0, err);
 }
@@ -138,10 +147,7 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
   std::string catalog_name = l.opts.operands;
-  if (!l.catalog_given) {
-    catalog_name = l.install.detected ? core::operator_catalog_name(l.install.version) : "lab";
-    l.catalog = core::load_catalog(catalog_name);
-  }
+  if (!l.catalog_given) l.catalog = choose_catalog(l.install, l.opts.operands, false, &catalog_name);
   l.catalog.operator_mode = l.install.detected;
   require_operands_in_namespace(l.opts, snapshot.get(), l.state, l.catalog);
   if (l.install.detected) {

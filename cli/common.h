@@ -85,6 +85,14 @@ struct LoadedState {
   std::vector<std::string> node_names;  // sorted
 };
 
+// The catalog for a state whose install is `install`: `operands` when the
+// user named it (`given`), else the operator's catalog for the detected
+// version (core::operator_catalog_name) on an operator install, else "lab";
+// operator_mode set on an operator install. `name_out` receives the name
+// loaded. Throws core::InputError for a catalog that does not load.
+core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
+                             std::string* name_out = nullptr);
+
 // Reads the options, opens the cluster, reads the state of the namespace, and
 // checks it (require_nodes_in_snapshot, require_operands_in_namespace). On an
 // operator install writes one note to `err`: what was detected, the version
