@@ -47,7 +47,8 @@ class ReflectorSink {
   virtual ~ReflectorSink() = default;
   // A list begins: add() follows for each item, then end_list(). Items added
   // since begin_list replace the whole store at end_list (DeltaFIFO Replace);
-  // a list that fails midway leaves the store as it was.
+  // a list that fails midway leaves the store as it was (begin_list comes
+  // again, without an end_list for the failed one).
   virtual void begin_list() = 0;
   virtual void end_list() = 0;
   // One object (a list item, or a watch event's ADDED/MODIFIED object):
