@@ -54,7 +54,7 @@ std::string resource_of(const std::string& path) { return path.substr(path.rfind
 
 struct Published {
   std::mutex mu;
-  std::vector<prometheus::MetricFamily> families;  // of the last computation
+  std::string text;  // the last computation's families in the text format
   bool ready = false;
   double last_sync = 0;  // Unix seconds
   std::string error;     // of the last computation, "" if it succeeded
@@ -158,16 +158,11 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
       return {503, "text/plain; charset=utf-8", why};
     }
     if (target == "/metrics") {
-      std::vector<prometheus::MetricFamily> fams;
-      {
-        std::lock_guard<std::mutex> lock(pub.mu);
-        fams = own_metrics(cache, pub);
-        fams.insert(fams.end(), pub.families.begin(), pub.families.end());
-      }
       std::ostringstream os;
-      prometheus::TextSerializer().Serialize(os, fams);
+      std::lock_guard<std::mutex> lock(pub.mu);
+      prometheus::TextSerializer().Serialize(os, own_metrics(cache, pub));
       // The text exposition format, version 0.0.4.
-      return {200, "text/plain; version=0.0.4; charset=utf-8", os.str()};
+      return {200, "text/plain; version=0.0.4; charset=utf-8", os.str() + pub.text};
     }
     return {404, "text/plain; charset=utf-8", "404 page not found\n"};
   });
@@ -186,13 +181,17 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
     // A burst of events becomes one computation.
     std::this_thread::sleep_for(std::chrono::milliseconds(min_interval));
     seen = cache.version();
-    core::ClusterState state = cache.state();
     try {
-      core::Catalog catalog = choose_catalog(core::detect_operator_install(state), operands, catalog_given);
-      auto fams = state_metrics(state, catalog, !catalog_given);
+      // The analyses read the cache in place (no copy of 5,000 nodes' pods);
+      // the families are serialized once here, not at every scrape.
+      std::ostringstream text;
+      cache.with_state([&](const core::ClusterState& state) {
+        core::Catalog catalog = choose_catalog(core::detect_operator_install(state), operands, catalog_given);
+        prometheus::TextSerializer().Serialize(text, state_metrics(state, catalog, !catalog_given));
+      });
       double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
       std::lock_guard<std::mutex> lock(pub.mu);
-      pub.families = std::move(fams);
+      pub.text = std::move(text).str();
       pub.ready = true;
       pub.last_sync = now;
       pub.error.clear();

@@ -10,6 +10,8 @@ namespace gpuops::real {
 
 struct ClusterCache::Store : ReflectorSink {
   virtual void put_into(core::ClusterState& s) const = 0;
+  virtual void move_into(core::ClusterState& s) = 0;
+  virtual void move_back(core::ClusterState& s) = 0;
 };
 
 namespace {
@@ -59,6 +61,18 @@ class TypedStore : public ClusterCache::Store {
     auto& out = s.*Member;
     out.reserve(objects_.size());
     for (const auto& [k, v] : objects_) out.push_back(v);
+  }
+  void move_into(core::ClusterState& s) override {
+    auto& out = s.*Member;
+    out.reserve(objects_.size());
+    for (auto& [k, v] : objects_) out.push_back(std::move(v));
+  }
+  // The same order as move_into: the map did not change meanwhile (mu_ held).
+  void move_back(core::ClusterState& s) override {
+    auto& in = s.*Member;
+    size_t i = 0;
+    for (auto& [k, v] : objects_) v = std::move(in[i++]);
+    in.clear();
   }
 
  private:
@@ -141,6 +155,21 @@ core::ClusterState ClusterCache::state() const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& st : stores_) st->put_into(s);
   return s;
+}
+
+void ClusterCache::with_state(const std::function<void(const core::ClusterState&)>& fn) {
+  core::ClusterState s;
+  s.namespace_ = namespace_;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& st : stores_) st->move_into(s);
+  std::exception_ptr failure;
+  try {
+    fn(s);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (auto& st : stores_) st->move_back(s);
+  if (failure) std::rethrow_exception(failure);
 }
 
 uint64_t ClusterCache::version() const {

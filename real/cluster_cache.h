@@ -12,6 +12,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,6 +42,11 @@ class ClusterCache {
   bool synced() const;
   // A copy of the current objects, each kind sorted by namespace/name.
   core::ClusterState state() const;
+  // Calls `fn` with the current objects (as state() orders them) without
+  // copying them: they are moved into the ClusterState and back, under the
+  // cache's lock, so the reflectors wait until `fn` returns. What `fn` throws
+  // is rethrown after the objects are back.
+  void with_state(const std::function<void(const core::ClusterState&)>& fn);
   // Incremented by every change to the store (a list, an event).
   uint64_t version() const;
   // Waits until version() differs from `seen` or `timeout` passes; returns
