@@ -28,6 +28,8 @@ struct ClusterOptions {
   std::vector<std::string> snapshots;
   std::string kubeconfig;
   std::string context;
+  std::string server;  // --server: overrides the kubeconfig's (kubectl's flag)
+  std::string token;   // --token: a bearer token in place of the kubeconfig user's credentials
   std::string namespace_ = "gpu-operator";
   bool namespace_given = false;
   std::string operands = "lab";

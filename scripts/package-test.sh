@@ -5,7 +5,8 @@
 #   2. `cpack -G DEB` in build/, unpacked with `dpkg-deb -x` into a scratch
 #      root: its usr/bin/gpuops --version, and `kubectl gpuops audit` (the real
 #      kubectl finding the plugin on PATH) against `gpuops serve --lab`, with
-#      --kubeconfig, with KUBECONFIG, and with --context and -n.
+#      --kubeconfig, with KUBECONFIG, with --context and -n, with --server and
+#      --token.
 # Starts and stops its own `gpuops serve`. About 10 s.
 # Usage: scripts/package-test.sh [BUILD_DIR]
 set -euo pipefail
@@ -58,6 +59,19 @@ check() {  # name, command...
 check "kubectl gpuops audit --kubeconfig" "$kubectl" gpuops audit --kubeconfig "$kc"
 check "KUBECONFIG=... kubectl gpuops audit" env KUBECONFIG="$kc" "$kubectl" gpuops audit
 check "kubectl gpuops audit --context -n" env KUBECONFIG="$kc" "$kubectl" gpuops audit --context "$context" -n gpu-operator
+# --server and --token override the kubeconfig's, as kubectl's flags do: a
+# copy whose server is a closed port works with --server; a wrong --token is
+# refused by the API (401: exit 3), the right one works.
+server=$("$kubectl" --kubeconfig "$kc" config view --raw -o 'jsonpath={.clusters[0].cluster.server}')
+token=$("$kubectl" --kubeconfig "$kc" config view --raw -o 'jsonpath={.users[0].user.token}')
+cp "$kc" "$scratch/wrong-server"
+"$kubectl" --kubeconfig "$scratch/wrong-server" config set-cluster "$("$kubectl" --kubeconfig "$kc" config view -o 'jsonpath={.clusters[0].name}')" \
+  --server https://127.0.0.1:1 >/dev/null
+check "kubectl gpuops audit --server" "$kubectl" gpuops audit --kubeconfig "$scratch/wrong-server" --server "$server"
+check "kubectl gpuops audit --token" "$kubectl" gpuops audit --kubeconfig "$kc" --token "$token"
+rc=0
+env PATH="$root_bin:$PATH" "$kubectl" gpuops audit --kubeconfig "$kc" --token wrong >/dev/null 2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "kubectl gpuops audit --token wrong: exit $rc, not 3"
 "$kubectl" plugin list 2>/dev/null | grep -q "$root_bin/kubectl-gpuops" ||
   PATH="$root_bin:$PATH" "$kubectl" plugin list 2>/dev/null | grep -q "$root_bin/kubectl-gpuops" ||
   fail "kubectl plugin list does not show kubectl-gpuops"
