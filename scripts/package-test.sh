@@ -75,4 +75,4 @@ env PATH="$root_bin:$PATH" "$kubectl" gpuops audit --kubeconfig "$kc" --token wr
 "$kubectl" plugin list 2>/dev/null | grep -q "$root_bin/kubectl-gpuops" ||
   PATH="$root_bin:$PATH" "$kubectl" plugin list 2>/dev/null | grep -q "$root_bin/kubectl-gpuops" ||
   fail "kubectl plugin list does not show kubectl-gpuops"
-echo "package-test: ok (install, .deb, kubectl gpuops audit three ways)"
+echo "package-test: ok (install, .deb, kubectl gpuops audit with --kubeconfig, KUBECONFIG, --context -n, --server, --token)"
