@@ -35,6 +35,9 @@ const std::vector<Command>& commands() {
       {"plan", "VERB ARGS...: what a label, taint, cordon, drain, apply or ClusterPolicy change would do", cmd_plan},
       {"run", "PATH...: replay scenarios on the simulator or a live cluster and check their expectations", cmd_run},
       {"lab", "run|grade --dir DIR: perform LAB.md's eight steps as a demo, or grade a learner's directory", cmd_lab},
+      {"exporter", "serve the audit, matrix and findings as Prometheus metrics, watching the cluster", cmd_exporter},
+      {"completion", "bash|zsh: print the shell's completion script", cmd_completion},
+      {"__complete", "", cmd_complete},  // hidden: what the completion scripts call
   };
   return table;
 }
@@ -42,7 +45,8 @@ const std::vector<Command>& commands() {
 void usage(std::ostream& os) {
   os << "gpuops: label-driven placement of GPU Operator operands, made visible and checkable.\n\n"
         "Usage: gpuops <command> [options]\n       gpuops --version\n\nCommands:\n";
-  for (const auto& c : commands()) os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  for (const auto& c : commands())
+    if (c.name[0] != '_') os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
   os << "\nRun 'gpuops <command> --help' for a command's options.\n"
         "Exit codes: 0 fine, 1 a finding, 2 bad usage or input, 3 cluster or connection error.\n";
 }
@@ -69,6 +73,7 @@ const char* nearest_command(const std::string& name) {
   const char* best = nullptr;
   size_t best_d = 3;
   for (const auto& c : commands()) {
+    if (c.name[0] == '_') continue;  // hidden
     std::string cn = c.name;
     size_t d = cn.starts_with(name) && !name.empty() ? 0 : distance(name, cn);
     if (d < best_d) {
@@ -80,6 +85,13 @@ const char* nearest_command(const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const auto& c : commands())
+    if (c.name[0] != '_') names.push_back(c.name);
+  return names;
+}
 
 cxxopts::ParseResult parse(cxxopts::Options& opts, const Args& args) {
   std::vector<std::string> storage;

@@ -20,4 +20,8 @@ namespace gpuops::cli {
 // error becomes a message on `err` and an exit code.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// The commands' names, in the order of `gpuops help`, without the hidden
+// `__complete` (for shell completion).
+std::vector<std::string> command_names();
+
 }  // namespace gpuops::cli

@@ -65,17 +65,32 @@ SimBackend open_simulator(const std::string&) { throw UsageError("this gpuops wa
 
 #ifdef GPUOPS_HAVE_REAL
 std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const std::string& context,
-                                         const std::string& ns, std::string* namespace_out) {
+                                         const std::string& ns, std::string* namespace_out, const std::string& server,
+                                         const std::string& token) {
   real::LoadOptions lo;
   lo.kubeconfig = kubeconfig;
   lo.context = context;
   lo.namespace_ = ns;
   real::RestConfig rc = real::load_rest_config(lo);
+  if (!server.empty()) {
+    rc.path_prefix.clear();
+    rc.server = server;
+    real::parse_server(server, !rc.ca_data.empty() || rc.insecure_skip_tls_verify || !rc.client_certificate_data.empty(),
+                       rc);
+  }
+  if (!token.empty()) {
+    rc.token = token;
+    rc.token_file.clear();
+    rc.exec.reset();
+    rc.username.clear();
+    rc.password.clear();
+  }
   if (namespace_out) *namespace_out = rc.namespace_ == "default" ? "" : rc.namespace_;
   return std::make_unique<real::ApiCluster>(rc);
 }
 #else
-std::unique_ptr<core::Cluster> open_real(const std::string&, const std::string&, const std::string&, std::string*) {
+std::unique_ptr<core::Cluster> open_real(const std::string&, const std::string&, const std::string&, std::string*,
+                                         const std::string&, const std::string&) {
   throw UsageError("this gpuops was built without the real-cluster backend");
 }
 #endif

@@ -25,6 +25,9 @@ int cmd_lab(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_explain(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_plan(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_completion(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_complete(const Args& args, std::ostream& out, std::ostream& err);
 
 // Parses `args` with `opts` (cxxopts needs argv); the program name is
 // "gpuops <sub>".

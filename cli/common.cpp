@@ -18,6 +18,9 @@ void add_cluster_options(cxxopts::Options& opts) {
        cxxopts::value<std::vector<std::string>>())
       ("kubeconfig", "path to the kubeconfig of a live cluster", cxxopts::value<std::string>())
       ("context", "kubeconfig context to use", cxxopts::value<std::string>())
+      ("server", "the API server's address, in place of the kubeconfig's (as kubectl --server)", cxxopts::value<std::string>())
+      ("token", "bearer token for the API server, in place of the kubeconfig user's credentials (as kubectl --token)",
+       cxxopts::value<std::string>())
       ("n,namespace", "namespace of the operand DaemonSets", cxxopts::value<std::string>()->default_value("gpu-operator"))
       ("operands", "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU Operator install, the catalog of its version)",
        cxxopts::value<std::string>()->default_value("lab"))
@@ -30,6 +33,8 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   if (r.count("snapshot")) o.snapshots = r["snapshot"].as<std::vector<std::string>>();
   if (r.count("kubeconfig")) o.kubeconfig = r["kubeconfig"].as<std::string>();
   if (r.count("context")) o.context = r["context"].as<std::string>();
+  if (r.count("server")) o.server = r["server"].as<std::string>();
+  if (r.count("token")) o.token = r["token"].as<std::string>();
   o.namespace_ = r["namespace"].as<std::string>();
   o.namespace_given = r.count("namespace") > 0;
   o.operands = r["operands"].as<std::string>();
@@ -46,7 +51,7 @@ std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
   // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
   // in-cluster. The namespace: -n, else the context's, else gpu-operator.
   std::string context_ns;
-  auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns);
+  auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns, o.server, o.token);
   if (!o.namespace_given && !context_ns.empty()) o.namespace_ = context_ns;
   return c;
 }
@@ -115,6 +120,15 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
                                            (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
+core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
+                             std::string* name_out) {
+  std::string name = given ? operands : install.detected ? core::operator_catalog_name(install.version) : "lab";
+  core::Catalog c = core::load_catalog(name);
+  c.operator_mode = install.detected;
+  if (name_out) *name_out = name;
+  return c;
+}
+
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
   return load_state(read_cluster_options(r), r.count("operands") > 0, err);
 }
@@ -138,10 +152,7 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
   std::string catalog_name = l.opts.operands;
-  if (!l.catalog_given) {
-    catalog_name = l.install.detected ? core::operator_catalog_name(l.install.version) : "lab";
-    l.catalog = core::load_catalog(catalog_name);
-  }
+  if (!l.catalog_given) l.catalog = choose_catalog(l.install, l.opts.operands, false, &catalog_name);
   l.catalog.operator_mode = l.install.detected;
   require_operands_in_namespace(l.opts, snapshot.get(), l.state, l.catalog);
   if (l.install.detected) {

@@ -28,6 +28,8 @@ struct ClusterOptions {
   std::vector<std::string> snapshots;
   std::string kubeconfig;
   std::string context;
+  std::string server;  // --server: overrides the kubeconfig's (kubectl's flag)
+  std::string token;   // --token: a bearer token in place of the kubeconfig user's credentials
   std::string namespace_ = "gpu-operator";
   bool namespace_given = false;
   std::string operands = "lab";
@@ -84,6 +86,14 @@ struct LoadedState {
   bool catalog_given = false;  // --operands was on the command line
   std::vector<std::string> node_names;  // sorted
 };
+
+// The catalog for a state whose install is `install`: `operands` when the
+// user named it (`given`), else the operator's catalog for the detected
+// version (core::operator_catalog_name) on an operator install, else "lab";
+// operator_mode set on an operator install. `name_out` receives the name
+// loaded. Throws core::InputError for a catalog that does not load.
+core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
+                             std::string* name_out = nullptr);
 
 // Reads the options, opens the cluster, reads the state of the namespace, and
 // checks it (require_nodes_in_snapshot, require_operands_in_namespace). On an

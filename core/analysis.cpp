@@ -114,7 +114,7 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
   std::optional<StateIndex> index;  // operator mode only: the pods of a node with a gap
   if (catalog.operator_mode) index.emplace(state);
   for (const Node* n : sorted_nodes(state)) {
-    AuditNode an{n->metadata.name, {}};
+    AuditNode an{n->metadata.name, {}, {}};
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
       const Operand& op = catalog.operands[i];
       auto it = n->metadata.labels.find(op.label);
@@ -128,6 +128,7 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
         if (!paused) continue;
       }
       if (catalog.audit_deployed_only && !wanted_by_operator(presence.daemonsets[i], op, *n)) continue;
+      an.checked.push_back(op.name);
       if (paused) {
         an.gaps.push_back(AuditGap{op.name, AuditGap::Verdict::kPaused, it->second, ""});
         continue;

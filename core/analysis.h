@@ -62,6 +62,9 @@ struct AuditGap {
 struct AuditNode {
   std::string node;
   std::vector<AuditGap> gaps;
+  // Every operand the audit checked on the node (Operand::name, catalog
+  // order), with a gap or not: the operands expected there.
+  std::vector<std::string> checked;
 };
 
 struct AuditResult {

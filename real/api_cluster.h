@@ -114,14 +114,17 @@ class ApiCluster : public core::Cluster {
   const std::string& default_namespace() const { return namespace_; }
   Client& client() { return *client_; }
 
- private:
   // A paged list (ListPager.List): calls `on_page` with each page's items,
   // parsed into an arena freed after the call (the callee may move or
   // modify them); `on_restart` when an expired continue token restarts the
   // list without a limit (the items of earlier pages are void). Sets
-  // `resource_version` to the list's.
+  // `resource_version` to the list's. Throws as Client::send_json, and
+  // core::ClusterError for an answer that is not a List or a list without
+  // end. Also what real::Reflector lists with.
   void list(const std::string& path, std::string* resource_version,
             const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart);
+
+ private:
   Request write_request(boost::beast::http::verb method, const std::string& path) const;
   void patch_node(const std::string& node, const boost::json::object& patch, const std::string& content_type,
                   bool status = false);

@@ -217,6 +217,14 @@ if [ -n "$serve_tests" ] && [ -x "$serve_tests" ]; then
   fi
 fi
 
+# --- 4b. deploy/, the exporter and the kubectl plugin (issue 25) -------------
+t=$(date +%s.%N)
+"$repo/scripts/e2e-exporter.sh" "$gpuops" "$kc" >"$work/exporter.out" 2>&1
+while read -r st rest; do
+  case $st in PASS|FAIL) record "$st" "$rest" ;; esac
+done <"$work/exporter.out"
+grep -q '^FAIL' "$work/exporter.out" && cat "$work/exporter.out" >&2
+
 # --- 5. the differential run ------------------------------------------------
 if [ "$fidelity" = 1 ]; then
   t=$(date +%s.%N)

@@ -15,6 +15,9 @@ packages=(
   python3   # scripts/fidelity.sh compares the two reports; cluster-build.sh unpacks a Go toolchain
   clang libclang-rt-14-dev  # scripts/fuzz.sh: clang++ 14 with -fsanitize=fuzzer (libFuzzer)
   clang-format  # scripts/format.sh: the tree stays formatted (.clang-format)
+  prometheus-cpp-dev  # gpuops exporter: the metric model and the text format
+  dpkg-dev  # cpack's .deb: dpkg-shlibdeps (scripts/package-test.sh)
+  prometheus  # tests/exporter: a real Prometheus scrapes the exporter and evaluates deploy/'s rules
 )
 
 missing=()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite (what CI runs, .ci/run):
 #   1. set-up and the normal build, and every test binary through ctest;
+#      then the install step, the .deb and the kubectl plugin
+#      (scripts/package-test.sh);
 #   2. end to end on a real control plane (issue 8): upstream etcd,
 #      kube-apiserver, kube-controller-manager, kube-scheduler and KWOK, built
 #      from the Go module proxy into ~/.cache/gpuops on first use (25-55 min
@@ -20,6 +22,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure
+# cmake --install, the .deb and the kubectl plugin (about 10 s).
+scripts/package-test.sh build
 
 if [ "${GPUOPS_E2E:-1}" != 0 ]; then
   fidelity_out=$(mktemp /tmp/gpuops-fidelity.XXXXXX.md)

@@ -1,0 +1,83 @@
+#include "cli/exporter_metrics.h"
+
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <algorithm>
+
+#include "core/analysis.h"
+#include "core/diagnose.h"
+
+namespace gpuops::cli {
+
+std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& state, const core::Catalog& catalog,
+                                                    bool only_deployed) {
+  prometheus::Registry reg;
+  auto& expected = prometheus::BuildGauge()
+                       .Name("gpuops_operand_expected")
+                       .Help("1 when the operand's deploy label asks for it on the node (gpuops audit checks it)")
+                       .Register(reg);
+  auto& ready = prometheus::BuildGauge()
+                    .Name("gpuops_operand_ready")
+                    .Help("1 when the operand's pod on the node is Running (and Ready on a GPU Operator install)")
+                    .Register(reg);
+  auto& finding = prometheus::BuildGauge()
+                      .Name("gpuops_diagnose_finding")
+                      .Help("1 per finding of gpuops diagnose at severity warning or error (code: its name)")
+                      .Register(reg);
+  auto& nodes = prometheus::BuildGauge().Name("gpuops_audit_nodes").Help("Nodes audited").Register(reg);
+  auto& with_gaps = prometheus::BuildGauge()
+                        .Name("gpuops_audit_nodes_with_gaps")
+                        .Help("Nodes where gpuops audit found at least one gap")
+                        .Register(reg);
+  auto& gaps = prometheus::BuildGauge()
+                   .Name("gpuops_audit_gaps")
+                   .Help("Gaps found by gpuops audit, by verdict (missing, not_ready, paused)")
+                   .Register(reg);
+  auto& mode = prometheus::BuildGauge()
+                   .Name("gpuops_operator_mode")
+                   .Help("1 when the namespace holds a GPU Operator install (operator mode)")
+                   .Register(reg);
+
+  core::AuditResult audit = core::audit_result(state, catalog);
+  core::MatrixResult matrix = core::matrix_result(state, catalog, only_deployed);
+  // Both are sorted by node name over every node of the state.
+  double missing = 0, not_ready = 0, paused = 0, nodes_with_gaps = 0;
+  for (size_t r = 0; r < matrix.rows.size(); ++r) {
+    const auto& row = matrix.rows[r];
+    const core::AuditNode* an = r < audit.nodes.size() && audit.nodes[r].node == row.node ? &audit.nodes[r] : nullptr;
+    for (size_t c = 0; c < matrix.columns.size(); ++c) {
+      const std::string& op = matrix.columns[c]->name;
+      bool is_expected = an && std::find(an->checked.begin(), an->checked.end(), op) != an->checked.end();
+      expected.Add({{"node", row.node}, {"operand", op}}).Set(is_expected ? 1 : 0);
+      ready.Add({{"node", row.node}, {"operand", op}}).Set(row.cells[c] == core::MatrixCell::kYes ? 1 : 0);
+    }
+  }
+  for (const auto& an : audit.nodes) {
+    if (!an.gaps.empty()) ++nodes_with_gaps;
+    for (const auto& g : an.gaps) {
+      if (g.verdict == core::AuditGap::Verdict::kMissing) ++missing;
+      else if (g.verdict == core::AuditGap::Verdict::kNotReady) ++not_ready;
+      else ++paused;
+    }
+  }
+  nodes.Add({}).Set(static_cast<double>(audit.nodes.size()));
+  with_gaps.Add({}).Set(nodes_with_gaps);
+  gaps.Add({{"verdict", "missing"}}).Set(missing);
+  gaps.Add({{"verdict", "not_ready"}}).Set(not_ready);
+  gaps.Add({{"verdict", "paused"}}).Set(paused);
+  mode.Add({}).Set(catalog.operator_mode ? 1 : 0);
+
+  for (const auto& f : core::diagnose(state, catalog, {})) {
+    if (f.severity == core::Severity::kInfo) continue;
+    finding
+        .Add({{"node", f.node},
+              {"operand", f.operand},
+              {"code", f.name},
+              {"severity", f.severity == core::Severity::kError ? "error" : "warning"}})
+        .Set(1);
+  }
+  return reg.Collect();
+}
+
+}  // namespace gpuops::cli
