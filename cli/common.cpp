@@ -139,7 +139,7 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   l.install = core::detect_operator_install(l.state);
   std::string catalog_name = l.opts.operands;
   if (!l.catalog_given) {
-    catalog_name = l.install.detected ? core::operator_catalog_name(l.install.version) : "lab";
+    catalog_name = core::default_catalog_name(l.install);
     l.catalog = core::load_catalog(catalog_name);
   }
   l.catalog.operator_mode = l.install.detected;
