@@ -14,6 +14,7 @@ packages=(
   time      # scripts/bench.sh: peak RSS of whole processes
   python3   # scripts/fidelity.sh compares the two reports; cluster-build.sh unpacks a Go toolchain
   clang libclang-rt-14-dev  # scripts/fuzz.sh: clang++ 14 with -fsanitize=fuzzer (libFuzzer)
+  chromium  # tests/browser: serve --ui and the HTML reports in headless Chromium (DevTools protocol)
 )
 
 missing=()
