@@ -28,6 +28,7 @@
     cls += c.w ? " wanted" : " unwanted";
     if (c.w && c.p === "absent") cls += " missing";
     if (!c.w && c.p === "Running") cls += " misplaced";
+    if (!c.d && c.p === "absent") cls += " nods";
     return cls;
   }
 
