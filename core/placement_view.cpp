@@ -157,6 +157,10 @@ std::vector<std::string> view_changes(const PlacementView& before, const Placeme
           out.push_back(who + " pod deleted" + why);
         else
           out.push_back(who + " pod " + c.pod + " (was " + p.pod + ")" + (c.pod == "Terminating" ? why : ""));
+      } else if (p.has_daemonset != c.has_daemonset) {
+        out.push_back(who + (!c.has_daemonset ? " DaemonSet removed"
+                             : c.wants        ? " DaemonSet created, wants the node"
+                                              : " DaemonSet created, does not want the node" + why));
       } else if (p.wants != c.wants) {
         out.push_back(who + (c.wants ? " DaemonSet wants the node" : " DaemonSet no longer wants the node" + why));
       }

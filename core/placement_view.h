@@ -61,6 +61,7 @@ boost::json::value to_json(const PlacementView& view);
 //   lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter="false" (was "true")
 //   lab-node-1 dcgm-exporter pod deleted: nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has "false"
 //   lab-node-2 driver pod created, Pending
+//   lab-node-2 dcgm-exporter DaemonSet created, does not want the node: nodeSelector ...
 //   lab-node-0 cordoned | uncordoned | Ready=False (was True) | taint added k=v:NoSchedule
 //   lab-node-3 node added | node removed
 // A pod that leaves a node, or goes Terminating, carries the reasons no

@@ -60,13 +60,14 @@ class UiTest : public ::testing::Test {
   boost::json::object view(const std::string& cookie) {
     return boost::json::parse(get(ui->port(), "/api/view", cookie).body).as_object();
   }
-  // Waits (at most 2 s) for the view's log to have `n` lines.
-  boost::json::object view_with_log(const std::string& cookie, size_t n) {
+  // Waits (at most 2 s) for the view's log to end with `last`.
+  boost::json::object view_with_log(const std::string& cookie, const std::string& last) {
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     boost::json::object v;
     do {
       v = view(cookie);
-      if (v["log"].as_array().size() >= n) break;
+      const auto& log = v["log"].as_array();
+      if (!log.empty() && log.back() == boost::json::value(last)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     } while (std::chrono::steady_clock::now() < until);
     return v;
@@ -138,15 +139,25 @@ TEST_F(UiTest, TheViewFollowsKubectlAndLogsWhy) {
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "nvidia.com/gpu.deploy.dcgm-exporter=true"}).code, 0);
   Proc a = s.kubectl({"apply", "-f", serve_testing::manifest("dcgm-ds.yaml")});
   ASSERT_EQ(a.code, 0) << a.err;
-  v = view_with_log(cookie, 2);
+  v = view_with_log(cookie, "10:42:07 lab-node-2 dcgm-exporter DaemonSet created, does not want the node: "
+                            "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
+                            "nvidia.com/gpu.deploy.dcgm-exporter");
+  auto log = v["log"].as_array();
+  ASSERT_EQ(log.size(), 4u) << boost::json::serialize(log);
+  EXPECT_EQ(log[0], "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent)");
+  EXPECT_EQ(log[1], "10:42:07 lab-node-0 dcgm-exporter DaemonSet created, does not want the node: "
+                    "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
+                    "nvidia.com/gpu.deploy.dcgm-exporter");
+  EXPECT_EQ(log[2], "10:42:07 lab-node-1 dcgm-exporter pod created, Running");
   // dcgm-exporter is the fifth operand; lab-node-1 the second node. KWOK:
   // Running at once.
   EXPECT_EQ(v["view"].at("cells").at(4).at(1), boost::json::parse(R"({"w":true,"d":true,"p":"Running"})"));
   EXPECT_EQ(v["view"].at("cells").at(4).at(0), boost::json::parse(R"({"w":false,"d":true,"p":"absent"})"));
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu.deploy.dcgm-exporter=false"}).code, 0);
-  v = view_with_log(cookie, 4);
-  auto log = v["log"].as_array();
-  ASSERT_GE(log.size(), 4u) << boost::json::serialize(log);
+  v = view_with_log(cookie, "10:42:07 lab-node-1 dcgm-exporter pod deleted: nodeSelector "
+                            "nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\"");
+  log = v["log"].as_array();
+  ASSERT_EQ(log.size(), 6u) << boost::json::serialize(log);
   EXPECT_EQ(log[log.size() - 2],
             "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")");
   // The reason is NodeShouldRunDaemonPod's: the nodeSelector does not match.
@@ -207,7 +218,7 @@ TEST_F(UiTest, TheEventStreamSendsTheViewThenEachChange) {
 TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
   std::string cookie = login();
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.driver=false"}).code, 0);
-  view_with_log(cookie, 1);
+  view_with_log(cookie, "10:42:07 lab-node-0 label nvidia.com/gpu.deploy.driver=\"false\" (was absent)");
   Reply r = get(ui->port(), "/api/explain?node=lab-node-0&operand=driver", cookie);
   ASSERT_EQ(r.status, 200u);
   core::ClusterState state;
