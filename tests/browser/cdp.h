@@ -13,6 +13,7 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,20 +40,23 @@ class Chromium {
     char tmpl[] = "/tmp/gpuops-chromium-XXXXXX";
     dir_ = ::mkdtemp(tmpl);
     std::string udd = "--user-data-dir=" + dir_;
+    // Opened before fork: the child (of a process with threads) only calls
+    // dup2 and exec, which are async-signal-safe.
+    std::string log_path = dir_ + "/chromium.log";
+    int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     pid_ = ::fork();
     if (pid_ == 0) {
-      std::string log = dir_ + "/chromium.log";
-      FILE* f = std::fopen(log.c_str(), "w");
-      if (f) {
-        ::dup2(fileno(f), 1);
-        ::dup2(fileno(f), 2);
+      if (log_fd >= 0) {
+        ::dup2(log_fd, 1);
+        ::dup2(log_fd, 2);
       }
       ::execl(exe.c_str(), exe.c_str(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
               "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
               "--remote-debugging-port=0", "--window-size=1400,900", udd.c_str(), "about:blank",
               static_cast<char*>(nullptr));
-      std::_Exit(127);
+      ::_exit(127);
     }
+    if (log_fd >= 0) ::close(log_fd);
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     std::string port, path;
     while (std::chrono::steady_clock::now() < until) {
