@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "core/html_report.h"
 #include "core/analysis.h"
 
 namespace gpuops::cli {
@@ -25,6 +26,7 @@ void no_extra_args(const cxxopts::ParseResult& r, size_t allowed) {
 }
 
 int emit(const core::Report& rep, const json::value& doc, const std::string& output, std::ostream& out) {
+  if (output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
   if (output == "json") out << json::serialize(doc) << "\n";
   else out << rep.text();
   return rep.exit_code;
@@ -134,6 +136,11 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
   }
   json::object doc{{"nodes", rows}, {"totalPods", result.total_pods}};
   put_mode(doc, l);
+  if (l.opts.output == "html") {
+    core::Report rep = core::render_matrix(result);
+    out << core::render_matrix_html(core::placement_view(l.state, l.catalog), rep.text());
+    return rep.exit_code;
+  }
   return emit(core::render_matrix(result), doc, l.opts.output, out);
 }
 

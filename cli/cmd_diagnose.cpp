@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "core/html_report.h"
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"
 
@@ -43,7 +44,9 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<core::Finding> shown;
   for (const auto& f : findings)
     if (f.severity >= min) shown.push_back(f);
-  if (o.output == "json") {
+  if (o.output == "html") {
+    out << core::render_diagnose_html(shown);
+  } else if (o.output == "json") {
     out << core::render_json(shown);
   } else if (shown.empty()) {
     size_t n = nodes.empty() ? state.nodes.size() : nodes.size();
@@ -73,6 +76,7 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
   if (!r.count("node") || !r.count("operand")) throw UsageError("give NODE and OPERAND");
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   LoadedState l = load_state(r, err);
+  if (l.opts.output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
   require_node(l.opts, l.node_names, r["node"].as<std::string>());
   auto e = core::explain(l.state, l.catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
   out << (l.opts.output == "json" ? core::render_json(e) : core::render_text(e));

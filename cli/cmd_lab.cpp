@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/subprocess.h"
+#include "core/html_report.h"
 #include "core/lab.h"
 #include "core/operator_install.h"
 #include "core/yaml_load.h"
@@ -146,7 +147,9 @@ int lab_run(const Args& args, std::ostream& out) {
       "operator",
       "a ninth act on the built-in simulator: install the GPU Operator of this release (v25.3 or v26.7, simulated) on "
       "the same nodes and show which hand-made labels it keeps, overwrites or removes",
-      cxxopts::value<std::string>()->implicit_value("v26.7"));
+      cxxopts::value<std::string>()->implicit_value("v26.7"))(
+      "html", "also write FILE: one self-contained HTML page with each step's commands, the placement view after it "
+              "(changed cells marked) and why each change happened", cxxopts::value<std::string>());
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -183,6 +186,15 @@ int lab_run(const Args& args, std::ostream& out) {
     operator_catalog.operator_mode = true;
     lo.operator_catalog = &operator_catalog;
   }
+  std::vector<core::HtmlStep> html_steps;
+  if (r.count("html")) {
+    const core::Catalog* shown = lo.operator_catalog ? lo.operator_catalog : &catalog;
+    lo.on_step = [&html_steps, &catalog, shown](int n, const std::string& title, const std::vector<std::string>& lines,
+                                                 const core::ClusterState& after) {
+      // The ninth act shows the operator's operands.
+      html_steps.push_back({n, title, lines, core::placement_view(after, n == 9 ? *shown : catalog)});
+    };
+  }
   if (r.count("kubeconfig") || r.count("context")) {
     auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
                              r.count("context") ? r["context"].as<std::string>() : "", lo.ns, nullptr);
@@ -191,6 +203,12 @@ int lab_run(const Args& args, std::ostream& out) {
     SimBackend b = open_simulator("kwok");
     lo.sim = b.controls;
     core::run_lab(*b.cluster, catalog, lo);
+  }
+  if (r.count("html")) {
+    std::string path = r["html"].as<std::string>();
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << core::render_lab_html(html_steps);
+    if (!f.flush()) throw core::InputError(path, 0, "--html", "cannot be written");
   }
   if (lo.narrate) out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";
   return 0;

@@ -322,6 +322,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     s = {};
   });
   core::PlanResult plan = core::plan_changes(before, after, l.catalog, direct);
+  if (o.output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
   if (o.output == "json") out << boost::json::serialize(core::render_plan_json(plan)) << "\n";
   else out << core::render_plan_text(plan);
   return core::plan_exit_code(plan);

@@ -9,6 +9,7 @@
 #include "core/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/api_server.h"
+#include "simulator/ui_server.h"
 #endif
 
 namespace gpuops::cli {
@@ -35,6 +36,9 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
        cxxopts::value<std::string>()->default_value("gpu-operator"))
       ("kubelet", "fake kubelet: kwok (pods Ready at once, deleted at once) or kubelet (start delay, "
                   "grace periods)", cxxopts::value<std::string>()->default_value("kwok"))
+      ("ui", "also serve the live placement view (docs/UI.md): a web page on loopback (plain HTTP), its login "
+             "link printed once")
+      ("ui-port", "with --ui: its port (0: a free one)", cxxopts::value<int>()->default_value("0"))
       ("h,help", "show this help");
   auto r = parse(opts, args);
   if (r.count("help")) {
@@ -66,6 +70,9 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   if (r.count("scenario")) scenario = core::load_scenario(r["scenario"].as<std::string>());
   int port = r["port"].as<int>();
   if (port < 0 || port > std::numeric_limits<uint16_t>::max()) throw UsageError("--port must be 0..65535");
+  int ui_port = r["ui-port"].as<int>();
+  if (ui_port < 0 || ui_port > std::numeric_limits<uint16_t>::max()) throw UsageError("--ui-port must be 0..65535");
+  if (r.count("ui-port") && !r.count("ui")) throw UsageError("--ui-port needs --ui");
   simulator::FakeCluster::Options copts;
   if (imported) copts.start = simulator::FakeCluster::import_start(imported->state);
   std::string kubelet = r["kubelet"].as<std::string>();
@@ -97,8 +104,19 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   sopts.stop_on_signals = true;
   simulator::ApiServer server(cluster, sopts);
   server.write_kubeconfig(r["kubeconfig-out"].as<std::string>());
+  std::optional<simulator::UiServer> ui;
+  if (r.count("ui")) {
+    simulator::UiServer::Options uopts;
+    uopts.port = static_cast<uint16_t>(ui_port);
+    uopts.namespace_ = scenario ? scenario->namespace_ : imported ? imported->state.namespace_ : "gpu-operator";
+    ui.emplace(server, uopts);
+    ui->start();
+    // The login link carries the token: printed once, here, never logged.
+    out << "placement view: open " << ui->login_url() << std::endl;
+  }
   out << "serving on " << server.url() << std::endl;
   server.run();
+  if (ui) ui->stop();
   err << "gpuops serve: stopped\n";
   return core::kExitOk;
 #endif

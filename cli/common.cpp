@@ -24,7 +24,7 @@ void add_cluster_options(cxxopts::Options& opts) {
       ("n,namespace", "namespace of the operand DaemonSets", cxxopts::value<std::string>()->default_value("gpu-operator"))
       ("operands", "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU Operator install, the catalog of its version)",
        cxxopts::value<std::string>()->default_value("lab"))
-      ("o,output", "output format: text or json", cxxopts::value<std::string>()->default_value("text"))
+      ("o,output", "output format: text or json (matrix and diagnose: also html, one self-contained page)", cxxopts::value<std::string>()->default_value("text"))
       ("h,help", "show this help");
 }
 
@@ -39,7 +39,7 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   o.namespace_given = r.count("namespace") > 0;
   o.operands = r["operands"].as<std::string>();
   o.output = r["output"].as<std::string>();
-  if (o.output != "text" && o.output != "json")
+  if (o.output != "text" && o.output != "json" && o.output != "html")
     throw UsageError("--output must be text or json, not \"" + o.output + "\"");
   if (!o.snapshots.empty() && (!o.kubeconfig.empty() || !o.context.empty()))
     throw UsageError("--snapshot reads a dump; it cannot be combined with --kubeconfig or --context");
@@ -122,7 +122,7 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
 
 core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
                              std::string* name_out) {
-  std::string name = given ? operands : install.detected ? core::operator_catalog_name(install.version) : "lab";
+  std::string name = given ? operands : core::default_catalog_name(install);
   core::Catalog c = core::load_catalog(name);
   c.operator_mode = install.detected;
   if (name_out) *name_out = name;

@@ -254,17 +254,29 @@ std::string order_txt(const ClusterState& s, const Catalog& c) {
 // The teaching narration: what changed, where, and why.
 class Narrator {
  public:
-  Narrator(std::ostream* os, const Catalog& c) : os_(os), c_(c) {}
+  using OnStep = decltype(LabRunOptions::on_step);
+  Narrator(std::ostream* os, const Catalog& c, OnStep on_step = {}, std::function<ClusterState()> state = {})
+      : os_(os), c_(c), on_step_(std::move(on_step)), state_(std::move(state)) {}
   void step(int n, const std::string& title) {
+    finish();
     if (os_) *os_ << (n > 1 ? "\n" : "") << "== Step " << n << ": " << title << "\n";
+    step_ = n;
+    title_ = title;
+  }
+  // Hands the step under way to on_step (if any) with the state now.
+  void finish() {
+    if (on_step_ && step_ > 0) on_step_(step_, title_, lines_, state_());
+    lines_.clear();
+    step_ = 0;
   }
   void say(const std::string& line) {
     if (os_) *os_ << "  " << line << "\n";
+    if (on_step_) lines_.push_back(line);
   }
   // Lists pods that appeared or went between two states, with the placement
   // reason for each node an applied DaemonSet skipped.
   void changes(const ClusterState& before, const ClusterState& after, const std::vector<std::string>& applied = {}) {
-    if (!os_) return;
+    if (!os_ && !on_step_) return;
     auto b = present_set(before, c_), a = present_set(after, c_);
     for (const auto& [o, n] : a)
       if (!b.count({o, n})) say("+ " + o + " pod Running on " + n + why_here(after, o, n));
@@ -281,7 +293,7 @@ class Narrator {
     }
   }
   void matrix_after(const ClusterState& s) {
-    if (!os_) return;
+    if (!os_ && !on_step_) return;
     for (const auto& l : matrix(s, c_).lines) say("| " + l);
   }
 
@@ -307,6 +319,11 @@ class Narrator {
   }
   std::ostream* os_;
   const Catalog& c_;
+  OnStep on_step_;
+  std::function<ClusterState()> state_;
+  int step_ = 0;
+  std::string title_;
+  std::vector<std::string> lines_;
 };
 
 }  // namespace
@@ -329,8 +346,8 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   auto write = [&o](const fs::path& path, const std::string& text, bool executable = false) {
     if (o.write_files) write_file(path, text, executable);
   };
-  Narrator say(o.narrate, c);
   auto state = [&] { return cluster.state(o.ns); };
+  Narrator say(o.narrate, c, o.on_step, state);
   auto apply_operands = [&](const std::vector<std::string>& names) {
     std::vector<Object> objs;
     for (const auto& name : names) {
@@ -450,6 +467,7 @@ void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
     say.changes(act.before, act.after);
     say.matrix_after(act.after);
   }
+  say.finish();
 }
 
 // ------------------------------------------------------------------ grading

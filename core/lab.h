@@ -53,6 +53,13 @@ struct LabRunOptions {
   // Needs `sim` (simulator only). nullptr: eight steps, as LAB.md has them.
   const Catalog* operator_catalog = nullptr;
   SimulationControls* sim = nullptr;
+  // Called once per step when it is done (`gpuops lab run --html`): its
+  // number, title, narration lines (as `narrate` would print them, without
+  // the indent; also when narrate is nullptr) and the cluster's state after
+  // it. nullptr: not called.
+  std::function<void(int step, const std::string& title, const std::vector<std::string>& lines,
+                     const ClusterState& after)>
+      on_step;
 };
 
 // Performs the eight steps on `cluster` and writes the working directory.

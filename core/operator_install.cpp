@@ -129,6 +129,10 @@ std::string operator_catalog_name(const std::string& version) {
   return version_at_least(version, 26, 7) ? "gpu-operator" : "gpu-operator-v25.3";
 }
 
+std::string default_catalog_name(const OperatorInstall& install) {
+  return install.detected ? operator_catalog_name(install.version) : "lab";
+}
+
 bool is_operand_daemonset(const Catalog& catalog, const Operand& op, const DaemonSet& ds) {
   if (ds.metadata.name == op.daemonset) return true;
   if (!catalog.operator_mode || op.component.empty()) return false;

@@ -58,6 +58,10 @@ OperatorInstall detect_operator_install(const ClusterState& state);
 // catalog) for v26.7 and later and for an unknown version.
 std::string operator_catalog_name(const std::string& version);
 
+// The built-in catalog a state is read with when none is named:
+// operator_catalog_name(install.version) for an install, else "lab".
+std::string default_catalog_name(const OperatorInstall& install);
+
 // Whether `version` ("v26.7.0", "v26.7", "26.7") is major.minor or later. An
 // empty or unparsable version counts as the newest (true).
 bool version_at_least(const std::string& version, int major, int minor);

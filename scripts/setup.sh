@@ -18,6 +18,7 @@ packages=(
   prometheus-cpp-dev  # gpuops exporter: the metric model and the text format
   dpkg-dev  # cpack's .deb: dpkg-shlibdeps (scripts/package-test.sh)
   prometheus  # tests/exporter: a real Prometheus scrapes the exporter and evaluates deploy/'s rules
+  chromium  # tests/browser: serve --ui and the HTML reports in headless Chromium (DevTools protocol)
 )
 
 missing=()
