@@ -8,7 +8,7 @@
 #include <map>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/errors.h"
 #include "core/terminal.h"
 

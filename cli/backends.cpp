@@ -1,6 +1,6 @@
 #include "cli/backends.h"
 
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/fake_cluster.h"

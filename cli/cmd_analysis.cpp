@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/html_report.h"
 #include "core/analysis.h"
 

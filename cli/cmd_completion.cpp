@@ -15,7 +15,7 @@
 
 #include "cli/app.h"
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 
 namespace gpuops::cli {
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/html_report.h"
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"

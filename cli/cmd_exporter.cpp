@@ -30,7 +30,7 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "cli/exporter_metrics.h"
 #include "cli/http_endpoint.h"
 #include "core/operator_install.h"

@@ -17,7 +17,7 @@
 
 #include "cli/backends.h"
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "cli/subprocess.h"
 #include "core/html_report.h"
 #include "core/lab.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/decode.h"
 #include "core/errors.h"
 #include "core/plan.h"

@@ -9,7 +9,7 @@
 
 #include "cli/backends.h"
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/scenario.h"
 
 namespace gpuops::cli {

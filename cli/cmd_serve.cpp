@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 #include "core/errors.h"
 #include "core/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR

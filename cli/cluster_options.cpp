@@ -1,4 +1,4 @@
-#include "cli/common.h"
+#include "cli/cluster_options.h"
 
 #include <algorithm>
 #include <ostream>

@@ -1,5 +1,7 @@
-// cli/common.h: what every subcommand shares: cluster options, opening a
-// backend, the operand catalog, output format.
+// cli/cluster_options.h: what every cluster-reading subcommand shares: its
+// options (--snapshot, --kubeconfig, -n, --operands, -o), opening the
+// backend they name, and load_state (the state, the operand catalog, operator
+// mode).
 #pragma once
 
 #include <cxxopts.hpp>
