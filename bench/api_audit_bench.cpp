@@ -167,8 +167,8 @@ int main(int argc, char** argv) {
   size_t expected_requests = pages(med.nodes) + pages(med.daemonsets) + pages(med.pods) + kOperatorLists;
 
   std::cout << "nodes=" << nodes << "\noperands=" << n_ops << "\npods=" << med.pods << "\nsetup_s=" << setup_s
-            << "\napi_requests=" << med.requests << "\napi_list_requests=5\napi_continue_pages="
-            << (med.requests - 5) << "\napi_requests_expected=" << expected_requests << "\napi_bytes=" << med.bytes
+            << "\napi_requests=" << med.requests << "\napi_list_requests=5\napi_continue_pages=" << (med.requests - 5)
+            << "\napi_requests_expected=" << expected_requests << "\napi_bytes=" << med.bytes
             << "\napi_wall_s=" << med.wall_s << "\napi_client_cpu_s=" << med.cpu_s
             << "\napi_server_cpu_s=" << med.process_cpu_s - med.cpu_s << "\napi_runs=" << runs << "\n";
   int rc = 0;

@@ -44,7 +44,8 @@ core::ClusterState settled_state(int nodes) {
       p.metadata.name = d.metadata.name + "-" + std::to_string(i);
       p.metadata.namespace_ = bench::kNs;
       p.metadata.labels = d.template_.labels;
-      p.metadata.owner_references.push_back(core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
+      p.metadata.owner_references.push_back(
+          core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
       p.spec = d.template_.spec;
       p.spec.node_name = bench::node_name(i);
       p.status.phase = "Running";
@@ -66,9 +67,9 @@ void BM_Placement(benchmark::State& state) {
   }
   if (running != static_cast<int64_t>(nodes) * kOperands) state.SkipWithError("wrong placement count");
   state.counters["pairs"] = static_cast<double>(nodes) * kOperands;
-  state.counters["per_pair"] = benchmark::Counter(static_cast<double>(nodes) * kOperands,
-                                                     benchmark::Counter::kIsIterationInvariantRate |
-                                                         benchmark::Counter::kInvert);
+  state.counters["per_pair"] =
+      benchmark::Counter(static_cast<double>(nodes) * kOperands,
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Placement)->Arg(1000)->Arg(5000)->Arg(20000)->Unit(benchmark::kMillisecond);
 
@@ -106,7 +107,8 @@ void BM_Diagnose(benchmark::State& state) {
   for (auto _ : state) {
     std::vector<core::Finding> f = core::diagnose(s, catalog, {});
     findings = f.size();
-    running = static_cast<size_t>(std::count_if(f.begin(), f.end(), [](const core::Finding& x) { return x.name == "running"; }));
+    running = static_cast<size_t>(
+        std::count_if(f.begin(), f.end(), [](const core::Finding& x) { return x.name == "running"; }));
     benchmark::DoNotOptimize(f);
   }
   if (findings != static_cast<size_t>(nodes) * kOperands || running != findings)

@@ -55,7 +55,10 @@ json::object node(int i, const std::vector<Operand>& ops) {
                       {"nvidia.com/mig.capable", "true"},
                       {"nvidia.com/gpu.workload.config", "container"}};
   for (const auto& op : ops) labels[op.label] = "true";
-  json::object resources{{"cpu", "192"}, {"memory", "2097152Mi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"},
+  json::object resources{{"cpu", "192"},
+                         {"memory", "2097152Mi"},
+                         {"pods", "110"},
+                         {"nvidia.com/gpu", "8"},
                          {"ephemeral-storage", "1000Gi"}};
   json::array conditions;
   for (const char* t : {"MemoryPressure", "DiskPressure", "PIDPressure"})
@@ -86,22 +89,22 @@ json::object node(int i, const std::vector<Operand>& ops) {
                     {"labels", labels},
                     {"annotations", json::object{{"node.alpha.kubernetes.io/ttl", "0"},
                                                  {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}}}}},
-      {"spec", json::object{{"podCIDR", "10.244." + std::to_string(i % 256) + ".0/24"}, {"providerID", "aws:///" + name}}},
-      {"status",
-       json::object{{"capacity", resources},
-                    {"allocatable", resources},
-                    {"conditions", conditions},
-                    {"addresses", json::array{json::object{{"type", "InternalIP"}, {"address", "10.0.0.1"}},
-                                              json::object{{"type", "Hostname"}, {"address", name}}}},
-                    {"daemonEndpoints", json::object{{"kubeletEndpoint", json::object{{"Port", 10250}}}}},
-                    {"nodeInfo", json::object{{"machineID", "0123456789abcdef"},
-                                              {"kernelVersion", "6.8.0-1015-aws"},
-                                              {"osImage", "Ubuntu 24.04.1 LTS"},
-                                              {"containerRuntimeVersion", "containerd://1.7.22"},
-                                              {"kubeletVersion", "v1.37.2"},
-                                              {"operatingSystem", "linux"},
-                                              {"architecture", "amd64"}}},
-                    {"images", images}}}};
+      {"spec",
+       json::object{{"podCIDR", "10.244." + std::to_string(i % 256) + ".0/24"}, {"providerID", "aws:///" + name}}},
+      {"status", json::object{{"capacity", resources},
+                              {"allocatable", resources},
+                              {"conditions", conditions},
+                              {"addresses", json::array{json::object{{"type", "InternalIP"}, {"address", "10.0.0.1"}},
+                                                        json::object{{"type", "Hostname"}, {"address", name}}}},
+                              {"daemonEndpoints", json::object{{"kubeletEndpoint", json::object{{"Port", 10250}}}}},
+                              {"nodeInfo", json::object{{"machineID", "0123456789abcdef"},
+                                                        {"kernelVersion", "6.8.0-1015-aws"},
+                                                        {"osImage", "Ubuntu 24.04.1 LTS"},
+                                                        {"containerRuntimeVersion", "containerd://1.7.22"},
+                                                        {"kubeletVersion", "v1.37.2"},
+                                                        {"operatingSystem", "linux"},
+                                                        {"architecture", "amd64"}}},
+                              {"images", images}}}};
 }
 
 // The operand's container, with the bulk of a real one.
@@ -114,28 +117,30 @@ json::object container(const Operand& op) {
       {"valueFrom", json::object{{"fieldRef", json::object{{"apiVersion", "v1"}, {"fieldPath", "spec.nodeName"}}}}}});
   for (const char* m : {"run-nvidia", "host-root", "driver-install-dir", "host-dev", "run-nvidia-validations"})
     mounts.push_back(json::object{{"name", m}, {"mountPath", std::string("/") + m}});
-  return json::object{{"name", op.container.empty() ? op.name : op.container},
-                      {"image", op.image.empty() ? "nvcr.io/nvidia/" + op.name + ":v26.7.0" : op.image},
-                      {"imagePullPolicy", "IfNotPresent"},
-                      {"env", env},
-                      {"resources", json::object{{"requests", json::object{{"memory", op.memory.empty() ? "64Mi" : op.memory}}}}},
-                      {"securityContext", json::object{{"privileged", true}}},
-                      {"volumeMounts", mounts},
-                      {"terminationMessagePath", "/dev/termination-log"},
-                      {"terminationMessagePolicy", "File"}};
+  return json::object{
+      {"name", op.container.empty() ? op.name : op.container},
+      {"image", op.image.empty() ? "nvcr.io/nvidia/" + op.name + ":v26.7.0" : op.image},
+      {"imagePullPolicy", "IfNotPresent"},
+      {"env", env},
+      {"resources", json::object{{"requests", json::object{{"memory", op.memory.empty() ? "64Mi" : op.memory}}}}},
+      {"securityContext", json::object{{"privileged", true}}},
+      {"volumeMounts", mounts},
+      {"terminationMessagePath", "/dev/termination-log"},
+      {"terminationMessagePolicy", "File"}};
 }
 
 json::object pod_spec(const Operand& op) {
   json::array volumes;
   for (const char* v : {"run-nvidia", "host-root", "driver-install-dir", "host-dev", "run-nvidia-validations"})
-    volumes.push_back(json::object{{"name", v},
-                                   {"hostPath", json::object{{"path", std::string("/") + v}, {"type", ""}}}});
+    volumes.push_back(
+        json::object{{"name", v}, {"hostPath", json::object{{"path", std::string("/") + v}, {"type", ""}}}});
   json::object init = container(op);
   init["name"] = "toolkit-validation";
   init["image"] = "nvcr.io/nvidia/gpu-operator:v26.7.0";
   return json::object{
       {"nodeSelector", json::object{{op.label, "true"}}},
-      {"tolerations", json::array{json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}},
+      {"tolerations",
+       json::array{json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}},
       {"priorityClassName", "system-node-critical"},
       {"serviceAccountName", op.daemonset},
       {"initContainers", json::array{init}},
@@ -149,7 +154,8 @@ json::object pod_spec(const Operand& op) {
 }
 
 json::object daemonset(const Operand& op, size_t k, int nodes) {
-  json::object tmpl_labels{{"app", op.app}, {"app.kubernetes.io/managed-by", "gpu-operator"}, {"helm.sh/chart", "gpu-operator-v26.7.0"}};
+  json::object tmpl_labels{
+      {"app", op.app}, {"app.kubernetes.io/managed-by", "gpu-operator"}, {"helm.sh/chart", "gpu-operator-v26.7.0"}};
   return json::object{
       {"apiVersion", "apps/v1"},
       {"kind", "DaemonSet"},
@@ -162,11 +168,13 @@ json::object daemonset(const Operand& op, size_t k, int nodes) {
                     {"creationTimestamp", kTime},
                     {"labels", json::object{{"app", op.app}, {"app.kubernetes.io/managed-by", "gpu-operator"}}},
                     {"annotations", json::object{{"deprecated.daemonset.template.generation", "1"}}}}},
-      {"spec", json::object{{"selector", json::object{{"matchLabels", json::object{{"app", op.app}}}}},
-                            {"template", json::object{{"metadata", json::object{{"labels", tmpl_labels}}}, {"spec", pod_spec(op)}}},
-                            {"updateStrategy", json::object{{"type", "RollingUpdate"},
-                                                            {"rollingUpdate", json::object{{"maxUnavailable", 1}, {"maxSurge", 0}}}}},
-                            {"revisionHistoryLimit", 10}}},
+      {"spec",
+       json::object{
+           {"selector", json::object{{"matchLabels", json::object{{"app", op.app}}}}},
+           {"template", json::object{{"metadata", json::object{{"labels", tmpl_labels}}}, {"spec", pod_spec(op)}}},
+           {"updateStrategy", json::object{{"type", "RollingUpdate"},
+                                           {"rollingUpdate", json::object{{"maxUnavailable", 1}, {"maxSurge", 0}}}}},
+           {"revisionHistoryLimit", 10}}},
       {"status", json::object{{"currentNumberScheduled", nodes},
                               {"desiredNumberScheduled", nodes},
                               {"numberAvailable", nodes},
@@ -182,25 +190,30 @@ json::object pod(const Operand& op, size_t k, int i) {
   spec["nodeName"] = node;
   spec["affinity"] = json::object{
       {"nodeAffinity",
-       json::object{{"requiredDuringSchedulingIgnoredDuringExecution",
-                     json::object{{"nodeSelectorTerms",
-                                   json::array{json::object{{"matchFields",
-                                                             json::array{json::object{{"key", "metadata.name"},
-                                                                                      {"operator", "In"},
-                                                                                      {"values", json::array{node}}}}}}}}}}}}};
+       json::object{
+           {"requiredDuringSchedulingIgnoredDuringExecution",
+            json::object{{"nodeSelectorTerms",
+                          json::array{json::object{
+                              {"matchFields", json::array{json::object{{"key", "metadata.name"},
+                                                                       {"operator", "In"},
+                                                                       {"values", json::array{node}}}}}}}}}}}}};
   json::array conditions;
   for (const char* t : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"})
-    conditions.push_back(json::object{{"type", t}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", kTime}});
+    conditions.push_back(
+        json::object{{"type", t}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", kTime}});
   auto status = [&](const std::string& cname, bool init) {
     json::object s{{"name", cname},
                    {"image", "nvcr.io/nvidia/" + op.name + ":v26.7.0"},
-                   {"imageID", "nvcr.io/nvidia/" + op.name + "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+                   {"imageID", "nvcr.io/nvidia/" + op.name +
+                                   "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
                    {"containerID", "containerd://0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
                    {"ready", !init},
                    {"restartCount", 0},
                    {"started", !init}};
     if (init)
-      s["state"] = json::object{{"terminated", json::object{{"exitCode", 0}, {"reason", "Completed"}, {"startedAt", kTime}, {"finishedAt", kTime}}}};
+      s["state"] = json::object{
+          {"terminated",
+           json::object{{"exitCode", 0}, {"reason", "Completed"}, {"startedAt", kTime}, {"finishedAt", kTime}}}};
     else
       s["state"] = json::object{{"running", json::object{{"startedAt", kTime}}}};
     return s;
@@ -209,24 +222,23 @@ json::object pod(const Operand& op, size_t k, int i) {
   return json::object{
       {"apiVersion", "v1"},
       {"kind", "Pod"},
-      {"metadata",
-       json::object{{"name", name},
-                    {"generateName", op.daemonset + "-"},
-                    {"namespace", bench::kNs},
-                    {"uid", "ds-uid-" + std::to_string(k) + "-pod-" + std::to_string(i)},
-                    {"resourceVersion", std::to_string(10000 + i * 32 + static_cast<int>(k))},
-                    {"creationTimestamp", kTime},
-                    {"labels", json::object{{"app", op.app},
-                                            {"app.kubernetes.io/managed-by", "gpu-operator"},
-                                            {"helm.sh/chart", "gpu-operator-v26.7.0"},
-                                            {"controller-revision-hash", "6b9f8d7c5d"},
-                                            {"pod-template-generation", "1"}}},
-                    {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
-                                                                 {"kind", "DaemonSet"},
-                                                                 {"name", op.daemonset},
-                                                                 {"uid", "ds-uid-" + std::to_string(k)},
-                                                                 {"controller", true},
-                                                                 {"blockOwnerDeletion", true}}}}}},
+      {"metadata", json::object{{"name", name},
+                                {"generateName", op.daemonset + "-"},
+                                {"namespace", bench::kNs},
+                                {"uid", "ds-uid-" + std::to_string(k) + "-pod-" + std::to_string(i)},
+                                {"resourceVersion", std::to_string(10000 + i * 32 + static_cast<int>(k))},
+                                {"creationTimestamp", kTime},
+                                {"labels", json::object{{"app", op.app},
+                                                        {"app.kubernetes.io/managed-by", "gpu-operator"},
+                                                        {"helm.sh/chart", "gpu-operator-v26.7.0"},
+                                                        {"controller-revision-hash", "6b9f8d7c5d"},
+                                                        {"pod-template-generation", "1"}}},
+                                {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
+                                                                             {"kind", "DaemonSet"},
+                                                                             {"name", op.daemonset},
+                                                                             {"uid", "ds-uid-" + std::to_string(k)},
+                                                                             {"controller", true},
+                                                                             {"blockOwnerDeletion", true}}}}}},
       {"spec", spec},
       {"status", json::object{{"phase", "Running"},
                               {"hostIP", "10.0.0.1"},
@@ -246,8 +258,8 @@ int main(int argc, char** argv) {
   cxxopts::Options options("make_dump", "a large kubectl-shaped dump of a healthy GPU Operator install");
   options.add_options()("nodes", "GPU nodes", cxxopts::value<int>()->default_value("5000"))(
       "operands", "operands of the gpu-operator catalog (at most 18)", cxxopts::value<int>()->default_value("16"))(
-      "indent", "kubectl's four-space indentation (through python3)")("out", "output file", cxxopts::value<std::string>())(
-      "h,help", "help");
+      "indent", "kubectl's four-space indentation (through python3)")("out", "output file",
+                                                                      cxxopts::value<std::string>())("h,help", "help");
   options.parse_positional({"out"});
   cxxopts::ParseResult args;
   try {
@@ -272,8 +284,10 @@ int main(int argc, char** argv) {
     std::ofstream f(compact);
     // One item at a time: the whole List as one DOM would be several GB.
     // The envelope serialised once and cut where its empty items array is.
-    const std::string envelope = json::serialize(json::object{
-        {"apiVersion", "v1"}, {"items", json::array{}}, {"kind", "List"}, {"metadata", json::object{{"resourceVersion", ""}}}});
+    const std::string envelope = json::serialize(json::object{{"apiVersion", "v1"},
+                                                              {"items", json::array{}},
+                                                              {"kind", "List"},
+                                                              {"metadata", json::object{{"resourceVersion", ""}}}});
     const size_t cut = envelope.find("[]") + 1;
     f << envelope.substr(0, cut);
     bool first = true;
@@ -292,8 +306,9 @@ int main(int argc, char** argv) {
     }
   }
   if (args.count("indent")) {
-    std::string cmd = "python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], \"w\"), indent=4)' '" +
-                      compact + "' '" + out + "'";
+    std::string cmd =
+        "python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], \"w\"), indent=4)' '" +
+        compact + "' '" + out + "'";
     int rc = std::system(cmd.c_str());
     std::remove(compact.c_str());
     if (rc != 0) {

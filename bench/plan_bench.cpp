@@ -31,7 +31,8 @@ std::string write_dump(int nodes, int operands) {
   for (int i = 0; i < nodes; ++i) {
     core::Node n = bench::node(i, ops);
     n.metadata.uid = "node-uid-" + std::to_string(i);
-    for (const char* r : {"cpu", "memory", "pods"}) n.allocatable[r] = core::Quantity::parse(r[0] == 'm' ? "512Gi" : "128");
+    for (const char* r : {"cpu", "memory", "pods"})
+      n.allocatable[r] = core::Quantity::parse(r[0] == 'm' ? "512Gi" : "128");
     n.conditions.push_back({"Ready", "True", "KubeletReady", "kubelet is posting ready status"});
     items.push_back(core::encode(n));
   }
@@ -52,7 +53,8 @@ std::string write_dump(int nodes, int operands) {
       p.metadata.uid = d.metadata.uid + "-pod-" + std::to_string(i);
       p.metadata.labels = d.template_.labels;
       p.metadata.labels["pod-template-generation"] = "1";
-      p.metadata.owner_references.push_back(core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
+      p.metadata.owner_references.push_back(
+          core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
       p.spec = d.template_.spec;
       p.spec.node_name = bench::node_name(i);
       p.status.phase = "Running";

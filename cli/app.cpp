@@ -7,8 +7,8 @@
 #include <iostream>
 #include <map>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "core/errors.h"
 #include "core/terminal.h"
 
@@ -46,7 +46,8 @@ void usage(std::ostream& os) {
   os << "gpuops: label-driven placement of GPU Operator operands, made visible and checkable.\n\n"
         "Usage: gpuops <command> [options]\n       gpuops --version\n\nCommands:\n";
   for (const auto& c : commands())
-    if (c.name[0] != '_') os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
+    if (c.name[0] != '_')
+      os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
   os << "\nRun 'gpuops <command> --help' for a command's options.\n"
         "Exit codes: 0 fine, 1 a finding, 2 bad usage or input, 3 cluster or connection error.\n";
 }

@@ -75,8 +75,8 @@ std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const st
   if (!server.empty()) {
     rc.path_prefix.clear();
     rc.server = server;
-    real::parse_server(server, !rc.ca_data.empty() || rc.insecure_skip_tls_verify || !rc.client_certificate_data.empty(),
-                       rc);
+    real::parse_server(server,
+                       !rc.ca_data.empty() || rc.insecure_skip_tls_verify || !rc.client_certificate_data.empty(), rc);
   }
   if (!token.empty()) {
     rc.token = token;

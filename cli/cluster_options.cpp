@@ -11,21 +11,25 @@
 namespace gpuops::cli {
 
 void add_cluster_options(cxxopts::Options& opts) {
-  opts.add_options("cluster")
-      ("snapshot", "read the cluster from kubectl dumps (`kubectl get nodes,daemonsets,pods -A -o json|yaml`) "
-                   "or a GPU Operator must-gather folder (hack/must-gather.sh: nodes from gpu_nodes.labels and "
-                   "gpu_nodes.descr): files or folders; repeat or separate with commas",
-       cxxopts::value<std::vector<std::string>>())
-      ("kubeconfig", "path to the kubeconfig of a live cluster", cxxopts::value<std::string>())
-      ("context", "kubeconfig context to use", cxxopts::value<std::string>())
-      ("server", "the API server's address, in place of the kubeconfig's (as kubectl --server)", cxxopts::value<std::string>())
-      ("token", "bearer token for the API server, in place of the kubeconfig user's credentials (as kubectl --token)",
-       cxxopts::value<std::string>())
-      ("n,namespace", "namespace of the operand DaemonSets", cxxopts::value<std::string>()->default_value("gpu-operator"))
-      ("operands", "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU Operator install, the catalog of its version)",
-       cxxopts::value<std::string>()->default_value("lab"))
-      ("o,output", "output format: text or json (matrix and diagnose: also html, one self-contained page)", cxxopts::value<std::string>()->default_value("text"))
-      ("h,help", "show this help");
+  opts.add_options("cluster")(
+      "snapshot",
+      "read the cluster from kubectl dumps (`kubectl get nodes,daemonsets,pods -A -o json|yaml`) "
+      "or a GPU Operator must-gather folder (hack/must-gather.sh: nodes from gpu_nodes.labels and "
+      "gpu_nodes.descr): files or folders; repeat or separate with commas",
+      cxxopts::value<std::vector<std::string>>())("kubeconfig", "path to the kubeconfig of a live cluster",
+                                                  cxxopts::value<std::string>())("context", "kubeconfig context to use",
+                                                                                 cxxopts::value<std::string>())(
+      "server", "the API server's address, in place of the kubeconfig's (as kubectl --server)",
+      cxxopts::value<std::string>())(
+      "token", "bearer token for the API server, in place of the kubeconfig user's credentials (as kubectl --token)",
+      cxxopts::value<std::string>())("n,namespace", "namespace of the operand DaemonSets",
+                                     cxxopts::value<std::string>()->default_value("gpu-operator"))(
+      "operands",
+      "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU "
+      "Operator install, the catalog of its version)",
+      cxxopts::value<std::string>()->default_value("lab"))(
+      "o,output", "output format: text or json (matrix and diagnose: also html, one self-contained page)",
+      cxxopts::value<std::string>()->default_value("text"))("h,help", "show this help");
 }
 
 ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
@@ -47,7 +51,8 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
 }
 
 std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
-  if (!o.snapshots.empty()) return std::make_unique<core::SnapshotCluster>(o.snapshots, core::SnapshotOptions{o.keep_raw});
+  if (!o.snapshots.empty())
+    return std::make_unique<core::SnapshotCluster>(o.snapshots, core::SnapshotOptions{o.keep_raw});
   // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
   // in-cluster. The namespace: -n, else the context's, else gpu-operator.
   std::string context_ns;
@@ -89,8 +94,8 @@ bool has_operand_daemonset(const core::ClusterState& s, const core::Catalog& cat
 
 }  // namespace
 
-void require_operands_in_namespace(const ClusterOptions& o, core::SnapshotCluster* snap, const core::ClusterState& state,
-                                   const core::Catalog& catalog) {
+void require_operands_in_namespace(const ClusterOptions& o, core::SnapshotCluster* snap,
+                                   const core::ClusterState& state, const core::Catalog& catalog) {
   if (!snap || has_operand_daemonset(state, catalog) || !state.pods.empty()) return;
   std::string elsewhere;
   for (const auto& ns : snap->namespaces())
@@ -116,8 +121,8 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
   for (size_t i = 0; i < sorted_names.size() && i < 10; ++i) known += (i ? ", " : "") + sorted_names[i];
   if (sorted_names.size() > 10) known += ", ... (" + std::to_string(sorted_names.size()) + " in all)";
   std::string where = o.snapshots.empty() ? "" : snapshot_list(o);
-  throw core::InputError(where, 0, "", "nodes \"" + node + "\" not found" +
-                                           (known.empty() ? std::string() : " (nodes: " + known + ")"));
+  throw core::InputError(
+      where, 0, "", "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
 core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,
@@ -146,7 +151,8 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   std::unique_ptr<core::Cluster> live;
   if (!l.opts.snapshots.empty())
     snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots, core::SnapshotOptions{l.opts.keep_raw});
-  else live = open_cluster(l.opts);
+  else
+    live = open_cluster(l.opts);
   // Read once: a snapshot's objects are moved out, not copied.
   l.state = snapshot ? snapshot->take_state(l.opts.namespace_) : live->state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);

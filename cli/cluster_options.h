@@ -85,7 +85,7 @@ struct LoadedState {
   // version (core::operator_catalog_name) on an operator install; else "lab".
   // operator_mode is set on an operator install, whichever catalog.
   core::Catalog catalog;
-  bool catalog_given = false;  // --operands was on the command line
+  bool catalog_given = false;           // --operands was on the command line
   std::vector<std::string> node_names;  // sorted
 };
 

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <unordered_map>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
-#include "core/html_report.h"
+#include "cli/commands.h"
 #include "core/analysis.h"
+#include "core/html_report.h"
 
 namespace gpuops::cli {
 
@@ -27,8 +27,10 @@ void no_extra_args(const cxxopts::ParseResult& r, size_t allowed) {
 
 int emit(const core::Report& rep, const json::value& doc, const std::string& output, std::ostream& out) {
   if (output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
-  if (output == "json") out << json::serialize(doc) << "\n";
-  else out << rep.text();
+  if (output == "json")
+    out << json::serialize(doc) << "\n";
+  else
+    out << rep.text();
   return rep.exit_code;
 }
 
@@ -56,7 +58,8 @@ int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
   core::Report rep = core::roster(catalog);
   json::array ops;
   for (const auto& o : catalog.operands)
-    ops.push_back(json::object{{"operand", o.name}, {"label", o.label}, {"daemonset", o.daemonset}, {"column", o.column}});
+    ops.push_back(
+        json::object{{"operand", o.name}, {"label", o.label}, {"daemonset", o.daemonset}, {"column", o.column}});
   return emit(rep, json::object{{"operands", ops}}, output, out);
 }
 
@@ -76,10 +79,12 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
   for (const auto& n : result.nodes) {
     json::array missing, not_ready, paused;
     for (const auto& g : n.gaps) {
-      if (g.verdict == core::AuditGap::Verdict::kMissing) missing.push_back(json::value(g.operand));
+      if (g.verdict == core::AuditGap::Verdict::kMissing)
+        missing.push_back(json::value(g.operand));
       else if (g.verdict == core::AuditGap::Verdict::kNotReady)
         not_ready.push_back(json::object{{"operand", g.operand}, {"status", g.status}, {"pod", g.pod}});
-      else paused.push_back(json::object{{"operand", g.operand}, {"label", g.status}});
+      else
+        paused.push_back(json::object{{"operand", g.operand}, {"label", g.status}});
     }
     json::object row{{"node", n.node}, {"ok", n.gaps.empty()}, {"missing", std::move(missing)}};
     if (l.install.detected) {
@@ -129,8 +134,10 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
   for (const auto& row : result.rows) {
     json::object cols;
     for (size_t c = 0; c < result.columns.size(); ++c) {
-      if (l.install.detected) cols[result.columns[c]->column] = core::matrix_cell_text(row.cells[c]);
-      else cols[result.columns[c]->column] = row.cells[c] == core::MatrixCell::kYes;
+      if (l.install.detected)
+        cols[result.columns[c]->column] = core::matrix_cell_text(row.cells[c]);
+      else
+        cols[result.columns[c]->column] = row.cells[c] == core::MatrixCell::kYes;
     }
     rows.push_back(json::object{{"node", row.node}, {"operands", std::move(cols)}});
   }

@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include "cli/app.h"
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 
 namespace gpuops::cli {
 
@@ -44,12 +44,15 @@ compdef _gpuops gpuops kubectl-gpuops
 }  // namespace
 
 int cmd_completion(const Args& args, std::ostream& out, std::ostream&) {
-  if (args.size() == 1 && args[0] == "bash") out << kBash;
-  else if (args.size() == 1 && args[0] == "zsh") out << kZsh;
+  if (args.size() == 1 && args[0] == "bash")
+    out << kBash;
+  else if (args.size() == 1 && args[0] == "zsh")
+    out << kZsh;
   else if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help"))
     out << "Usage: gpuops completion bash|zsh\n\nPrints the shell's completion script: `source <(gpuops completion "
            "bash)` in ~/.bashrc, `source <(gpuops completion zsh)` in ~/.zshrc.\n";
-  else throw UsageError("give bash or zsh");
+  else
+    throw UsageError("give bash or zsh");
   return 0;
 }
 

@@ -2,11 +2,11 @@
 // Operator's own terms (core/diagnose.h).
 #include <iostream>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
-#include "core/html_report.h"
+#include "cli/commands.h"
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"
+#include "core/html_report.h"
 
 namespace gpuops::cli {
 
@@ -36,9 +36,12 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   for (const auto& n : nodes) require_node(o, l.node_names, n);
   std::string sev = r["severity"].as<std::string>();
   core::Severity min = core::Severity::kInfo;
-  if (sev == "warning") min = core::Severity::kWarning;
-  else if (sev == "error") min = core::Severity::kError;
-  else if (sev != "info") throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
+  if (sev == "warning")
+    min = core::Severity::kWarning;
+  else if (sev == "error")
+    min = core::Severity::kError;
+  else if (sev != "info")
+    throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
   auto findings = core::diagnose(state, catalog, nodes);
   int code = core::exit_code(findings);  // from every finding, shown or not
   std::vector<core::Finding> shown;
@@ -51,8 +54,8 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   } else if (shown.empty()) {
     size_t n = nodes.empty() ? state.nodes.size() : nodes.size();
     out << "nothing at severity " << sev << (min == core::Severity::kError ? "" : " or above") << " on " << n
-        << (n == 1 ? " node" : " nodes")
-        << (min == core::Severity::kInfo ? "" : " (--severity info lists every check)") << "\n";
+        << (n == 1 ? " node" : " nodes") << (min == core::Severity::kInfo ? "" : " (--severity info lists every check)")
+        << "\n";
   } else {
     out << core::render_text(shown);
   }
@@ -65,7 +68,7 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
                         "verdict (NodeShouldRunDaemonPod) and every finding for the pair.");
   add_cluster_options(opts);
   opts.add_options()("node", "the node", cxxopts::value<std::string>())("operand", "the operand",
-                                                                         cxxopts::value<std::string>());
+                                                                        cxxopts::value<std::string>());
   opts.parse_positional({"node", "operand"});
   opts.positional_help("NODE OPERAND");
   auto r = parse(opts, args);

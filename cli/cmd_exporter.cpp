@@ -29,8 +29,8 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "cli/exporter_metrics.h"
 #include "cli/http_endpoint.h"
 #include "core/operator_install.h"
@@ -110,9 +110,8 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
       "n,namespace", "namespace of the operand DaemonSets (default: the context's, else gpu-operator)",
       cxxopts::value<std::string>())(
       "operands", "operand catalog: lab, gpu-operator, ... (default: lab; on a GPU Operator install, its version's)",
-      cxxopts::value<std::string>())(
-      "listen", "address to serve on: HOST:PORT, [IPv6]:PORT or :PORT (all addresses)",
-      cxxopts::value<std::string>()->default_value(":9402"))(
+      cxxopts::value<std::string>())("listen", "address to serve on: HOST:PORT, [IPv6]:PORT or :PORT (all addresses)",
+                                     cxxopts::value<std::string>()->default_value(":9402"))(
       "min-interval", "shortest time between two recomputations of the metrics, in milliseconds",
       cxxopts::value<int>()->default_value("500"))(
       "watch-timeout", "timeoutSeconds of each watch (the server ends it; it is reopened)",
@@ -166,8 +165,8 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
     }
     return {404, "text/plain; charset=utf-8", "404 page not found\n"};
   });
-  err << "gpuops exporter: watching " << rc.origin << " (namespace " << ns << "), serving on port "
-      << endpoint.port() << "\n";
+  err << "gpuops exporter: watching " << rc.origin << " (namespace " << ns << "), serving on port " << endpoint.port()
+      << "\n";
   err.flush();
 
   std::signal(SIGTERM, on_stop_signal);

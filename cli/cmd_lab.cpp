@@ -16,8 +16,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/backends.h"
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "cli/subprocess.h"
 #include "core/html_report.h"
 #include "core/lab.h"
@@ -40,8 +40,7 @@ namespace {
 // and stderr. A script still running after `limit` is killed with everything
 // it started (cli/subprocess.h).
 core::ScriptRunner script_runner(const std::string& kubeconfig, const std::string& ns) {
-  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args,
-                          std::chrono::seconds limit) {
+  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args, std::chrono::seconds limit) {
     std::vector<std::string> argv = {"bash", script};
     argv.insert(argv.end(), args.begin(), args.end());
     std::map<std::string, std::string> env = {{"NAMESPACE", ns}};
@@ -93,8 +92,9 @@ class ContextKubeconfig {
     try {
       copy_.emplace(PrivateFile::unique(dir.string(), ".gpuops-grade-", ".kubeconfig", YAML::Dump(doc) + "\n"));
     } catch (const std::system_error& e) {
-      throw core::InputError(dir.string(), 0, "", std::string("cannot write a kubeconfig for --context beside ") + src +
-                                                      ": " + e.code().message());
+      throw core::InputError(
+          dir.string(), 0, "",
+          std::string("cannot write a kubeconfig for --context beside ") + src + ": " + e.code().message());
     }
     path_ = copy_->path();
   }
@@ -148,8 +148,10 @@ int lab_run(const Args& args, std::ostream& out) {
       "a ninth act on the built-in simulator: install the GPU Operator of this release (v25.3 or v26.7, simulated) on "
       "the same nodes and show which hand-made labels it keeps, overwrites or removes",
       cxxopts::value<std::string>()->implicit_value("v26.7"))(
-      "html", "also write FILE: one self-contained HTML page with each step's commands, the placement view after it "
-              "(changed cells marked) and why each change happened", cxxopts::value<std::string>());
+      "html",
+      "also write FILE: one self-contained HTML page with each step's commands, the placement view after it "
+      "(changed cells marked) and why each change happened",
+      cxxopts::value<std::string>());
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -171,7 +173,8 @@ int lab_run(const Args& args, std::ostream& out) {
     if (!there.empty()) {
       std::string list;
       for (const auto& f : there) list += (list.empty() ? "" : ", ") + f;
-      throw UsageError(lo.dir + " already has " + list + ": pass --overwrite to replace them with the reference "
+      throw UsageError(lo.dir + " already has " + list +
+                       ": pass --overwrite to replace them with the reference "
                        "solution, or choose another --dir");
     }
   }
@@ -190,7 +193,7 @@ int lab_run(const Args& args, std::ostream& out) {
   if (r.count("html")) {
     const core::Catalog* shown = lo.operator_catalog ? lo.operator_catalog : &catalog;
     lo.on_step = [&html_steps, &catalog, shown](int n, const std::string& title, const std::vector<std::string>& lines,
-                                                 const core::ClusterState& after) {
+                                                const core::ClusterState& after) {
       // The ninth act shows the operator's operands.
       html_steps.push_back({n, title, lines, core::placement_view(after, n == 9 ? *shown : catalog)});
     };
@@ -210,7 +213,8 @@ int lab_run(const Args& args, std::ostream& out) {
     f << core::render_lab_html(html_steps);
     if (!f.flush()) throw core::InputError(path, 0, "--html", "cannot be written");
   }
-  if (lo.narrate) out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";
+  if (lo.narrate)
+    out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";
   return 0;
 }
 

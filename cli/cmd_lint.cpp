@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"

@@ -14,8 +14,8 @@
 #include <set>
 #include <thread>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "core/decode.h"
 #include "core/errors.h"
 #include "core/plan.h"
@@ -81,10 +81,12 @@ TaintArg parse_taint(const std::string& spec) {
   }
   t.taint.effect = effect;
   if (!t.remove && effect.empty())
-    throw core::InputError("", 0, "taint", "invalid taint spec: " + spec + ", unknown taint effect (give key=value:Effect)");
-  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
     throw core::InputError("", 0, "taint",
-                           "invalid taint effect: " + effect + ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
+                           "invalid taint spec: " + spec + ", unknown taint effect (give key=value:Effect)");
+  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
+    throw core::InputError(
+        "", 0, "taint",
+        "invalid taint effect: " + effect + ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
   if (std::string e = core::validate_label_key(t.taint.key); !e.empty())
     throw core::InputError("", 0, "taint", "invalid taint spec: " + spec + ", " + e);
   return t;
@@ -104,17 +106,17 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       "the labels the operator changes, the matrix after with the changed cells, the findings introduced and "
       "cleared, and a summary. Exit 0: nothing would change; 1: something would; 2: bad input; 3: cluster error.");
   add_cluster_options(opts);
-  opts.add_options("change")
-      ("words", "the change: VERB ARGS...", cxxopts::value<std::vector<std::string>>())
-      ("steps", "a file with a list of scenario steps (docs/SCENARIOS.md) to replay instead of a verb",
-       cxxopts::value<std::string>())
-      ("l,selector", "label, taint, cordon, uncordon: the nodes matching this label selector", cxxopts::value<std::string>())
-      ("overwrite", "label: allow a label's value to change, as kubectl label --overwrite")
-      ("f,filename", "apply: the manifest file", cxxopts::value<std::string>())
-      ("type", "patch: the patch type (merge)", cxxopts::value<std::string>()->default_value("merge"))
-      ("p,patch", "patch: the JSON merge patch", cxxopts::value<std::string>())
-      ("ignore-daemonsets", "drain: ignore DaemonSet-managed pods, as kubectl drain")
-      ("force", "drain: delete pods no controller manages too");
+  opts.add_options("change")("words", "the change: VERB ARGS...", cxxopts::value<std::vector<std::string>>())(
+      "steps", "a file with a list of scenario steps (docs/SCENARIOS.md) to replay instead of a verb",
+      cxxopts::value<std::string>())("l,selector",
+                                     "label, taint, cordon, uncordon: the nodes matching this label selector",
+                                     cxxopts::value<std::string>())(
+      "overwrite", "label: allow a label's value to change, as kubectl label --overwrite")(
+      "f,filename", "apply: the manifest file", cxxopts::value<std::string>())(
+      "type", "patch: the patch type (merge)", cxxopts::value<std::string>()->default_value("merge"))(
+      "p,patch", "patch: the JSON merge patch", cxxopts::value<std::string>())(
+      "ignore-daemonsets", "drain: ignore DaemonSet-managed pods, as kubectl drain")(
+      "force", "drain: delete pods no controller manages too");
   opts.parse_positional({"words"});
   opts.positional_help("VERB ARGS...");
   auto r = parse(opts, args);
@@ -179,8 +181,10 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
             std::string key = c.substr(0, c.size() - 1);
             if (std::string e = core::validate_label_key(key); !e.empty())
               throw core::InputError("", 0, "label", "invalid label key \"" + key + "\": " + e);
-            if (n && n->metadata.labels.count(key)) s.label_remove.push_back(key);
-            else err << "gpuops plan: label \"" << key << "\" not found on node " << node << "\n";
+            if (n && n->metadata.labels.count(key))
+              s.label_remove.push_back(key);
+            else
+              err << "gpuops plan: label \"" << key << "\" not found on node " << node << "\n";
             direct.insert({node, key});
             continue;
           }
@@ -191,9 +195,9 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
             throw core::InputError("", 0, "label", "invalid label value \"" + value + "\": " + e);
           // kubectl label refuses to change a value without --overwrite.
           if (n && n->metadata.labels.count(key) && n->metadata.labels.at(key) != value && !r.count("overwrite"))
-            throw core::InputError("", 0, "label",
-                                   "'" + key + "' already has a value (" + n->metadata.labels.at(key) +
-                                       "), and --overwrite is false");
+            throw core::InputError(
+                "", 0, "label",
+                "'" + key + "' already has a value (" + n->metadata.labels.at(key) + "), and --overwrite is false");
           s.label_set[key] = value;
           direct.insert({node, key});
         }
@@ -227,8 +231,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
           steps.push_back(std::move(s));
         }
     } else if (verb == "delete") {
-      if (rest.size() < 2 || !is_node_resource(rest[0]))
-        throw UsageError("plan delete: only nodes: delete node NAME");
+      if (rest.size() < 2 || !is_node_resource(rest[0])) throw UsageError("plan delete: only nodes: delete node NAME");
       for (const auto& node : target_nodes({rest.begin() + 1, rest.end()}, selector, state, o, l.node_names)) {
         core::Step s;
         s.action = "deleteNode";
@@ -254,7 +257,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       boost::system::error_code ec;
       boost::json::value patch = boost::json::parse(r["patch"].as<std::string>(), ec);
       if (ec || !patch.is_object())
-        throw core::InputError("", 0, "patch", "the patch is not a JSON object" + (ec ? ": " + ec.message() : std::string()));
+        throw core::InputError("", 0, "patch",
+                               "the patch is not a JSON object" + (ec ? ": " + ec.message() : std::string()));
       core::Step s;
       s.action = "patchClusterPolicy";
       s.policy_name = rest[1];
@@ -323,8 +327,10 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   });
   core::PlanResult plan = core::plan_changes(before, after, l.catalog, direct);
   if (o.output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
-  if (o.output == "json") out << boost::json::serialize(core::render_plan_json(plan)) << "\n";
-  else out << core::render_plan_text(plan);
+  if (o.output == "json")
+    out << boost::json::serialize(core::render_plan_json(plan)) << "\n";
+  else
+    out << core::render_plan_text(plan);
   return core::plan_exit_code(plan);
 }
 

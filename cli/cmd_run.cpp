@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "cli/backends.h"
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "core/scenario.h"
 
 namespace gpuops::cli {
@@ -127,7 +127,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     if (std::string refusal = core::nodes_refusal(first); !refusal.empty())
       throw core::ClusterError("no scenario run: " + refusal + "; " + core::kNeedsEmptyCluster);
     opt.now = [] {
-      return core::Time(std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
+      return core::Time(
+          std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
     };
     opt.sleep = [](core::Duration d) { std::this_thread::sleep_for(d); };
     for (const auto& sc : scenarios) {
@@ -145,8 +146,10 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     std::string line, kept;
     bool in_fail = false;
     for (; std::getline(in, line);) {
-      if (line.starts_with("PASS ")) in_fail = false;
-      else if (line.starts_with("FAIL ")) in_fail = true;
+      if (line.starts_with("PASS "))
+        in_fail = false;
+      else if (line.starts_with("FAIL "))
+        in_fail = true;
       if (in_fail || std::isdigit(static_cast<unsigned char>(line[0]))) kept += line + "\n";
     }
     console = kept;

@@ -3,8 +3,8 @@
 #include <limits>
 #include <optional>
 
-#include "cli/commands.h"
 #include "cli/cluster_options.h"
+#include "cli/commands.h"
 #include "core/errors.h"
 #include "core/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR
@@ -18,28 +18,33 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts("gpuops serve",
                         "Serve a simulated cluster over the Kubernetes API (HTTPS, bearer token) until Ctrl-C.\n"
                         "Writes a kubeconfig for kubectl before printing 'serving on https://...'.");
-  opts.add_options()
-      ("lab", "start with the lab's three nodes lab-node-0..2 (LAB.md), labelled only kubernetes.io/hostname")
-      ("scenario", "start with a scenario's initial cluster: its cluster.nodes, its kubelet profile and its "
-                   "namespace (docs/SCENARIOS.md); the steps are not run", cxxopts::value<std::string>())
-      ("port", "port to listen on (0: a free one)", cxxopts::value<int>()->default_value("0"))
-      ("address", "address to listen on", cxxopts::value<std::string>()->default_value("127.0.0.1"))
-      ("allow-non-loopback", "allow --address to be reachable from other machines")
-      ("kubeconfig-out", "where to write the kubeconfig (required)", cxxopts::value<std::string>())
-      ("snapshot", "start with a copy of a real cluster read from kubectl dumps or a must-gather folder (as "
-                   "`gpuops audit --snapshot`): its nodes, DaemonSets and pods as they are, the GPU Operator simulated "
-                   "when it owns the operands (docs/PLAN.md)", cxxopts::value<std::vector<std::string>>())
-      ("from-kubeconfig", "start with a copy of the live cluster of this kubeconfig (only read)",
-       cxxopts::value<std::string>())
-      ("context", "with --from-kubeconfig: the context", cxxopts::value<std::string>())
-      ("n,namespace", "with --snapshot or --from-kubeconfig: the operands' namespace",
-       cxxopts::value<std::string>()->default_value("gpu-operator"))
-      ("kubelet", "fake kubelet: kwok (pods Ready at once, deleted at once) or kubelet (start delay, "
-                  "grace periods)", cxxopts::value<std::string>()->default_value("kwok"))
-      ("ui", "also serve the live placement view (docs/UI.md): a web page on loopback (plain HTTP), its login "
-             "link printed once")
-      ("ui-port", "with --ui: its port (0: a free one)", cxxopts::value<int>()->default_value("0"))
-      ("h,help", "show this help");
+  opts.add_options()("lab",
+                     "start with the lab's three nodes lab-node-0..2 (LAB.md), labelled only kubernetes.io/hostname")(
+      "scenario",
+      "start with a scenario's initial cluster: its cluster.nodes, its kubelet profile and its "
+      "namespace (docs/SCENARIOS.md); the steps are not run",
+      cxxopts::value<std::string>())("port", "port to listen on (0: a free one)",
+                                     cxxopts::value<int>()->default_value("0"))(
+      "address", "address to listen on", cxxopts::value<std::string>()->default_value("127.0.0.1"))(
+      "allow-non-loopback", "allow --address to be reachable from other machines")(
+      "kubeconfig-out", "where to write the kubeconfig (required)", cxxopts::value<std::string>())(
+      "snapshot",
+      "start with a copy of a real cluster read from kubectl dumps or a must-gather folder (as "
+      "`gpuops audit --snapshot`): its nodes, DaemonSets and pods as they are, the GPU Operator simulated "
+      "when it owns the operands (docs/PLAN.md)",
+      cxxopts::value<std::vector<std::string>>())(
+      "from-kubeconfig", "start with a copy of the live cluster of this kubeconfig (only read)",
+      cxxopts::value<std::string>())("context", "with --from-kubeconfig: the context", cxxopts::value<std::string>())(
+      "n,namespace", "with --snapshot or --from-kubeconfig: the operands' namespace",
+      cxxopts::value<std::string>()->default_value("gpu-operator"))(
+      "kubelet",
+      "fake kubelet: kwok (pods Ready at once, deleted at once) or kubelet (start delay, "
+      "grace periods)",
+      cxxopts::value<std::string>()->default_value("kwok"))(
+      "ui",
+      "also serve the live placement view (docs/UI.md): a web page on loopback (plain HTTP), its login "
+      "link printed once")("ui-port", "with --ui: its port (0: a free one)", cxxopts::value<int>()->default_value("0"))(
+      "h,help", "show this help");
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();

@@ -56,9 +56,12 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
   for (const auto& an : audit.nodes) {
     if (!an.gaps.empty()) ++nodes_with_gaps;
     for (const auto& g : an.gaps) {
-      if (g.verdict == core::AuditGap::Verdict::kMissing) ++missing;
-      else if (g.verdict == core::AuditGap::Verdict::kNotReady) ++not_ready;
-      else ++paused;
+      if (g.verdict == core::AuditGap::Verdict::kMissing)
+        ++missing;
+      else if (g.verdict == core::AuditGap::Verdict::kNotReady)
+        ++not_ready;
+      else
+        ++paused;
     }
   }
   nodes.Add({}).Set(static_cast<double>(audit.nodes.size()));

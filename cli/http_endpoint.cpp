@@ -137,8 +137,8 @@ HttpEndpoint::HttpEndpoint(const std::string& address, uint16_t port, Handler ha
   auto addr = asio::ip::make_address(address.empty() ? "0.0.0.0" : address, ec);
   if (ec) throw core::InputError("", 0, "--listen", "\"" + address + "\" is not an IP address");
   tcp::endpoint ep(addr, port);
-  const std::string where = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" +
-                            std::to_string(port);
+  const std::string where =
+      (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(port);
   impl_->acceptor.open(ep.protocol(), ec);
   if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) impl_->acceptor.bind(ep, ec);
@@ -156,9 +156,7 @@ HttpEndpoint::~HttpEndpoint() {
 uint16_t HttpEndpoint::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void split_listen_address(const std::string& flag, const std::string& value, std::string& host, uint16_t& port) {
-  auto bad = [&] {
-    return core::InputError("", 0, flag, "\"" + value + "\" is not HOST:PORT, [IPv6]:PORT or :PORT");
-  };
+  auto bad = [&] { return core::InputError("", 0, flag, "\"" + value + "\" is not HOST:PORT, [IPv6]:PORT or :PORT"); };
   auto colon = value.rfind(':');
   if (colon == std::string::npos) throw bad();
   host = value.substr(0, colon);

@@ -156,8 +156,8 @@ constexpr int kNumSignals = 4;
 struct sigaction g_old[kNumSignals];
 bool g_installed[kNumSignals];
 std::mutex g_mu;
-int g_users = 0;         // registered paths and running programs
-int g_subreapers = 0;    // programs running (this process is a subreaper meanwhile)
+int g_users = 0;       // registered paths and running programs
+int g_subreapers = 0;  // programs running (this process is a subreaper meanwhile)
 
 // For the handler: the process table and the marks (static: it may not
 // allocate; one fatal signal at a time is handled, the others wait blocked).
@@ -299,8 +299,7 @@ void kill_leftovers(pid_t root, const std::set<pid_t>& before) {
     int n = list_processes(table.data(), kMaxProcesses);
     for (int i = 0; i < n; ++i) {
       const ProcEntry& e = table[i];
-      in[i] = e.pid == root || e.pgrp == root || e.session == root ||
-              (e.ppid == self && !before.count(e.pid));
+      in[i] = e.pid == root || e.pgrp == root || e.session == root || (e.ppid == self && !before.count(e.pid));
     }
     close_over_children(table.data(), n, in.get());
     bool left = false;

@@ -23,7 +23,9 @@ bool counts(const Pod& pod) {
 }
 
 // The present rule's health half: in operator mode also Ready.
-bool healthy(const Catalog& catalog, const Pod& pod) { return counts(pod) && (!catalog.operator_mode || pod.is_ready()); }
+bool healthy(const Catalog& catalog, const Pod& pod) {
+  return counts(pod) && (!catalog.operator_mode || pod.is_ready());
+}
 
 std::vector<const Node*> sorted_nodes(const ClusterState& state) {
   std::vector<const Node*> nodes;
@@ -54,8 +56,7 @@ struct Presence {
       daemonsets.push_back(operand_daemonsets(state, catalog, op));
       std::vector<std::string> where;
       for (const auto& p : state.pods)
-        if (healthy(catalog, p) && pod_of_operand(catalog, op, daemonsets.back(), p))
-          where.push_back(p.spec.node_name);
+        if (healthy(catalog, p) && pod_of_operand(catalog, op, daemonsets.back(), p)) where.push_back(p.spec.node_name);
       std::sort(where.begin(), where.end());
       nodes.push_back(std::move(where));
     }
@@ -122,9 +123,9 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
       bool paused = false;
       if (it->second != "true") {
         LabelClass cls = classify_label(it->second);
-        paused = catalog.operator_mode && (cls == LabelClass::kPausedForDriverUpgrade ||
-                                           cls == LabelClass::kPausedForMigChange ||
-                                           cls == LabelClass::kPausedForVgpuChange);
+        paused = catalog.operator_mode &&
+                 (cls == LabelClass::kPausedForDriverUpgrade || cls == LabelClass::kPausedForMigChange ||
+                  cls == LabelClass::kPausedForVgpuChange);
         if (!paused) continue;
       }
       if (catalog.audit_deployed_only && !wanted_by_operator(presence.daemonsets[i], op, *n)) continue;
@@ -154,10 +155,12 @@ Report render_audit(const AuditResult& result) {
   Report r;
   for (const auto& n : result.nodes) {
     for (const auto& g : n.gaps) {
-      if (g.verdict == AuditGap::Verdict::kMissing) r.lines.push_back(n.node + " MISSING " + g.operand);
+      if (g.verdict == AuditGap::Verdict::kMissing)
+        r.lines.push_back(n.node + " MISSING " + g.operand);
       else if (g.verdict == AuditGap::Verdict::kNotReady)
         r.lines.push_back(n.node + " NOT-READY " + g.operand + " (" + g.status + ")");
-      else r.lines.push_back(n.node + " PAUSED " + g.operand + " (" + g.status + ")");
+      else
+        r.lines.push_back(n.node + " PAUSED " + g.operand + " (" + g.status + ")");
     }
     if (n.gaps.empty()) r.lines.push_back(n.node + " OK");
   }
@@ -236,6 +239,8 @@ Report render_matrix(const MatrixResult& result) {
   return r;
 }
 
-Report matrix(const ClusterState& state, const Catalog& catalog) { return render_matrix(matrix_result(state, catalog)); }
+Report matrix(const ClusterState& state, const Catalog& catalog) {
+  return render_matrix(matrix_result(state, catalog));
+}
 
 }  // namespace gpuops::core

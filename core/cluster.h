@@ -11,8 +11,8 @@
 // core::ClusterError (exit 3). A failed call leaves the cluster as it was.
 #pragma once
 
-#include <optional>
 #include <boost/json/object.hpp>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -103,8 +103,7 @@ class Cluster {
     if (cascade == "background") return "Background";
     if (cascade == "foreground") return "Foreground";
     if (cascade == "orphan") return "Orphan";
-    throw InputError("", 0, field,
-                     "invalid cascade \"" + cascade + "\": must be background, foreground or orphan");
+    throw InputError("", 0, field, "invalid cascade \"" + cascade + "\": must be background, foreground or orphan");
   }
 
   // Deletes one pod (graceful, as `kubectl delete pod`).

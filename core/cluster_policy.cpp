@@ -71,8 +71,7 @@ std::string default_workload(const ClusterPolicy& policy) {
   return w == "container" || w == "vm-passthrough" || w == "vm-vgpu" ? w : "container";
 }
 
-std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand,
-                                  const std::string& version) {
+std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand, const std::string& version) {
   // mirrors isStateEnabled, controllers/state_manager.go
   if (operand == "operator-validator") return true;
   const bool sandbox = sandbox_workloads_enabled(policy);
@@ -88,8 +87,7 @@ std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string
   // (deprecated), reference/gpu-operator.md §1.
   if (operand == "cc-manager") return sandbox && on && (!version_at_least(version, 26, 0) || mode == "kata");
   if (operand == "kata-manager") return version_at_least(version, 26, 7) ? false : sandbox && on;
-  if (operand == "vfio-manager" || operand == "vgpu-device-manager" || operand == "vgpu-manager")
-    return sandbox && on;
+  if (operand == "vfio-manager" || operand == "vgpu-device-manager" || operand == "vgpu-manager") return sandbox && on;
   return on;
 }
 
@@ -128,8 +126,8 @@ LabellerPolicy labeller_policy(const ClusterPolicy& policy) {
 namespace gpuops::core {
 
 const std::vector<std::string>& required_spec_fields() {
-  static const std::vector<std::string> kRequired = {"daemonsets", "dcgm",     "dcgmExporter",
-                                                     "devicePlugin", "driver", "gfd",
+  static const std::vector<std::string> kRequired = {"daemonsets",         "dcgm",     "dcgmExporter",
+                                                     "devicePlugin",       "driver",   "gfd",
                                                      "nodeStatusExporter", "operator", "toolkit"};
   return kRequired;
 }

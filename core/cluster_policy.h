@@ -39,8 +39,7 @@ std::string policy_field(const std::string& operand);
 // "v26.7" or later; before, kataManager.enabled); the operator-validator
 // always; the sandbox-validator with sandboxWorkloads. nullopt for an operand
 // the operator does not have (a user catalog's own).
-std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand,
-                                  const std::string& version);
+std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand, const std::string& version);
 
 // `spec.sandboxWorkloads.enabled` (default false).
 bool sandbox_workloads_enabled(const ClusterPolicy& policy);

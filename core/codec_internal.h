@@ -66,8 +66,10 @@ struct Path {
   std::string field() const {
     std::string f;
     for (const Path* g : chain()) {
-      if (g->kind_ == SegKind::kChild) f += (f.empty() ? "" : ".") + g->key();
-      else f += "[" + g->key() + "]";
+      if (g->kind_ == SegKind::kChild)
+        f += (f.empty() ? "" : ".") + g->key();
+      else
+        f += "[" + g->key() + "]";
     }
     return f;
   }
@@ -141,15 +143,12 @@ class Decoder {
   // The object's name, for the 422 messages (set once metadata.name is read).
   void set_name(const std::string& n);
 
-  const boost::json::object* object(const boost::json::value* v, const Path& p, const char* st,
-                                    const char* type) const;
-  const boost::json::array* array(const boost::json::value* v, const Path& p, const char* st,
-                                  const char* type) const;
+  const boost::json::object* object(const boost::json::value* v, const Path& p, const char* st, const char* type) const;
+  const boost::json::array* array(const boost::json::value* v, const Path& p, const char* st, const char* type) const;
   std::string string(const boost::json::value* v, const Path& p, const char* st) const;
   bool boolean(const boost::json::value* v, const Path& p, const char* st) const;
   // An integer, or a double with an integral value.
-  std::optional<int64_t> integer(const boost::json::value* v, const Path& p, const char* st,
-                                 const char* type) const;
+  std::optional<int64_t> integer(const boost::json::value* v, const Path& p, const char* st, const char* type) const;
   // A map[string]string; a key given twice keeps the last value.
   Labels string_map(const boost::json::value* v, const Path& p, const char* st) const;
   // An RFC 3339 string (core/rfc3339.h); other text is a 400.

@@ -38,9 +38,7 @@ using codec_internal::validate_pod_spec;
 
 namespace {
 
-const json::value* get(const json::object* o, const char* key) {
-  return o ? o->if_contains(key) : nullptr;
-}
+const json::value* get(const json::object* o, const char* key) { return o ? o->if_contains(key) : nullptr; }
 
 ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_path) {
   ObjectMeta m;
@@ -55,8 +53,8 @@ ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_pa
   m.generation = d.integer(get(o, "generation"), p.child("generation"), "ObjectMeta", "int64").value_or(0);
   m.creation_timestamp = d.time(get(o, "creationTimestamp"), p.child("creationTimestamp"), "ObjectMeta");
   m.deletion_timestamp = d.time(get(o, "deletionTimestamp"), p.child("deletionTimestamp"), "ObjectMeta");
-  m.deletion_grace_period_seconds = d.integer(get(o, "deletionGracePeriodSeconds"),
-                                              p.child("deletionGracePeriodSeconds"), "ObjectMeta", "int64");
+  m.deletion_grace_period_seconds =
+      d.integer(get(o, "deletionGracePeriodSeconds"), p.child("deletionGracePeriodSeconds"), "ObjectMeta", "int64");
   m.labels = d.string_map(get(o, "labels"), p.child("labels"), "ObjectMeta");
   m.annotations = d.string_map(get(o, "annotations"), p.child("annotations"), "ObjectMeta");
   Path orp = p.child("ownerReferences");
@@ -80,8 +78,8 @@ ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_pa
   return m;
 }
 
-std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p,
-                                             const char* st, const char* type) {
+std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p, const char* st,
+                                             const char* type) {
   std::vector<Requirement> out;
   const json::array* a = d.array(v, p, st, type);
   if (!a) return out;
@@ -121,8 +119,7 @@ std::vector<Taint> decode_taints(Decoder& d, const json::value* v, const Path& p
   return out;
 }
 
-std::map<std::string, Quantity> decode_resource_list(Decoder& d, const json::value* v, const Path& p,
-                                                     const char* st) {
+std::map<std::string, Quantity> decode_resource_list(Decoder& d, const json::value* v, const Path& p, const char* st) {
   std::map<std::string, Quantity> out;
   const json::object* o = d.object(v, p, st, "v1.ResourceList");
   if (!o) return out;
@@ -159,41 +156,71 @@ PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool s
   if (!o) return s;
   if (strict) {
     d.known_fields(*o, p,
-                   {"activeDeadlineSeconds", "affinity", "automountServiceAccountToken", "containers",
-                    "dnsConfig", "dnsPolicy", "enableServiceLinks", "ephemeralContainers", "hostAliases",
-                    "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname", "hostnameOverride",
-                    "imagePullSecrets", "initContainers", "nodeName", "nodeSelector", "os", "overhead",
-                    "preemptionPolicy", "priority", "priorityClassName", "readinessGates", "resourceClaims",
-                    "resources", "restartPolicy", "runtimeClassName", "schedulerName", "schedulingGates",
-                    "securityContext", "serviceAccount", "serviceAccountName", "setHostnameAsFQDN",
-                    "shareProcessNamespace", "subdomain", "terminationGracePeriodSeconds", "tolerations",
-                    "topologySpreadConstraints", "volumes"});
+                   {"activeDeadlineSeconds",
+                    "affinity",
+                    "automountServiceAccountToken",
+                    "containers",
+                    "dnsConfig",
+                    "dnsPolicy",
+                    "enableServiceLinks",
+                    "ephemeralContainers",
+                    "hostAliases",
+                    "hostIPC",
+                    "hostNetwork",
+                    "hostPID",
+                    "hostUsers",
+                    "hostname",
+                    "hostnameOverride",
+                    "imagePullSecrets",
+                    "initContainers",
+                    "nodeName",
+                    "nodeSelector",
+                    "os",
+                    "overhead",
+                    "preemptionPolicy",
+                    "priority",
+                    "priorityClassName",
+                    "readinessGates",
+                    "resourceClaims",
+                    "resources",
+                    "restartPolicy",
+                    "runtimeClassName",
+                    "schedulerName",
+                    "schedulingGates",
+                    "securityContext",
+                    "serviceAccount",
+                    "serviceAccountName",
+                    "setHostnameAsFQDN",
+                    "shareProcessNamespace",
+                    "subdomain",
+                    "terminationGracePeriodSeconds",
+                    "tolerations",
+                    "topologySpreadConstraints",
+                    "volumes"});
   }
   s.node_name = d.string(get(o, "nodeName"), p.child("nodeName"), "PodSpec");
   s.node_selector = d.string_map(get(o, "nodeSelector"), p.child("nodeSelector"), "PodSpec");
   s.host_network = d.boolean(get(o, "hostNetwork"), p.child("hostNetwork"), "PodSpec");
-  s.termination_grace_period_seconds = d.integer(get(o, "terminationGracePeriodSeconds"),
-                                                 p.child("terminationGracePeriodSeconds"), "PodSpec", "int64");
+  s.termination_grace_period_seconds =
+      d.integer(get(o, "terminationGracePeriodSeconds"), p.child("terminationGracePeriodSeconds"), "PodSpec", "int64");
   Path ap = p.child("affinity");
   if (const json::object* aff = d.object(get(o, "affinity"), ap, "PodSpec", "v1.Affinity")) {
     Path nap = ap.child("nodeAffinity");
     if (const json::object* na = d.object(get(aff, "nodeAffinity"), nap, "Affinity", "v1.NodeAffinity")) {
       Path rp = nap.child("requiredDuringSchedulingIgnoredDuringExecution");
-      if (const json::object* req =
-              d.object(get(na, "requiredDuringSchedulingIgnoredDuringExecution"), rp, "NodeAffinity",
-                       "v1.NodeSelector")) {
+      if (const json::object* req = d.object(get(na, "requiredDuringSchedulingIgnoredDuringExecution"), rp,
+                                             "NodeAffinity", "v1.NodeSelector")) {
         std::vector<NodeSelectorTerm> terms;
         Path tp = rp.child("nodeSelectorTerms");
-        if (const json::array* ta = d.array(get(req, "nodeSelectorTerms"), tp, "NodeSelector",
-                                            "[]v1.NodeSelectorTerm")) {
+        if (const json::array* ta =
+                d.array(get(req, "nodeSelectorTerms"), tp, "NodeSelector", "[]v1.NodeSelectorTerm")) {
           for (size_t i = 0; i < ta->size(); ++i) {
             Path ip = tp.index(i);
             const json::object* t = d.object(&(*ta)[i], ip, "NodeSelector", "v1.NodeSelectorTerm");
             NodeSelectorTerm term;
             if (t) {
-              term.match_expressions = decode_requirements(d, get(t, "matchExpressions"),
-                                                           ip.child("matchExpressions"), "NodeSelectorTerm",
-                                                           "[]v1.NodeSelectorRequirement");
+              term.match_expressions = decode_requirements(d, get(t, "matchExpressions"), ip.child("matchExpressions"),
+                                                           "NodeSelectorTerm", "[]v1.NodeSelectorRequirement");
               term.match_fields = decode_requirements(d, get(t, "matchFields"), ip.child("matchFields"),
                                                       "NodeSelectorTerm", "[]v1.NodeSelectorRequirement");
             }
@@ -231,7 +258,9 @@ struct KindInfo {
 };
 
 KindInfo kind_of(const Document& doc) {
-  if (!doc.value.is_object()) throw InputError(doc.file, doc.line, "", "a Kubernetes object must be a map, not " + std::string(json_kind(doc.value)));
+  if (!doc.value.is_object())
+    throw InputError(doc.file, doc.line, "",
+                     "a Kubernetes object must be a map, not " + std::string(json_kind(doc.value)));
   const auto& o = doc.value.as_object();
   KindInfo k;
   auto av = o.if_contains("apiVersion");
@@ -247,8 +276,8 @@ KindInfo kind_of(const Document& doc) {
 
 [[noreturn]] void no_match(const Document& doc, const KindInfo& k) {
   std::string hint;
-  if (k.kind == "DaemonSet" && (k.api_version == "extensions/v1beta1" || k.api_version == "apps/v1beta1" ||
-                                k.api_version == "apps/v1beta2"))
+  if (k.kind == "DaemonSet" &&
+      (k.api_version == "extensions/v1beta1" || k.api_version == "apps/v1beta1" || k.api_version == "apps/v1beta2"))
     hint = " (" + k.api_version + " DaemonSets were removed in Kubernetes 1.16; use apps/v1)";
   throw InputError::with_status(404, doc.file, doc.line_of({"apiVersion"}), "apiVersion",
                                 "no matches for kind \"" + k.kind + "\" in version \"" + k.api_version + "\"" + hint);
@@ -477,8 +506,8 @@ Pod decode_pod_typed(const Document& doc) {
         Path lp = ip.child("lastState");
         if (const json::object* last = d.object(get(c, "lastState"), lp, "ContainerStatus", "v1.ContainerState")) {
           const Path tp = lp.child("terminated");
-          if (const json::object* t = d.object(get(last, "terminated"), tp, "ContainerState",
-                                               "v1.ContainerStateTerminated")) {
+          if (const json::object* t =
+                  d.object(get(last, "terminated"), tp, "ContainerState", "v1.ContainerStateTerminated")) {
             ContainerStatus::Termination term;
             term.reason = d.string(get(t, "reason"), tp.child("reason"), "ContainerStateTerminated");
             term.message = d.string(get(t, "message"), tp.child("message"), "ContainerStateTerminated");
@@ -527,13 +556,16 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   ds.min_ready_seconds = static_cast<int32_t>(
       d.integer(get(spec, "minReadySeconds"), sp.child("minReadySeconds"), "DaemonSetSpec", "int32").value_or(0));
   Path usp = sp.child("updateStrategy");
-  if (const json::object* us = d.object(get(spec, "updateStrategy"), usp, "DaemonSetSpec", "v1.DaemonSetUpdateStrategy")) {
+  if (const json::object* us =
+          d.object(get(spec, "updateStrategy"), usp, "DaemonSetSpec", "v1.DaemonSetUpdateStrategy")) {
     std::string t = d.string(get(us, "type"), usp.child("type"), "DaemonSetUpdateStrategy");
     if (!t.empty()) ds.update_strategy = t;
     if (ds.update_strategy != "RollingUpdate" && ds.update_strategy != "OnDelete")
-      d.invalid(usp.child("type"), "Unsupported value: \"" + t + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
+      d.invalid(usp.child("type"),
+                "Unsupported value: \"" + t + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
     Path rup = usp.child("rollingUpdate");
-    if (const json::object* ru = d.object(get(us, "rollingUpdate"), rup, "DaemonSetUpdateStrategy", "v1.RollingUpdateDaemonSet")) {
+    if (const json::object* ru =
+            d.object(get(us, "rollingUpdate"), rup, "DaemonSetUpdateStrategy", "v1.RollingUpdateDaemonSet")) {
       // intstr: an integer, or a string "N%" (a string of digits is read as
       // the count: some operator dumps quote it).
       auto int_or_percent = [&](const char* key, IntOrPercent& out) {
@@ -545,8 +577,11 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
           std::string text(v->as_string());
           bool percent = !text.empty() && text.back() == '%';
           if (percent) text.pop_back();
-          if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            d.invalid(rup.child(key), "Invalid value: \"" + std::string(v->as_string()) + "\": a valid percent string must be a numeric string followed by an ending '%'");
+          if (text.empty() || text.size() > 9 ||
+              !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            d.invalid(rup.child(key),
+                      "Invalid value: \"" + std::string(v->as_string()) +
+                          "\": a valid percent string must be a numeric string followed by an ending '%'");
           out = IntOrPercent{static_cast<int32_t>(std::stoi(text)), percent};
         }
       };
@@ -555,7 +590,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
     }
   }
   ds.revision_history_limit = static_cast<int32_t>(
-      d.integer(get(spec, "revisionHistoryLimit"), sp.child("revisionHistoryLimit"), "DaemonSetSpec", "int32").value_or(10));
+      d.integer(get(spec, "revisionHistoryLimit"), sp.child("revisionHistoryLimit"), "DaemonSetSpec", "int32")
+          .value_or(10));
   Path tp = sp.child("template");
   const json::object* tmpl = d.object(get(spec, "template"), tp, "DaemonSetSpec", "v1.PodTemplateSpec");
   Path tsp = tp.child("spec");
@@ -610,7 +646,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
     ds.status.number_available = i32("numberAvailable");
     ds.status.number_unavailable = i32("numberUnavailable");
     ds.status.observed_generation =
-        d.integer(get(st, "observedGeneration"), stp.child("observedGeneration"), "DaemonSetStatus", "int64").value_or(0);
+        d.integer(get(st, "observedGeneration"), stp.child("observedGeneration"), "DaemonSetStatus", "int64")
+            .value_or(0);
   }
   return ds;
 }

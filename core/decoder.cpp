@@ -39,12 +39,11 @@ const char* json_kind(const json::value& v) {
 Decoder::Decoder(const Document& doc, std::string kind, std::string version, std::string group_kind)
     : doc_(doc), kind_(std::move(kind)), version_(std::move(version)), group_kind_(std::move(group_kind)) {}
 
-void Decoder::type_error(const Path& p, const json::value& v, const char* go_struct,
-                         const char* go_type) const {
+void Decoder::type_error(const Path& p, const json::value& v, const char* go_struct, const char* go_type) const {
   throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
                                 kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                                    ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " +
-                                    go_struct + "." + p.go() + " of type " + go_type);
+                                    ": json: cannot unmarshal " + json_kind(v) + " into Go struct field " + go_struct +
+                                    "." + p.go() + " of type " + go_type);
 }
 
 void Decoder::invalid(const Path& p, const std::string& detail) const {
@@ -76,14 +75,12 @@ void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
 
 void Decoder::set_name(const std::string& n) { name_ = n; }
 
-const json::object* Decoder::object(const json::value* v, const Path& p, const char* st,
-                                    const char* type) const {
+const json::object* Decoder::object(const json::value* v, const Path& p, const char* st, const char* type) const {
   if (!v || v->is_null()) return nullptr;
   if (!v->is_object()) type_error(p, *v, st, type);
   return &v->as_object();
 }
-const json::array* Decoder::array(const json::value* v, const Path& p, const char* st,
-                                  const char* type) const {
+const json::array* Decoder::array(const json::value* v, const Path& p, const char* st, const char* type) const {
   if (!v || v->is_null()) return nullptr;
   if (!v->is_array()) type_error(p, *v, st, type);
   return &v->as_array();
@@ -98,8 +95,7 @@ bool Decoder::boolean(const json::value* v, const Path& p, const char* st) const
   if (!v->is_bool()) type_error(p, *v, st, "bool");
   return v->as_bool();
 }
-std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, const char* st,
-                                        const char* type) const {
+std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, const char* st, const char* type) const {
   if (!v || v->is_null()) return std::nullopt;
   if (v->is_int64()) return v->as_int64();
   if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());

@@ -14,7 +14,8 @@ NodeDiagnosis Diagnoser::run() {
   failed_.assign(catalog_.operands.size(), "");
   for (auto [key, helper] : {std::pair{"nvidia.com/mig.config.state", "mig-manager"},
                              std::pair{"nvidia.com/vgpu.config.state", "vgpu-device-manager"}})
-    if (const Operand* h = catalog_.by_name(helper); h && node_label(node_, key) == std::optional<std::string>("failed"))
+    if (const Operand* h = catalog_.by_name(helper);
+        h && node_label(node_, key) == std::optional<std::string>("failed"))
       failed_[index_of(*h)] = std::string(key) + "=failed";
   for (const auto& op : catalog_.operands) {
     std::vector<Finding> fs;
@@ -128,24 +129,27 @@ Finding Diagnoser::no_daemonset_finding(const Operand& op, const std::vector<con
     if (!field.empty())
       if (auto w = enabled_field(policies.front(), field)) written = *w ? "true" : "false";
     std::string why;
-    if (field.empty()) why = "sandboxWorkloads.enabled is not true";
+    if (field.empty())
+      why = "sandboxWorkloads.enabled is not true";
     else if (op.name == "kata-manager" && version_at_least(catalog_.version, 26, 7))
       why = "kata-manager is never rendered from v26.7 (deprecated)";
-    else if (written == "false") why = "spec." + field + ".enabled=false";
-    else if (written == "(absent)") why = "spec." + field + ".enabled unset: default false";
-    else why = "spec." + field + ".enabled=true, but sandboxWorkloads (enabled, mode) rules it out";
+    else if (written == "false")
+      why = "spec." + field + ".enabled=false";
+    else if (written == "(absent)")
+      why = "spec." + field + ".enabled unset: default false";
+    else
+      why = "spec." + field + ".enabled=true, but sandboxWorkloads (enabled, mode) rules it out";
     f = make("no-daemonset", Severity::kInfo, name_, op.name,
-             "deploy label is \"true\" but ClusterPolicy " + policies.front().metadata.name +
-                 " does not render " + op.name + " (" + why +
-                 "): no DaemonSet, the label alone does nothing (R4, isStateEnabled)");
-    if (!field.empty())
-      f.evidence.emplace_back("clusterpolicy spec." + field + ".enabled", written);
+             "deploy label is \"true\" but ClusterPolicy " + policies.front().metadata.name + " does not render " +
+                 op.name + " (" + why + "): no DaemonSet, the label alone does nothing (R4, isStateEnabled)");
+    if (!field.empty()) f.evidence.emplace_back("clusterpolicy spec." + field + ".enabled", written);
   } else {
     const ClusterPolicy& cp = policies.front();
     f = make("no-daemonset", Severity::kError, name_, op.name,
              "ClusterPolicy " + cp.metadata.name + " enables " + op.name + " but there is no DaemonSet " +
                  op.daemonset + where + ": the operator did not render it (ClusterPolicy state " +
-                 (cp.state.empty() ? std::string("unset") : cp.state) + "; its conditions and the operator's "
+                 (cp.state.empty() ? std::string("unset") : cp.state) +
+                 "; its conditions and the operator's "
                  "log say why)");
     f.evidence.emplace_back("clusterpolicy state", cp.state.empty() ? "(unset)" : cp.state);
   }
@@ -269,8 +273,10 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
   const StateIndex index(state);
   const Node& n = require_node(index, node);
   const Operand* op = catalog.by_name(operand);
-  if (!op) throw InputError("", 0, "operand", "Not found: \"" + operand + "\" is not an operand of the catalog (operands: " +
-                                                        catalog.names() + ")");
+  if (!op)
+    throw InputError(
+        "", 0, "operand",
+        "Not found: \"" + operand + "\" is not an operand of the catalog (operands: " + catalog.names() + ")");
   Explanation e;
   e.node = node;
   e.operand = operand;

@@ -46,8 +46,7 @@ namespace gpuops::core {
 // catalog order of the dependent operand, then `multiple-driver-pods`).
 // Throws ClusterError (http_status 404) when a name in `nodes` is not a node of
 // the state.
-std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
-                              const std::vector<std::string>& nodes);
+std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog, const std::vector<std::string>& nodes);
 
 // The Explanation (core/finding.h) of one node/operand pair. Throws
 // ClusterError (404) for an unknown node, InputError (field "operand") for an

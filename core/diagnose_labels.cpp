@@ -15,8 +15,9 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
   };
   if (operands_off_) {
     base("operands-disabled", Severity::kInfo,
-         phrase + ": nvidia.com/gpu.deploy.operands=false removes every deploy label, so the operand "
-                  "is absent by design (R8)");
+         phrase +
+             ": nvidia.com/gpu.deploy.operands=false removes every deploy label, so the operand "
+             "is absent by design (R8)");
     return f;
   }
   bool driver = key == kDriverDeployLabel;
@@ -36,15 +37,17 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
       break;
     case LabelClass::kFalse:
       base("label-false", Severity::kInfo,
-           driver ? phrase + ": the containerized driver is opted out; the node is expected to run a host "
-                             "driver, and the operator respects the false (#375)"
+           driver ? phrase +
+                        ": the containerized driver is opted out; the node is expected to run a host "
+                        "driver, and the operator respects the false (#375)"
                   : phrase + ": user opt-out, respected by the operator; the operand stays off this node");
       break;
     case LabelClass::kPreInstalled:
       base("label-pre-installed", Severity::kInfo,
-           phrase + ": k8s-driver-manager found a host driver (chroot /host nvidia-smi) and removed the "
-                    "driver pod; the other operands use the host driver (#2150; a false positive stalls "
-                    "them in Init, #398)");
+           phrase +
+               ": k8s-driver-manager found a host driver (chroot /host nvidia-smi) and removed the "
+               "driver pod; the other operands use the host driver (#2150; a false positive stalls "
+               "them in Init, #398)");
       break;
     case LabelClass::kPausedForDriverUpgrade: f = paused_driver(op, value); break;
     case LabelClass::kPausedForMigChange: {
@@ -53,8 +56,7 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
       bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
       base("label-paused-for-mig-change", stuck ? Severity::kError : Severity::kWarning,
            phrase + ": mig-manager paused the operand for a MIG reconfiguration; " +
-               (stuck ? "stuck: nvidia.com/mig.config.state is " + *st +
-                            ", yet the label was not restored to \"true\""
+               (stuck ? "stuck: nvidia.com/mig.config.state is " + *st + ", yet the label was not restored to \"true\""
                       : std::string("in progress while nvidia.com/mig.config.state is pending or "
                                     "rebooting (stuck if it stays)")));
       f.evidence.emplace_back("label nvidia.com/mig.config.state", shown(st));
@@ -67,8 +69,7 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
       bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
       base("label-paused-for-vgpu-change", stuck ? Severity::kError : Severity::kWarning,
            phrase + ": vgpu-device-manager paused the operand to apply nvidia.com/vgpu.config; " +
-               (stuck ? "stuck: nvidia.com/vgpu.config.state is " + *st +
-                            ", yet the label was not restored to \"true\""
+               (stuck ? "stuck: nvidia.com/vgpu.config.state is " + *st + ", yet the label was not restored to \"true\""
                       : std::string("in progress until nvidia.com/vgpu.config.state is success (stuck if "
                                     "it stays; #2272)")));
       f.evidence.emplace_back("label nvidia.com/vgpu.config.state", shown(st));
@@ -80,15 +81,17 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
         break;
       }
       base("label-empty-value", expected ? Severity::kError : Severity::kWarning,
-           phrase + ": a stale pause marker (k8s-driver-manager stamps \"\" when pausing an operand that "
-                    "never ran); \"\" is not \"true\", so the operand is off on this node, and operator "
-                    "releases up to v26.3 never repair it (v26.7 re-sets \"true\"); set it to \"true\" or "
-                    "delete it (#491)");
+           phrase +
+               ": a stale pause marker (k8s-driver-manager stamps \"\" when pausing an operand that "
+               "never ran); \"\" is not \"true\", so the operand is off on this node, and operator "
+               "releases up to v26.3 never repair it (v26.7 re-sets \"true\"); set it to \"true\" or "
+               "delete it (#491)");
       break;
     case LabelClass::kOther:
       base("label-value-unrecognised", expected ? Severity::kError : Severity::kWarning,
-           phrase + ": not a value the operator or its helpers write; only \"true\" matches the "
-                    "DaemonSet's nodeSelector, so the operand is off on this node");
+           phrase +
+               ": not a value the operator or its helpers write; only \"true\" matches the "
+               "DaemonSet's nodeSelector, so the operand is off on this node");
       break;
     case LabelClass::kTrue: break;
   }
@@ -118,8 +121,8 @@ Finding Diagnoser::operator_empty_label(const Operand& op, const std::optional<s
                  ") re-sets \"true\" on its next reconcile of the node, until then the operand is off here");
   } else {
     f = make("label-empty-value", Severity::kError, name_, op.name,
-             phrase + ": a stale pause marker of k8s-driver-manager; this operator release (" +
-                 catalog_.version + ") keeps any existing value, so the operand stays off here until the "
+             phrase + ": a stale pause marker of k8s-driver-manager; this operator release (" + catalog_.version +
+                 ") keeps any existing value, so the operand stays off here until the "
                  "label is set to \"true\" or deleted (#491)");
   }
   f.evidence.emplace_back("label " + op.label, shown(value));
@@ -151,13 +154,13 @@ Finding Diagnoser::paused_driver(const Operand& op, const std::optional<std::str
   std::string stuck_why = driver_states.empty() ? "no driver pod on the node" : "driver pod " + driver_states.front();
   if (upgrade && *upgrade == "upgrade-failed") stuck_why = "nvidia.com/gpu-driver-upgrade-state=upgrade-failed";
   if (const Operand* d = driver_operand(catalog_); d && d != &op) waits_on_[index_of(op)] = d->name;
-  Finding f = make("label-paused-for-driver-upgrade", in_progress ? Severity::kWarning : Severity::kError, name_,
-                   op.name,
-                   label_phrase(op.label, value) +
-                       ": k8s-driver-manager paused the operand for a driver (re)install and restores \"" +
-                       restore + "\" at its reschedule step; " +
-                       (in_progress ? std::string("in progress (the driver pod is still initializing)")
-                                    : "stuck: " + stuck_why + ", so the label is never restored"));
+  Finding f =
+      make("label-paused-for-driver-upgrade", in_progress ? Severity::kWarning : Severity::kError, name_, op.name,
+           label_phrase(op.label, value) +
+               ": k8s-driver-manager paused the operand for a driver (re)install and restores \"" + restore +
+               "\" at its reschedule step; " +
+               (in_progress ? std::string("in progress (the driver pod is still initializing)")
+                            : "stuck: " + stuck_why + ", so the label is never restored"));
   f.evidence.emplace_back("label " + op.label, v);
   f.evidence.emplace_back("label nvidia.com/gpu-driver-upgrade-state", shown(upgrade));
   if (driver_states.empty()) f.evidence.emplace_back("driver pod", "none");

@@ -63,8 +63,7 @@ void Diagnoser::node_findings(std::vector<Finding>& out) {
           list += (list.empty() ? "" : ", ") +
                   (starts_with(k, kDeployLabelPrefix) ? k.substr(std::string(kDeployLabelPrefix).size()) : k);
         Finding f = make("missing-deploy-labels", Severity::kError, name_, "",
-                         "GPU node (workload config " + workload_config(node_) + ") lacks deploy labels " +
-                             list +
+                         "GPU node (workload config " + workload_config(node_) + ") lacks deploy labels " + list +
                              ": their DaemonSets never select it, so no pod comes; the operator re-adds a "
                              "missing key only when a node reconcile runs (#470)");
         f.evidence.emplace_back("workload config", workload_config(node_));
@@ -144,9 +143,9 @@ void Diagnoser::upgrade_time_evidence(Finding& f, const std::string& state) cons
                                     ", passed: the upgrade controller sets upgrade-failed on its next pass; "
                                     "still validation-required means it has not run since (is the operator up?)");
       else if (at)
-        f.evidence.emplace_back("validation timeout",
-                                human_duration(timeout) + ", " + human_duration(*t + timeout - *at) +
-                                    " left before the upgrade controller sets upgrade-failed");
+        f.evidence.emplace_back("validation timeout", human_duration(timeout) + ", " +
+                                                          human_duration(*t + timeout - *at) +
+                                                          " left before the upgrade controller sets upgrade-failed");
     }
   }
 }
@@ -176,12 +175,13 @@ void Diagnoser::upgrade_findings(std::vector<Finding>& out) {
     auto st = node_label(node_, key);
     if (!st || *st != "failed") continue;
     bool mig = std::string(key) == "nvidia.com/mig.config.state";
-    Finding f = make(mig ? "mig-config-failed" : "vgpu-config-failed", Severity::kError, name_, "",
-                     std::string(mig ? "mig-manager could not apply nvidia.com/mig.config=\""
-                                     : "vgpu-device-manager could not apply nvidia.com/vgpu.config=\"") +
-                         shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")) +
-                         "\" (" + key + "=failed): the operands it paused stay off until a configuration "
-                         "applies; its pod's log says why");
+    Finding f =
+        make(mig ? "mig-config-failed" : "vgpu-config-failed", Severity::kError, name_, "",
+             std::string(mig ? "mig-manager could not apply nvidia.com/mig.config=\""
+                             : "vgpu-device-manager could not apply nvidia.com/vgpu.config=\"") +
+                 shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")) + "\" (" + key +
+                 "=failed): the operands it paused stay off until a configuration "
+                 "applies; its pod's log says why");
     f.evidence.emplace_back(std::string("label ") + key, *st);
     f.evidence.emplace_back(std::string("label ") + (mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config"),
                             shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")));

@@ -51,8 +51,7 @@ Finding Diagnoser::no_pod_finding(const Operand& op, const DaemonSet& ds, const 
                  "=\"true\", which GFD sets only on capable GPUs: not expected here");
   } else {
     f = make("selector-mismatch", Severity::kWarning, name_, op.name,
-             "the deploy label is \"true\" but the DaemonSet's selector does not match the node: " +
-                 join(pl.reasons));
+             "the deploy label is \"true\" but the DaemonSet's selector does not match the node: " + join(pl.reasons));
   }
   for (const auto& k : mismatched) f.evidence.emplace_back("label " + k, shown(node_label(node_, k)));
   placement_evidence(f, ds, pl);
@@ -104,14 +103,15 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
     auto validator = node_label(node_, kValidatorDeployLabel);
     bool toolkit_gate = gate->name == "toolkit-validation";
     if (toolkit_gate && validator != std::optional<std::string>("true"))
-      reason += "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
-                "written (R5)";
+      reason +=
+          "; gpu.deploy.operator-validator is not \"true\" on this node, so toolkit-ready is never "
+          "written (R5)";
     if (gate->name == "driver-validation") reason += driver_gate_hint();
     auto upgrade = node_label(node_, kDriverUpgradeStateLabel);
     bool planned = gate->name == "k8s-driver-manager" && gate->state == "running" && upgrade &&
                    *upgrade != "upgrade-done" && *upgrade != "upgrade-failed";
-    f = make(planned ? "init-during-upgrade" : "stuck-in-init", planned ? Severity::kWarning : Severity::kError,
-             name_, op.name,
+    f = make(planned ? "init-during-upgrade" : "stuck-in-init", planned ? Severity::kWarning : Severity::kError, name_,
+             op.name,
              planned ? "pod is in Init (" + status + ") running k8s-driver-manager during the driver upgrade (" +
                            *upgrade + "): it drains the GPU operands and unloads the old driver, as planned"
                      : reason);
@@ -140,12 +140,10 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
   // Bound, initialized (or without init containers), not Running.
   std::string waiting;
   for (const auto& c : p.status.container_statuses)
-    if (c.state == "waiting" && c.reason != "ContainerCreating" && c.reason != "PodInitializing" &&
-        !c.reason.empty())
+    if (c.state == "waiting" && c.reason != "ContainerCreating" && c.reason != "PodInitializing" && !c.reason.empty())
       waiting = c.name + ": " + c.reason + (c.message.empty() ? "" : " (" + c.message + ")");
   if (!waiting.empty()) {
-    f = make("container-error", Severity::kError, name_, op.name,
-             "pod cannot start its containers (" + waiting + ")");
+    f = make("container-error", Severity::kError, name_, op.name, "pod cannot start its containers (" + waiting + ")");
   } else if (p.status.phase == "Pending") {
     f = make("pending", Severity::kWarning, name_, op.name, "pod is bound and starting (" + status + ")");
   } else {
@@ -221,13 +219,14 @@ void Diagnoser::needs(std::vector<Finding>& out) {
       // (toolkit-validation) check it, and the missing DaemonSet is its
       // own finding.
       if (catalog_.operator_mode && dss(*m).empty()) continue;
-      std::string reason =
-          is_driver ? op.name + " runs on a node with neither a Running driver pod nor a host driver marker "
-                                "(gpu.deploy.driver pre-installed, or false on a GPU node): nothing provides "
-                                "the driver it configures (#378)"
-                    : op.name + " runs but " + m->name + " does not run on this node: " + op.name +
-                          " needs it (reference §3; the operator gates it on toolkit-validation, a "
-                          "hand-placed pod has no such gate; k8s-device-plugin#509)";
+      std::string reason = is_driver
+                               ? op.name +
+                                     " runs on a node with neither a Running driver pod nor a host driver marker "
+                                     "(gpu.deploy.driver pre-installed, or false on a GPU node): nothing provides "
+                                     "the driver it configures (#378)"
+                               : op.name + " runs but " + m->name + " does not run on this node: " + op.name +
+                                     " needs it (reference §3; the operator gates it on toolkit-validation, a "
+                                     "hand-placed pod has no such gate; k8s-device-plugin#509)";
       Finding f = make(op.name + "-without-" + m->column, Severity::kError, name_, op.name, reason);
       f.evidence.emplace_back("label " + op.label, shown(node_label(node_, op.label)));
       f.evidence.emplace_back("label " + m->label, shown(node_label(node_, m->label)));

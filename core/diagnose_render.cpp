@@ -54,11 +54,10 @@ std::string render_text(const std::vector<Finding>& findings) {
 }
 
 std::string render_text(const Explanation& e) {
-  std::string s = escape_terminal(e.node) + " " + escape_terminal(e.operand) + ": daemonset " +
-                  escape_terminal(e.daemonset) + " " + (e.daemonset_found ? "found" : "absent") + "; label " +
-                  escape_terminal(e.label) + "=" +
-                  (e.label_value ? (e.label_value->empty() ? "\"\"" : escape_terminal(*e.label_value)) : "(absent)") +
-                  "\n";
+  std::string s =
+      escape_terminal(e.node) + " " + escape_terminal(e.operand) + ": daemonset " + escape_terminal(e.daemonset) + " " +
+      (e.daemonset_found ? "found" : "absent") + "; label " + escape_terminal(e.label) + "=" +
+      (e.label_value ? (e.label_value->empty() ? "\"\"" : escape_terminal(*e.label_value)) : "(absent)") + "\n";
   if (!e.placement) {
     s += "placement: no DaemonSet\n";
   } else {

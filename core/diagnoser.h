@@ -45,7 +45,7 @@ inline bool ends_with(const std::string& s, const std::string& suf) {
 // `node` (getNodesToDaemonPods: bound or pinned through the injected
 // affinity), in the DaemonSet controller's order.
 inline std::vector<const Pod*> pair_pods(const StateIndex& index, const Catalog& catalog, const Operand& op,
-                                  const std::vector<const DaemonSet*>& dss, const std::string& node) {
+                                         const std::vector<const DaemonSet*>& dss, const std::string& node) {
   std::vector<const Pod*> out;
   for (const Pod* p : index.pods_on(node))
     if (pod_of_operand(catalog, op, dss, *p)) out.push_back(p);
@@ -140,7 +140,7 @@ inline void pod_evidence(Finding& f, const Pod& p) {
 }
 
 inline Finding make(std::string name, Severity sev, const std::string& node, const std::string& operand,
-             std::string reason) {
+                    std::string reason) {
   Finding f;
   f.name = std::move(name);
   f.severity = sev;
@@ -243,9 +243,7 @@ class Diagnoser {
   void multiple_drivers(std::vector<Finding>& out);
 
   // op's DaemonSets; op is an element of catalog_.operands.
-  const std::vector<const DaemonSet*>& dss(const Operand& op) const {
-    return dss_[index_of(op)];
-  }
+  const std::vector<const DaemonSet*>& dss(const Operand& op) const { return dss_[index_of(op)]; }
 
   // One of op's DaemonSets selects the node but for the deploy label
   // (core::selects_node_but_label).

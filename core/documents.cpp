@@ -3,28 +3,28 @@
 // and the source line of every value.
 #include "core/documents.h"
 
+#include <yaml-cpp/yaml.h>
 #include <boost/json.hpp>
 #include <boost/json/basic_parser_impl.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <condition_variable>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <iterator>
-#include <mutex>
-#include <thread>
 #include <memory>
-#include <string_view>
+#include <mutex>
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -55,10 +55,10 @@ std::string join_path(const std::vector<std::string>& segs) {
 // Plain-scalar resolution of YAML 1.1 as go-yaml v2 does it (resolve.go), which
 // is what kubectl's sigs.k8s.io/yaml feeds to the API.
 json::value resolve_plain(const std::string& s) {
-  static const std::vector<std::string> kTrue = {"y", "Y", "yes", "Yes", "YES", "true", "True",
-                                                 "TRUE", "on", "On", "ON"};
-  static const std::vector<std::string> kFalse = {"n", "N", "no", "No", "NO", "false", "False",
-                                                  "FALSE", "off", "Off", "OFF"};
+  static const std::vector<std::string> kTrue = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                                 "True", "TRUE", "on",  "On",  "ON"};
+  static const std::vector<std::string> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
+                                                  "False", "FALSE", "off", "Off", "OFF"};
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (std::find(kTrue.begin(), kTrue.end(), s) != kTrue.end()) return true;
   if (std::find(kFalse.begin(), kFalse.end(), s) != kFalse.end()) return false;
@@ -97,8 +97,8 @@ json::value resolve_plain(const std::string& s) {
   if (std::regex_match(s, kHex)) return as_int(16);
   if (std::regex_match(s, kOct)) return as_int(8);
   if (std::regex_match(s, kFloat)) return as_float();
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "-.inf" || s == ".nan" ||
-      s == ".NaN" || s == ".NAN") {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "-.inf" || s == ".nan" || s == ".NaN" ||
+      s == ".NAN") {
     return json::value(s);  // JSON has no infinities; the API would refuse them anyway
   }
   return json::value(s);
@@ -108,8 +108,7 @@ json::value yaml_to_json(const YAML::Node& n, std::vector<std::string>& path, Do
   doc.lines[join_path(path)] = n.Mark().line + 1;
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
+    case YAML::NodeType::Null: return nullptr;
     case YAML::NodeType::Scalar: {
       const std::string& tag = n.Tag();
       if (tag == "?") return resolve_plain(n.Scalar());
@@ -158,7 +157,8 @@ bool is_list(const json::value& v) {
 // Whether a file is read as JSON: named *.json, or its first non-blank
 // character `first` opens an object or array and it is not named *.yaml/*.yml.
 bool read_as_json(const std::string& file, char first) {
-  return file.ends_with(".json") || ((first == '{' || first == '[') && !file.ends_with(".yaml") && !file.ends_with(".yml"));
+  return file.ends_with(".json") ||
+         ((first == '{' || first == '[') && !file.ends_with(".yaml") && !file.ends_with(".yml"));
 }
 
 void expand_lists(Document doc, std::vector<Document>& out) {
@@ -198,8 +198,7 @@ class ListItemHandler {
   static constexpr std::size_t max_key_size = json::string::max_size();
   static constexpr std::size_t max_string_size = json::string::max_size();
 
-  ListItemHandler(const std::string* file, const std::function<void(Document&&)>* sink)
-      : file_(file), sink_(sink) {}
+  ListItemHandler(const std::string* file, const std::function<void(Document&&)>* sink) : file_(file), sink_(sink) {}
 
   bool on_document_begin(json::error_code&) {
     env_.reset();
@@ -243,7 +242,8 @@ class ListItemHandler {
     return true;
   }
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    if (in_item()) item_.push_chars(s);
+    if (in_item())
+      item_.push_chars(s);
     else {
       env_.push_chars(s);
       if (depth_ == 1) key_ += s;
@@ -269,13 +269,25 @@ class ListItemHandler {
     stack().push_chars(s);
     return true;
   }
-  bool on_string(json::string_view s, std::size_t, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_string(s); }); }
+  bool on_string(json::string_view s, std::size_t, json::error_code&) {
+    return scalar([&](json::value_stack& st) { st.push_string(s); });
+  }
   bool on_number_part(json::string_view, json::error_code&) { return true; }
-  bool on_int64(std::int64_t i, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_int64(i); }); }
-  bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_uint64(u); }); }
-  bool on_double(double d, json::string_view, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_double(d); }); }
-  bool on_bool(bool b, json::error_code&) { return scalar([&](json::value_stack& st) { st.push_bool(b); }); }
-  bool on_null(json::error_code&) { return scalar([](json::value_stack& st) { st.push_null(); }); }
+  bool on_int64(std::int64_t i, json::string_view, json::error_code&) {
+    return scalar([&](json::value_stack& st) { st.push_int64(i); });
+  }
+  bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) {
+    return scalar([&](json::value_stack& st) { st.push_uint64(u); });
+  }
+  bool on_double(double d, json::string_view, json::error_code&) {
+    return scalar([&](json::value_stack& st) { st.push_double(d); });
+  }
+  bool on_bool(bool b, json::error_code&) {
+    return scalar([&](json::value_stack& st) { st.push_bool(b); });
+  }
+  bool on_null(json::error_code&) {
+    return scalar([](json::value_stack& st) { st.push_null(); });
+  }
   bool on_comment_part(json::string_view, json::error_code&) { return true; }
   bool on_comment(json::string_view, json::error_code&) { return true; }
 
@@ -360,7 +372,6 @@ class ListItemHandler {
   std::size_t handed_ = 0;
 };
 
-
 }  // namespace
 
 int Document::line_of(const std::vector<std::string>& path) const {
@@ -410,7 +421,8 @@ std::vector<std::string> input_files(const std::string& path) {
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(path)) {
       auto ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path().string());
+      if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml"))
+        files.push_back(e.path().string());
     }
     std::sort(files.begin(), files.end());
     return files;

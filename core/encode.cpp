@@ -19,7 +19,10 @@ namespace json = boost::json;
 namespace {
 
 void put_time(json::object& o, const char* key, const std::optional<Time>& t) {
-  if (t) o[key] = format_time(*t); else o.erase(key);
+  if (t)
+    o[key] = format_time(*t);
+  else
+    o.erase(key);
 }
 
 json::object labels_json(const Labels& l) {
@@ -29,7 +32,10 @@ json::object labels_json(const Labels& l) {
 }
 
 void put_labels(json::object& o, const char* key, const Labels& l) {
-  if (l.empty()) o.erase(key); else o[key] = labels_json(l);
+  if (l.empty())
+    o.erase(key);
+  else
+    o[key] = labels_json(l);
 }
 
 json::object& sub(json::object& o, const char* key) {
@@ -41,14 +47,19 @@ json::object& sub(json::object& o, const char* key) {
 void encode_meta(const ObjectMeta& m, json::object& root) {
   json::object& o = sub(root, "metadata");
   o["name"] = m.name;
-  if (!m.namespace_.empty()) o["namespace"] = m.namespace_; else o.erase("namespace");
+  if (!m.namespace_.empty())
+    o["namespace"] = m.namespace_;
+  else
+    o.erase("namespace");
   if (!m.uid.empty()) o["uid"] = m.uid;
   if (!m.resource_version.empty()) o["resourceVersion"] = m.resource_version;
   if (m.generation > 0) o["generation"] = m.generation;
   put_time(o, "creationTimestamp", m.creation_timestamp);
   put_time(o, "deletionTimestamp", m.deletion_timestamp);
-  if (m.deletion_grace_period_seconds) o["deletionGracePeriodSeconds"] = *m.deletion_grace_period_seconds;
-  else o.erase("deletionGracePeriodSeconds");
+  if (m.deletion_grace_period_seconds)
+    o["deletionGracePeriodSeconds"] = *m.deletion_grace_period_seconds;
+  else
+    o.erase("deletionGracePeriodSeconds");
   put_labels(o, "labels", m.labels);
   put_labels(o, "annotations", m.annotations);
   if (m.owner_references.empty()) {
@@ -113,7 +124,10 @@ void encode_containers(const std::vector<Container>& cs, json::object& spec, con
 }
 
 void encode_pod_spec(const PodSpec& s, json::object& o) {
-  if (!s.node_name.empty()) o["nodeName"] = s.node_name; else o.erase("nodeName");
+  if (!s.node_name.empty())
+    o["nodeName"] = s.node_name;
+  else
+    o.erase("nodeName");
   put_labels(o, "nodeSelector", s.node_selector);
   if (s.host_network) o["hostNetwork"] = true;
   if (s.termination_grace_period_seconds) o["terminationGracePeriodSeconds"] = *s.termination_grace_period_seconds;
@@ -125,8 +139,8 @@ void encode_pod_spec(const PodSpec& s, json::object& o) {
       if (!t.match_fields.empty()) to["matchFields"] = requirements_json(t.match_fields);
       terms.push_back(std::move(to));
     }
-    sub(sub(sub(o, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")["nodeSelectorTerms"] =
-        std::move(terms);
+    sub(sub(sub(o, "affinity"), "nodeAffinity"),
+        "requiredDuringSchedulingIgnoredDuringExecution")["nodeSelectorTerms"] = std::move(terms);
   } else if (auto* aff = o.if_contains("affinity"); aff && aff->is_object()) {
     if (auto* na = aff->as_object().if_contains("nodeAffinity"); na && na->is_object()) {
       na->as_object().erase("requiredDuringSchedulingIgnoredDuringExecution");
@@ -201,7 +215,10 @@ json::object encode(const Node& n) {
   o["kind"] = "Node";
   encode_meta(n.metadata, o);
   json::object& spec = sub(o, "spec");
-  if (n.unschedulable) spec["unschedulable"] = true; else spec.erase("unschedulable");
+  if (n.unschedulable)
+    spec["unschedulable"] = true;
+  else
+    spec.erase("unschedulable");
   if (n.taints.empty()) {
     spec.erase("taints");
   } else {
@@ -228,8 +245,9 @@ json::object encode(const Node& n) {
       json::object co = condition_json(c.type, c.status, c.reason, c.message);
       if (old) {
         for (const auto& ov : *old) {
-          if (ov.is_object() && ov.as_object().if_contains("type") && ov.as_object().at("type") == json::value(c.type) &&
-              ov.as_object().if_contains("status") && ov.as_object().at("status") == json::value(c.status)) {
+          if (ov.is_object() && ov.as_object().if_contains("type") &&
+              ov.as_object().at("type") == json::value(c.type) && ov.as_object().if_contains("status") &&
+              ov.as_object().at("status") == json::value(c.status)) {
             json::object merged = ov.as_object();
             for (auto& kv : co) merged[kv.key()] = kv.value();
             co = std::move(merged);
@@ -251,7 +269,8 @@ json::object encode(const DaemonSet& ds) {
   json::object& spec = sub(o, "spec");
   json::object sel;
   if (!ds.selector.match_labels.empty()) sel["matchLabels"] = labels_json(ds.selector.match_labels);
-  if (!ds.selector.match_expressions.empty()) sel["matchExpressions"] = requirements_json(ds.selector.match_expressions);
+  if (!ds.selector.match_expressions.empty())
+    sel["matchExpressions"] = requirements_json(ds.selector.match_expressions);
   spec["selector"] = std::move(sel);
   json::object& tmpl = sub(spec, "template");
   json::object& tm = sub(tmpl, "metadata");
@@ -292,8 +311,14 @@ json::object encode(const Pod& p) {
   encode_pod_spec(p.spec, sub(o, "spec"));
   json::object& st = sub(o, "status");
   if (!p.status.phase.empty()) st["phase"] = p.status.phase;
-  if (!p.status.reason.empty()) st["reason"] = p.status.reason; else st.erase("reason");
-  if (!p.status.message.empty()) st["message"] = p.status.message; else st.erase("message");
+  if (!p.status.reason.empty())
+    st["reason"] = p.status.reason;
+  else
+    st.erase("reason");
+  if (!p.status.message.empty())
+    st["message"] = p.status.message;
+  else
+    st.erase("message");
   put_time(st, "startTime", p.status.start_time);
   if (!p.status.conditions.empty()) {
     json::array a;
@@ -338,8 +363,14 @@ void encode_cr_status(const std::string& state, const std::vector<Condition>& co
     return;
   }
   json::object& st = sub(o, "status");
-  if (state.empty()) st.erase("state"); else st["state"] = state;
-  if (conditions.empty()) st.erase("conditions"); else st["conditions"] = conditions_json(conditions);
+  if (state.empty())
+    st.erase("state");
+  else
+    st["state"] = state;
+  if (conditions.empty())
+    st.erase("conditions");
+  else
+    st["conditions"] = conditions_json(conditions);
 }
 
 }  // namespace

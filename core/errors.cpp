@@ -6,8 +6,7 @@
 namespace gpuops::core {
 
 namespace {
-std::string render(const std::string& file, int line, const std::string& field,
-                   const std::string& message) {
+std::string render(const std::string& file, int line, const std::string& field, const std::string& message) {
   std::string s;
   if (!file.empty()) s += file;
   if (line > 0) s += (s.empty() ? "line " : ":") + std::to_string(line);
@@ -26,7 +25,8 @@ std::string clip_message(const std::string& text, size_t max) {
 }
 
 InputError::InputError(std::string file, int line, std::string field, std::string message)
-    : std::runtime_error(render(clip_message(file, 1024), line, clip_message(field, 1024), clip_message(message, 4096))),
+    : std::runtime_error(
+          render(clip_message(file, 1024), line, clip_message(field, 1024), clip_message(message, 4096))),
       file_(clip_message(file, 1024)),
       line_(line),
       field_(clip_message(field, 1024)),

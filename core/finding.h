@@ -25,7 +25,7 @@ enum class Severity { kInfo, kWarning, kError };
 // A key may repeat (several pods). An absent label is given the value
 // "(absent)", which no label value can be (label values have no parentheses).
 struct Finding {
-  std::string name;     // stable machine name, e.g. "label-empty-value"
+  std::string name;  // stable machine name, e.g. "label-empty-value"
   Severity severity = Severity::kInfo;
   std::string node;
   std::string operand;  // empty for a node-level finding
@@ -39,9 +39,9 @@ struct Finding {
 struct Explanation {
   std::string node;
   std::string operand;
-  std::string label;           // the operand's deploy label key
+  std::string label;                       // the operand's deploy label key
   std::optional<std::string> label_value;  // on the node; nullopt when absent
-  std::string daemonset;       // the operand's DaemonSet name (catalog)
+  std::string daemonset;                   // the operand's DaemonSet name (catalog)
   bool daemonset_found = false;
   // core::should_run(DaemonSet, Node); nullopt when the DaemonSet is absent.
   std::optional<Placement> placement;

@@ -127,8 +127,7 @@ std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog&
   std::string cfg = workload_config(node);
   std::vector<std::string> out;
   for (const auto& op : catalog.operands) {
-    if (std::find(op.workload_configs.begin(), op.workload_configs.end(), cfg) == op.workload_configs.end())
-      continue;
+    if (std::find(op.workload_configs.begin(), op.workload_configs.end(), cfg) == op.workload_configs.end()) continue;
     if (op.label == kMigManagerDeployLabel && !(cfg == "container" && has_mig_capable_gpu(node))) continue;
     if (std::find(out.begin(), out.end(), op.label) == out.end()) out.push_back(op.label);
   }
@@ -154,7 +153,9 @@ bool has_gpu_labels(const Labels& l) {
     if (label_of(l, k) == std::optional<std::string>("true")) return true;
   return false;
 }
-bool has_common_gpu_label(const Labels& l) { return label_of(l, kGpuPresentLabel) == std::optional<std::string>("true"); }
+bool has_common_gpu_label(const Labels& l) {
+  return label_of(l, kGpuPresentLabel) == std::optional<std::string>("true");
+}
 bool has_operands_disabled(const Labels& l) {
   return label_of(l, kOperandsDeployLabel) == std::optional<std::string>("false");
 }
@@ -281,8 +282,12 @@ bool node_update_triggers_labelling(const Labels& old_labels, const Labels& new_
   for (NodeWatchReason r : catalog.rules.node_label_watch) {
     bool hit = false;
     switch (r) {
-      case NodeWatchReason::kGpuLabelMissing: hit = has_gpu_labels(new_labels) && !has_common_gpu_label(new_labels); break;
-      case NodeWatchReason::kGpuLabelOutdated: hit = !has_gpu_labels(new_labels) && has_common_gpu_label(new_labels); break;
+      case NodeWatchReason::kGpuLabelMissing:
+        hit = has_gpu_labels(new_labels) && !has_common_gpu_label(new_labels);
+        break;
+      case NodeWatchReason::kGpuLabelOutdated:
+        hit = !has_gpu_labels(new_labels) && has_common_gpu_label(new_labels);
+        break;
       case NodeWatchReason::kGpuPresentChanged:
         hit = value(old_labels, kGpuPresentLabel) != value(new_labels, kGpuPresentLabel);
         break;
@@ -290,7 +295,9 @@ bool node_update_triggers_labelling(const Labels& old_labels, const Labels& new_
         hit = mig_capable(new_labels) && !new_labels.count(kMigManagerDeployLabel);
         break;
       case NodeWatchReason::kMigCapableChanged: hit = mig_capable(old_labels) != mig_capable(new_labels); break;
-      case NodeWatchReason::kOperandsChanged: hit = has_operands_disabled(old_labels) != has_operands_disabled(new_labels); break;
+      case NodeWatchReason::kOperandsChanged:
+        hit = has_operands_disabled(old_labels) != has_operands_disabled(new_labels);
+        break;
       case NodeWatchReason::kWorkloadConfigChanged:
         // getWorkloadConfig(labels, true) with the package default.
         hit = config_of(old_labels, true, "container") != config_of(new_labels, true, "container");

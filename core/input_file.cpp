@@ -47,8 +47,9 @@ void read_input_chunks(const std::string& path, const std::function<bool(const c
   if (::fstat(f.fd, &st) != 0) throw InputError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw InputError(path, 0, "", "not a regular file (" + file_kind(st.st_mode) + ")");
   auto too_large = [&] {
-    return InputError(path, 0, "", "larger than " + std::to_string(g_max_input_bytes) +
-                                       " bytes (the input limit; set GPUOPS_MAX_INPUT_BYTES to raise it)");
+    return InputError(path, 0, "",
+                      "larger than " + std::to_string(g_max_input_bytes) +
+                          " bytes (the input limit; set GPUOPS_MAX_INPUT_BYTES to raise it)");
   };
   if (static_cast<unsigned long long>(st.st_size) > g_max_input_bytes) throw too_large();
   ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);

@@ -59,7 +59,8 @@ std::string clip(const std::string& text) {
   std::vector<std::string> lines = split_lines(text);
   std::string out;
   for (size_t i = 0; i < lines.size() && i < kShownLines; ++i) out += clip_line(lines[i]) + "\n";
-  if (lines.size() > kShownLines) out += "... (" + std::to_string(lines.size() - kShownLines) + " more lines not shown)\n";
+  if (lines.size() > kShownLines)
+    out += "... (" + std::to_string(lines.size() - kShownLines) + " more lines not shown)\n";
   if (!text.empty() && !text.ends_with("\n") && !out.empty()) out.pop_back();
   return out;
 }
@@ -116,7 +117,8 @@ void write_file(const fs::path& path, const std::string& text, bool executable =
   f << text;
   f.close();
   if (executable)
-    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
 }
 
 // A file of the learner's directory, as read_learner found it.
@@ -226,7 +228,8 @@ std::string driver_txt(const ClusterState& s, const Catalog& c) {
   std::vector<std::string> skipped;
   std::vector<const Node*> nodes;
   for (const auto& n : s.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
   for (const Node* n : nodes) {
     auto it = n->metadata.labels.find(kGpuLabel);
     if (it != n->metadata.labels.end() && it->second == "true" && !operand_present(s, c, drv, n->metadata.name))
@@ -303,7 +306,8 @@ class Narrator {
     for (const auto& node : s.nodes)
       if (node.metadata.name == n) {
         auto it = node.metadata.labels.find(operand.label);
-        if (it != node.metadata.labels.end()) return " (" + operand.label + "=" + it->second + " matches the nodeSelector)";
+        if (it != node.metadata.labels.end())
+          return " (" + operand.label + "=" + it->second + " matches the nodeSelector)";
       }
     return "";
   }
@@ -545,7 +549,8 @@ struct Grader {
     auto expect = [&](bool ok, const std::string& what) {
       if (!ok) problems.push_back(rel + ": " + what);
     };
-    expect(ds.metadata.name == want.daemonset, "metadata.name must be " + want.daemonset + ", not \"" + ds.metadata.name + "\"");
+    expect(ds.metadata.name == want.daemonset,
+           "metadata.name must be " + want.daemonset + ", not \"" + ds.metadata.name + "\"");
     expect(ds.metadata.namespace_ == o.ns, "metadata.namespace must be " + o.ns);
     auto app = [](const Labels& l) {
       auto it = l.find("app");
@@ -560,7 +565,8 @@ struct Grader {
     for (const auto& ct : ds.template_.spec.containers) {
       image = image || ct.image == want.image;
       auto it = ct.requests.find("memory");
-      memory = memory || (it != ct.requests.end() && !want.memory.empty() && it->second == Quantity::parse(want.memory));
+      memory =
+          memory || (it != ct.requests.end() && !want.memory.empty() && it->second == Quantity::parse(want.memory));
     }
     expect(image, "the image must be " + want.image);
     expect(memory, "the memory request must be " + want.memory);
@@ -595,8 +601,9 @@ struct Grader {
       return;
     }
     if (want_desired >= 0 && ds->status.desired_number_scheduled != want_desired)
-      problems.push_back(want.daemonset + " desiredNumberScheduled is " + std::to_string(ds->status.desired_number_scheduled) +
-                         ", expected " + std::to_string(want_desired));
+      problems.push_back(want.daemonset + " desiredNumberScheduled is " +
+                         std::to_string(ds->status.desired_number_scheduled) + ", expected " +
+                         std::to_string(want_desired));
   }
 
   // Scripts must not name nodes: the grader adds one before running them.
@@ -624,7 +631,8 @@ struct Grader {
   void no_node_names(const std::string& rel, const std::string& text, std::vector<std::string>& problems) const {
     static const std::regex node_name(R"(\blab-node-[0-9]+\b)");
     std::smatch m;
-    if (std::regex_search(text, m, node_name)) problems.push_back(rel + " names a node (" + m.str() + "): read nodes from the API");
+    if (std::regex_search(text, m, node_name))
+      problems.push_back(rel + " names a node (" + m.str() + "): read nodes from the API");
   }
 };
 
@@ -665,7 +673,8 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
     std::vector<std::string> p;
     g.manifest("driver", p);
     g.daemonset_live(s, "driver", -1, p);
-    g.out_file("out/driver.txt", driver_txt(s, c), "the API (desiredNumberScheduled, GPU nodes without a driver pod)", p);
+    g.out_file("out/driver.txt", driver_txt(s, c), "the API (desiredNumberScheduled, GPU nodes without a driver pod)",
+               p);
     g.add(3, p, "k8s/driver-ds.yaml and out/driver.txt");
   }
   // Step 4: device plugin and GFD.
@@ -688,7 +697,8 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
     for (const auto& n : s.nodes) {
       auto l = n.metadata.labels.find(dcgm.label);
       auto gpu = n.metadata.labels.find(kGpuLabel);
-      if (l != n.metadata.labels.end() && l->second == "false" && gpu != n.metadata.labels.end() && gpu->second == "true")
+      if (l != n.metadata.labels.end() && l->second == "false" && gpu != n.metadata.labels.end() &&
+          gpu->second == "true")
         ++opted_out;
     }
     if (opted_out == 0) p.push_back("no GPU node has " + dcgm.label + "=false: the opt-out was not made");
@@ -711,7 +721,8 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
     Node probe;
     probe.metadata.name = o.probe_node;
     probe.metadata.labels = {{"kubernetes.io/hostname", o.probe_node}};
-    probe.allocatable = {{"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
+    probe.allocatable = {
+        {"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
     probe.conditions.push_back({"Ready", "True", "KubeletReady", ""});
     // The node first, without deploy labels: its allocatable reaches the API
     // through the status subresource after the create, and no pod may be
@@ -737,7 +748,8 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
         if (trusts_desired)
           why = "operand-audit.sh misses the gaps on " + o.probe_node +
                 " (pods Pending: Insufficient memory); judging by desiredNumberScheduled or pod existence is not "
-                "enough. " + why;
+                "enough. " +
+                why;
         p6.push_back(why);
       }
       std::vector<std::string> names;

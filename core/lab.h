@@ -31,7 +31,7 @@ std::vector<Node> lab_nodes();
 std::string lab_script(const std::string& name);
 
 struct LabRunOptions {
-  std::string dir;                  // the learner's working directory
+  std::string dir;  // the learner's working directory
   std::string ns = "gpu-operator";
   // Narration for a teaching demo: each step's title, the change made, what
   // appeared or disappeared on which node and why, and the matrix after it.
@@ -78,14 +78,14 @@ struct ScriptResult {
   bool timed_out = false;  // killed at the time limit: exit_code and out say nothing
   std::string out;
   std::string err;
-  bool out_cut = false;    // stdout was longer than what was kept (out): the rest was discarded
-  bool err_cut = false;    // the same for stderr
+  bool out_cut = false;  // stdout was longer than what was kept (out): the rest was discarded
+  bool err_cut = false;  // the same for stderr
 };
 using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args,
                                                 std::chrono::seconds limit)>;
 
 struct GradeLine {
-  int step = 0;     // 1..8
+  int step = 0;  // 1..8
   bool pass = false;
   std::string reason;  // why it failed, or what was checked
 };

@@ -18,14 +18,16 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
   // The chart installs NFD too, which labels every node's kernel version (the
   // driver state needs it: reference/gpu-operator-live.md); the lab's nodes
   // already carry its GPU label where the lab put one.
-  for (const auto& node : nodes) cluster.set_node_label(node, "feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic");
+  for (const auto& node : nodes)
+    cluster.set_node_label(node, "feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic");
   say("NFD (installed with the chart) labels each node's kernel version");
   cluster.settle();
   ClusterState before = cluster.state(ns);
   sim.install_operator(oc, ns);
   ClusterPolicy cp;
   cp.metadata.name = "cluster-policy";
-  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields({})}};
+  cp.raw = boost::json::object{
+      {"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields({})}};
   cluster.apply({Object(cp)});
   say("helm install gpu-operator (its ClusterPolicy at the defaults)");
   cluster.settle();
@@ -51,14 +53,14 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
       const bool had = bi != b.end(), has = ai != a.end();
       if (had && has && bi->second == ai->second)
         say(node + " " + k + "=" + ai->second + " kept" +
-                (ai->second == "true" ? "" : " (the operator adds only missing keys: a value set by hand stays)"));
+            (ai->second == "true" ? "" : " (the operator adds only missing keys: a value set by hand stays)"));
       else if (had && has)
         say(node + " " + k + "=" + bi->second + " overwritten to \"" + ai->second + "\"");
       else if (had && a.count("nvidia.com/gpu.present") && a.at("nvidia.com/gpu.present") == "true")
         say(node + " " + k + "=" + bi->second + " removed (not a label of this node's workload config)");
       else if (had)
         say(node + " " + k + "=" + bi->second +
-                " removed (the node has no nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)");
+            " removed (the node has no nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)");
       else
         say(node + " " + k + "=" + ai->second + " added by the operator");
     }
@@ -69,8 +71,10 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
     for (const auto& d : after.daemonsets)
       if (d.metadata.name == ds.metadata.name) now = &d;
     bool owned = now && now->metadata.controller_ref() && now->metadata.controller_ref()->kind == "ClusterPolicy";
-    say("DaemonSet " + ds.metadata.name + (owned ? ": taken over by the operator (updated by name)"
-                                                     : now ? ": left as the lab wrote it (the operator could not update it: see the ClusterPolicy below)" : ": gone"));
+    say("DaemonSet " + ds.metadata.name +
+        (owned ? ": taken over by the operator (updated by name)"
+         : now ? ": left as the lab wrote it (the operator could not update it: see the ClusterPolicy below)"
+               : ": gone"));
   }
   for (const auto& p : after.cluster_policies) {
     std::string line = "ClusterPolicy " + p.metadata.name + " status.state " + (p.state.empty() ? "(none)" : p.state);

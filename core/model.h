@@ -111,14 +111,12 @@ struct Taint {
   std::string value;
   std::string effect;  // "NoSchedule", "PreferNoSchedule", "NoExecute"
   std::optional<Time> time_added;
-  bool operator==(const Taint& o) const {
-    return key == o.key && value == o.value && effect == o.effect;
-  }
+  bool operator==(const Taint& o) const { return key == o.key && value == o.value && effect == o.effect; }
 };
 
 struct Toleration {
   std::string key;
-  std::string op;      // "", "Equal", "Exists"
+  std::string op;  // "", "Equal", "Exists"
   std::string value;
   std::string effect;  // "" means every effect
   std::optional<int64_t> toleration_seconds;

@@ -168,8 +168,10 @@ std::string resolve_must_gather(const std::string& path) {
       for (const auto& e : fs::directory_iterator(dir, ec)) {
         // Not through links: a link may point back up.
         if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
-        if (is_must_gather_folder(e.path().string())) found.push_back(e.path().string());
-        else next.push_back(e.path());
+        if (is_must_gather_folder(e.path().string()))
+          found.push_back(e.path().string());
+        else
+          next.push_back(e.path());
       }
     level = std::move(next);
   }
@@ -213,7 +215,7 @@ std::vector<Node> parse_must_gather_labels(const std::string& text, const std::s
       return;
     }
     bool label = l.starts_with("- ") || l == "-";
-    bool empty_map = l == "{" || l == "{}";  // kubectl printed `{}`
+    bool empty_map = l == "{" || l == "{}";                   // kubectl printed `{}`
     bool go_map = l.starts_with("map[") && l.ends_with("]");  // kubectl before JSON maps
     if (label || empty_map || go_map) {
       if (!cur)
@@ -265,22 +267,18 @@ class DescribeReader {
   void line(std::string_view l, int number) {
     if (trim(l).empty()) return;
     if (l[0] != ' ' && l[0] != '\t') return header(l, number);
-    if (!cur_) throw InputError(file_, number, "", "an indented line before the first \"Name:\" (kubectl describe nodes output)");
+    if (!cur_)
+      throw InputError(file_, number, "",
+                       "an indented line before the first \"Name:\" (kubectl describe nodes output)");
     std::string_view t = trim(l);
     const std::string& node = cur_->metadata.name;
     switch (section_) {
-      case Section::kLabels:
-        return add_label(t, cur_->metadata.labels, node, file_, number);
-      case Section::kTaints:
-        cur_->taints.push_back(parse_taint(t, node, file_, number));
-        return;
-      case Section::kConditions:
-        return condition(l, number);
-      case Section::kAllocatable:
-        return allocatable(t, number);
+      case Section::kLabels: return add_label(t, cur_->metadata.labels, node, file_, number);
+      case Section::kTaints: cur_->taints.push_back(parse_taint(t, node, file_, number)); return;
+      case Section::kConditions: return condition(l, number);
+      case Section::kAllocatable: return allocatable(t, number);
       case Section::kNone:
-      case Section::kOther:
-        return;
+      case Section::kOther: return;
     }
   }
 
@@ -301,7 +299,9 @@ class DescribeReader {
       section_ = Section::kNone;
       return;
     }
-    if (!cur_) throw InputError(file_, number, "", quote(l) + " comes before the first \"Name:\" (kubectl describe nodes output)");
+    if (!cur_)
+      throw InputError(file_, number, "",
+                       quote(l) + " comes before the first \"Name:\" (kubectl describe nodes output)");
     const std::string& node = cur_->metadata.name;
     section_ = Section::kOther;
     if (key == "Labels") {
@@ -312,7 +312,8 @@ class DescribeReader {
       if (!rest.empty() && rest != "<none>") cur_->taints.push_back(parse_taint(rest, node, file_, number));
     } else if (key == "Unschedulable") {
       if (rest != "true" && rest != "false")
-        throw InputError(file_, number, "", "node \"" + node + "\": Unschedulable is " + quote(rest) + ", not true or false");
+        throw InputError(file_, number, "",
+                         "node \"" + node + "\": Unschedulable is " + quote(rest) + ", not true or false");
       cur_->unschedulable = rest == "true";
     } else if (key == "Conditions") {
       section_ = Section::kConditions;
@@ -339,13 +340,15 @@ class DescribeReader {
       return;
     }
     const std::string& node = cur_->metadata.name;
-    if (w.size() < 2) throw InputError(file_, number, "", "node \"" + node + "\": condition row " + quote(l) + " has no Status");
+    if (w.size() < 2)
+      throw InputError(file_, number, "", "node \"" + node + "\": condition row " + quote(l) + " has no Status");
     NodeCondition c;
     c.type = std::string(w[0]);
     c.status = std::string(w[1]);
     if (c.status != "True" && c.status != "False" && c.status != "Unknown")
-      throw InputError(file_, number, "", "node \"" + node + "\": condition " + c.type + " status " + quote(c.status) +
-                                              " is not True, False or Unknown");
+      throw InputError(file_, number, "",
+                       "node \"" + node + "\": condition " + c.type + " status " + quote(c.status) +
+                           " is not True, False or Unknown");
     // A cell starts after the padding of the one before: a row not aligned
     // so (edited by hand, cut short) keeps no reason or message.
     auto cell = [&](std::optional<size_t> from, std::optional<size_t> to) -> std::string {
@@ -366,13 +369,14 @@ class DescribeReader {
     size_t colon = t.find(':');
     std::string name(trim(t.substr(0, colon == std::string_view::npos ? 0 : colon)));
     if (colon == std::string_view::npos || name.empty())
-      throw InputError(file_, number, "", "node \"" + node + "\": Allocatable line " + quote(t) + " is not \"name: quantity\"");
+      throw InputError(file_, number, "",
+                       "node \"" + node + "\": Allocatable line " + quote(t) + " is not \"name: quantity\"");
     std::string_view value = trim(t.substr(colon + 1));
     try {
       cur_->allocatable[name] = Quantity::parse(value);
     } catch (const QuantityError&) {
-      throw InputError(file_, number, "", "node \"" + node + "\": allocatable " + name + " " + quote(value) +
-                                              " is not a quantity");
+      throw InputError(file_, number, "",
+                       "node \"" + node + "\": allocatable " + name + " " + quote(value) + " is not a quantity");
     }
   }
 
@@ -406,8 +410,7 @@ std::vector<NodeStatusRow> parse_must_gather_status(const std::string& text, con
       return;
     }
     if (w.size() < 2) throw InputError(file, line, "", "row " + quote(l) + " has no STATUS");
-    if (rows.size() >= kMaxNodes)
-      throw InputError(file, line, "", "more than " + std::to_string(kMaxNodes) + " nodes");
+    if (rows.size() >= kMaxNodes) throw InputError(file, line, "", "more than " + std::to_string(kMaxNodes) + " nodes");
     NodeStatusRow r;
     r.name = std::string(w[0]);
     r.line = line;
@@ -416,12 +419,16 @@ std::vector<NodeStatusRow> parse_must_gather_status(const std::string& text, con
     size_t comma = st.find(',');
     std::string_view ready = st.substr(0, comma);
     std::string_view more = comma == std::string_view::npos ? std::string_view() : st.substr(comma + 1);
-    if (ready == "Ready") r.ready = "True";
-    else if (ready == "NotReady") r.ready = "False";
-    else if (ready != "Unknown") more = st;  // reported below
+    if (ready == "Ready")
+      r.ready = "True";
+    else if (ready == "NotReady")
+      r.ready = "False";
+    else if (ready != "Unknown")
+      more = st;  // reported below
     if (!more.empty() && more != "SchedulingDisabled")
-      throw InputError(file, line, "", "node \"" + r.name + "\": STATUS " + quote(st) +
-                                           " is not Ready, NotReady or Unknown[,SchedulingDisabled]");
+      throw InputError(
+          file, line, "",
+          "node \"" + r.name + "\": STATUS " + quote(st) + " is not Ready, NotReady or Unknown[,SchedulingDisabled]");
     r.unschedulable = more == "SchedulingDisabled";
     rows.push_back(std::move(r));
   });

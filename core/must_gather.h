@@ -37,13 +37,11 @@
 //    of a node the describe does not describe.
 //
 // What is recovered, per node: the name; the labels (gpu_nodes.labels, else,
-// for a node it lists without labels or not at all, the describe's Labels); the taints (without timeAdded), spec.unschedulable,
-// the conditions (without their times) and status.allocatable from the
-// describe; else the Ready condition (status "True", or "False" for NotReady,
-// which stands for False and Unknown alike, no reason or message) and
-// unschedulable from gpu_nodes.status. What is not: annotations, capacity,
-// addresses, nodeInfo, uid, creationTimestamp; and every node without an
-// NVIDIA PCI label or gpu.present=true (CPU nodes, whose pods, such as the
+// for a node it lists without labels or not at all, the describe's Labels); the taints (without timeAdded),
+// spec.unschedulable, the conditions (without their times) and status.allocatable from the describe; else the Ready
+// condition (status "True", or "False" for NotReady, which stands for False and Unknown alike, no reason or message)
+// and unschedulable from gpu_nodes.status. What is not: annotations, capacity, addresses, nodeInfo, uid,
+// creationTimestamp; and every node without an NVIDIA PCI label or gpu.present=true (CPU nodes, whose pods, such as the
 // operator's own, then sit on a node the snapshot does not have). The nodes
 // are the union of gpu_nodes.labels and gpu_nodes.descr, in that order.
 //
@@ -116,7 +114,7 @@ std::vector<Node> parse_must_gather_describe(const std::string& text, const std:
 // One row of gpu_nodes.status.
 struct NodeStatusRow {
   std::string name;
-  std::string ready;  // "True" (Ready), "False" (NotReady), "" (Unknown: no Ready condition)
+  std::string ready;           // "True" (Ready), "False" (NotReady), "" (Unknown: no Ready condition)
   bool unschedulable = false;  // ",SchedulingDisabled"
   int line = 0;
 };

@@ -95,7 +95,8 @@ std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n,
       throw InputError(file, line_of(it->first), field + "." + key, "must be a map of strings");
     std::string k = it->first.Scalar();
     if (std::string err = validate_label_key(k); !err.empty())
-      throw InputError(file, line_of(it->first), field + "." + key + "[" + k + "]", "Invalid value: \"" + k + "\": " + err);
+      throw InputError(file, line_of(it->first), field + "." + key + "[" + k + "]",
+                       "Invalid value: \"" + k + "\": " + err);
     out.emplace_back(k, it->second.Scalar());
   }
   return out;
@@ -123,8 +124,8 @@ HelperRules parse_helper(const YAML::Node& h, const std::string& file, const std
   HelperRules r;
   if (!h.IsMap()) throw InputError(file, line_of(h), field, "must be a map");
   known_keys(h, file, field,
-             {"pause", "pause_if_set", "restore", "restore_if_set", "restore_on_exit", "wait_for",
-              "wait_timeout_fails", "evict_without_driver", "skip_same_config", "configs"});
+             {"pause", "pause_if_set", "restore", "restore_if_set", "restore_on_exit", "wait_for", "wait_timeout_fails",
+              "evict_without_driver", "skip_same_config", "configs"});
   r.pause = label_keys(h, "pause", file, field);
   r.pause_if_set = label_keys(h, "pause_if_set", file, field);
   r.restore = h["restore"] ? label_keys(h, "restore", file, field) : r.pause;
@@ -160,10 +161,10 @@ HelperRules parse_helper(const YAML::Node& h, const std::string& file, const std
 OperatorRules parse_rules(const YAML::Node& op, const std::set<std::string>& names, const std::string& file) {
   OperatorRules r;
   if (!op.IsMap()) throw InputError(file, line_of(op), "operator", "must be a map");
-  known_keys(op, file, "operator",
-             {"reconcile_order", "state_labels", "empty_label_is_absent", "labels_need_gpu_present",
-              "relabel_on_daemonset_events", "node_label_watch", "driver_manager_image", "driver_manager",
-              "mig_manager"});
+  known_keys(
+      op, file, "operator",
+      {"reconcile_order", "state_labels", "empty_label_is_absent", "labels_need_gpu_present",
+       "relabel_on_daemonset_events", "node_label_watch", "driver_manager_image", "driver_manager", "mig_manager"});
   r.driver_manager_image = str(op, "driver_manager_image", file, "operator", false);
   if (op["driver_manager"]) r.driver_manager = parse_helper(op["driver_manager"], file, "operator.driver_manager");
   if (op["mig_manager"]) r.mig_manager = parse_helper(op["mig_manager"], file, "operator.mig_manager");
@@ -231,7 +232,8 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
   if (const YAML::Node a = root["audit"]) {
     std::string v = a.IsScalar() ? a.Scalar() : "";
     if (v != "labelled" && v != "deployed")
-      throw InputError(file, line_of(a), "audit", "Unsupported value: \"" + v + "\": supported values: \"labelled\", \"deployed\"");
+      throw InputError(file, line_of(a), "audit",
+                       "Unsupported value: \"" + v + "\": supported values: \"labelled\", \"deployed\"");
     c.audit_deployed_only = v == "deployed";
   }
   if (const YAML::Node v = root["version"]) {
@@ -246,8 +248,8 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     if (!n.IsMap()) throw InputError(file, line_of(n), field, "must be a map");
     known_keys(n, file, field,
                {"name", "label", "daemonset", "app", "column", "image", "memory", "manifest", "container",
-                "workload_configs", "gates", "needs", "component", "state", "selector", "pod_labels",
-                "node_selector", "update_strategy", "runtime_class"});
+                "workload_configs", "gates", "needs", "component", "state", "selector", "pod_labels", "node_selector",
+                "update_strategy", "runtime_class"});
     Operand o;
     o.name = str(n, "name", file, field, true);
     o.label = str(n, "label", file, field, true);
@@ -275,9 +277,9 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     o.node_selector = string_map(n, "node_selector", file, field);
     o.update_strategy = str(n, "update_strategy", file, field, false);
     if (!o.update_strategy.empty() && o.update_strategy != "RollingUpdate" && o.update_strategy != "OnDelete")
-      throw InputError(file, line_of(n["update_strategy"]), field + ".update_strategy",
-                       "Unsupported value: \"" + o.update_strategy +
-                           "\": supported values: \"OnDelete\", \"RollingUpdate\"");
+      throw InputError(
+          file, line_of(n["update_strategy"]), field + ".update_strategy",
+          "Unsupported value: \"" + o.update_strategy + "\": supported values: \"OnDelete\", \"RollingUpdate\"");
     o.runtime_class = boolean(n, "runtime_class", file, field);
     if (!names.insert(o.name).second)
       throw InputError(file, line_of(n["name"]), field + ".name", "Duplicate value: \"" + o.name + "\"");
@@ -302,7 +304,8 @@ Catalog load_catalog(const std::string& name_or_path) {
   std::error_code ec;
   if (!std::filesystem::exists(name_or_path, ec))
     throw InputError(name_or_path, 0, "",
-                     "no such operand catalog: give \"lab\", \"gpu-operator\" (v26.7), \"gpu-operator-v25.3\" or the path of a catalog file");
+                     "no such operand catalog: give \"lab\", \"gpu-operator\" (v26.7), \"gpu-operator-v25.3\" or the "
+                     "path of a catalog file");
   return parse_catalog(read_input_file(name_or_path), name_or_path);
 }
 

@@ -145,10 +145,10 @@ struct HelperRules {
 
 // What the simulated operator of a release does (catalog key `operator`,
 // a map; every key optional):
-//   reconcile_order: [driver, container-toolkit, ...]   # state order (ClusterPolicyController.init); default catalog order
-//   state_labels: [{label, workload_configs}]           # StateLabel
-//   empty_label_is_absent: true    # addGPUStateLabels sets "true" on a "" value too (v26.7); else any value is kept
-//   labels_need_gpu_present: true  # every deploy label is removed from a node without gpu.present=true (v26.7
+//   reconcile_order: [driver, container-toolkit, ...]   # state order (ClusterPolicyController.init); default catalog
+//   order state_labels: [{label, workload_configs}]           # StateLabel empty_label_is_absent: true    #
+//   addGPUStateLabels sets "true" on a "" value too (v26.7); else any value is kept labels_need_gpu_present: true  #
+//   every deploy label is removed from a node without gpu.present=true (v26.7
 //                                  # updateGPUStateLabels); before, only on the gpu.present true -> false turn
 //   relabel_on_daemonset_events: true  # node labels are reconciled on every event of an owned DaemonSet (v25.3:
 //                                      # labelGPUNodes runs in the ClusterPolicy reconcile, which watches them)

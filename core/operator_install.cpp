@@ -43,7 +43,8 @@ std::string version_from_image(const std::string& image) {
   size_t slash = ref.rfind('/');
   size_t colon = ref.rfind(':');
   if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "";
-  std::string name = ref.substr(slash == std::string::npos ? 0 : slash + 1, colon - (slash == std::string::npos ? 0 : slash + 1));
+  std::string name =
+      ref.substr(slash == std::string::npos ? 0 : slash + 1, colon - (slash == std::string::npos ? 0 : slash + 1));
   if (name != "gpu-operator" && name != "gpu-operator-validator") return "";
   std::string tag = ref.substr(colon + 1);
   return starts_with_digit_version(tag) ? with_v(tag) : "";
@@ -146,8 +147,7 @@ bool selects_node_but_label(const DaemonSet& ds, const Operand& op, const Node& 
   return true;
 }
 
-std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog,
-                                                 const Operand& op) {
+std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog, const Operand& op) {
   std::vector<const DaemonSet*> out;
   for (const auto& ds : state.daemonsets) {
     if (!is_operand_daemonset(catalog, op, ds)) continue;
@@ -171,7 +171,8 @@ bool pod_of_operand(const Catalog& catalog, const Operand& op, const std::vector
     // (then the loop above decided).
     return true;
   }
-  return catalog.operator_mode && !op.component.empty() && label_of(pod.metadata.labels, kComponentLabel) == op.component;
+  return catalog.operator_mode && !op.component.empty() &&
+         label_of(pod.metadata.labels, kComponentLabel) == op.component;
 }
 
 }  // namespace gpuops::core

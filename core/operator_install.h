@@ -81,8 +81,7 @@ bool selects_node_but_label(const DaemonSet& ds, const Operand& op, const Node& 
 
 // The DaemonSets of `state` that are `op`'s (is_operand_daemonset), in state
 // order. In lab mode at most the first one of op's name.
-std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog,
-                                                 const Operand& op);
+std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, const Catalog& catalog, const Operand& op);
 
 // Whether `pod` belongs to `op`: its controller reference is a DaemonSet of
 // `dss` (op's, from operand_daemonsets) by name, and by uid when both are

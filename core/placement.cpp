@@ -44,9 +44,7 @@ std::string describe_requirement(const Requirement& r) {
 
 }  // namespace
 
-std::string format_taint(const Taint& t) {
-  return t.key + (t.value.empty() ? "" : "=" + t.value) + ":" + t.effect;
-}
+std::string format_taint(const Taint& t) { return t.key + (t.value.empty() ? "" : "=" + t.value) + ":" + t.effect; }
 
 // k8s.io/api core/v1 toleration.go ToleratesTaint.
 bool tolerates(const Toleration& t, const Taint& taint) {
@@ -62,8 +60,8 @@ std::optional<Taint> untolerated_taint(const std::vector<Taint>& taints, const s
                                        const std::vector<std::string>& effects) {
   for (const auto& taint : taints) {
     if (std::find(effects.begin(), effects.end(), taint.effect) == effects.end()) continue;
-    bool ok = std::any_of(tolerations.begin(), tolerations.end(),
-                          [&](const Toleration& t) { return tolerates(t, taint); });
+    bool ok =
+        std::any_of(tolerations.begin(), tolerations.end(), [&](const Toleration& t) { return tolerates(t, taint); });
     if (!ok) return taint;
   }
   return std::nullopt;

@@ -34,7 +34,8 @@ PlacementView placement_view(const ClusterState& state, const Catalog& catalog) 
   v.namespace_ = state.namespace_;
   std::vector<const Node*> nodes;
   for (const auto& n : state.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
   for (const Node* n : nodes) {
     ViewNode vn;
     vn.name = n->metadata.name;
@@ -138,11 +139,13 @@ std::vector<std::string> view_changes(const PlacementView& before, const Placeme
     for (const auto& [k, v] : b.nvidia_labels)
       if (!n.nvidia_labels.count(k)) out.push_back(n.name + " label " + k + " removed (was " + quoted(v) + ")");
     if (b.unschedulable != n.unschedulable) out.push_back(n.name + (n.unschedulable ? " cordoned" : " uncordoned"));
-    if (b.ready != n.ready) out.push_back(n.name + " Ready=" + n.ready + " (was " + (b.ready.empty() ? "absent" : b.ready) + ")");
+    if (b.ready != n.ready)
+      out.push_back(n.name + " Ready=" + n.ready + " (was " + (b.ready.empty() ? "absent" : b.ready) + ")");
     for (const auto& t : n.taints)
       if (std::find(b.taints.begin(), b.taints.end(), t) == b.taints.end()) out.push_back(n.name + " taint added " + t);
     for (const auto& t : b.taints)
-      if (std::find(n.taints.begin(), n.taints.end(), t) == n.taints.end()) out.push_back(n.name + " taint removed " + t);
+      if (std::find(n.taints.begin(), n.taints.end(), t) == n.taints.end())
+        out.push_back(n.name + " taint removed " + t);
     for (size_t oi = 0; oi < after.operands.size(); ++oi) {
       long boi = find_op(before, after.operands[oi]);
       if (boi < 0) continue;

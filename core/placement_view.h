@@ -31,12 +31,14 @@ struct ViewCell {
   // Why no DaemonSet wants the node (should_run's reasons of the first
   // DaemonSet, or "no DaemonSet"); empty when one wants it.
   std::vector<std::string> reasons;
-  bool operator==(const ViewCell& o) const { return wants == o.wants && pod == o.pod && has_daemonset == o.has_daemonset; }
+  bool operator==(const ViewCell& o) const {
+    return wants == o.wants && pod == o.pod && has_daemonset == o.has_daemonset;
+  }
 };
 
 struct ViewNode {
   std::string name;
-  Labels nvidia_labels;  // the node's labels whose key starts with "nvidia.com/"
+  Labels nvidia_labels;             // the node's labels whose key starts with "nvidia.com/"
   std::vector<std::string> taints;  // format_taint
   std::string ready;                // Node::ready_status(): "True", "False", "Unknown", ""
   bool unschedulable = false;       // cordoned (spec.unschedulable)

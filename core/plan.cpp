@@ -144,8 +144,9 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
       for (const auto& [k, v] : n.metadata.labels)
         plan.labels.push_back({n.metadata.name, k, std::nullopt, v, direct.count({n.metadata.name, k}) > 0,
                                label_writer(k, direct.count({n.metadata.name, k}) > 0)});
-  std::sort(plan.labels.begin(), plan.labels.end(),
-            [](const LabelChange& x, const LabelChange& y) { return std::tie(x.node, x.key) < std::tie(y.node, y.key); });
+  std::sort(plan.labels.begin(), plan.labels.end(), [](const LabelChange& x, const LabelChange& y) {
+    return std::tie(x.node, x.key) < std::tie(y.node, y.key);
+  });
 
   // Pods.
   auto b = pods_by_key(before), a = pods_by_key(after);
@@ -179,15 +180,18 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
       for (const Pod* p : now) now_uids.insert(p->metadata.uid);
       for (const Pod* p : was) was_uids.insert(p->metadata.uid);
       for (const Pod* p : was)
-        if (!now_uids.count(p->metadata.uid)) change(PodChange::Kind::kDeleted, *p, n_after ? "evicted" : "node deleted");
+        if (!now_uids.count(p->metadata.uid))
+          change(PodChange::Kind::kDeleted, *p, n_after ? "evicted" : "node deleted");
       for (const Pod* p : now)
         if (!was_uids.count(p->metadata.uid)) change(PodChange::Kind::kCreated, *p, "new pod");
       continue;
     }
     if (!was.empty() && now.empty()) {
       std::string why;
-      if (!n_after) why = "node deleted";
-      else if (!d_after) why = "DaemonSet deleted";
+      if (!n_after)
+        why = "node deleted";
+      else if (!d_after)
+        why = "DaemonSet deleted";
       else {
         Placement pl = should_run(*d_after, *n_after);
         why = pl.reasons.empty() ? "the DaemonSet still wants the node; its pod is gone" : joined(pl.reasons, "; ");
@@ -195,11 +199,14 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
       for (const Pod* p : was) change(PodChange::Kind::kDeleted, *p, why);
     } else if (was.empty() && !now.empty()) {
       std::string why;
-      if (!n_before) why = "new node";
-      else if (!d_before) why = "new DaemonSet";
+      if (!n_before)
+        why = "new node";
+      else if (!d_before)
+        why = "new DaemonSet";
       else {
         Placement pl = should_run(*d_before, *n_before);
-        why = pl.reasons.empty() ? "the DaemonSet now places its pod" : "now placed (before: " + joined(pl.reasons, "; ") + ")";
+        why = pl.reasons.empty() ? "the DaemonSet now places its pod"
+                                 : "now placed (before: " + joined(pl.reasons, "; ") + ")";
       }
       for (const Pod* p : now) change(PodChange::Kind::kCreated, *p, why);
     } else {
@@ -289,7 +296,9 @@ std::string render_plan_text(const PlanResult& plan) {
     for (const auto& p : plan.pods) {
       if (p.node != node) continue;
       const char* sign = p.kind == PodChange::Kind::kCreated ? "+" : p.kind == PodChange::Kind::kDeleted ? "-" : "~";
-      const char* verb = p.kind == PodChange::Kind::kCreated ? "created" : p.kind == PodChange::Kind::kDeleted ? "deleted" : "replaced";
+      const char* verb = p.kind == PodChange::Kind::kCreated   ? "created"
+                         : p.kind == PodChange::Kind::kDeleted ? "deleted"
+                                                               : "replaced";
       out << "  " << sign << " pod " << p.pod;
       if (!p.daemonset.empty()) out << " (" << (p.operand.empty() ? "daemonset " + p.daemonset : p.operand) << ")";
       out << " " << verb << ": " << p.why << "\n";
@@ -313,11 +322,11 @@ std::string render_plan_text(const PlanResult& plan) {
   if (!plan.findings_new.empty() || !plan.findings_cleared.empty()) {
     out << "findings:\n";
     for (const auto& f : plan.findings_new)
-      out << "  + " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity)
-          << " " << f.name << ": " << f.reason << "\n";
+      out << "  + " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity) << " "
+          << f.name << ": " << f.reason << "\n";
     for (const auto& f : plan.findings_cleared)
-      out << "  - " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity)
-          << " " << f.name << ": " << f.reason << "\n";
+      out << "  - " << f.node << " " << (f.operand.empty() ? "-" : f.operand) << " " << severity_name(f.severity) << " "
+          << f.name << ": " << f.reason << "\n";
   }
   out << plan.summary << "\n";
   return out.str();
@@ -330,9 +339,15 @@ boost::json::object render_plan_json(const PlanResult& plan) {
   o["changes"] = plan.changes();
   json::array pods;
   for (const auto& p : plan.pods) {
-    const char* kind = p.kind == PodChange::Kind::kCreated ? "created" : p.kind == PodChange::Kind::kDeleted ? "deleted" : "replaced";
-    pods.push_back(json::object{{"kind", kind}, {"node", p.node}, {"daemonset", p.daemonset}, {"operand", p.operand},
-                                {"pod", p.pod}, {"why", p.why}});
+    const char* kind = p.kind == PodChange::Kind::kCreated   ? "created"
+                       : p.kind == PodChange::Kind::kDeleted ? "deleted"
+                                                             : "replaced";
+    pods.push_back(json::object{{"kind", kind},
+                                {"node", p.node},
+                                {"daemonset", p.daemonset},
+                                {"operand", p.operand},
+                                {"pod", p.pod},
+                                {"why", p.why}});
   }
   o["pods"] = std::move(pods);
   json::array labels;
@@ -359,12 +374,13 @@ boost::json::object render_plan_json(const PlanResult& plan) {
   };
   json::array columns;
   for (const Operand* c : plan.matrix_after.columns) columns.push_back(json::value(c->name));
-  o["matrix"] = json::object{{"columns", std::move(columns)},
-                             {"before", matrix(plan.matrix_before)},
-                             {"after", matrix(plan.matrix_after)}};
+  o["matrix"] = json::object{
+      {"columns", std::move(columns)}, {"before", matrix(plan.matrix_before)}, {"after", matrix(plan.matrix_after)}};
   json::array cells;
   for (const auto& c : plan.cells)
-    cells.push_back(json::object{{"node", c.node}, {"operand", c.operand}, {"before", matrix_cell_text(c.before)},
+    cells.push_back(json::object{{"node", c.node},
+                                 {"operand", c.operand},
+                                 {"before", matrix_cell_text(c.before)},
                                  {"after", matrix_cell_text(c.after)}});
   o["cells"] = std::move(cells);
   o["findingsNew"] = to_json(plan.findings_new);

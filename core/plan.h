@@ -45,7 +45,7 @@ struct LabelChange {
   std::string node;
   std::string key;
   std::optional<std::string> before, after;  // nullopt: absent
-  bool by_change = false;  // written by the change itself
+  bool by_change = false;                    // written by the change itself
   // Who wrote it: "change" (by_change), else "operator" for a key under
   // nvidia.com/ (the operator's labeller, k8s-driver-manager, the MIG
   // manager), else "controller" (Kubernetes' own: the node lifecycle
@@ -64,20 +64,18 @@ struct CellChange {
 };
 
 struct PlanResult {
-  std::vector<PodChange> pods;        // by node, then DaemonSet, then pod
-  std::vector<LabelChange> labels;    // by node, then key; an added node's: all its labels, before absent
+  std::vector<PodChange> pods;      // by node, then DaemonSet, then pod
+  std::vector<LabelChange> labels;  // by node, then key; an added node's: all its labels, before absent
   std::vector<std::string> nodes_added, nodes_removed;
-  MatrixResult matrix_before, matrix_after;  // the catalog's columns
-  std::vector<CellChange> cells;      // the cells that differ
+  MatrixResult matrix_before, matrix_after;             // the catalog's columns
+  std::vector<CellChange> cells;                        // the cells that differ
   std::vector<Finding> findings_new, findings_cleared;  // diagnose, errors and warnings only
   // "3 pods deleted on 2 nodes, 0 created, 0 replaced, 1 label changed by the
   // operator or its helpers, 1 new finding, 0 cleared"; labels written by
   // Kubernetes' controllers add ", 2 labels by Kubernetes controllers" after
   // the operator's count when there are any.
   std::string summary;
-  bool changes() const {
-    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty();
-  }
+  bool changes() const { return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty(); }
 };
 
 // The plan of a change: `before` and `after` are the settled states (same

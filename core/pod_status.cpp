@@ -2,9 +2,7 @@
 
 namespace gpuops::core {
 
-bool is_pod_phase_terminal(const Pod& pod) {
-  return pod.status.phase == "Failed" || pod.status.phase == "Succeeded";
-}
+bool is_pod_phase_terminal(const Pod& pod) { return pod.status.phase == "Failed" || pod.status.phase == "Succeeded"; }
 
 // mirrors printPod, kubernetes pkg/printers/internalversion/printers.go
 PodColumns print_pod(const Pod& pod) {
@@ -15,8 +13,8 @@ PodColumns print_pod(const Pod& pod) {
   for (const auto& c : pod.status.conditions)
     if (c.type == "PodScheduled" && c.reason == "SchedulingGated") reason = "SchedulingGated";
 
-  size_t n_init = pod.spec.init_containers.empty() ? pod.status.init_container_statuses.size()
-                                                   : pod.spec.init_containers.size();
+  size_t n_init =
+      pod.spec.init_containers.empty() ? pod.status.init_container_statuses.size() : pod.spec.init_containers.size();
   bool initializing = false;
   for (size_t i = 0; i < pod.status.init_container_statuses.size(); ++i) {
     const auto& c = pod.status.init_container_statuses[i];

@@ -23,8 +23,8 @@ namespace gpuops::core {
 
 // One pod's row of `kubectl get pods`, the columns that depend on its status.
 struct PodColumns {
-  int ready = 0;    // READY numerator: regular containers Ready and running
-  int total = 0;    // READY denominator: len(spec.containers)
+  int ready = 0;       // READY numerator: regular containers Ready and running
+  int total = 0;       // READY denominator: len(spec.containers)
   std::string status;  // STATUS, as pod_status_column
   int restarts = 0;    // RESTARTS, the number only
 };

@@ -72,22 +72,43 @@ Quantity Quantity::parse(std::string_view text) {
   // Scale as (base, exponent): value = number * base^exp.
   int base = 10, exp = 0;
   if (suffix.empty()) {
-  } else if (suffix == "Ki") { base = 2; exp = 10; }
-  else if (suffix == "Mi") { base = 2; exp = 20; }
-  else if (suffix == "Gi") { base = 2; exp = 30; }
-  else if (suffix == "Ti") { base = 2; exp = 40; }
-  else if (suffix == "Pi") { base = 2; exp = 50; }
-  else if (suffix == "Ei") { base = 2; exp = 60; }
-  else if (suffix == "n") { exp = -9; }
-  else if (suffix == "u") { exp = -6; }
-  else if (suffix == "m") { exp = -3; }
-  else if (suffix == "k") { exp = 3; }
-  else if (suffix == "M") { exp = 6; }
-  else if (suffix == "G") { exp = 9; }
-  else if (suffix == "T") { exp = 12; }
-  else if (suffix == "P") { exp = 15; }
-  else if (suffix == "E") { exp = 18; }
-  else if (suffix[0] == 'e' || suffix[0] == 'E') {
+  } else if (suffix == "Ki") {
+    base = 2;
+    exp = 10;
+  } else if (suffix == "Mi") {
+    base = 2;
+    exp = 20;
+  } else if (suffix == "Gi") {
+    base = 2;
+    exp = 30;
+  } else if (suffix == "Ti") {
+    base = 2;
+    exp = 40;
+  } else if (suffix == "Pi") {
+    base = 2;
+    exp = 50;
+  } else if (suffix == "Ei") {
+    base = 2;
+    exp = 60;
+  } else if (suffix == "n") {
+    exp = -9;
+  } else if (suffix == "u") {
+    exp = -6;
+  } else if (suffix == "m") {
+    exp = -3;
+  } else if (suffix == "k") {
+    exp = 3;
+  } else if (suffix == "M") {
+    exp = 6;
+  } else if (suffix == "G") {
+    exp = 9;
+  } else if (suffix == "T") {
+    exp = 12;
+  } else if (suffix == "P") {
+    exp = 15;
+  } else if (suffix == "E") {
+    exp = 18;
+  } else if (suffix[0] == 'e' || suffix[0] == 'E') {
     // interpret: strconv.ParseInt(suffix[1:], 10, 64), then int32(parsed)
     // (which wraps, as upstream's conversion does).
     std::string_view e = suffix.substr(1);

@@ -2,8 +2,8 @@
 #include "core/rfc3339.h"
 
 #include <chrono>
-#include <ctime>
 #include <cstddef>
+#include <ctime>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,15 +41,13 @@ int days_in(int month, long long year) {
 long long days_from_civil(long long y, int m, int d) {
   y -= m <= 2;
   long long era = (y >= 0 ? y : y - 399) / 400;
-  long long yoe = y - era * 400;                                   // [0, 399]
+  long long yoe = y - era * 400;                                     // [0, 399]
   long long doy = (153LL * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;  // [0, 365]
-  long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           // [0, 146096]
+  long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;             // [0, 146096]
   return era * 146097 + doe - 719468;
 }
 
-[[noreturn]] void not_rfc3339(const std::string& text) {
-  throw std::invalid_argument("not an RFC 3339 time: " + text);
-}
+[[noreturn]] void not_rfc3339(const std::string& text) { throw std::invalid_argument("not an RFC 3339 time: " + text); }
 
 }  // namespace
 

@@ -8,12 +8,9 @@ namespace gpuops::core {
 
 std::string gate_writer(const std::string& gate) {
   static const std::map<std::string, std::string> kWriters = {
-      {"driver-validation", "driver"},
-      {"toolkit-validation", "operator-validator"},
-      {"plugin-validation", "device-plugin"},
-      {"vgpu-manager-validation", "vgpu-manager"},
-      {"vfio-pci-validation", "vfio-manager"},
-      {"vgpu-devices-validation", "vgpu-device-manager"},
+      {"driver-validation", "driver"},         {"toolkit-validation", "operator-validator"},
+      {"plugin-validation", "device-plugin"},  {"vgpu-manager-validation", "vgpu-manager"},
+      {"vfio-pci-validation", "vfio-manager"}, {"vgpu-devices-validation", "vgpu-device-manager"},
       {"cc-manager-validation", "cc-manager"},
   };
   auto it = kWriters.find(gate);
@@ -119,8 +116,8 @@ std::string one_line(const std::string& msg) {
 
 void attribute_root_cause(const Catalog& catalog, const std::string& ns, const std::string& node,
                           const std::vector<std::string>& waits_on, const std::vector<const Pod*>& pods,
-                          const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand, std::vector<Finding>& consistency,
-                          std::vector<Finding>& node_level) {
+                          const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand,
+                          std::vector<Finding>& consistency, std::vector<Finding>& node_level) {
   std::vector<ChainLink> links;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < catalog.operands.size(); ++i) {
@@ -191,8 +188,8 @@ void attribute_root_cause(const Catalog& catalog, const std::string& ns, const s
   std::vector<std::string> blocked_names;
   for (size_t i : rc->blocked) blocked_names.push_back(catalog.operands[i].name);
   if (!blocked_names.empty()) {
-    summary += " blocks " + std::to_string(blocked_names.size()) +
-               (blocked_names.size() == 1 ? " operand: " : " operands: ");
+    summary +=
+        " blocks " + std::to_string(blocked_names.size()) + (blocked_names.size() == 1 ? " operand: " : " operands: ");
     for (size_t i = 0; i < blocked_names.size(); ++i) summary += (i ? ", " : "") + blocked_names[i];
   }
   lead.reason = summary + " (first broken link of driver -> toolkit -> validator -> the rest" +

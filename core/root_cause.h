@@ -103,7 +103,7 @@ std::string one_line(const std::string& msg);
 // <root>: `. One cause, so one error for it beside the root's own finding.
 void attribute_root_cause(const Catalog& catalog, const std::string& ns, const std::string& node,
                           const std::vector<std::string>& waits_on, const std::vector<const Pod*>& pods,
-                          const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand, std::vector<Finding>& consistency,
-                          std::vector<Finding>& node_level);
+                          const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand,
+                          std::vector<Finding>& consistency, std::vector<Finding>& node_level);
 
 }  // namespace gpuops::core

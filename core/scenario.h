@@ -72,16 +72,16 @@ struct PodExpectation {
   int line = 0;
   std::string daemonset;
   std::string node;
-  bool absent = false;                // no pod of the DaemonSet on the node
-  std::optional<std::string> phase;   // status.phase
-  std::optional<bool> ready;          // Ready condition
-  std::optional<bool> terminating;    // deletionTimestamp set
-  std::optional<std::string> reason;  // any of: status.reason, a False
-                                      // condition's reason, a container or
-                                      // init container state reason
-  std::optional<std::string> message; // substring of status.message or a
-                                      // condition's message
-  std::optional<std::string> image;   // every container's image is this one
+  bool absent = false;                 // no pod of the DaemonSet on the node
+  std::optional<std::string> phase;    // status.phase
+  std::optional<bool> ready;           // Ready condition
+  std::optional<bool> terminating;     // deletionTimestamp set
+  std::optional<std::string> reason;   // any of: status.reason, a False
+                                       // condition's reason, a container or
+                                       // init container state reason
+  std::optional<std::string> message;  // substring of status.message or a
+                                       // condition's message
+  std::optional<std::string> image;    // every container's image is this one
   // Of the DaemonSet's current template: the pod's pod-template-generation
   // label is the DaemonSet's deprecated.daemonset.template.generation
   // (IsPodUpdated's template generation test, as on any cluster).
@@ -108,10 +108,10 @@ struct FindingExpectation {
 struct ClusterPolicyExpectation {
   int line = 0;
   std::string name = "cluster-policy";
-  std::optional<std::string> state;     // "ready", "notReady", "ignored"; "" absent state
-  std::optional<std::string> reason;    // the reason of the condition that is True (Ready or Error)
-  std::optional<std::string> message;   // substring of that condition's message
-  bool absent = false;                  // no such ClusterPolicy
+  std::optional<std::string> state;    // "ready", "notReady", "ignored"; "" absent state
+  std::optional<std::string> reason;   // the reason of the condition that is True (Ready or Error)
+  std::optional<std::string> message;  // substring of that condition's message
+  bool absent = false;                 // no such ClusterPolicy
 };
 // `rollout: {daemonset, complete}`: whether `kubectl rollout status ds/X`
 // would call the rollout finished (DaemonSetStatusViewer, see
@@ -164,10 +164,10 @@ struct Expectations {
 };
 
 struct ExpectedError {
-  int exit = 0;           // 2 input error, 3 cluster error, 0 either
-  std::string contains;   // substring of the message
-  std::string field;      // exact field path, if given
-  int line = 0;           // exact line, if given
+  int exit = 0;          // 2 input error, 3 cluster error, 0 either
+  std::string contains;  // substring of the message
+  std::string field;     // exact field path, if given
+  int line = 0;          // exact line, if given
 };
 
 // The GPU Operator a scenario installs (top-level `operator:`, or a step's
@@ -191,8 +191,8 @@ struct Step {
   std::string name;
   std::string action;  // "" (none), "apply", "label", ...
   // apply
-  std::vector<std::string> apply_files;    // resolved against the scenario file
-  std::vector<std::string> apply_operands; // catalog operand names
+  std::vector<std::string> apply_files;     // resolved against the scenario file
+  std::vector<std::string> apply_operands;  // catalog operand names
   std::string apply_inline;
   // single-object actions
   std::string node;
@@ -202,13 +202,13 @@ struct Step {
   Node new_node;  // addNode
   Taint taint;    // taint / untaint (untaint: effect may be empty = any)
   std::string ready_status;
-  std::string daemonset;  // deletePod, deleteDaemonSet
+  std::string daemonset;               // deletePod, deleteDaemonSet
   std::string cascade = "background";  // deleteDaemonSet
   FaultSpec fault;
   Duration advance{0};
-  OperatorSpec operator_spec;          // installOperator
-  HostSpec host;                       // host (simulator only)
-  boost::json::object policy_patch;    // patchClusterPolicy: a JSON merge patch of the ClusterPolicy
+  OperatorSpec operator_spec;                  // installOperator
+  HostSpec host;                               // host (simulator only)
+  boost::json::object policy_patch;            // patchClusterPolicy: a JSON merge patch of the ClusterPolicy
   std::string policy_name = "cluster-policy";  // patchClusterPolicy, removeOperator
   Expectations expect;
   std::optional<ExpectedError> expect_error;
@@ -278,8 +278,8 @@ struct StepResult {
 struct StepObservation {
   std::vector<std::string> audit;  // audit report lines
   int audit_exit = 0;
-  std::vector<std::string> order;  // "<node> <order-check result>", by node name
-  std::vector<std::string> matrix; // matrix report lines
+  std::vector<std::string> order;   // "<node> <order-check result>", by node name
+  std::vector<std::string> matrix;  // matrix report lines
   // DaemonSet name -> status field (API JSON name) -> value; the eight
   // integer fields ds_field knows.
   std::map<std::string, std::map<std::string, int64_t>> daemonsets;
@@ -288,10 +288,10 @@ struct StepObservation {
   std::map<std::string, Labels> node_labels;
   // DaemonSet name -> what placement and rollout depend on in its spec.
   struct DaemonSetSpec {
-    Labels node_selector;                     // spec.template.spec.nodeSelector
-    std::vector<std::string> tolerations;     // "key:operator=value:effect[:seconds]", as listed
-    std::string update_strategy;              // "RollingUpdate" or "OnDelete"
-    std::vector<std::string> init_containers; // names, in order
+    Labels node_selector;                      // spec.template.spec.nodeSelector
+    std::vector<std::string> tolerations;      // "key:operator=value:effect[:seconds]", as listed
+    std::string update_strategy;               // "RollingUpdate" or "OnDelete"
+    std::vector<std::string> init_containers;  // names, in order
     bool operator==(const DaemonSetSpec&) const = default;
   };
   std::map<std::string, DaemonSetSpec> daemonset_specs;
@@ -315,8 +315,8 @@ struct ScenarioResult {
   // With RunOptions::observe: one entry per step, parallel to `steps`; empty
   // for a skipped step or when the state could not be read.
   std::vector<std::optional<StepObservation>> observations;
-  std::string error;  // the scenario could not run (set-up failed)
-  double seconds = 0; // wall time, filled by the caller
+  std::string error;   // the scenario could not run (set-up failed)
+  double seconds = 0;  // wall time, filled by the caller
 };
 
 struct RunOptions {

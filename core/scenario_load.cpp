@@ -2,8 +2,8 @@
 // core/scenario.h (load_scenario, load_scenarios, parse_duration, Step::title).
 #include "core/scenario.h"
 
-#include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -70,7 +70,11 @@ class Reader {
       if (!resolved.is_string())
         fail(value, field,
              "label values are strings: write \"" + value.Scalar() + "\" in quotes (YAML reads " + value.Scalar() +
-                 " as a " + (resolved.is_bool() ? "boolean" : resolved.is_null() ? "null" : "number") + ")");
+                 " as a " +
+                 (resolved.is_bool()   ? "boolean"
+                  : resolved.is_null() ? "null"
+                                       : "number") +
+                 ")");
     }
     return value.Scalar();
   }
@@ -145,8 +149,10 @@ Taint read_taint(const Reader& reader, const YAML::Node& yaml, const std::string
 // cluster.nodes[] (the node's own name).
 HostSpec read_host(const Reader& reader, const YAML::Node& yaml, const std::string& field, bool with_node) {
   if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
-  if (with_node) reader.keys(yaml, field, {"node", "driver", "driverInUse", "migConfig", "migApplyFails"});
-  else reader.keys(yaml, field, {"driver", "driverInUse", "migConfig", "migApplyFails"});
+  if (with_node)
+    reader.keys(yaml, field, {"node", "driver", "driverInUse", "migConfig", "migApplyFails"});
+  else
+    reader.keys(yaml, field, {"driver", "driverInUse", "migConfig", "migApplyFails"});
   HostSpec host;
   if (with_node) {
     if (!yaml["node"]) reader.fail(yaml, field + ".node", "Required value");
@@ -155,8 +161,9 @@ HostSpec read_host(const Reader& reader, const YAML::Node& yaml, const std::stri
   if (yaml["driver"]) {
     host.driver = reader.str(yaml["driver"], field + ".driver");
     if (*host.driver != "none" && *host.driver != "pre-installed" && *host.driver != "loaded")
-      reader.fail(yaml["driver"], field + ".driver",
-                  "Unsupported value: \"" + *host.driver + "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+      reader.fail(
+          yaml["driver"], field + ".driver",
+          "Unsupported value: \"" + *host.driver + "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
   }
   if (yaml["driverInUse"]) host.driver_in_use = reader.boolean(yaml["driverInUse"], field + ".driverInUse");
   if (yaml["migConfig"]) host.mig_config = reader.str(yaml["migConfig"], field + ".migConfig");
@@ -208,8 +215,9 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
 }
 
 Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
-  reader.keys(yaml, field,
-              {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "rollout", "clusterPolicy", "diagnose"});
+  reader.keys(
+      yaml, field,
+      {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "rollout", "clusterPolicy", "diagnose"});
   Expectations expect;
   // Failures name the line of the expectation's key.
   std::map<std::string, int> key_line;
@@ -368,7 +376,8 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
 
 // A YAML map as the JSON object kubectl would send for it (core/documents.h
 // read_documents' typing), `line` its first line for errors.
-json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::string& field, const std::string& file) {
+json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::string& field,
+                       const std::string& file) {
   if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
   YAML::Emitter out;
   out << yaml;
@@ -414,18 +423,52 @@ FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const st
   reader.fail(yaml, field, "unknown fault \"" + kind + "\" (" + list + ")");
 }
 
-const std::vector<const char*> kActions = {
-    "createNamespace", "apply",       "label",   "addNode",         "deleteNode",         "taint",
-    "untaint",         "cordon",      "uncordon", "ready",          "deletePod",          "deleteDaemonSet",
-    "fault",           "clearFaults", "advance", "installOperator", "patchClusterPolicy", "removeOperator",
-    "host"};
+const std::vector<const char*> kActions = {"createNamespace",
+                                           "apply",
+                                           "label",
+                                           "addNode",
+                                           "deleteNode",
+                                           "taint",
+                                           "untaint",
+                                           "cordon",
+                                           "uncordon",
+                                           "ready",
+                                           "deletePod",
+                                           "deleteDaemonSet",
+                                           "fault",
+                                           "clearFaults",
+                                           "advance",
+                                           "installOperator",
+                                           "patchClusterPolicy",
+                                           "removeOperator",
+                                           "host"};
 
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
   reader.keys(yaml, field,
-              {"name", "createNamespace", "apply", "label", "addNode", "deleteNode", "taint", "untaint", "cordon",
-               "uncordon", "ready", "deletePod", "deleteDaemonSet", "fault", "clearFaults", "advance",
-               "installOperator", "patchClusterPolicy", "removeOperator", "host", "expect", "expectError", "timeout",
+              {"name",
+               "createNamespace",
+               "apply",
+               "label",
+               "addNode",
+               "deleteNode",
+               "taint",
+               "untaint",
+               "cordon",
+               "uncordon",
+               "ready",
+               "deletePod",
+               "deleteDaemonSet",
+               "fault",
+               "clearFaults",
+               "advance",
+               "installOperator",
+               "patchClusterPolicy",
+               "removeOperator",
+               "host",
+               "expect",
+               "expectError",
+               "timeout",
                "settle"});
   Step step;
   step.line = yaml.Mark().line + 1;
@@ -515,7 +558,9 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     step.operator_spec = read_operator(reader, args, args_field, reader.file());
   } else if (step.action == "patchClusterPolicy") {
     reader.keys(args, args_field, {"name", "patch"});
-    if (!args["patch"]) reader.fail(args, args_field + ".patch", "Required value: a JSON merge patch, e.g. {spec: {dcgm: {enabled: true}}}");
+    if (!args["patch"])
+      reader.fail(args, args_field + ".patch",
+                  "Required value: a JSON merge patch, e.g. {spec: {dcgm: {enabled: true}}}");
     if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
     step.policy_patch = yaml_json(reader, args["patch"], args_field + ".patch", reader.file());
   } else if (step.action == "removeOperator") {
@@ -588,9 +633,11 @@ Duration parse_duration(const std::string& text) {
     total += unit == "ms" ? value : unit == "s" ? value * 1000 : unit == "m" ? value * 60000 : value * 3600000;
     pos += it->length();
   }
-  if (pos != text.size()) throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");
+  if (pos != text.size())
+    throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");
   if (!(total <= kMaxMs))
-    throw std::invalid_argument("invalid duration \"" + text + "\": out of range (at most 2562047h, as Go's time.Duration)");
+    throw std::invalid_argument("invalid duration \"" + text +
+                                "\": out of range (at most 2562047h, as Go's time.Duration)");
   return Duration(static_cast<long long>(total));
 }
 
@@ -599,7 +646,8 @@ Scenario load_scenario(const std::string& path) {
   Reader reader(path);
   YAML::Node root = load_yaml(text, path);
   if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
-  reader.keys(root, "", {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "operator", "steps"});
+  reader.keys(root, "",
+              {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "operator", "steps"});
   Scenario scenario;
   scenario.file = path;
   if (!root["name"]) reader.fail(root, "name", "Required value");

@@ -88,15 +88,12 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
                                      {"initContainers", lines(spec.init_containers)}};
         for (const auto& [node, list] : observation.pods) pods[node] = lines(list);
         for (const auto& [name, state] : observation.cluster_policies) policies[name] = state;
-        step_json["observed"] = json::object{{"audit", lines(observation.audit)},
-                                             {"auditExit", observation.audit_exit},
-                                             {"order", lines(observation.order)},
-                                             {"matrix", lines(observation.matrix)},
-                                             {"daemonsets", std::move(daemonsets)},
-                                             {"nodeLabels", std::move(node_labels)},
-                                             {"daemonsetSpecs", std::move(specs)},
-                                             {"pods", std::move(pods)},
-                                             {"clusterPolicies", std::move(policies)}};
+        step_json["observed"] =
+            json::object{{"audit", lines(observation.audit)},     {"auditExit", observation.audit_exit},
+                         {"order", lines(observation.order)},     {"matrix", lines(observation.matrix)},
+                         {"daemonsets", std::move(daemonsets)},   {"nodeLabels", std::move(node_labels)},
+                         {"daemonsetSpecs", std::move(specs)},    {"pods", std::move(pods)},
+                         {"clusterPolicies", std::move(policies)}};
       }
       steps.push_back(std::move(step_json));
     }
@@ -109,9 +106,7 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
     scenarios.push_back(std::move(scenario_json));
     passed += result.passed;
   }
-  json::object doc{{"scenarios", scenarios},
-                   {"passed", passed},
-                   {"failed", static_cast<int>(results.size()) - passed}};
+  json::object doc{{"scenarios", scenarios}, {"passed", passed}, {"failed", static_cast<int>(results.size()) - passed}};
   return json::serialize(doc) + "\n";
 }
 
@@ -151,10 +146,9 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
     test_case.put("<xmlattr>.file", xml_text(result.file));
     test_case.put("<xmlattr>.time", result.seconds);
     total += result.seconds;
-    bool all_skipped =
-        !result.steps.empty() && std::all_of(result.steps.begin(), result.steps.end(), [](const StepResult& step) {
-          return step.status == StepResult::Status::kSkipped;
-        });
+    bool all_skipped = !result.steps.empty() &&
+                       std::all_of(result.steps.begin(), result.steps.end(),
+                                   [](const StepResult& step) { return step.status == StepResult::Status::kSkipped; });
     if (!result.passed) {
       ++failures;
       std::string body = result.error;
@@ -162,8 +156,8 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
       for (const auto& step : result.steps) {
         if (step.status != StepResult::Status::kFailed) continue;
         if (first.empty()) first = "step \"" + step.title + "\" failed";
-        body += (body.empty() ? "" : "\n") + result.file + ":" + std::to_string(step.line) + ": step \"" +
-                step.title + "\"";
+        body += (body.empty() ? "" : "\n") + result.file + ":" + std::to_string(step.line) + ": step \"" + step.title +
+                "\"";
         for (const auto& failure : step.failures) body += "\n  " + failure;
       }
       pt::ptree failure_element;

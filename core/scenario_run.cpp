@@ -91,8 +91,9 @@ bool of_current_template(const Pod& pod, const ClusterState& state, const std::s
 std::vector<std::string> check_pod(const PodExpectation& expected, const ClusterState& state) {
   std::vector<const Pod*> pods;
   for (const auto& pod : state.pods) {
-    bool mine = expected.orphaned ? !pod.metadata.controller_ref() && pod.metadata.name.rfind(expected.daemonset + "-", 0) == 0
-                                  : controlled_by_ds(pod, expected.daemonset);
+    bool mine = expected.orphaned
+                    ? !pod.metadata.controller_ref() && pod.metadata.name.rfind(expected.daemonset + "-", 0) == 0
+                    : controlled_by_ds(pod, expected.daemonset);
     if (mine && pod.target_node() == expected.node) pods.push_back(&pod);
   }
   std::string where = "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset +
@@ -165,8 +166,10 @@ std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
 // CRD requires are added as {} (core::with_required_spec_fields), on every
 // backend.
 void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationControls* sim) {
-  if (sim) sim->install_operator(op.catalog, op.namespace_);
-  else cluster.create_namespace(op.namespace_);
+  if (sim)
+    sim->install_operator(op.catalog, op.namespace_);
+  else
+    cluster.create_namespace(op.namespace_);
   ClusterPolicy cp;
   cp.metadata.name = op.policy_name;
   boost::json::object spec = with_required_spec_fields(op.spec);
@@ -185,13 +188,17 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
     if (sim) sim->uninstall_operator();
     return;
   }
-  if (action == "createNamespace") cluster.create_namespace(step.name_arg);
-  else if (action == "apply") cluster.apply(decode_apply(step, scenario));
+  if (action == "createNamespace")
+    cluster.create_namespace(step.name_arg);
+  else if (action == "apply")
+    cluster.apply(decode_apply(step, scenario));
   else if (action == "label") {
     for (const auto& [k, v] : step.label_set) cluster.set_node_label(step.node, k, v);
     for (const auto& k : step.label_remove) cluster.set_node_label(step.node, k, std::nullopt);
-  } else if (action == "addNode") cluster.add_node(step.new_node);
-  else if (action == "deleteNode") cluster.delete_node(step.name_arg);
+  } else if (action == "addNode")
+    cluster.add_node(step.new_node);
+  else if (action == "deleteNode")
+    cluster.delete_node(step.name_arg);
   else if (action == "taint" || action == "untaint") {
     ClusterState state = cluster.state(scenario.namespace_);
     auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
@@ -204,9 +211,12 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
     }
     if (action == "taint") taints.push_back(step.taint);
     cluster.set_node_taints(step.node, taints);
-  } else if (action == "cordon") cluster.set_node_unschedulable(step.name_arg, true);
-  else if (action == "uncordon") cluster.set_node_unschedulable(step.name_arg, false);
-  else if (action == "ready") cluster.set_node_ready(step.node, step.ready_status);
+  } else if (action == "cordon")
+    cluster.set_node_unschedulable(step.name_arg, true);
+  else if (action == "uncordon")
+    cluster.set_node_unschedulable(step.name_arg, false);
+  else if (action == "ready")
+    cluster.set_node_ready(step.node, step.ready_status);
   else if (action == "deletePod") {
     ClusterState state = cluster.state(scenario.namespace_);
     const Pod* found = nullptr;
@@ -215,11 +225,16 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
         found = &pod;
     if (!found) throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
     cluster.delete_pod(scenario.namespace_, found->metadata.name);
-  } else if (action == "deleteDaemonSet") cluster.delete_daemonset(scenario.namespace_, step.daemonset, step.cascade);
-  else if (action == "fault") sim->inject_fault(step.fault);
-  else if (action == "clearFaults") sim->clear_faults();
-  else if (action == "advance") sim->advance(step.advance);
-  else if (action == "host") sim->set_host(step.host);
+  } else if (action == "deleteDaemonSet")
+    cluster.delete_daemonset(scenario.namespace_, step.daemonset, step.cascade);
+  else if (action == "fault")
+    sim->inject_fault(step.fault);
+  else if (action == "clearFaults")
+    sim->clear_faults();
+  else if (action == "advance")
+    sim->advance(step.advance);
+  else if (action == "host")
+    sim->set_host(step.host);
 }
 
 }  // namespace
@@ -365,8 +380,8 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
     if (!got.error.empty()) {
       failures.push_back(where + got.error);
     } else if (got.done != want.complete) {
-      failures.push_back(where + "expected the rollout " + (want.complete ? "complete" : "in progress") + ", got: " +
-                         got.message);
+      failures.push_back(where + "expected the rollout " + (want.complete ? "complete" : "in progress") +
+                         ", got: " + got.message);
     }
   }
   for (const auto& expected_pod : expect.pods) {
@@ -392,7 +407,8 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
         if (c.status == "True" && (c.type == "Ready" || c.type == "Error")) on = &c;
       if (want.reason && (!on || on->reason != *want.reason))
         failures.push_back(where + ": condition reason: expected \"" + *want.reason + "\", got \"" +
-                           (on ? on->type + "/" + on->reason : std::string("(no True Ready or Error condition)")) + "\"");
+                           (on ? on->type + "/" + on->reason : std::string("(no True Ready or Error condition)")) +
+                           "\"");
       if (want.message && (!on || on->message.find(*want.message) == std::string::npos))
         failures.push_back(where + ": condition message: expected it to contain \"" + *want.message + "\", got \"" +
                            (on ? on->message : std::string()) + "\"");
@@ -414,7 +430,8 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
         std::string seen;
         for (const auto& f : found)
           if (f.node == want.node) seen += "\n    " + f.name + (f.operand.empty() ? "" : " (" + f.operand + ")");
-        failures.push_back(where + ": no such finding" + (seen.empty() ? " (none on that node)" : "; on that node:" + seen));
+        failures.push_back(where + ": no such finding" +
+                           (seen.empty() ? " (none on that node)" : "; on that node:" + seen));
         continue;
       }
       if (want.severity && severity_name(hit->severity) != *want.severity)
@@ -453,8 +470,9 @@ RolloutStatus daemonset_rollout_status(const DaemonSet& ds) {
   if (ds.metadata.generation > s.observed_generation) {
     out.message = "Waiting for daemon set spec update to be observed...";
   } else if (s.updated_number_scheduled < s.desired_number_scheduled) {
-    out.message = "Waiting for daemon set " + name + " rollout to finish: " + std::to_string(s.updated_number_scheduled) +
-                  " out of " + std::to_string(s.desired_number_scheduled) + " new pods have been updated...";
+    out.message = "Waiting for daemon set " + name +
+                  " rollout to finish: " + std::to_string(s.updated_number_scheduled) + " out of " +
+                  std::to_string(s.desired_number_scheduled) + " new pods have been updated...";
   } else if (s.number_available < s.desired_number_scheduled) {
     out.message = "Waiting for daemon set " + name + " rollout to finish: " + std::to_string(s.number_available) +
                   " of " + std::to_string(s.desired_number_scheduled) + " updated pods are available...";
@@ -496,9 +514,9 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
   }
   // The GPU Operator: simulated with the simulator's controls; elsewhere the
   // cluster's own, which must be there (its CRD served).
-  bool needs_operator = scenario.operator_.has_value() ||
-                        std::any_of(scenario.steps.begin(), scenario.steps.end(),
-                                    [](const Step& step) { return step.action == "installOperator"; });
+  bool needs_operator =
+      scenario.operator_.has_value() || std::any_of(scenario.steps.begin(), scenario.steps.end(),
+                                                    [](const Step& step) { return step.action == "installOperator"; });
   if (needs_operator && !sim) {
     std::string why;
     try {
@@ -587,8 +605,10 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     int error_line = 0;
     try {
       do_action(step, scenario, cluster, sim);
-      if (step.settle) cluster.settle();
-      else sim->run();
+      if (step.settle)
+        cluster.settle();
+      else
+        sim->run();
     } catch (const InputError& e) {
       error = e.what();
       error_exit = 2;

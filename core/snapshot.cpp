@@ -85,11 +85,16 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
       }
     }
     const bool raw = options.keep_raw;
-    if (k == "Node") nodes_.push_back(raw ? decode_node(std::move(doc)) : decode_node_typed(doc));
-    else if (k == "DaemonSet") daemonsets_.push_back(decode_daemonset(std::move(doc)));
-    else if (k == "Pod") pods_.push_back(raw ? decode_pod(std::move(doc)) : decode_pod_typed(doc));
-    else if (k == "ClusterPolicy") cluster_policies_.push_back(decode_cluster_policy(doc));
-    else nvidia_drivers_.push_back(decode_nvidia_driver(doc));
+    if (k == "Node")
+      nodes_.push_back(raw ? decode_node(std::move(doc)) : decode_node_typed(doc));
+    else if (k == "DaemonSet")
+      daemonsets_.push_back(decode_daemonset(std::move(doc)));
+    else if (k == "Pod")
+      pods_.push_back(raw ? decode_pod(std::move(doc)) : decode_pod_typed(doc));
+    else if (k == "ClusterPolicy")
+      cluster_policies_.push_back(decode_cluster_policy(doc));
+    else
+      nvidia_drivers_.push_back(decode_nvidia_driver(doc));
   };
   // Errors come as when every file was parsed before any object was decoded
   // (read_paths, then the decoders): a syntax error of any file wins over a
@@ -146,9 +151,12 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
 
 SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {
   for (auto& obj : objects) {
-    if (auto* n = std::get_if<Node>(&obj)) nodes_.push_back(std::move(*n));
-    else if (auto* d = std::get_if<DaemonSet>(&obj)) daemonsets_.push_back(std::move(*d));
-    else if (auto* p = std::get_if<Pod>(&obj)) pods_.push_back(std::move(*p));
+    if (auto* n = std::get_if<Node>(&obj))
+      nodes_.push_back(std::move(*n));
+    else if (auto* d = std::get_if<DaemonSet>(&obj))
+      daemonsets_.push_back(std::move(*d));
+    else if (auto* p = std::get_if<Pod>(&obj))
+      pods_.push_back(std::move(*p));
   }
 }
 
@@ -214,8 +222,10 @@ ClusterState SnapshotCluster::take_state(const std::string& ns) {
     // Moved one at a time from the front: a deque frees its blocks as it
     // empties, so the objects are not held twice.
     while (!from.empty()) {
-      if (from.front().metadata.namespace_ == ns) to.push_back(std::move(from.front()));
-      else rest.push_back(std::move(from.front()));
+      if (from.front().metadata.namespace_ == ns)
+        to.push_back(std::move(from.front()));
+      else
+        rest.push_back(std::move(from.front()));
       from.pop_front();
     }
     from = std::move(rest);

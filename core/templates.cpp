@@ -53,13 +53,17 @@ int template_action_line(const std::string& text) {
     for (size_t i = first; i < line.size(); ++i) {
       char c = line[i];
       if (quote == '\'') {
-        if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'') ++i;  // '' is a quote
-        else if (c == '\'') quote = 0;
+        if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'')
+          ++i;  // '' is a quote
+        else if (c == '\'')
+          quote = 0;
         continue;
       }
       if (quote == '"') {
-        if (c == '\\') ++i;
-        else if (c == '"') quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          quote = 0;
         continue;
       }
       if (c == '#' && (i == 0 || space(line[i - 1]))) break;  // a comment to the end of the line
@@ -85,8 +89,7 @@ int template_action_line(const std::string& text) {
 
 namespace {
 
-bool find_placeholder(const json::value& v, std::vector<std::string>& path, const Document& doc, int depth,
-                      int& line) {
+bool find_placeholder(const json::value& v, std::vector<std::string>& path, const Document& doc, int depth, int& line) {
   if (depth > 1000) return false;
   auto holds = [](std::string_view s) { return s.find(kOperatorPlaceholder) != std::string_view::npos; };
   if (v.is_string()) {
@@ -107,8 +110,8 @@ bool find_placeholder(const json::value& v, std::vector<std::string>& path, cons
   if (v.is_object()) {
     for (const auto& kv : v.get_object()) {
       path.emplace_back(kv.key());
-      bool found = holds(kv.key()) ? (line = doc.line_of(path), true)
-                                   : find_placeholder(kv.value(), path, doc, depth + 1, line);
+      bool found =
+          holds(kv.key()) ? (line = doc.line_of(path), true) : find_placeholder(kv.value(), path, doc, depth + 1, line);
       path.pop_back();
       if (found) return true;
     }

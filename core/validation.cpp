@@ -125,7 +125,8 @@ std::vector<std::string> qualified_name_errors(const std::string& value) {
   std::string_view name = value;
   size_t slashes = std::count(value.begin(), value.end(), '/');
   if (slashes > 1)
-    return {"a qualified name " + kRegexMsg + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
+    return {"a qualified name " + kRegexMsg +
+            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
   if (slashes == 1) {
     size_t at = value.find('/');
     std::string prefix = value.substr(0, at);
@@ -215,8 +216,9 @@ void validate_meta_annotations(const Decoder& d, const Labels& annotations, cons
   size_t total = 0;
   for (const auto& [k, v] : annotations) total += k.size() + v.size();
   if (total > kTotalAnnotationSizeLimitB)
-    d.invalid_all({field_error("FieldValueTooLong", p,
-                               "Too long: must have at most " + std::to_string(kTotalAnnotationSizeLimitB) + " bytes")});
+    d.invalid_all(
+        {field_error("FieldValueTooLong", p,
+                     "Too long: must have at most " + std::to_string(kTotalAnnotationSizeLimitB) + " bytes")});
 }
 
 // mirrors validateNodeTaints and validateTaintEffect (allowEmpty false),
@@ -238,7 +240,8 @@ std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, c
     for (const auto& m : qualified_name_errors(t.key))
       errs.push_back(field_error("FieldValueInvalid", ip.child("key"), "Invalid value: " + go_quote(t.key) + ": " + m));
     if (std::string m = validate_label_value(t.value); !m.empty())
-      errs.push_back(field_error("FieldValueInvalid", ip.child("value"), "Invalid value: " + go_quote(t.value) + ": " + m));
+      errs.push_back(
+          field_error("FieldValueInvalid", ip.child("value"), "Invalid value: " + go_quote(t.value) + ": " + m));
     if (t.effect.empty()) {
       errs.push_back(field_error("FieldValueRequired", ip.child("effect"), "Required value"));
     } else if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
@@ -290,15 +293,20 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
         switch (r.op) {
           case SelectorOperator::kIn:
           case SelectorOperator::kNotIn:
-            if (r.values.empty()) d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+            if (r.values.empty())
+              d.invalid(rp.child("values"), "Required value: must be specified when `operator` is 'In' or 'NotIn'");
             break;
           case SelectorOperator::kExists:
           case SelectorOperator::kDoesNotExist:
-            if (!r.values.empty()) d.invalid(rp.child("values"), "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+            if (!r.values.empty())
+              d.invalid(rp.child("values"),
+                        "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
             break;
           case SelectorOperator::kGt:
           case SelectorOperator::kLt:
-            if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+            if (r.values.size() != 1)
+              d.invalid(rp.child("values"),
+                        "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
             break;
           case SelectorOperator::kUnknown:
             d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
@@ -309,10 +317,14 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
         const Path ip = tp.index(i);
         const Path mp = ip.child("matchFields");
         const Path rp = mp.index(j);
-        if (r.key != "metadata.name") d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
+        if (r.key != "metadata.name")
+          d.invalid(rp.child("key"), "Invalid value: \"" + r.key + "\": not a valid field selector key");
         if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn)
           d.invalid(rp.child("operator"), "Invalid value: \"" + r.op_text() + "\": not a valid selector operator");
-        if (r.values.size() != 1) d.invalid(rp.child("values"), "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+        if (r.values.size() != 1)
+          d.invalid(
+              rp.child("values"),
+              "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
       }
     }
   }
@@ -323,9 +335,11 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
     if (!t.op.empty() && t.op != "Equal" && t.op != "Exists")
       d.invalid(tp.child("operator"), "Unsupported value: \"" + t.op + "\": supported values: \"Equal\", \"Exists\"");
     if (t.op == "Exists" && !t.value.empty())
-      d.invalid(tp.child("operator"), "Invalid value: \"" + t.value + "\": value must be empty when `operator` is 'Exists'");
+      d.invalid(tp.child("operator"),
+                "Invalid value: \"" + t.value + "\": value must be empty when `operator` is 'Exists'");
     if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
-      d.invalid(tp.child("effect"), "Unsupported value: \"" + t.effect + "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+      d.invalid(tp.child("effect"), "Unsupported value: \"" + t.effect +
+                                        "\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
   }
   if (s.containers.empty()) d.invalid(p.child("containers"), "Required value");
   for (const char* key : {"initContainers", "containers"}) {
@@ -342,16 +356,18 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
       // ValidateResourceRequirements: no negative amount (ValidateResourceQuantityValue),
       // and a request no larger than the limit of the same resource.
       const Path rp = cp.child("resources");
-      for (const auto& [list, path] : {std::pair{&c.limits, rp.child("limits")}, std::pair{&c.requests, rp.child("requests")}})
+      for (const auto& [list, path] :
+           {std::pair{&c.limits, rp.child("limits")}, std::pair{&c.requests, rp.child("requests")}})
         for (const auto& [name, q] : *list)
-          if (q < Quantity()) d.invalid(path.map_key(name), "Invalid value: \"" + q.to_string() + "\": must be greater than or equal to 0");
+          if (q < Quantity())
+            d.invalid(path.map_key(name),
+                      "Invalid value: \"" + q.to_string() + "\": must be greater than or equal to 0");
       const Path reqp = rp.child("requests");
       for (const auto& [name, q] : c.requests) {
         auto lim = c.limits.find(name);
         if (lim != c.limits.end() && q > lim->second)
-          d.invalid(reqp.map_key(name), "Invalid value: \"" + q.to_string() +
-                                                            "\": must be less than or equal to " + name + " limit of " +
-                                                            lim->second.to_string());
+          d.invalid(reqp.map_key(name), "Invalid value: \"" + q.to_string() + "\": must be less than or equal to " +
+                                            name + " limit of " + lim->second.to_string());
       }
     }
   }

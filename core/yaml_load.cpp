@@ -174,8 +174,10 @@ void check_characters(const std::string& text, const std::string& file, const st
   while (i < n) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
-      if (c == '\n') ++line;
-      else if (!(c == 0x09 || c == 0x0D || (c >= 0x20 && c <= 0x7E))) fail("control characters are not allowed");
+      if (c == '\n')
+        ++line;
+      else if (!(c == 0x09 || c == 0x0D || (c >= 0x20 && c <= 0x7E)))
+        fail("control characters are not allowed");
       ++i;
       continue;
     }

@@ -18,10 +18,10 @@
 #include "core/analysis.h"
 #include "core/diagnose.h"
 #include "core/documents.h"
-#include "core/input_file.h"
-#include "core/operator_install.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "core/operands.h"
+#include "core/operator_install.h"
 #include "core/snapshot.h"
 #include "fuzz/fuzz_common.h"
 
@@ -56,7 +56,8 @@ inline std::string stream_disagreement(const std::string& path) {
     stream_error = e.what();
   }
   if (!list) return whole_error.empty() ? "" : "streamed asked for the whole file, which threw \"" + whole_error + "\"";
-  if (whole_error != stream_error) return "error: whole file \"" + whole_error + "\", streamed \"" + stream_error + "\"";
+  if (whole_error != stream_error)
+    return "error: whole file \"" + whole_error + "\", streamed \"" + stream_error + "\"";
   if (!whole_error.empty()) return "";  // the same error (the sink may have had documents before it)
   if (whole.size() != streamed.size())
     return std::to_string(whole.size()) + " documents whole, " + std::to_string(streamed.size()) + " streamed";

@@ -116,7 +116,8 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
     if (items && items->is_array()) on_page(items->as_array());
     if (cont.empty() || full) return;
     if (!tokens.insert(cont).second)
-      throw core::ClusterError("GET " + path + ": the server gave the same continue token twice; the list would never end");
+      throw core::ClusterError("GET " + path +
+                               ": the server gave the same continue token twice; the list would never end");
     if (++pages >= client_->options().max_list_pages)
       throw core::ClusterError("GET " + path + ": more than " + std::to_string(client_->options().max_list_pages) +
                                " pages; the list would never end");
@@ -131,18 +132,22 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
   // the analyses, which then read the DaemonSets alone.
   auto optional_list = [&](const std::string& path, auto decode, auto& out) {
     try {
-      list(path, nullptr, [&](json::array& items) {
-        core::Document d{json::value(items.storage()), "GET " + path, 0, {}};
-        for (auto& item : items) {
-          if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
-          d.value = std::move(item);
-          try {
-            out.push_back(decode(d));
-          } catch (const core::InputError& e) {
-            throw core::ClusterError(std::string("cannot read a GPU Operator resource from the API server: ") + e.what());
-          }
-        }
-      }, [&] { out.clear(); });
+      list(
+          path, nullptr,
+          [&](json::array& items) {
+            core::Document d{json::value(items.storage()), "GET " + path, 0, {}};
+            for (auto& item : items) {
+              if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
+              d.value = std::move(item);
+              try {
+                out.push_back(decode(d));
+              } catch (const core::InputError& e) {
+                throw core::ClusterError(std::string("cannot read a GPU Operator resource from the API server: ") +
+                                         e.what());
+              }
+            }
+          },
+          [&] { out.clear(); });
     } catch (const ApiError& e) {
       if (e.http_status() != 404 && e.http_status() != 403) throw;
       out.clear();
@@ -185,8 +190,8 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
     return rv;
   };
   decode_all("/api/v1/nodes", "Node", core::decode_node_typed, s.nodes);
-  decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "DaemonSet",
-             core::decode_daemonset_typed, s.daemonsets);
+  decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "DaemonSet", core::decode_daemonset_typed,
+             s.daemonsets);
   last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "Pod", core::decode_pod_typed, s.pods);
   return s;
 }
@@ -399,8 +404,10 @@ void ApiCluster::set_node_ready(const std::string& node, const std::string& stat
       if (auto* st = o->if_contains("status"); st && st->is_object())
         if (auto* cs = st->as_object().if_contains("conditions"); cs && cs->is_array()) conds = cs->as_array();
     }
-    json::object ready{{"type", "Ready"},       {"status", status},
-                       {"reason", "GpuopsSet"}, {"message", "set by gpuops"},
+    json::object ready{{"type", "Ready"},
+                       {"status", status},
+                       {"reason", "GpuopsSet"},
+                       {"message", "set by gpuops"},
                        {"lastHeartbeatTime", stamp}};
     bool found = false;
     for (auto& c : conds) {
@@ -430,7 +437,8 @@ void ApiCluster::set_node_ready(const std::string& node, const std::string& stat
 void ApiCluster::delete_pod(const std::string& ns, const std::string& name) {
   std::string n = ns.empty() ? namespace_ : ns;
   try {
-    client_->send(write_request(http_verb::delete_, "/api/v1/namespaces/" + query_escape(n) + "/pods/" + query_escape(name)));
+    client_->send(
+        write_request(http_verb::delete_, "/api/v1/namespaces/" + query_escape(n) + "/pods/" + query_escape(name)));
   } catch (const ApiError& e) {
     if (e.http_status() == 404) throw core::ClusterError("pod \"" + n + "/" + name + "\" not found", 404);
     throw;
@@ -525,7 +533,9 @@ void ApiCluster::settle() {
       auto secs = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(wait).count() + 1);
       Request w{http_verb::get,
                 "/api/v1/namespaces/" + query_escape(settle_namespace_) + "/pods",
-                {{"watch", "1"}, {"allowWatchBookmarks", "true"}, {"resourceVersion", rv},
+                {{"watch", "1"},
+                 {"allowWatchBookmarks", "true"},
+                 {"resourceVersion", rv},
                  {"timeoutSeconds", std::to_string(secs)}},
                 "",
                 ""};
@@ -551,8 +561,9 @@ void ApiCluster::settle() {
         // a dropped watch: re-list (below, after the poll interval)
       }
     }
-    if (!watched) std::this_thread::sleep_for(std::min(wait, std::chrono::duration_cast<milliseconds>(
-                                                                 std::max(deadline - Steady::now(), Steady::duration(0)))));
+    if (!watched)
+      std::this_thread::sleep_for(std::min(
+          wait, std::chrono::duration_cast<milliseconds>(std::max(deadline - Steady::now(), Steady::duration(0)))));
   }
 }
 
@@ -618,13 +629,15 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
             // False) nor seen by its kubelet (container statuses) is on its
             // way too; one that is Unschedulable or waiting for its image may
             // stay so, and is accepted once the status is up to date.
-            bool refused = std::any_of(p->status.conditions.begin(), p->status.conditions.end(), [](const auto& c) {
-              return c.type == "PodScheduled" && c.status == "False";
-            });
+            bool refused = std::any_of(p->status.conditions.begin(), p->status.conditions.end(),
+                                       [](const auto& c) { return c.type == "PodScheduled" && c.status == "False"; });
             bool seen = !p->status.container_statuses.empty() || !p->status.init_container_statuses.empty();
-            if (node->allocatable.empty()) out.push_back(m + " (node has no allocatable yet)");
-            else if (p->status.phase == "Pending" && !refused && !seen) out.push_back(m + " (not scheduled or started yet)");
-            else not_running.push_back(m);
+            if (node->allocatable.empty())
+              out.push_back(m + " (node has no allocatable yet)");
+            else if (p->status.phase == "Pending" && !refused && !seen)
+              out.push_back(m + " (not scheduled or started yet)");
+            else
+              not_running.push_back(m);
           }
       } else if (!pl.should_continue_running) {
         for (auto* p : pods) out.push_back("DaemonSet " + dn + ": pod " + p->metadata.name + " remains on node " + nn);
@@ -645,8 +658,9 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
     if (st.desired_number_scheduled == expected && st.number_ready != ready)
       out.push_back("DaemonSet " + dn + ": status.numberReady is " + std::to_string(st.number_ready) +
                     ", Ready pods on the nodes that should run it: " + std::to_string(ready));
-    bool status_current = st.observed_generation >= ds->metadata.generation && st.desired_number_scheduled == expected &&
-                          st.current_number_scheduled == expected && st.number_misscheduled == 0;
+    bool status_current = st.observed_generation >= ds->metadata.generation &&
+                          st.desired_number_scheduled == expected && st.current_number_scheduled == expected &&
+                          st.number_misscheduled == 0;
     if (!status_current) out.insert(out.end(), not_running.begin(), not_running.end());
   }
   return out;

@@ -51,13 +51,13 @@
 namespace gpuops::real {
 
 struct ApiClusterOptions {
-  bool dry_run = false;                            // send dryRun=All on every write
-  std::string field_manager = "gpuops";            // server-side apply field manager
+  bool dry_run = false;                  // send dryRun=All on every write
+  std::string field_manager = "gpuops";  // server-side apply field manager
   // settle() deadline. 120 s: a deleted node's pods go only when pod GC
   // deletes them (gcOrphaned: 20 s period, 40 s quarantine, so 40-80 s).
   std::chrono::milliseconds settle_timeout{120000};
-  std::chrono::milliseconds settle_poll{2000};      // longest wait between two re-lists in settle()
-  int64_t page_size = 500;                          // list `limit` (client-go pager default)
+  std::chrono::milliseconds settle_poll{2000};  // longest wait between two re-lists in settle()
+  int64_t page_size = 500;                      // list `limit` (client-go pager default)
   // Where settle() writes its progress line ("\r" rewritten). nullptr: stderr
   // when stderr is a terminal (isatty(2)), else nothing.
   std::ostream* progress = nullptr;

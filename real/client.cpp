@@ -61,10 +61,10 @@ using core::base64_encode;
 // A failure below HTTP: DNS, TCP, TLS, a dropped connection, a timeout.
 struct NetError {
   error_code ec;
-  std::string stage;         // "connect", "TLS handshake", "send", "receive"
-  bool reused = false;       // on a keep-alive connection used before
+  std::string stage;          // "connect", "TLS handshake", "send", "receive"
+  bool reused = false;        // on a keep-alive connection used before
   bool got_response = false;  // some of the answer had arrived
-  std::string detail;        // certificate verification detail
+  std::string detail;         // certificate verification detail
 };
 
 // mirrors IsConnectionReset / IsProbableEOF (apimachinery pkg/util/net)
@@ -211,7 +211,8 @@ struct Client::Impl {
     }
     if (!cert.empty()) {
       ctx->use_certificate_chain(asio::buffer(cert), ec);
-      if (ec) throw core::InputError(cfg.origin, 0, cert_field, "cannot load the client certificate: not a PEM certificate");
+      if (ec)
+        throw core::InputError(cfg.origin, 0, cert_field, "cannot load the client certificate: not a PEM certificate");
       ctx->use_private_key(asio::buffer(key), ssl::context::pem, ec);
       if (ec) throw core::InputError(cfg.origin, 0, key_field, "cannot load the client key: not a PEM private key");
       if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
@@ -388,8 +389,8 @@ struct Client::Impl {
       throw core::ClusterError("invalid header field value for \"Authorization\": the credentials of context \"" +
                                cfg.context + "\" have a control character (from " +
                                (!cfg.token_file.empty() ? "token file \"" + cfg.token_file + "\""
-                                : cfg.exec             ? "exec plugin \"" + cfg.exec->command + "\""
-                                                       : std::string("the kubeconfig")) +
+                                : cfg.exec              ? "exec plugin \"" + cfg.exec->command + "\""
+                                                        : std::string("the kubeconfig")) +
                                ")");
     if (!auth.empty()) req.set(http::field::authorization, auth);
     if (!r.body.empty()) {
@@ -432,7 +433,8 @@ struct Client::Impl {
     auto req = build(r);
     ++sent;
     c.lowest().expires_after(opt.request_timeout);
-    error_code ec = on_stream(c, [&](auto& s) { return run([&](auto h) { http::async_write(s, req, std::move(h)); }); });
+    error_code ec =
+        on_stream(c, [&](auto& s) { return run([&](auto h) { http::async_write(s, req, std::move(h)); }); });
     if (ec) {
       pooled.reset();
       throw NetError{ec, "send", reused, false, ""};
@@ -503,7 +505,8 @@ struct Client::Impl {
       st = nullptr;
       reason.clear();
     }
-    std::string m = verb_name(r.method) + " " + cfg.path_prefix + r.path + ": " + describe_status(raw.status, st, raw.body);
+    std::string m =
+        verb_name(r.method) + " " + cfg.path_prefix + r.path + ": " + describe_status(raw.status, st, raw.body);
     if (raw.status == 401) m += " (the credentials of context \"" + cfg.context + "\" were refused)";
     throw ApiError(m, raw.status, reason, std::move(st));
   }
@@ -539,7 +542,8 @@ struct Client::Impl {
     }
   }
 
-  WatchEnd watch(const Request& r, const std::function<bool(const json::object&)>& on_event, milliseconds max_duration) {
+  WatchEnd watch(const Request& r, const std::function<bool(const json::object&)>& on_event,
+                 milliseconds max_duration) {
     auto deadline = std::chrono::steady_clock::now() + max_duration;
     int attempts = 0, backoffs = 0;
     bool refreshed = false;
@@ -553,10 +557,12 @@ struct Client::Impl {
         auto req = build(r);
         ++sent;
         c->lowest().expires_after(opt.request_timeout);
-        error_code ec = on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_write(s, req, std::move(h)); }); });
+        error_code ec =
+            on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_write(s, req, std::move(h)); }); });
         if (ec) throw NetError{ec, "send", false, false, ""};
         c->lowest().expires_at(std::min(deadline, std::chrono::steady_clock::now() + opt.request_timeout));
-        ec = on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_read_header(s, c->buf, p, std::move(h)); }); });
+        ec = on_stream(
+            *c, [&](auto& s) { return run([&](auto h) { http::async_read_header(s, c->buf, p, std::move(h)); }); });
         if (ec == beast::error::timeout && std::chrono::steady_clock::now() >= deadline) return WatchEnd::kTimedOut;
         if (ec) throw NetError{ec, "receive", false, false, ""};
       } catch (const NetError& e) {
@@ -571,7 +577,8 @@ struct Client::Impl {
         p.get().body().data = buf;
         p.get().body().size = sizeof buf;
         c->lowest().expires_at(deadline);
-        error_code ec = on_stream(*c, [&](auto& s) { return run([&](auto h) { http::async_read_some(s, c->buf, p, std::move(h)); }); });
+        error_code ec = on_stream(
+            *c, [&](auto& s) { return run([&](auto h) { http::async_read_some(s, c->buf, p, std::move(h)); }); });
         if (ec == http::error::need_buffer) ec = {};
         size_t n = sizeof buf - p.get().body().size;
         if (status != 200) {
@@ -581,11 +588,14 @@ struct Client::Impl {
           while (off < n) {
             error_code jec;
             off += jp.write_some(buf + off, n - off, jec);
-            if (jec) throw core::ClusterError("watch " + cfg.path_prefix + r.path + " dropped: an event is not valid JSON");
+            if (jec)
+              throw core::ClusterError("watch " + cfg.path_prefix + r.path + " dropped: an event is not valid JSON");
             if (jp.done()) {
               json::value ev = jp.release();
               jp.reset();
-              if (!ev.is_object()) throw core::ClusterError("watch " + cfg.path_prefix + r.path + " dropped: an event is not a JSON object");
+              if (!ev.is_object())
+                throw core::ClusterError("watch " + cfg.path_prefix + r.path +
+                                         " dropped: an event is not a JSON object");
               if (!on_event(ev.as_object())) return WatchEnd::kStopped;
             }
           }
@@ -615,8 +625,8 @@ Client::Client(RestConfig config, ClientOptions options) : impl_(std::make_uniqu
   impl_->cfg = std::move(config);
   impl_->opt = std::move(options);
   if (impl_->https())
-    impl_->build_ssl_context(impl_->cfg.client_certificate_data, impl_->cfg.client_key_data,
-                             "client-certificate-data", "client-key-data");
+    impl_->build_ssl_context(impl_->cfg.client_certificate_data, impl_->cfg.client_key_data, "client-certificate-data",
+                             "client-key-data");
 }
 
 Client::~Client() = default;

@@ -99,8 +99,8 @@ struct ClientOptions {
   // gives back a token it already gave, or more than this many pages, is a
   // server error (core::ClusterError), not a list without end.
   size_t max_list_pages = 100000;
-  std::chrono::milliseconds connect_timeout{30000};   // dial + TLS handshake (client-go: 30 s, 10 s)
-  std::chrono::milliseconds request_timeout{60000};   // one request/response exchange
+  std::chrono::milliseconds connect_timeout{30000};  // dial + TLS handshake (client-go: 30 s, 10 s)
+  std::chrono::milliseconds request_timeout{60000};  // one request/response exchange
   // How to wait between retries; defaults to std::this_thread::sleep_for.
   // Tests record the waits instead.
   std::function<void(std::chrono::milliseconds)> sleep;

@@ -116,12 +116,12 @@ ClusterCache::ClusterCache(RestConfig config, std::string ns, ReflectorOptions o
        "/apis/apps/v1/namespaces/" + nsq + "/daemonsets", false});
   kinds.push_back({make_store<core::Pod, &core::ClusterState::pods>(core::decode_pod_typed, mu_, changed),
                    "/api/v1/namespaces/" + nsq + "/pods", false});
-  kinds.push_back({make_store<core::ClusterPolicy, &core::ClusterState::cluster_policies>(
-                       core::decode_cluster_policy, mu_, changed),
+  kinds.push_back({make_store<core::ClusterPolicy, &core::ClusterState::cluster_policies>(core::decode_cluster_policy,
+                                                                                          mu_, changed),
                    "/apis/nvidia.com/v1/clusterpolicies", true});
-  kinds.push_back({make_store<core::NVIDIADriver, &core::ClusterState::nvidia_drivers>(core::decode_nvidia_driver,
-                                                                                        mu_, changed),
-                   "/apis/nvidia.com/v1alpha1/nvidiadrivers", true});
+  kinds.push_back(
+      {make_store<core::NVIDIADriver, &core::ClusterState::nvidia_drivers>(core::decode_nvidia_driver, mu_, changed),
+       "/apis/nvidia.com/v1alpha1/nvidiadrivers", true});
   for (auto& k : kinds) {
     ReflectorOptions o = options;
     o.optional = k.optional;

@@ -136,9 +136,9 @@ ExecCredential run_exec_plugin(const RestConfig& cfg, const ClientOptions& opt) 
   }
   if (!cut.empty()) throw core::ClusterError("exec plugin \"" + x.command + "\" " + cut + " (killed)");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw core::ClusterError("exec plugin \"" + x.command + "\" failed: " +
-                             (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                                : std::string("killed by a signal")));
+    throw core::ClusterError(
+        "exec plugin \"" + x.command + "\" failed: " +
+        (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status)) : std::string("killed by a signal")));
   // Parse the ExecCredential. Its content is never echoed in errors.
   auto bad = [&](const std::string& why) {
     return core::ClusterError("exec plugin \"" + x.command + "\" returned an invalid ExecCredential: " + why);

@@ -264,7 +264,9 @@ void parse_server(const std::string& server, bool tls, RestConfig& out) {
     for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     s = s.substr(sep + 3);
   }
-  auto bad = [&](const std::string& why) { return InputError("", 0, "server", "invalid server URL \"" + server + "\": " + why); };
+  auto bad = [&](const std::string& why) {
+    return InputError("", 0, "server", "invalid server URL \"" + server + "\": " + why);
+  };
   if (scheme != "https" && scheme != "http") throw bad("scheme must be https or http");
   auto slash = s.find('/');
   std::string authority = s.substr(0, slash);
@@ -373,7 +375,9 @@ RestConfig load_rest_config(const LoadOptions& o) {
   const Entry& cl = cli->second;
   std::string clfield = "clusters[" + cluster_name + "].cluster";
   std::string server = scalar(cl.node, "server", cl.file, clfield);
-  if (server.empty()) throw InputError(cl.file, line_of(cl.node), clfield + ".server", "no server found for cluster \"" + cluster_name + "\"");
+  if (server.empty())
+    throw InputError(cl.file, line_of(cl.node), clfield + ".server",
+                     "no server found for cluster \"" + cluster_name + "\"");
   c.insecure_skip_tls_verify = boolean(cl.node, "insecure-skip-tls-verify", cl.file, clfield);
   c.tls_server_name = scalar(cl.node, "tls-server-name", cl.file, clfield);
   bool has_ca = !scalar(cl.node, "certificate-authority", cl.file, clfield).empty() ||
@@ -385,7 +389,8 @@ RestConfig load_rest_config(const LoadOptions& o) {
   c.ca_data = file_or_data(cl.node, "certificate-authority", "certificate-authority-data", cl, clfield);
   std::string proxy = scalar(cl.node, "proxy-url", cl.file, clfield);
   if (!proxy.empty())
-    throw InputError(cl.file, line_of(cl.node["proxy-url"]), clfield + ".proxy-url", "proxy-url is not supported by gpuops");
+    throw InputError(cl.file, line_of(cl.node["proxy-url"]), clfield + ".proxy-url",
+                     "proxy-url is not supported by gpuops");
   boost::json::value cluster_ext;
   if (YAML::Node exts = cl.node["extensions"]; exts && exts.IsSequence()) {
     for (const auto& ext : exts) {
@@ -421,7 +426,8 @@ RestConfig load_rest_config(const LoadOptions& o) {
     c.password = scalar(u.node, "password", u.file, ufield);
     // mirrors validateAuthInfo (clientcmd/validation.go)
     if (c.client_certificate_data.empty() != c.client_key_data.empty())
-      throw InputError(u.file, line_of(u.node), ufield + (c.client_key_data.empty() ? ".client-key" : ".client-certificate"),
+      throw InputError(u.file, line_of(u.node),
+                       ufield + (c.client_key_data.empty() ? ".client-key" : ".client-certificate"),
                        "client certificate and key must be specified together");
     if ((!c.token.empty() || !c.token_file.empty()) && (!c.username.empty() || !c.password.empty()))
       throw InputError(u.file, line_of(u.node), ufield,
@@ -432,19 +438,23 @@ RestConfig load_rest_config(const LoadOptions& o) {
     bool has_ap = ap && !ap.IsNull();
     bool has_ex = ex && !ex.IsNull();
     if (has_ap && has_ex)
-      throw InputError(u.file, line_of(ap), ufield, "authProvider cannot be provided in combination with an exec plugin");
+      throw InputError(u.file, line_of(ap), ufield,
+                       "authProvider cannot be provided in combination with an exec plugin");
     if (has_ap) {
       std::string name = ap.IsMap() ? scalar(ap, "name", u.file, ufield + ".auth-provider") : "";
       std::string msg;
       // mirrors the gcp/azure stubs of client-go plugin/pkg/client/auth
       if (name == "gcp")
-        msg = "the gcp auth plugin has been removed; install gke-gcloud-auth-plugin and use an exec plugin "
-              "(https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke)";
+        msg =
+            "the gcp auth plugin has been removed; install gke-gcloud-auth-plugin and use an exec plugin "
+            "(https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke)";
       else if (name == "azure")
-        msg = "the azure auth plugin has been removed; use kubelogin (https://github.com/Azure/kubelogin) "
-              "as an exec plugin";
+        msg =
+            "the azure auth plugin has been removed; use kubelogin (https://github.com/Azure/kubelogin) "
+            "as an exec plugin";
       else
-        msg = "auth-provider \"" + name + "\" is not supported by gpuops; use an exec credential plugin "
+        msg = "auth-provider \"" + name +
+              "\" is not supported by gpuops; use an exec credential plugin "
               "(for OIDC, e.g. kubelogin / kubectl oidc-login)";
       throw InputError(u.file, line_of(ap), ufield + ".auth-provider", msg);
     }

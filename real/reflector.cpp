@@ -94,9 +94,7 @@ void Reflector::list_and_watch() {
           sink_.add(d);
         }
       },
-      [&] {
-        sink_.begin_list();
-      });
+      [&] { sink_.begin_list(); });
   sink_.end_list();
   ++stats_.lists;
   stats_.synced = true;
@@ -128,14 +126,16 @@ void Reflector::list_and_watch() {
               expired = true;
               return false;
             }
-            throw core::ClusterError(wfile + ": " + describe_status(code && code->is_int64() ? int(code->as_int64()) : 0,
-                                                                    *obj, ""));
+            throw core::ClusterError(wfile + ": " +
+                                     describe_status(code && code->is_int64() ? int(code->as_int64()) : 0, *obj, ""));
           }
           std::string next = resource_version_of(o);
           if (t == "ADDED" || t == "MODIFIED" || t == "DELETED") {
             core::Document d{json::value(o), wfile, 0, {}};
-            if (t == "DELETED") sink_.remove(d);
-            else sink_.add(d);
+            if (t == "DELETED")
+              sink_.remove(d);
+            else
+              sink_.add(d);
             ++stats_.events;
           } else if (t != "BOOKMARK") {
             throw core::ClusterError(wfile + ": unknown event type \"" + std::string(t) + "\"");

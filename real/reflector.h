@@ -72,12 +72,12 @@ struct ReflectorOptions {
 
 // Counts, for metrics and tests; read from any thread.
 struct ReflectorStats {
-  std::atomic<uint64_t> lists{0};          // lists completed
-  std::atomic<uint64_t> expired{0};        // 410 Gone seen (each led to a list)
-  std::atomic<uint64_t> failures{0};       // failures that led to a backoff
-  std::atomic<uint64_t> watches{0};        // watch requests opened
-  std::atomic<uint64_t> events{0};         // ADDED/MODIFIED/DELETED applied
-  std::atomic<bool> synced{false};         // a list has completed (HasSynced)
+  std::atomic<uint64_t> lists{0};     // lists completed
+  std::atomic<uint64_t> expired{0};   // 410 Gone seen (each led to a list)
+  std::atomic<uint64_t> failures{0};  // failures that led to a backoff
+  std::atomic<uint64_t> watches{0};   // watch requests opened
+  std::atomic<uint64_t> events{0};    // ADDED/MODIFIED/DELETED applied
+  std::atomic<bool> synced{false};    // a list has completed (HasSynced)
 };
 
 class Reflector {

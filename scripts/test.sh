@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite (what CI runs, .ci/run):
+#   0. the tree is formatted (scripts/format.sh --check, .clang-format);
 #   1. set-up and the normal build, and every test binary through ctest;
 #      then the install step, the .deb and the kubectl plugin
 #      (scripts/package-test.sh);
@@ -20,6 +21,8 @@
 # GPUOPS_E2E=0 skips step 2 (a quick local run; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/format.sh --check
 scripts/build.sh
 ctest --test-dir build --output-on-failure
 # cmake --install, the .deb and the kubectl plugin (about 10 s).

@@ -167,9 +167,8 @@ std::optional<json::value> ApiServer::Impl::discovery(const std::vector<std::str
     json::object cidr;
     cidr["clientCIDR"] = "0.0.0.0/0";
     cidr["serverAddress"] = host;
-    return json::object{{"kind", "APIVersions"},
-                        {"versions", json::array{"v1"}},
-                        {"serverAddressByClientCIDRs", json::array{cidr}}};
+    return json::object{
+        {"kind", "APIVersions"}, {"versions", json::array{"v1"}}, {"serverAddressByClientCIDRs", json::array{cidr}}};
   }
   const bool custom = cluster.store().gpu_operator_crds();
   const std::vector<std::string> groups = served_groups(custom);

@@ -19,11 +19,14 @@ namespace {
 // object's is 409.
 void check_preconditions(const internal::ResourceRequest& r, const json::object& pre, const core::ObjectMeta& m) {
   if (auto* uid = pre.if_contains("uid"); uid && uid->is_string() && uid->as_string() != m.uid)
-    throw_api(409, "Precondition failed: UID in precondition: " + std::string(uid->as_string()) +
-                       ", UID in object meta: " + m.uid, details_for(&r.res, r.route.name, false));
+    throw_api(
+        409,
+        "Precondition failed: UID in precondition: " + std::string(uid->as_string()) + ", UID in object meta: " + m.uid,
+        details_for(&r.res, r.route.name, false));
   if (auto* rv = pre.if_contains("resourceVersion"); rv && rv->is_string() && rv->as_string() != m.resource_version)
-    throw_api(409, "Precondition failed: ResourceVersion in precondition: " + std::string(rv->as_string()) +
-                       ", ResourceVersion in object meta: " + m.resource_version,
+    throw_api(409,
+              "Precondition failed: ResourceVersion in precondition: " + std::string(rv->as_string()) +
+                  ", ResourceVersion in object meta: " + m.resource_version,
               details_for(&r.res, r.route.name, false));
 }
 

@@ -80,8 +80,7 @@ std::string media_type(const internal::Request& req) {
 
 }  // namespace
 
-json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional<core::Object>& current,
-                                   int& status) {
+json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional<core::Object>& current, int& status) {
   std::string ctype = media_type(r.http);
   if (ctype == "application/apply-patch+yaml") return apply(r, current, status);
   if (!current) internal::throw_not_found(r.res, r.route.name);
@@ -96,9 +95,10 @@ json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional
     } else if (ctype == "application/json-patch+json") {
       next = json_patch(cur, patch);
     } else {
-      throw_api(415, "the body of the request was in an unknown format - accepted media types include: "
-                     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
-                     "application/strategic-merge-patch+json");
+      throw_api(415,
+                "the body of the request was in an unknown format - accepted media types include: "
+                "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
+                "application/strategic-merge-patch+json");
     }
   } catch (const core::InputError& e) {
     throw to_api_error(e, &r.res, r.route.name);
@@ -110,8 +110,7 @@ json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional
 // Server-side apply, simplified (docs/SERVE.md): no managedFields and no
 // conflicts; each field manager's last applied configuration is kept, and
 // fields it applied before and leaves out now are removed.
-json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional<core::Object>& current,
-                                   int& status) {
+json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional<core::Object>& current, int& status) {
   std::string manager = r.param("fieldManager");
   if (manager.empty())
     throw_api(400, "PATCH " + std::string(r.url.path()) + ": fieldManager is required for apply requests");
@@ -138,7 +137,8 @@ json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional
     return core::encode(stored);
   }
   json::value patch = applied_cfg;
-  if (auto it = applied.find(akey); it != applied.end()) patch = combine(applied_cfg, removals(it->second, applied_cfg, ""));
+  if (auto it = applied.find(akey); it != applied.end())
+    patch = combine(applied_cfg, removals(it->second, applied_cfg, ""));
   if (auto* md = patch.as_object().if_contains("metadata"); md && md->is_object())
     md->as_object().erase("resourceVersion");
   json::value next;

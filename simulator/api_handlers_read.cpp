@@ -108,8 +108,8 @@ json::value ApiServer::Impl::get(const ResourceRequest& r, const std::optional<c
   return j;
 }
 
-json::value ApiServer::Impl::list_or_watch(const ResourceRequest& r, const std::shared_ptr<Session>& s,
-                                           bool& watching, json::storage_ptr sp) {
+json::value ApiServer::Impl::list_or_watch(const ResourceRequest& r, const std::shared_ptr<Session>& s, bool& watching,
+                                           json::storage_ptr sp) {
   ListOptions o;
   o.labels = LabelQuery::parse(r.param("labelSelector"));
   o.fields = FieldQuery::parse(r.param("fieldSelector"));
@@ -206,7 +206,7 @@ json::value ApiServer::Impl::watch(const ResourceRequest& r, const ListOptions& 
 }
 
 std::shared_ptr<const ApiServer::Impl::ListSnapshot> ApiServer::Impl::snapshot_for(const Resource& res,
-                                                                                  const std::string& ns) {
+                                                                                   const std::string& ns) {
   ObjectStore& store = cluster.store();
   std::shared_ptr<const ListSnapshot> snap = list_snapshot;
   if (snap && snap->res == &res && snap->ns == ns && snap->rv == store.resource_version()) return snap;
@@ -237,8 +237,8 @@ std::shared_ptr<const ApiServer::Impl::ListSnapshot> ApiServer::Impl::snapshot_f
 }
 
 std::shared_ptr<const ApiServer::Impl::ListSnapshot> ApiServer::Impl::pods_on_node(const Resource& res,
-                                                                                  const std::string& ns,
-                                                                                  const std::string& node) {
+                                                                                   const std::string& ns,
+                                                                                   const std::string& node) {
   ObjectStore& store = cluster.store();
   auto snap = std::make_shared<ListSnapshot>();
   snap->res = &res;

@@ -25,7 +25,8 @@ json::value read_body(const std::string& body) {
   } catch (const core::InputError& e) {
     throw_api(400, "the object provided is unrecognized: " + e.message());
   }
-  if (docs.size() != 1) throw_api(400, "the object provided is unrecognized: expected one object, got " + std::to_string(docs.size()));
+  if (docs.size() != 1)
+    throw_api(400, "the object provided is unrecognized: expected one object, got " + std::to_string(docs.size()));
   return docs[0].value;
 }
 

@@ -35,12 +35,13 @@ namespace {
   const std::string& name = r.route.name;
   if (!patched) {
     std::string key = res.kind == Kind::kNode ? "/registry/minions/" + name
-                      : res.namespaced       ? "/registry/" + std::string(res.plural) + "/" + ns + "/" + name
-                                             : "/registry/" + std::string(res.plural) + "/" + name;
-    throw_api(409, "Operation cannot be fulfilled on " + qualified(res) + " \"" + name +
-                       "\": StorageError: invalid object, Code: 4, Key: " + key +
-                       ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: " + uid +
-                       ", UID in object meta: " + old_uid,
+                      : res.namespaced        ? "/registry/" + std::string(res.plural) + "/" + ns + "/" + name
+                                              : "/registry/" + std::string(res.plural) + "/" + name;
+    throw_api(409,
+              "Operation cannot be fulfilled on " + qualified(res) + " \"" + name +
+                  "\": StorageError: invalid object, Code: 4, Key: " + key +
+                  ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: " + uid +
+                  ", UID in object meta: " + old_uid,
               details_for(&res, name, false));
   }
   std::string body = "Invalid value: \"" + uid + "\": field is immutable";
@@ -73,8 +74,9 @@ json::value ApiServer::Impl::store_update(const ResourceRequest& r, const std::o
   if (r.dry_run) {
     if (!current) internal::throw_not_found(res, name);
     if (!m.resource_version.empty() && m.resource_version != meta_of(*current).resource_version)
-      throw_api(409, "Operation cannot be fulfilled on " + qualified(res) + " \"" + name +
-                         "\": the object has been modified; please apply your changes to the latest version and try again",
+      throw_api(409,
+                "Operation cannot be fulfilled on " + qualified(res) + " \"" + name +
+                    "\": the object has been modified; please apply your changes to the latest version and try again",
                 details_for(&res, name, false));
     return core::encode(obj);
   }

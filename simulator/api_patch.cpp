@@ -19,7 +19,8 @@ namespace {
 std::vector<std::string> parse_pointer(const std::string& ptr) {
   std::vector<std::string> out;
   if (ptr.empty()) return out;
-  if (ptr[0] != '/') fail(422, "the server rejected our request due to an error in our request: invalid JSON pointer \"" + ptr + "\"");
+  if (ptr[0] != '/')
+    fail(422, "the server rejected our request due to an error in our request: invalid JSON pointer \"" + ptr + "\"");
   size_t start = 1;
   while (true) {
     size_t slash = ptr.find('/', start);
@@ -396,8 +397,9 @@ json::value json_patch(const json::value& target, const json::value& patch) {
     std::string path = str("path");
     const json::value* value = op->if_contains("value");
     if (name == "add" || name == "replace") {
-      if (!value) fail(422, "the server rejected our request due to an error in our request: " + name +
-                                 " operation does not apply: doc is missing value");
+      if (!value)
+        fail(422, "the server rejected our request due to an error in our request: " + name +
+                      " operation does not apply: doc is missing value");
       add_at(doc, path, *value, name, name == "replace");
     } else if (name == "remove") {
       remove_at(doc, path, name);
@@ -419,7 +421,11 @@ json::value json_patch(const json::value& target, const json::value& patch) {
 }
 
 json::value strategic_merge_patch(const json::value& target, const json::value& patch, const std::string& path) {
-  if (!patch.is_object()) fail(400, "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
+  if (!patch.is_object())
+    fail(
+        400,
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, "
+        "application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
   json::value out = smp(target, patch, path);
   if (out.is_null()) return json::object();
   return out;
@@ -429,12 +435,14 @@ std::string patch_merge_key(const std::string& path) {
   size_t dot = path.rfind('.');
   std::string last = dot == std::string::npos ? path : path.substr(dot + 1);
   static const std::map<std::string, std::string> keys = {
-      {"containers", "name"},        {"initContainers", "name"}, {"ephemeralContainers", "name"},
-      {"volumes", "name"},           {"imagePullSecrets", "name"}, {"env", "name"},
-      {"schedulingGates", "name"},   {"resourceClaims", "name"}, {"ports", "containerPort"},
-      {"volumeMounts", "mountPath"}, {"volumeDevices", "devicePath"}, {"hostAliases", "ip"},
-      {"ownerReferences", "uid"},    {"conditions", "type"},      {"addresses", "type"},
-      {"topologySpreadConstraints", "topologyKey"},
+      {"containers", "name"},          {"initContainers", "name"},
+      {"ephemeralContainers", "name"}, {"volumes", "name"},
+      {"imagePullSecrets", "name"},    {"env", "name"},
+      {"schedulingGates", "name"},     {"resourceClaims", "name"},
+      {"ports", "containerPort"},      {"volumeMounts", "mountPath"},
+      {"volumeDevices", "devicePath"}, {"hostAliases", "ip"},
+      {"ownerReferences", "uid"},      {"conditions", "type"},
+      {"addresses", "type"},           {"topologySpreadConstraints", "topologyKey"},
   };
   auto it = keys.find(last);
   return it == keys.end() ? "" : it->second;

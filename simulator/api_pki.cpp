@@ -51,8 +51,7 @@ PemPair issue(const std::string& cn, const std::string& sans, long serial, X509*
   X509_gmtime_adj(X509_getm_notAfter(x.get()), 365L * 86400);
   X509_set_pubkey(x.get(), key.get());
   X509_NAME* name = X509_get_subject_name(x.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1,
-                             0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
   X509* signer = issuer ? issuer : x.get();
   EVP_PKEY* signer_key = issuer ? issuer_key : key.get();
   X509_set_issuer_name(x.get(), X509_get_subject_name(signer));

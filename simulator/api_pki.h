@@ -28,5 +28,4 @@ struct ServingPki {
 // Throws core::ClusterError if the RNG fails.
 std::string random_token(int bytes = 32);
 
-
 }  // namespace gpuops::simulator

@@ -90,8 +90,9 @@ boost::json::object decode_protobuf_object(const std::string& body) {
     }
   });
   if (kind != "Namespace" || api_version != "v1")
-    fail(415, "the body of the request was in an unknown format - accepted media types include: application/json, "
-              "application/yaml (protobuf is only understood for Namespace)");
+    fail(415,
+         "the body of the request was in an unknown format - accepted media types include: application/json, "
+         "application/yaml (protobuf is only understood for Namespace)");
   json::object meta;
   Wire(raw).each([&](uint64_t f, const std::string& b) {
     if (f != 1) return;  // spec and status of a new Namespace carry nothing we keep

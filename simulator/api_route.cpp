@@ -53,8 +53,10 @@ bool parse_route(const std::vector<std::string>& segs, Route& r) {
     r.res = res;
     r.ns = rest[1];
     if (rest.size() >= 4) r.name = rest[3];
-    if (rest.size() == 5 && rest[4] == "status") r.status = true;
-    else if (rest.size() > 4) return false;
+    if (rest.size() == 5 && rest[4] == "status")
+      r.status = true;
+    else if (rest.size() > 4)
+      return false;
     return true;
   }
   const Resource* res = find_resource(group, version, rest[0]);
@@ -64,8 +66,10 @@ bool parse_route(const std::vector<std::string>& segs, Route& r) {
     if (res->namespaced) return false;  // /api/v1/pods/x is not a path
     r.name = rest[1];
   }
-  if (rest.size() == 3 && rest[2] == "status") r.status = true;
-  else if (rest.size() > 2) return false;
+  if (rest.size() == 3 && rest[2] == "status")
+    r.status = true;
+  else if (rest.size() > 2)
+    return false;
   return true;
 }
 

@@ -50,8 +50,8 @@ inline constexpr Resource kResources[] = {
     // served version.
     {Kind::kClusterPolicy, "clusterpolicies", "clusterpolicy", "ClusterPolicy", "nvidia.com", false, "", false, "v1",
      true},
-    {Kind::kNVIDIADriver, "nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", false, "nvd nvdriver nvdrivers",
-     false, "v1alpha1", true},
+    {Kind::kNVIDIADriver, "nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", false,
+     "nvd nvdriver nvdrivers", false, "v1alpha1", true},
 };
 
 // Whether the resource takes create, update and patch (and has a status

@@ -14,9 +14,7 @@ namespace gpuops::simulator {
 namespace json = boost::json;
 namespace {
 
-[[noreturn]] void bad(const std::string& message) {
-  throw core::InputError::with_status(400, "", 0, "", message);
-}
+[[noreturn]] void bad(const std::string& message) { throw core::InputError::with_status(400, "", 0, "", message); }
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
@@ -227,9 +225,9 @@ FieldQuery FieldQuery::parse(const std::string& text) {
 }
 
 void FieldQuery::check_supported(const std::string& kind) const {
-  static const std::set<std::string> pod = {"spec.nodeName",    "spec.restartPolicy", "spec.schedulerName",
-                                            "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-                                            "status.podIP",     "status.nominatedNodeName"};
+  static const std::set<std::string> pod = {
+      "spec.nodeName",    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+      "spec.hostNetwork", "status.phase",       "status.podIP",       "status.nominatedNodeName"};
   for (const auto& t : terms_) {
     if (t.field == "metadata.name" || t.field == "metadata.namespace") continue;
     if (kind == "Pod" && pod.count(t.field)) continue;

@@ -7,10 +7,10 @@
 #include "simulator/api_server.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -22,8 +22,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <set>
@@ -48,8 +48,8 @@ namespace json = boost::json;
 namespace urls = boost::urls;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
-using internal::ApiError;
 using internal::api_version;
+using internal::ApiError;
 using internal::Request;
 using internal::status_object;
 using internal::throw_api;
@@ -282,9 +282,8 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     writing_ = true;
     if (!out_.front()) {
-      asio::async_write(stream_, http::make_chunk_last(), [self = shared_from_this()](error_code, size_t) {
-        self->abort();
-      });
+      asio::async_write(stream_, http::make_chunk_last(),
+                        [self = shared_from_this()](error_code, size_t) { self->abort(); });
       return;
     }
     // Every event queued (up to kWriteBytes) goes out in one write, each
@@ -300,18 +299,19 @@ class Session : public std::enable_shared_from_this<Session> {
       payload += (*it)->size();
       ++events;
     }
-    asio::async_write(stream_, asio::buffer(wire_), [self = shared_from_this(), events, payload](error_code ec, size_t) {
-      if (ec) return self->abort();
-      self->backlog_bytes_ -= payload;
-      self->initial_bytes_ -= std::min(self->initial_bytes_, payload);
-      self->last_progress_ = std::chrono::steady_clock::now();
-      for (size_t i = 0; i < events; ++i) self->out_.pop_front();
-      if (self->live_backlog() <= ApiServer::Impl::kWatchBuffer) {
-        self->keeps_up_ = true;
-        self->srv_.resume_drain();
-      }
-      self->pump();
-    });
+    asio::async_write(stream_, asio::buffer(wire_),
+                      [self = shared_from_this(), events, payload](error_code ec, size_t) {
+                        if (ec) return self->abort();
+                        self->backlog_bytes_ -= payload;
+                        self->initial_bytes_ -= std::min(self->initial_bytes_, payload);
+                        self->last_progress_ = std::chrono::steady_clock::now();
+                        for (size_t i = 0; i < events; ++i) self->out_.pop_front();
+                        if (self->live_backlog() <= ApiServer::Impl::kWatchBuffer) {
+                          self->keeps_up_ = true;
+                          self->srv_.resume_drain();
+                        }
+                        self->pump();
+                      });
   }
 
   // ---- plain requests ----
@@ -352,8 +352,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // the connection (what is left of the body cannot be told from a next
   // request).
   void refuse(int code, const std::string& reason, const std::string& message) {
-    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(code),
-                                                                   parser_->get().version());
+    auto res =
+        std::make_shared<http::response<http::string_body>>(static_cast<http::status>(code), parser_->get().version());
     res->set(http::field::content_type, "application/json");
     res->set(http::field::cache_control, "no-cache, private");
     res->body() = json::serialize(status_object(code, reason, message, {}));
@@ -394,7 +394,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
   std::deque<std::optional<std::string>> out_;
   static constexpr size_t kWriteBytes = 256 * 1024;
-  std::string wire_;  // the chunks of the write in progress
+  std::string wire_;          // the chunks of the write in progress
   std::string columns_json_;  // the Table's columnDefinitions, serialised
   size_t backlog_bytes_ = 0;  // of the chunks in out_
   size_t initial_bytes_ = 0;  // of those, the initial state's, still unsent
@@ -559,7 +559,8 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   ResourceRequest r{req, u, std::move(q), route, *route.res};
   std::string dry_run = r.param("dryRun");
   r.dry_run = dry_run == "All";
-  if (!dry_run.empty() && !r.dry_run) throw_api(400, "Invalid dry run value: unsupported dry run value \"" + dry_run + "\"");
+  if (!dry_run.empty() && !r.dry_run)
+    throw_api(400, "Invalid dry run value: unsupported dry run value \"" + dry_run + "\"");
 
   const bool read_or_delete = method == http::verb::get || method == http::verb::delete_;
   if (!internal::writable(r.res) && (!read_or_delete || route.status)) internal::throw_method_not_allowed();
@@ -650,15 +651,17 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
 
 ApiServer::ApiServer(FakeCluster& cluster) : ApiServer(cluster, Options()) {}
 
-ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_unique<Impl>(cluster, std::move(options))) {
+ApiServer::ApiServer(FakeCluster& cluster, Options options)
+    : impl_(std::make_unique<Impl>(cluster, std::move(options))) {
   Impl& m = *impl_;
   error_code ec;
   asio::ip::address addr = asio::ip::make_address(m.opt.address, ec);
   if (ec) throw core::InputError("", 0, "--address", "\"" + m.opt.address + "\" is not an IP address");
   if (!addr.is_loopback() && !m.opt.allow_non_loopback)
     throw core::InputError("", 0, "--address",
-                           m.opt.address + " is not a loopback address; serving beyond this machine needs "
-                                           "--allow-non-loopback");
+                           m.opt.address +
+                               " is not a loopback address; serving beyond this machine needs "
+                               "--allow-non-loopback");
   // The certificate covers the address the kubeconfig names (::1, 127.0.0.2,
   // ...), besides 127.0.0.1 and localhost.
   m.pki = ServingPki::generate(addr.to_string());
@@ -672,7 +675,9 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options) : impl_(std::make_un
   if (!ec) m.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) throw core::ClusterError("serve: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " + ec.message());
+  if (ec)
+    throw core::ClusterError("serve: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " +
+                             ec.message());
   // Installed now, so a signal that comes right after the caller announces
   // the server is not lost.
   if (m.opt.stop_on_signals) m.signals.emplace(m.io, SIGINT, SIGTERM);

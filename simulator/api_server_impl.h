@@ -66,8 +66,8 @@ using Request = boost::beast::http::request<boost::beast::http::string_body>;
 struct FeedEvent {
   EventType type;
   Kind kind;
-  uint64_t rv;  // the object's resourceVersion
-  PodRecord pod;  // Kind::kPod: the record as written (base and status shared)
+  uint64_t rv;                                 // the object's resourceVersion
+  PodRecord pod;                               // Kind::kPod: the record as written (base and status shared)
   std::unique_ptr<const core::Object> object;  // other kinds
 
   const std::string& namespace_() const { return object ? meta_of(*object).namespace_ : pod.namespace_(); }
@@ -121,10 +121,10 @@ struct ListOptions {
 // handlers.RequestScope with the request's RequestInfo).
 struct ResourceRequest {
   const Request& http;
-  boost::urls::url_view url;                  // the request target, parsed
-  std::map<std::string, std::string> query;   // query_of(url)
+  boost::urls::url_view url;                 // the request target, parsed
+  std::map<std::string, std::string> query;  // query_of(url)
   Route route;
-  const Resource& res;  // *route.res
+  const Resource& res;   // *route.res
   bool dry_run = false;  // dryRun=All
 
   // The query parameter `k`, "" when absent.
@@ -206,8 +206,8 @@ struct ApiServer::Impl {
   boost::asio::steady_timer drain_timer{io};
   internal::WatchInterest interest;
   Feed feed{*this};
-  std::vector<internal::FeedEvent> pending;  // under mu
-  bool drain_posted = false;                 // under mu
+  std::vector<internal::FeedEvent> pending;   // under mu
+  bool drain_posted = false;                  // under mu
   std::vector<internal::FeedEvent> inflight;  // I/O thread
   size_t inflight_next = 0;                   // the first not delivered
   std::thread thread;

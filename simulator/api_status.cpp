@@ -75,11 +75,16 @@ json::array causes_of(const core::InputError& e, const std::string& detail) {
     return causes;
   }
   const char* reason = "FieldValueInvalid";
-  if (detail.rfind("Required value", 0) == 0) reason = "FieldValueRequired";
-  else if (detail.rfind("Unsupported value", 0) == 0) reason = "FieldValueNotSupported";
-  else if (detail.rfind("Duplicate value", 0) == 0) reason = "FieldValueDuplicate";
-  else if (detail.rfind("Too long", 0) == 0) reason = "FieldValueTooLong";
-  else if (detail.rfind("Forbidden", 0) == 0) reason = "FieldValueForbidden";
+  if (detail.rfind("Required value", 0) == 0)
+    reason = "FieldValueRequired";
+  else if (detail.rfind("Unsupported value", 0) == 0)
+    reason = "FieldValueNotSupported";
+  else if (detail.rfind("Duplicate value", 0) == 0)
+    reason = "FieldValueDuplicate";
+  else if (detail.rfind("Too long", 0) == 0)
+    reason = "FieldValueTooLong";
+  else if (detail.rfind("Forbidden", 0) == 0)
+    reason = "FieldValueForbidden";
   causes.push_back(json::object{{"reason", reason}, {"message", detail}, {"field", e.field()}});
   return causes;
 }
@@ -93,7 +98,8 @@ ApiError to_api_error(const core::InputError& e, const Resource* r, const std::s
   if (code == 422) {
     std::string detail = e.message();
     if (message.find(" is invalid: ") == std::string::npos && r) {
-      message = group_kind(*r) + " \"" + name + "\" is invalid: " + (e.field().empty() ? "" : e.field() + ": ") + detail;
+      message =
+          group_kind(*r) + " \"" + name + "\" is invalid: " + (e.field().empty() ? "" : e.field() + ": ") + detail;
     } else if (!e.field().empty()) {
       size_t at = detail.find(e.field() + ": ");
       if (at != std::string::npos) detail = detail.substr(at + e.field().size() + 2);

@@ -97,10 +97,14 @@ std::string format_selector(const json::object* sel) {
       std::string vals;
       if (auto* vs = arr_at(eo, "values"))
         for (const auto& v : *vs) vals += (vals.empty() ? "" : ",") + std::string(v.is_string() ? v.as_string() : "");
-      if (op == "In") parts.push_back(key + " in (" + vals + ")");
-      else if (op == "NotIn") parts.push_back(key + " notin (" + vals + ")");
-      else if (op == "Exists") parts.push_back(key);
-      else if (op == "DoesNotExist") parts.push_back("!" + key);
+      if (op == "In")
+        parts.push_back(key + " in (" + vals + ")");
+      else if (op == "NotIn")
+        parts.push_back(key + " notin (" + vals + ")");
+      else if (op == "Exists")
+        parts.push_back(key);
+      else if (op == "DoesNotExist")
+        parts.push_back("!" + key);
     }
   }
   std::string out;
@@ -126,29 +130,51 @@ json::array table_columns(const std::string& kind) {
   if (kind == "Pod") {
     c.push_back(column("Ready", "string", "", 0, "The aggregate readiness state of this pod for accepting traffic."));
     c.push_back(column("Status", "string", "", 0, "The aggregate status of the containers in this pod."));
-    c.push_back(column("Restarts", "string", "", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."));
+    c.push_back(column("Restarts", "string", "", 0,
+                       "The number of times the containers in this pod have been restarted and when the last container "
+                       "in this pod has restarted."));
     c.push_back(column("Age", "string", "", 0, age_desc));
-    c.push_back(column("IP", "string", "", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."));
+    c.push_back(
+        column("IP", "string", "", 1,
+               "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."));
     c.push_back(column("Node", "string", "", 1, "NodeName is a request to schedule this pod onto a specific node."));
-    c.push_back(column("Nominated Node", "string", "", 1, "nominatedNodeName is set only when this pod preempts other pods on the node."));
-    c.push_back(column("Readiness Gates", "string", "", 1, "If specified, all readiness gates will be evaluated for pod readiness."));
+    c.push_back(column("Nominated Node", "string", "", 1,
+                       "nominatedNodeName is set only when this pod preempts other pods on the node."));
+    c.push_back(column("Readiness Gates", "string", "", 1,
+                       "If specified, all readiness gates will be evaluated for pod readiness."));
   } else if (kind == "Node") {
     c.push_back(column("Status", "string", "", 0, "The status of the node"));
     c.push_back(column("Roles", "string", "", 0, "The roles of the node"));
     c.push_back(column("Age", "string", "", 0, age_desc));
     c.push_back(column("Version", "string", "", 0, "Kubelet Version reported by the node."));
-    c.push_back(column("Internal-IP", "string", "", 1, "List of addresses reachable to the node. Queried from cloud provider, if available."));
-    c.push_back(column("External-IP", "string", "", 1, "List of addresses reachable to the node. Queried from cloud provider, if available."));
-    c.push_back(column("OS-Image", "string", "", 1, "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."));
-    c.push_back(column("Kernel-Version", "string", "", 1, "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."));
-    c.push_back(column("Container-Runtime", "string", "", 1, "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."));
+    c.push_back(column("Internal-IP", "string", "", 1,
+                       "List of addresses reachable to the node. Queried from cloud provider, if available."));
+    c.push_back(column("External-IP", "string", "", 1,
+                       "List of addresses reachable to the node. Queried from cloud provider, if available."));
+    c.push_back(column("OS-Image", "string", "", 1,
+                       "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."));
+    c.push_back(column("Kernel-Version", "string", "", 1,
+                       "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."));
+    c.push_back(
+        column("Container-Runtime", "string", "", 1,
+               "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."));
   } else if (kind == "DaemonSet") {
-    c.push_back(column("Desired", "integer", "", 0, "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod)."));
-    c.push_back(column("Current", "integer", "", 0, "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."));
-    c.push_back(column("Ready", "integer", "", 0, "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition."));
-    c.push_back(column("Up-to-date", "integer", "", 0, "The total number of nodes that are running updated daemon pod"));
-    c.push_back(column("Available", "integer", "", 0, "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"));
-    c.push_back(column("Node Selector", "string", "", 0, "NodeSelector is a selector which must be true for the pod to fit on a node."));
+    c.push_back(column("Desired", "integer", "", 0,
+                       "The total number of nodes that should be running the daemon pod (including nodes correctly "
+                       "running the daemon pod)."));
+    c.push_back(
+        column("Current", "integer", "", 0,
+               "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."));
+    c.push_back(column("Ready", "integer", "", 0,
+                       "numberReady is the number of nodes that should be running the daemon pod and have one or more "
+                       "of the daemon pod running with a Ready Condition."));
+    c.push_back(
+        column("Up-to-date", "integer", "", 0, "The total number of nodes that are running updated daemon pod"));
+    c.push_back(column("Available", "integer", "", 0,
+                       "The number of nodes that should be running the daemon pod and have one or more of the daemon "
+                       "pod running and available (ready for at least spec.minReadySeconds)"));
+    c.push_back(column("Node Selector", "string", "", 0,
+                       "NodeSelector is a selector which must be true for the pod to fit on a node."));
     c.push_back(column("Age", "string", "", 0, age_desc));
     c.push_back(column("Containers", "string", "", 1, "Names of each container in the template."));
     c.push_back(column("Images", "string", "", 1, "Images referenced by each container in the template."));
@@ -156,7 +182,8 @@ json::array table_columns(const std::string& kind) {
   } else if (kind == "ControllerRevision") {
     // printControllerRevision's columns
     c.push_back(column("Controller", "string", "", 0, "Controller of the object"));
-    c.push_back(column("Revision", "integer", "", 0, "Revision indicates the revision of the state represented by Data."));
+    c.push_back(
+        column("Revision", "integer", "", 0, "Revision indicates the revision of the state represented by Data."));
     c.push_back(column("Age", "string", "", 0, age_desc));
   } else if (kind == "Namespace") {
     c.push_back(column("Status", "string", "", 0, "The status of the namespace"));
@@ -224,8 +251,10 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
     std::string internal, external;
     if (auto* addrs = arr_at(status, "addresses"))
       for (const auto& av : *addrs) {
-        if (str_at(av.if_object(), "type") == "InternalIP" && internal.empty()) internal = str_at(av.if_object(), "address");
-        if (str_at(av.if_object(), "type") == "ExternalIP" && external.empty()) external = str_at(av.if_object(), "address");
+        if (str_at(av.if_object(), "type") == "InternalIP" && internal.empty())
+          internal = str_at(av.if_object(), "address");
+        if (str_at(av.if_object(), "type") == "ExternalIP" && external.empty())
+          external = str_at(av.if_object(), "address");
       }
     cells.push_back(json::string(or_none(internal)));
     cells.push_back(json::string(or_none(external)));
@@ -258,10 +287,12 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
     if (auto* refs = arr_at(meta, "ownerReferences"))
       for (const auto& rv : *refs) {
         const json::object* ref = rv.if_object();
-        if (!ref || !ref->contains("controller") || !ref->at("controller").is_bool() || !ref->at("controller").as_bool())
+        if (!ref || !ref->contains("controller") || !ref->at("controller").is_bool() ||
+            !ref->at("controller").as_bool())
           continue;
         std::string k = str_at(ref, "kind"), api = str_at(ref, "apiVersion");
-        std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        std::transform(k.begin(), k.end(), k.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         std::string group = api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/'));
         controller = k + (group.empty() ? "" : "." + group) + "/" + str_at(ref, "name");
       }

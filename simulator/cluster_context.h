@@ -38,14 +38,12 @@ inline bool terminal(const core::PodStatus& s) {
 inline bool terminal(const PodRecord& p) { return terminal(*p.status); }
 
 // API timestamps (metav1.Time) have second precision.
-inline Time truncate_seconds(Time t) {
-  return Time(std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()));
-}
+inline Time truncate_seconds(Time t) { return Time(std::chrono::floor<std::chrono::seconds>(t.time_since_epoch())); }
 
 // Sets (or adds) the pod condition `type`; lastTransitionTime moves only when
 // the status changes.
-inline void set_condition(core::PodStatus& s, std::string_view type, std::string_view status,
-                          std::string_view reason, std::string_view message, Time now) {
+inline void set_condition(core::PodStatus& s, std::string_view type, std::string_view status, std::string_view reason,
+                          std::string_view message, Time now) {
   for (auto& c : s.conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;
@@ -55,8 +53,8 @@ inline void set_condition(core::PodStatus& s, std::string_view type, std::string
     return;
   }
   if (s.conditions.empty()) s.conditions.reserve(4);  // a pod has at most four
-  s.conditions.push_back(core::PodCondition{std::string(type), std::string(status), std::string(reason),
-                                            std::string(message), now});
+  s.conditions.push_back(
+      core::PodCondition{std::string(type), std::string(status), std::string(reason), std::string(message), now});
 }
 
 inline bool same_container_statuses(const std::vector<core::ContainerStatus>& a,
@@ -73,7 +71,8 @@ inline bool same_container_statuses(const std::vector<core::ContainerStatus>& a,
 
 // True when writing `a` over `b` would change nothing a controller reads.
 inline bool same_status(const core::PodStatus& a, const core::PodStatus& b) {
-  if (a.phase != b.phase || a.reason != b.reason || a.message != b.message || a.start_time != b.start_time) return false;
+  if (a.phase != b.phase || a.reason != b.reason || a.message != b.message || a.start_time != b.start_time)
+    return false;
   if (a.conditions.size() != b.conditions.size()) return false;
   for (size_t i = 0; i < a.conditions.size(); ++i) {
     const auto &x = a.conditions[i], &y = b.conditions[i];

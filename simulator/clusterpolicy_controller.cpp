@@ -290,7 +290,8 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
   if (!not_ready.empty()) {
     std::string list;
     for (const auto& s : not_ready) list += (list.empty() ? "" : " ") + s;
-    write_status(now, "notReady", false, "OperandNotReady", "ClusterPolicy is not ready, states not ready: [" + list + "]");
+    write_status(now, "notReady", false, "OperandNotReady",
+                 "ClusterPolicy is not ready, states not ready: [" + list + "]");
   } else if (!has_nfd) {
     write_status(now, "ready", true, "NFDLabelsMissing", "No NFD labels found");
   } else if (!first_gpu) {

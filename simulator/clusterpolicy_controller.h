@@ -48,8 +48,7 @@ namespace gpuops::simulator::internal {
 
 class ClusterPolicyController {
  public:
-  ClusterPolicyController(ClusterContext& c, const DaemonSetController& daemonsets)
-      : c_(c), daemonsets_(daemonsets) {}
+  ClusterPolicyController(ClusterContext& c, const DaemonSetController& daemonsets) : c_(c), daemonsets_(daemonsets) {}
   ClusterPolicyController(const ClusterPolicyController&) = delete;
   ClusterPolicyController& operator=(const ClusterPolicyController&) = delete;
 
@@ -88,8 +87,8 @@ class ClusterPolicyController {
   // app.kubernetes.io/component in their template).
   bool has_variant_daemonsets(const core::Operand& op) const;
   bool owns(const core::DaemonSet& d) const;
-  void write_status(const core::ClusterPolicy& policy, const std::string& state, bool ready,
-                    const std::string& reason, const std::string& message);
+  void write_status(const core::ClusterPolicy& policy, const std::string& state, bool ready, const std::string& reason,
+                    const std::string& message);
 
   ClusterContext& c_;
   const DaemonSetController& daemonsets_;

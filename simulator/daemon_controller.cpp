@@ -15,8 +15,8 @@ namespace {
 using namespace std::chrono_literals;
 
 // std::string, not const char*: core::Labels lookups would build a string per call.
-const std::string kRevisionHashLabel = "controller-revision-hash";        // DefaultDaemonSetUniqueLabelKey
-const std::string kTemplateGenerationLabel = "pod-template-generation";   // DaemonSetTemplateGenerationKey
+const std::string kRevisionHashLabel = "controller-revision-hash";       // DefaultDaemonSetUniqueLabelKey
+const std::string kTemplateGenerationLabel = "pod-template-generation";  // DaemonSetTemplateGenerationKey
 constexpr const char* kTemplateGenerationAnnotation = "deprecated.daemonset.template.generation";
 
 // kube-controller-manager startDaemonSetController: flowcontrol.NewBackOff(1s, 15min).
@@ -191,7 +191,8 @@ void DaemonSetController::create_pod_template(const core::DaemonSet& d, DaemonSe
   p.metadata.labels[kRevisionHashLabel] = st.hash;
   if (!st.template_generation.empty()) p.metadata.labels[kTemplateGenerationLabel] = st.template_generation;
   p.metadata.annotations = d.template_.annotations;
-  p.metadata.owner_references.push_back(core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
+  p.metadata.owner_references.push_back(
+      core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
   p.spec = d.template_.spec;
   p.spec.tolerations = core::with_daemon_tolerations(p.spec.tolerations, p.spec.host_network);
   // The API server's pod defaulting (ObjectStore::create), once per revision.
@@ -318,8 +319,7 @@ void DaemonSetController::pods_should_be_on_node(const core::DaemonSet& d, Daemo
           Duration delay = failed_backoff_.at(id).backoff;
           std::string key = st.key;
           c_.timers.at(failed_backoff_.at(id).last_update + delay,
-                       "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name,
-                       [this, key, node_id] {
+                       "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name, [this, key, node_id] {
                          auto it = ds_.find(key);
                          if (it != ds_.end()) mark_dirty(it->second, node_id);
                        });
@@ -337,8 +337,7 @@ void DaemonSetController::pods_should_be_on_node(const core::DaemonSet& d, Daemo
       std::sort(running.begin(), running.end(), pod_by_creation_timestamp_and_phase);
       if (!allows_surge(d)) {
         // Without surge, at most one pod per node: keep the oldest.
-        for (size_t i = 1; i < running.size(); ++i)
-          pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->name));
+        for (size_t i = 1; i < running.size(); ++i) pods_to_delete.push_back(ObjectStore::key(st.ns, running[i]->name));
       } else {
         // With surge, two pods only while the oldest of the current
         // revision is not yet available and the oldest old one is Ready;
@@ -354,8 +353,7 @@ void DaemonSetController::pods_should_be_on_node(const core::DaemonSet& d, Daemo
           }
           pods_to_delete.push_back(ObjectStore::key(st.ns, p->name));
         }
-        if (oldest_new && oldest_old &&
-            (!oldest_old->is_ready() || is_pod_available(d, st, *oldest_new, node_id)))
+        if (oldest_new && oldest_old && (!oldest_old->is_ready() || is_pod_available(d, st, *oldest_new, node_id)))
           pods_to_delete.push_back(ObjectStore::key(st.ns, oldest_old->name));
       }
     }

@@ -181,9 +181,9 @@ class DaemonSetController {
   // that sync).
   std::vector<uint32_t> manage(const core::DaemonSet& d, DaemonSetState& st, const std::vector<uint32_t>& node_ids,
                                bool& wrote);
-  void pods_should_be_on_node(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id,
-                              DaemonPodsOnNode& on_node, const core::Node* node,
-                              std::vector<uint32_t>& nodes_needing_pods, std::vector<std::string>& pods_to_delete);
+  void pods_should_be_on_node(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id, DaemonPodsOnNode& on_node,
+                              const core::Node* node, std::vector<uint32_t>& nodes_needing_pods,
+                              std::vector<std::string>& pods_to_delete);
   void sync_nodes(const DaemonSetState& st, const std::vector<uint32_t>& nodes_needing_pods,
                   const std::vector<std::string>& pods_to_delete);
   void update_node_status_counts(const core::DaemonSet& d, DaemonSetState& st, uint32_t node_id,

@@ -87,7 +87,7 @@ void DaemonSetController::construct_history(const core::DaemonSet& d, DaemonSetS
     c_.store.update(core::Object(std::move(r)));
   }
   if (!unlabelled.empty()) return construct_history(d, st);  // pointers above are stale
-  int64_t max_old = 0;  // maxRevision
+  int64_t max_old = 0;                                       // maxRevision
   for (const auto* r : old) max_old = std::max(max_old, r->revision);
   const int64_t curr_revision = max_old + 1;
   st.old_revisions = old.size();

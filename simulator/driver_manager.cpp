@@ -186,8 +186,7 @@ void DriverManager::step(Run& r) {
         case WaitResult::kTimedOut:
           reschedule(r);  // cleanupOnFailure
           return fail(r, "failed to evict GPU operator components: timed out waiting for the condition");
-        case WaitResult::kDone:
-          break;
+        case WaitResult::kDone: break;
       }
       r.phase = Phase::kUnload;
       [[fallthrough]];
@@ -205,7 +204,8 @@ void DriverManager::step(Run& r) {
         }
         if (host.driver_in_use) {
           reschedule(r);  // cleanupOnFailure / _exit_failed
-          return fail(r, "failed to uninstall nvidia driver components: unable to unload driver: module nvidia is in use");
+          return fail(r,
+                      "failed to uninstall nvidia driver components: unable to unload driver: module nvidia is in use");
         }
         host.driver = NodeHost::Driver::kNone;  // cleanupDriver: unloadDriver
         host.loaded_config.clear();
@@ -218,8 +218,7 @@ void DriverManager::step(Run& r) {
       return;
     case Phase::kHung:
     case Phase::kDone:
-    case Phase::kFailed:
-      return;
+    case Phase::kFailed: return;
   }
 }
 

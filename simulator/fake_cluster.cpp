@@ -149,8 +149,7 @@ struct FakeCluster::Impl : StoreObserver {
     return !kubelet.node_queue.empty() || !node_lifecycle.queue.empty() || !daemonsets.queue.empty() ||
            !scheduler.queue.empty() || !kubelet.pod_queue.empty() || !garbage_collector.queue.empty() ||
            !garbage_collector.daemonset_queue.empty() || cluster_policy.has_work() || driver_manager.has_work() ||
-           mig_manager.has_work() ||
-           !garbage_collector.owners.empty() || !garbage_collector.revisions.empty();
+           mig_manager.has_work() || !garbage_collector.owners.empty() || !garbage_collector.revisions.empty();
   }
 
   std::string busy_description() const {
@@ -226,10 +225,10 @@ void FakeCluster::install_operator(const core::Catalog& catalog, const std::stri
 void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
   ObjectStore& s = impl_->ctx.store;
   auto cur = s.get(Kind::kClusterPolicy, "", name);
-  if (!s.gpu_operator_crds() || !cur)
-    throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+  if (!s.gpu_operator_crds() || !cur) throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
   boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
-  if (!patched.is_object()) throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
+  if (!patched.is_object())
+    throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
   patched.as_object()["metadata"].as_object()["name"] = name;  // a patch cannot rename
   core::Document doc;
   doc.value = std::move(patched);
@@ -309,13 +308,16 @@ void FakeCluster::set_host(const core::HostSpec& spec) {
   using Driver = internal::NodeHost::Driver;
   std::optional<Driver> driver;
   if (spec.driver) {
-    if (*spec.driver == "none") driver = Driver::kNone;
-    else if (*spec.driver == "pre-installed") driver = Driver::kPreInstalled;
-    else if (*spec.driver == "loaded") driver = Driver::kLoaded;
+    if (*spec.driver == "none")
+      driver = Driver::kNone;
+    else if (*spec.driver == "pre-installed")
+      driver = Driver::kPreInstalled;
+    else if (*spec.driver == "loaded")
+      driver = Driver::kLoaded;
     else
-      throw core::InputError::with_status(422, "", 0, "host.driver",
-                                          "Unsupported value: \"" + *spec.driver +
-                                              "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+      throw core::InputError::with_status(
+          422, "", 0, "host.driver",
+          "Unsupported value: \"" + *spec.driver + "\": supported values: \"none\", \"pre-installed\", \"loaded\"");
   }
   if (spec.node.empty()) throw core::InputError::with_status(422, "", 0, "host.node", "Required value");
   internal::NodeHost& host = impl_->ctx.hosts[spec.node];
@@ -379,11 +381,11 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
     if (std::holds_alternative<core::Node>(obj)) continue;
     if (kind_of(obj) == Kind::kClusterPolicy || kind_of(obj) == Kind::kNVIDIADriver) {
       if (!s.gpu_operator_crds())
-        throw core::InputError::with_status(404, "", 0, "kind",
-                                            std::string("the server could not find the requested resource (") +
-                                                (kind_of(obj) == Kind::kClusterPolicy ? "clusterpolicies"
-                                                                                      : "nvidiadrivers") +
-                                                ".nvidia.com): the GPU Operator's CRDs are not installed");
+        throw core::InputError::with_status(
+            404, "", 0, "kind",
+            std::string("the server could not find the requested resource (") +
+                (kind_of(obj) == Kind::kClusterPolicy ? "clusterpolicies" : "nvidiadrivers") +
+                ".nvidia.com): the GPU Operator's CRDs are not installed");
       continue;
     }
     const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
@@ -433,8 +435,10 @@ void FakeCluster::set_node_label(const std::string& node, const std::string& key
     throw core::InputError::with_status(422, "", 0, "metadata.labels[" + key + "]", err);
   }
   impl_->ctx.store.mutate_node(node, [&](core::Node& n) {
-    if (value) n.metadata.labels[key] = *value;
-    else n.metadata.labels.erase(key);
+    if (value)
+      n.metadata.labels[key] = *value;
+    else
+      n.metadata.labels.erase(key);
   });
 }
 
@@ -492,9 +496,7 @@ void FakeCluster::delete_daemonset(const std::string& ns, const std::string& nam
   impl_->ctx.store.remove(Kind::kDaemonSet, ns, name, std::nullopt, core::Cluster::propagation_policy(cascade));
 }
 
-void FakeCluster::delete_namespace(const std::string& name) {
-  impl_->ctx.store.remove(Kind::kNamespace, "", name);
-}
+void FakeCluster::delete_namespace(const std::string& name) { impl_->ctx.store.remove(Kind::kNamespace, "", name); }
 
 int FakeCluster::inject_fault(const Fault& fault) { return impl_->kubelet.inject_fault(fault); }
 void FakeCluster::clear_fault(int id) { impl_->kubelet.clear_fault(id); }

@@ -53,7 +53,8 @@ class GarbageCollector {
   // A ClusterPolicy is deleted: the DaemonSets it controls are queued.
   void on_cluster_policy_deleted(const std::string& uid) {
     for (const auto& [key, d] : c_.store.daemonsets())
-      if (const core::OwnerReference* ref = d.metadata.controller_ref(); ref && ref->uid == uid) daemonset_queue.push(key);
+      if (const core::OwnerReference* ref = d.metadata.controller_ref(); ref && ref->uid == uid)
+        daemonset_queue.push(key);
   }
 
   // mirrors attemptToDeleteItem for the DaemonSet "ns/name": deleted when its

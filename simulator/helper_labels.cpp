@@ -18,8 +18,8 @@ constexpr core::Duration kWaitTimeout = std::chrono::minutes(5);
 
 ReadLabels read_helper_labels(const core::Node& node, const core::HelperRules& rules) {
   ReadLabels out;
-  for (const auto* keys : {&rules.pause, &rules.pause_if_set, &rules.restore, &rules.restore_if_set,
-                           &rules.restore_on_exit})
+  for (const auto* keys :
+       {&rules.pause, &rules.pause_if_set, &rules.restore, &rules.restore_if_set, &rules.restore_on_exit})
     for (const auto& k : *keys) {
       auto it = node.metadata.labels.find(k);
       out[k] = it == node.metadata.labels.end() ? "" : it->second;

@@ -68,8 +68,9 @@ void Kubelet::initialize_node(const std::string& name) {
   bool need_alloc = n->allocatable.empty(), need_cond = n->ready_status().empty();
   if (!need_alloc && !need_cond) return;
   // The same for every node: built once.
-  static const std::map<std::string, core::Quantity> kAllocatable = {
-      {"cpu", core::Quantity::parse("1k")}, {"memory", core::Quantity::parse("1Ti")}, {"pods", core::Quantity::parse("1M")}};
+  static const std::map<std::string, core::Quantity> kAllocatable = {{"cpu", core::Quantity::parse("1k")},
+                                                                     {"memory", core::Quantity::parse("1Ti")},
+                                                                     {"pods", core::Quantity::parse("1M")}};
   static const std::vector<core::NodeCondition> kConditions = {
       {"Ready", "True", "KubeletReady", "kubelet is posting ready status"},
       {"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
@@ -90,8 +91,10 @@ void Kubelet::initialize_node(const std::string& name) {
     for (const auto& want : kConditions) {
       auto it = std::find_if(node.conditions.begin(), node.conditions.end(),
                              [&](const core::NodeCondition& c) { return c.type == want.type; });
-      if (it == node.conditions.end()) node.conditions.push_back(want);
-      else if (want.type == "Ready") *it = want;
+      if (it == node.conditions.end())
+        node.conditions.push_back(want);
+      else if (want.type == "Ready")
+        *it = want;
     }
   });
 }
@@ -206,10 +209,12 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
     s.phase = "Pending";
     if (ics.empty()) {
       inits_done();
-      for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "ContainerCreating"));
+      for (const auto& c : cs)
+        s.container_statuses.push_back(container_status(c, false, "waiting", "ContainerCreating"));
     } else {
       s.init_container_statuses.clear();
-      for (const auto& c : ics) s.init_container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+      for (const auto& c : ics)
+        s.init_container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
       set_condition(s, "Initialized", "False", "ContainersNotInitialized",
                     "containers with incomplete status: " + names_of(ics), t);
       for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
@@ -226,8 +231,8 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
     s.phase = "Pending";
     s.init_container_statuses.clear();
     for (size_t i = 0; i < ics.size(); ++i)
-      s.init_container_statuses.push_back(
-          i == 0 ? container_status(ics[i], false, "running") : container_status(ics[i], false, "waiting", "PodInitializing"));
+      s.init_container_statuses.push_back(i == 0 ? container_status(ics[i], false, "running")
+                                                 : container_status(ics[i], false, "waiting", "PodInitializing"));
     set_condition(s, "Initialized", "False", "ContainersNotInitialized",
                   "containers with incomplete status: " + names_of(ics), t);
     for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
@@ -262,8 +267,8 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
       } else if (i == passed && run && run->state == InitRun::kFailed) {
         const Duration backoff = init_restart_backoff(run->restarts);
         auto st = container_status(ics[i], false, "waiting", "CrashLoopBackOff",
-                                   "back-off " + backoff_text(backoff) + " restarting failed container=" +
-                                       ics[i].name + " pod=" + pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
+                                   "back-off " + backoff_text(backoff) + " restarting failed container=" + ics[i].name +
+                                       " pod=" + pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
         st.restart_count = run->restarts;
         st.last_terminated = core::ContainerStatus::Termination{1, "Error", run->message};
         s.init_container_statuses.push_back(st);
@@ -272,14 +277,16 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
         st.restart_count = run->restarts;
         s.init_container_statuses.push_back(st);
       } else {
-        s.init_container_statuses.push_back(i == passed ? container_status(ics[i], false, "running")
-                                                        : container_status(ics[i], false, "waiting", "PodInitializing"));
+        s.init_container_statuses.push_back(i == passed
+                                                ? container_status(ics[i], false, "running")
+                                                : container_status(ics[i], false, "waiting", "PodInitializing"));
       }
     }
-    set_condition(s, "Initialized", "False", "ContainersNotInitialized",
-                  "containers with incomplete status: " + names_of(std::vector<core::Container>(
-                                                              ics.begin() + static_cast<std::ptrdiff_t>(passed), ics.end())),
-                  t);
+    set_condition(
+        s, "Initialized", "False", "ContainersNotInitialized",
+        "containers with incomplete status: " +
+            names_of(std::vector<core::Container>(ics.begin() + static_cast<std::ptrdiff_t>(passed), ics.end())),
+        t);
     for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
     not_ready("ContainersNotReady");
     return s;
@@ -293,8 +300,8 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
         s.container_statuses.push_back(
             container_status(c, false, "waiting", "ImagePullBackOff", "Back-off pulling image \"" + c.image + "\""));
       else
-        s.container_statuses.push_back(container_status(c, false, "waiting", "ErrImagePull",
-                                                        "failed to pull and unpack image \"" + c.image + "\": not found"));
+        s.container_statuses.push_back(container_status(
+            c, false, "waiting", "ErrImagePull", "failed to pull and unpack image \"" + c.image + "\": not found"));
     }
     if (!backoff)
       c_.timers.at(started_at + kImagePullBackoff, "kubelet image pull back-off of pod " + key,
@@ -306,8 +313,8 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
   if (f && f->kind == FaultKind::kCrashLoop) {
     for (const auto& c : cs) {
       auto st = container_status(c, false, "waiting", "CrashLoopBackOff",
-                                 "back-off 5m0s restarting failed container=" + c.name + " pod=" +
-                                     pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
+                                 "back-off 5m0s restarting failed container=" + c.name + " pod=" + pod.name + "_" +
+                                     pod.namespace_() + "(" + pod.uid + ")");
       st.restart_count = 5;
       s.container_statuses.push_back(st);
     }
@@ -346,7 +353,7 @@ void Kubelet::sync_pod(uint64_t id) {
     return;
   }
   if (terminal(*pod) || ready != "True") return;  // a NotReady node's kubelet starts nothing new
-  if (!kept_.empty() && kept_.count(id)) return;   // an imported pod's status stays the real kubelet's
+  if (!kept_.empty() && kept_.count(id)) return;  // an imported pod's status stays the real kubelet's
   // Without a fault the status depends only on the pod's status, its shared
   // template part and the time; pods in the same state share the result.
   const Fault* f = fault_for(*pod);

@@ -34,8 +34,10 @@ void MigManager::on_node(EventType type, const core::Node& node) {
   if (!catalog_) return;
   auto it = nodes_.find(node.metadata.name);
   if (it == nodes_.end()) return;
-  if (type == EventType::kDeleted) nodes_.erase(it);
-  else queue_.push_back(node.metadata.name);
+  if (type == EventType::kDeleted)
+    nodes_.erase(it);
+  else
+    queue_.push_back(node.metadata.name);
 }
 
 void MigManager::on_pod(EventType type, const PodRecord& pod) {
@@ -111,8 +113,7 @@ void MigManager::go_on(const std::string& name, Manager& m) {
     case WaitResult::kTimedOut:
       m.waiting = false;  // returns before setState: paused, pending
       return;
-    case WaitResult::kDone:
-      break;
+    case WaitResult::kDone: break;
   }
   m.waiting = false;
   delete_pods(name, "nvidia-cuda-validator");

@@ -14,10 +14,10 @@ namespace {
 // doNoScheduleTaintingPass, doNoExecuteTaintingPass): (key, effect).
 bool lifecycle_owned(const core::Taint& t) {
   static const std::set<std::pair<std::string, std::string>> kOwned = {
-      {"node.kubernetes.io/not-ready", "NoSchedule"},      {"node.kubernetes.io/not-ready", "NoExecute"},
-      {"node.kubernetes.io/unreachable", "NoSchedule"},    {"node.kubernetes.io/unreachable", "NoExecute"},
-      {"node.kubernetes.io/unschedulable", "NoSchedule"},  {"node.kubernetes.io/memory-pressure", "NoSchedule"},
-      {"node.kubernetes.io/disk-pressure", "NoSchedule"},  {"node.kubernetes.io/pid-pressure", "NoSchedule"},
+      {"node.kubernetes.io/not-ready", "NoSchedule"},           {"node.kubernetes.io/not-ready", "NoExecute"},
+      {"node.kubernetes.io/unreachable", "NoSchedule"},         {"node.kubernetes.io/unreachable", "NoExecute"},
+      {"node.kubernetes.io/unschedulable", "NoSchedule"},       {"node.kubernetes.io/memory-pressure", "NoSchedule"},
+      {"node.kubernetes.io/disk-pressure", "NoSchedule"},       {"node.kubernetes.io/pid-pressure", "NoSchedule"},
       {"node.kubernetes.io/network-unavailable", "NoSchedule"},
   };
   return kOwned.count({t.key, t.effect}) > 0;

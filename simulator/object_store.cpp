@@ -37,8 +37,7 @@ const char* kind_name(Kind kind) {
 }
 
 bool cluster_scoped(Kind kind) {
-  return kind == Kind::kNamespace || kind == Kind::kNode || kind == Kind::kClusterPolicy ||
-         kind == Kind::kNVIDIADriver;
+  return kind == Kind::kNamespace || kind == Kind::kNode || kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver;
 }
 
 Kind kind_of(const core::Object& obj) {
@@ -182,8 +181,8 @@ static uint64_t splitmix(uint64_t& state) {
 
 std::string ObjectStore::new_uid() {
   uint64_t a = splitmix(rng_), b = splitmix(rng_);
-  a = (a & ~0xf000ULL) | 0x4000ULL;                              // version 4
-  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;      // variant 10
+  a = (a & ~0xf000ULL) | 0x4000ULL;                          // version 4
+  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;  // variant 10
   // "%08x-%04x-%04x-%04x-%012x" of a's 64 and b's 64 bits, without printf:
   // the 32 hex digits, most significant first (a byte at a time), with '-'
   // after digits 8, 12, 16 and 20.
@@ -457,7 +456,8 @@ void ObjectStore::set_pod_status(uint64_t id, std::shared_ptr<const core::PodSta
   write_pod(*e, [&](PodRecord& rec) { rec.status = std::move(status); });
 }
 
-void ObjectStore::bind_pod(const std::string& k, const std::string& node, std::shared_ptr<const core::PodStatus> status) {
+void ObjectStore::bind_pod(const std::string& k, const std::string& node,
+                           std::shared_ptr<const core::PodStatus> status) {
   write_pod(k, [&](PodRecord& rec) {
     node_index_move(&rec, rec.node_name, node);
     rec.node_name = node;
@@ -528,9 +528,9 @@ void ObjectStore::remove_finalizer(const std::string& ns, const std::string& nam
 void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& name,
                          std::optional<int64_t> grace_seconds, const std::string& propagation) {
   if (!propagation.empty() && propagation != "Background" && propagation != "Foreground" && propagation != "Orphan")
-    throw core::InputError::with_status(400, "", 0, "propagationPolicy",
-                                        "Unsupported value: \"" + propagation +
-                                            "\": supported values: \"Foreground\", \"Background\", \"Orphan\"");
+    throw core::InputError::with_status(
+        400, "", 0, "propagationPolicy",
+        "Unsupported value: \"" + propagation + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"");
   switch (kind) {
     case Kind::kPod: {
       std::string k = key(ns, name);
@@ -633,9 +633,7 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       return;
     }
     case Kind::kClusterPolicy:
-    case Kind::kNVIDIADriver:
-      remove_custom(kind, name);
-      return;
+    case Kind::kNVIDIADriver: remove_custom(kind, name); return;
   }
 }
 

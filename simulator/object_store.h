@@ -186,8 +186,8 @@ class StoreSubscriber {
 class ObjectStore {
  public:
   struct Options {
-    uint64_t seed = 1;                // uids and generated names are pseudo-random from this
-    size_t tombstone_capacity = 4096; // DELETED events kept for events_since
+    uint64_t seed = 1;                 // uids and generated names are pseudo-random from this
+    size_t tombstone_capacity = 4096;  // DELETED events kept for events_since
   };
 
   // `clock` returns the current (virtual) time; it is called on every write.

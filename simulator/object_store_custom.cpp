@@ -94,9 +94,8 @@ std::map<std::string, core::NVIDIADriver>& ObjectStore::custom_table<core::NVIDI
 
 void ObjectStore::check_custom(Kind kind) const {
   if (!gpu_operator_crds_)
-    throw ClusterError(std::string("the server could not find the requested resource (") +
-                           internal::resource_name(kind) + ")",
-                       404);
+    throw ClusterError(
+        std::string("the server could not find the requested resource (") + internal::resource_name(kind) + ")", 404);
 }
 
 template <class T>

@@ -27,9 +27,10 @@ template <class T>
 void check_version(const T& given, const T& stored, Kind kind) {
   if (!given.metadata.resource_version.empty() && given.metadata.resource_version != stored.metadata.resource_version)
     throw core::ClusterError(std::string("Operation cannot be fulfilled on ") + resource_name(kind) + " \"" +
-                           stored.metadata.name + "\": the object has been modified; please apply your changes to "
-                           "the latest version and try again",
-                       409);
+                                 stored.metadata.name +
+                                 "\": the object has been modified; please apply your changes to "
+                                 "the latest version and try again",
+                             409);
 }
 
 // Fields the client cannot change through an update (BeforeUpdate,

@@ -21,11 +21,11 @@ namespace gpuops::simulator {
 namespace json = boost::json;
 using core::ClusterError;
 using core::InputError;
-using internal::not_found;
-using internal::replace_record;
 using internal::check_version;
 using internal::keep_raw;
 using internal::keep_system_meta;
+using internal::not_found;
+using internal::replace_record;
 using internal::resource_name;
 
 namespace {

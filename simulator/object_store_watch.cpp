@@ -62,8 +62,8 @@ std::vector<ObjectStore::RvEntry>::iterator ObjectStore::find_rv(uint64_t rv) {
       step *= 2;
     }
   }
-  return std::lower_bound(by_rv_.begin() + static_cast<std::ptrdiff_t>(lo), by_rv_.begin() + static_cast<std::ptrdiff_t>(hi),
-                          rv, less);
+  return std::lower_bound(by_rv_.begin() + static_cast<std::ptrdiff_t>(lo),
+                          by_rv_.begin() + static_cast<std::ptrdiff_t>(hi), rv, less);
 }
 
 void ObjectStore::index(Kind kind, const std::string* stored_key, uint64_t old_rv, uint64_t new_rv) {
@@ -162,17 +162,16 @@ core::Object StoreWrite::materialise() const {
 std::vector<WatchEvent> ObjectStore::events_since(uint64_t since, std::optional<Kind> kind,
                                                   const std::string& ns) const {
   if (since < compacted_rv_)
-    throw ClusterError("too old resource version: " + std::to_string(since) + " (" + std::to_string(compacted_rv_) +
-                           ")",
-                       410);
+    throw ClusterError(
+        "too old resource version: " + std::to_string(since) + " (" + std::to_string(compacted_rv_) + ")", 410);
   std::vector<WatchEvent> out;
   auto namespace_ok = [&](const core::Object& obj) {
     if (ns.empty()) return true;
     if (cluster_scoped(kind_of(obj))) return true;
     return meta_of(obj).namespace_ == ns;
   };
-  auto live = std::upper_bound(by_rv_.begin(), by_rv_.end(), since,
-                               [](uint64_t v, const RvEntry& e) { return v < e.rv; });
+  auto live =
+      std::upper_bound(by_rv_.begin(), by_rv_.end(), since, [](uint64_t v, const RvEntry& e) { return v < e.rv; });
   auto dead = std::upper_bound(tombstones_.begin(), tombstones_.end(), since,
                                [](uint64_t v, const Tombstone& t) { return v < t.rv; });
   auto skip_dead = [&] {

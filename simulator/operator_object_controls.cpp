@@ -97,7 +97,8 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   const bool cc_manager = core::enabled_field(policy, "ccManager").value_or(false);
   for (const auto& gate : op.gates)
     if ((gate != "config-manager-init" || custom_plugin_config) && (gate != "cc-manager-validation" || cc_manager))
-      init.push_back(json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
+      init.push_back(
+          json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
   std::string suffix = op.name == "driver" && !os_tag.empty() ? "-" + os_tag : "";
   json::array containers{json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix)}}};
 
@@ -137,12 +138,8 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
                             {"rollingUpdate", json::object{{"maxUnavailable", max_unavailable}, {"maxSurge", 0}}}};
   }
 
-  json::object owner{{"apiVersion", "nvidia.com/v1"},
-                     {"kind", "ClusterPolicy"},
-                     {"name", policy.metadata.name},
-                     {"uid", policy.metadata.uid},
-                     {"controller", true},
-                     {"blockOwnerDeletion", true}};
+  json::object owner{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"name", policy.metadata.name},
+                     {"uid", policy.metadata.uid},    {"controller", true},      {"blockOwnerDeletion", true}};
   json::object ds{
       {"apiVersion", "apps/v1"},
       {"kind", "DaemonSet"},
@@ -153,8 +150,8 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
                     {"ownerReferences", json::array{owner}}}},
       {"spec", json::object{{"selector", json::object{{"matchLabels", selector}}},
                             {"updateStrategy", strategy},
-                            {"template", json::object{{"metadata", json::object{{"labels", pod_labels}}},
-                                                      {"spec", pod_spec}}}}}};
+                            {"template",
+                             json::object{{"metadata", json::object{{"labels", pod_labels}}}, {"spec", pod_spec}}}}}};
   core::Document doc;
   doc.value = std::move(ds);
   doc.file = "gpu-operator " + catalog.version + " " + (op.state.empty() ? op.name : op.state);

@@ -179,8 +179,8 @@ void Scheduler::schedule_one(uint64_t id) {
   };
   std::string n = std::to_string(total);
   std::string message = total == 0 ? "no nodes available to schedule pods"
-                                   : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" +
-                                         n + " nodes are available: " + histogram(preemption) + ".";
+                                   : "0/" + n + " nodes are available: " + histogram(reasons) + ". preemption: 0/" + n +
+                                         " nodes are available: " + histogram(preemption) + ".";
   auto& parked = node_table[target].parked;
   if (std::find(parked.begin(), parked.end(), id) == parked.end()) parked.push_back(id);
   core::PodStatus s = *pod->status;

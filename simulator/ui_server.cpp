@@ -1,13 +1,13 @@
 // simulator/ui_server.cpp: see ui_server.h.
 #include "simulator/ui_server.h"
 
+#include <openssl/crypto.h>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
-#include <openssl/crypto.h>
 
 #include <array>
 #include <atomic>
@@ -100,7 +100,7 @@ struct UiServer::Impl {
   std::shared_ptr<const Snapshot> current;  // I/O thread
   std::deque<std::string> log;              // I/O thread
   uint64_t seq = 0;
-  std::shared_ptr<const std::string> event;  // the last `view` event, framed
+  std::shared_ptr<const std::string> event;      // the last `view` event, framed
   std::list<std::shared_ptr<UiStream>> streams;  // open /events clients
 
   std::shared_ptr<const Snapshot> read_cluster() {
@@ -325,15 +325,17 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
         return reply(text(req, http::status::forbidden, "wrong token: use the login link gpuops serve printed\n"));
       Response res = text(req, http::status::see_other, "");
       res.set(http::field::location, "/");
-      res.set(http::field::set_cookie, std::string(kCookie) + "=" + impl_.secret + "; Path=/; HttpOnly; SameSite=Strict");
+      res.set(http::field::set_cookie,
+              std::string(kCookie) + "=" + impl_.secret + "; Path=/; HttpOnly; SameSite=Strict");
       return reply(std::move(res));
     }
     if (!has_cookie(req))
       return reply(text(req, http::status::unauthorized, "not logged in: open the login link gpuops serve printed\n"));
     if (path == "/" || path == "/ui.js" || path == "/ui.css") {
       std::string name = path == "/" ? "ui.html" : path.substr(1);
-      const char* type = path == "/" ? "text/html; charset=utf-8"
-                         : path == "/ui.js" ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
+      const char* type = path == "/"        ? "text/html; charset=utf-8"
+                         : path == "/ui.js" ? "text/javascript; charset=utf-8"
+                                            : "text/css; charset=utf-8";
       return reply(text(req, http::status::ok, core::html_asset(name), type));
     }
     if (path == "/api/view")
@@ -388,7 +390,9 @@ UiServer::UiServer(ApiServer& api, Options options) : impl_(std::make_unique<Imp
   if (!ec) m.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) throw core::ClusterError("serve --ui: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " + ec.message());
+  if (ec)
+    throw core::ClusterError("serve --ui: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " +
+                             ec.message());
   m.port = m.acceptor.local_endpoint().port();
   m.host = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(m.port);
   api.with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&m.watcher); });

@@ -31,7 +31,8 @@ TEST(ReportBrowser, TheLabReportShowsTheEightStepsAndWhatEachChanged) {
   }
   c->open("file://" + html);
   ASSERT_GE(c->wait_for("document.readyState === 'complete' && document.querySelectorAll('section.step').length > 0",
-                        std::chrono::seconds(10)), 0);
+                        std::chrono::seconds(10)),
+            0);
   EXPECT_EQ(c->eval("document.querySelectorAll('section.step').length"), 8);
   EXPECT_EQ(c->eval("document.querySelector('#step-5 h2').innerText"), "Step 5: lower a label, the pod goes away");
   EXPECT_EQ(c->eval("document.querySelector('#step-5 pre.commands').innerText.trim()"),
@@ -48,12 +49,15 @@ TEST(ReportBrowser, TheLabReportShowsTheEightStepsAndWhatEachChanged) {
             "wanted Running CHANGED");
   EXPECT_EQ(c->eval("getComputedStyle(document.querySelector('#step-5 td.pod-running')).backgroundColor"),
             "rgb(201, 239, 208)");
-  std::string changes = boost::json::value_to<std::string>(c->eval("document.querySelector('#step-5 ul.changes').innerText"));
-  EXPECT_NE(changes.find("lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")"), std::string::npos)
+  std::string changes =
+      boost::json::value_to<std::string>(c->eval("document.querySelector('#step-5 ul.changes').innerText"));
+  EXPECT_NE(changes.find("lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")"),
+            std::string::npos)
       << changes;
   EXPECT_NE(changes.find("lab-node-0 dcgm-exporter pod created, Running"), std::string::npos) << changes;
   // Step 7 puts the device plugin on lab-node-2 (no toolkit there).
-  EXPECT_EQ(c->eval("document.querySelector('#step-5 td[data-operand=\"driver\"]').classList.contains('changed')"), false);
+  EXPECT_EQ(c->eval("document.querySelector('#step-5 td[data-operand=\"driver\"]').classList.contains('changed')"),
+            false);
   EXPECT_EQ(c->eval("document.querySelector('#step-7 td[data-node=\"lab-node-2\"][data-operand=\"device-plugin\"]')"
                     ".classList.contains('changed')"),
             true);

@@ -46,7 +46,8 @@ TEST(UiBrowser, TheLabViewFollowsKubectlLabelAndExplainsACell) {
   ASSERT_TRUE(c);
   c->open(ui.login_url());
   // The login link leaves the token out of the address: a redirect to /.
-  ASSERT_GE(c->wait_for(cell("lab-node-1", "dcgm-exporter") + "?.dataset.pod === 'Running'", std::chrono::seconds(10)), 0)
+  ASSERT_GE(c->wait_for(cell("lab-node-1", "dcgm-exporter") + "?.dataset.pod === 'Running'", std::chrono::seconds(10)),
+            0)
       << c->eval("document.body.innerText");
   EXPECT_EQ(c->eval("location.pathname"), "/");
   EXPECT_EQ(c->eval(cell("lab-node-1", "dcgm-exporter") + ".innerText.replace(/\\s+/g, ' ')"), "wanted Running");
@@ -93,10 +94,12 @@ TEST(UiBrowser, AHostileNodeLabelIsShownAsText) {
   ASSERT_TRUE(c);
   c->open(ui.login_url());
   ASSERT_GE(c->wait_for("document.querySelectorAll('thead th.node').length === 4", std::chrono::seconds(10)), 0);
-  EXPECT_EQ(c->eval("document.getElementById('pwned') === null && document.querySelectorAll('thead script').length === 0"),
-            true);
+  EXPECT_EQ(
+      c->eval("document.getElementById('pwned') === null && document.querySelectorAll('thead script').length === 0"),
+      true);
   EXPECT_EQ(c->eval("document.title"), "gpuops: live placement");
-  std::string th = boost::json::value_to<std::string>(c->eval("document.querySelector('th[data-node=\"lab-node-9\"]').innerText"));
+  std::string th =
+      boost::json::value_to<std::string>(c->eval("document.querySelector('th[data-node=\"lab-node-9\"]').innerText"));
   EXPECT_NE(th.find("evil=<img src=x id=pwned><script>document.title='pwned'</script>"), std::string::npos) << th;
 }
 
@@ -122,7 +125,8 @@ TEST(UiBrowser, AThousandNodesRepaintAfterALabelChange) {
   auto c = start_chromium();
   ASSERT_TRUE(c);
   c->open(ui.login_url());
-  ASSERT_GE(c->wait_for(cell("node-0999", "dcgm-exporter") + "?.dataset.pod === 'Running'", std::chrono::seconds(20)), 0);
+  ASSERT_GE(c->wait_for(cell("node-0999", "dcgm-exporter") + "?.dataset.pod === 'Running'", std::chrono::seconds(20)),
+            0);
   EXPECT_EQ(c->eval("document.querySelectorAll('td.cell').length"), 5 * kNodes);
   // The page scrolls: the grid is a scroll box wider than the window.
   EXPECT_EQ(c->eval("document.getElementById('grid').scrollWidth > document.getElementById('grid').clientWidth"), true);

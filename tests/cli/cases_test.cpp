@@ -122,17 +122,19 @@ TEST_P(BadManifests, RefusedWithFileLineFieldAndExit2) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadManifests,
     ::testing::Values(
-        BadManifest{"unquoted-true.yaml", 16, "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.driver]: ",
-                    "json: cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"},
-        BadManifest{"selector-mismatch.yaml", 12, "spec.template.metadata.labels: ",
-                    "`selector` does not match template `labels`"},
-        BadManifest{"removed-api-version.yaml", 1, "apiVersion: ",
-                    "no matches for kind \"DaemonSet\" in version \"extensions/v1beta1\""},
+        BadManifest{
+            "unquoted-true.yaml", 16, "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.driver]: ",
+            "json: cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"},
+        BadManifest{"selector-mismatch.yaml", 12,
+                    "spec.template.metadata.labels: ", "`selector` does not match template `labels`"},
+        BadManifest{"removed-api-version.yaml", 1,
+                    "apiVersion: ", "no matches for kind \"DaemonSet\" in version \"extensions/v1beta1\""},
         BadManifest{"tab-indent.yaml", 7, "", "invalid YAML: found a tab character in indentation"},
         // `yes` is a YAML 1.1 boolean: the first thing the API trips on.
-        BadManifest{"second-document-bad.yaml", 21,
-                    "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.container-toolkit]: ",
-                    "cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"}));
+        BadManifest{
+            "second-document-bad.yaml", 21,
+            "spec.template.spec.nodeSelector[nvidia.com/gpu.deploy.container-toolkit]: ",
+            "cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"}));
 
 TEST(Cli, UsageErrorsExit2) {
   EXPECT_EQ(run_gpuops({}).code, 2);
@@ -168,8 +170,8 @@ TEST(Cli, MissingSnapshotFileIsInputError) {
 // kubectl words it, the same for every command that takes a node.
 TEST(Cli, UnknownNodeIsInputErrorEverywhere) {
   std::string snap = dump("lab-final-state");
-  std::string want = "gpuops: error: " + snap +
-                     ": nodes \"lab-node-9\" not found (nodes: lab-node-0, lab-node-1, lab-node-2)\n";
+  std::string want =
+      "gpuops: error: " + snap + ": nodes \"lab-node-9\" not found (nodes: lab-node-0, lab-node-1, lab-node-2)\n";
   auto o = run_gpuops({"order-check", "lab-node-9", "--snapshot", snap});
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.err, want);
@@ -235,7 +237,8 @@ TEST(Cli, UnknownOperandListsTheCatalog) {
 TEST(Cli, SnapshotWithoutNodesIsInputError) {
   fs::path dir = fs::temp_directory_path() / "gpuops-cli-empty-snapshot";
   fs::create_directories(dir / "sub");
-  std::ofstream(dir / "pods.json") << R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x"}}]})";
+  std::ofstream(dir / "pods.json")
+      << R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x"}}]})";
   std::string file = (dir / "pods.json").string();
   for (const char* cmd : {"audit", "matrix", "diagnose"}) {
     auto r = run_gpuops({cmd, "--snapshot", file});
@@ -288,16 +291,17 @@ TEST(Cli, LintReportsEveryInvalidFile) {
 TEST(Cli, JsonOutputs) {
   auto a = run_gpuops({"audit", "--snapshot", dump("pending-insufficient-memory"), "-o", "json"});
   EXPECT_EQ(a.code, 1);
-  EXPECT_EQ(a.out,
-            R"({"namespace":"gpu-operator","nodes":[{"node":"gpu-a","ok":true,"missing":[]},)"
-            R"({"node":"gpu-small","ok":false,"missing":["driver"]}],"exitCode":1})"
-            "\n");
+  EXPECT_EQ(a.out, R"({"namespace":"gpu-operator","nodes":[{"node":"gpu-a","ok":true,"missing":[]},)"
+                   R"({"node":"gpu-small","ok":false,"missing":["driver"]}],"exitCode":1})"
+                   "\n");
   auto o = run_gpuops({"order-check", "lab-node-2", "-o", "json", "--snapshot", dump("lab-final-state")});
   EXPECT_EQ(o.out, R"({"node":"lab-node-2","result":"device-plugin-without-toolkit","exitCode":1})"
                    "\n");
   auto m = run_gpuops({"matrix", "-o", "json", "--snapshot", dump("lab-final-state")});
-  EXPECT_NE(m.out.find(R"({"node":"lab-node-2","operands":{"driver":false,"toolkit":false,"device-plugin":true,"gfd":false,"dcgm":false}})"),
-            std::string::npos);
+  EXPECT_NE(
+      m.out.find(
+          R"({"node":"lab-node-2","operands":{"driver":false,"toolkit":false,"device-plugin":true,"gfd":false,"dcgm":false}})"),
+      std::string::npos);
   EXPECT_NE(m.out.find(R"("totalPods":9)"), std::string::npos);
 }
 
@@ -309,8 +313,8 @@ TEST(Cli, WrongNamespaceNamesTheRightOne) {
   std::string want = "gpuops: error: " + snap +
                      ": no operand DaemonSets in namespace kube-system; this snapshot has them in gpu-operator: "
                      "pass -n gpu-operator\n";
-  for (std::vector<std::string> args : {std::vector<std::string>{"audit"}, {"matrix"}, {"order-check", "lab-node-2"},
-                                        {"diagnose"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"audit"}, {"matrix"}, {"order-check", "lab-node-2"}, {"diagnose"}}) {
     args.insert(args.end(), {"-n", "kube-system", "--snapshot", snap});
     auto r = run_gpuops(args);
     EXPECT_EQ(r.code, 2) << args[0];

@@ -43,8 +43,6 @@ std::vector<pid_t> read_pids(const fs::path& file) {
   return pids;
 }
 
-
-
 class LabDir : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -106,8 +104,7 @@ TEST_F(LabDir, RunReproducesLabMd) {
   EXPECT_EQ(slurp(dir_ / "out/driver.txt"), "DESIRED=1\nSKIPPED=lab-node-1\n");
   EXPECT_EQ(slurp(dir_ / "out/optout.txt"), "BEFORE=2\nAFTER=1\n");
   EXPECT_EQ(slurp(dir_ / "out/audit.txt"), "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n");
-  EXPECT_EQ(slurp(dir_ / "out/order.txt"),
-            "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n");
+  EXPECT_EQ(slurp(dir_ / "out/order.txt"), "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n");
   EXPECT_EQ(slurp(dir_ / "out/matrix.txt"),
             "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
             "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
@@ -161,8 +158,9 @@ TEST_F(LabDir, NodeNamesInTheAuditScriptFailStep6) {
   // A script that walks a fixed list of nodes: right today, wrong when the
   // grader adds a node.
   std::string s = slurp(dir_ / "operand-audit.sh");
-  s = std::regex_replace(s, std::regex(R"(\| \$nodes\[0\]\.items \| sort_by\(\.metadata\.name\)\[\])"),
-                         R"(| $$nodes[0].items | map(select(.metadata.name == "lab-node-0" or .metadata.name == "lab-node-1" or .metadata.name == "lab-node-2")) | sort_by(.metadata.name)[])");
+  s = std::regex_replace(
+      s, std::regex(R"(\| \$nodes\[0\]\.items \| sort_by\(\.metadata\.name\)\[\])"),
+      R"(| $$nodes[0].items | map(select(.metadata.name == "lab-node-0" or .metadata.name == "lab-node-1" or .metadata.name == "lab-node-2")) | sort_by(.metadata.name)[])");
   ASSERT_NE(s.find("lab-node-0"), std::string::npos);
   spit(dir_ / "operand-audit.sh", s);
   EXPECT_EQ(failed_steps(), std::vector<int>{6});
@@ -238,8 +236,9 @@ TEST_F(LabDir, MatrixFromMemoryFailsStep8WithADiff) {
   auto [lines, code] = grade();
   EXPECT_EQ(code, 1);
   ASSERT_EQ(lines.size(), 8u) << last_output_;
-  EXPECT_EQ(lines[7], "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
-                      "from memory?):");
+  EXPECT_EQ(lines[7],
+            "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
+            "from memory?):");
   EXPECT_NE(last_output_.find("\n    -TOTAL_PODS=9\n    +TOTAL_PODS=10\n"), std::string::npos) << last_output_;
 }
 
@@ -252,8 +251,9 @@ TEST_F(LabDir, CrlfLineEndingsFailWithAVisibleDiff) {
   EXPECT_EQ(code, 1);
   ASSERT_EQ(lines.size(), 8u) << last_output_;
   EXPECT_TRUE(lines[2].starts_with("FAIL step 3: out/driver.txt does not match the API")) << lines[2];
-  EXPECT_NE(last_output_.find("\n    -DESIRED=1\n    -SKIPPED=lab-node-1\n    +DESIRED=1\\r\n    +SKIPPED=lab-node-1\\r\n"),
-            std::string::npos)
+  EXPECT_NE(
+      last_output_.find("\n    -DESIRED=1\n    -SKIPPED=lab-node-1\n    +DESIRED=1\\r\n    +SKIPPED=lab-node-1\\r\n"),
+      std::string::npos)
       << last_output_;
 }
 
@@ -270,8 +270,10 @@ TEST_F(LabDir, HangingScriptsAreKilledAtTheScriptTimeout) {
   const std::string to_pids = " >> '" + pids.string() + "'\n";
   spit(dir_ / "operand-audit.sh", "#!/usr/bin/env bash\necho $$" + to_pids +
                                       "echo 'waiting for the API server' >&2\n"
-                                      "bash -c 'echo $$ >> \"$0\"; exec sleep 100000' '" + pids.string() + "'\n");
-  spit(dir_ / "order-check.sh", "#!/usr/bin/env bash\necho $$" + to_pids + "sleep 100000 &\necho $!" + to_pids + "wait\n");
+                                      "bash -c 'echo $$ >> \"$0\"; exec sleep 100000' '" +
+                                      pids.string() + "'\n");
+  spit(dir_ / "order-check.sh",
+       "#!/usr/bin/env bash\necho $$" + to_pids + "sleep 100000 &\necho $!" + to_pids + "wait\n");
   // Without a time limit the grade would never return: after 30 s this kills
   // what the scripts started, so that such a grader fails this test instead
   // of hanging it.
@@ -292,10 +294,11 @@ TEST_F(LabDir, HangingScriptsAreKilledAtTheScriptTimeout) {
   EXPECT_EQ(r.err, "");
   std::string want;
   for (int i : {0, 1, 2, 3, 4}) want += reference[i] + "\n";
-  want += "FAIL step 6: operand-audit.sh did not finish within 1 s (killed)\n"
-          "    its stderr:\n"
-          "      waiting for the API server\n"
-          "FAIL step 7: order-check.sh grader-probe did not finish within 1 s (killed); not run on the other nodes\n";
+  want +=
+      "FAIL step 6: operand-audit.sh did not finish within 1 s (killed)\n"
+      "    its stderr:\n"
+      "      waiting for the API server\n"
+      "FAIL step 7: order-check.sh grader-probe did not finish within 1 s (killed); not run on the other nodes\n";
   want += reference[7] + "\n";
   EXPECT_EQ(r.out, want);
   // Two runs of one second each, and the grading around them.
@@ -399,11 +402,13 @@ TEST_F(LabDir, ScratchDirIsPrivateAndHoldsNoReference) {
   fs::create_directory_symlink(bait, planted);
   const fs::path seen = dir_ / "seen";
   std::string audit = slurp(dir_ / "operand-audit.sh");
-  audit.insert(audit.find('\n') + 1, "d=$(dirname \"$KUBECONFIG\"); { echo \"$d\"; stat -c %a \"$d\"; ls -A \"$d\"; } > '" +
-                                         seen.string() + "'\n");
+  audit.insert(
+      audit.find('\n') + 1,
+      "d=$(dirname \"$KUBECONFIG\"); { echo \"$d\"; stat -c %a \"$d\"; ls -A \"$d\"; } > '" + seen.string() + "'\n");
   spit(dir_ / "operand-audit.sh", audit);
   // A script that runs the reference solution, were it there.
-  spit(dir_ / "order-check.sh", "#!/usr/bin/env bash\nexec bash \"$(dirname \"$KUBECONFIG\")/reference/order-check.sh\" \"$@\"\n");
+  spit(dir_ / "order-check.sh",
+       "#!/usr/bin/env bash\nexec bash \"$(dirname \"$KUBECONFIG\")/reference/order-check.sh\" \"$@\"\n");
   auto [lines, code] = grade();
   fs::remove(planted);
   ASSERT_EQ(lines.size(), 8u) << last_output_;
@@ -479,7 +484,8 @@ TEST_F(LabDir, SigtermRemovesTheScratchDirAndKillsTheScripts) {
     ::_exit(127);
   }
   ASSERT_GT(child, 0);
-  for (int i = 0; i < 600 && read_pids(pids).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 600 && read_pids(pids).size() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::vector<pid_t> started = read_pids(pids);
   ::kill(child, SIGTERM);
   int status = 0;
@@ -560,8 +566,9 @@ TEST_F(LabDir, HugeOutputsAreCutAndClipped) {
   EXPECT_NE(last_output_.find("more characters not shown); its stdout was cut at 1048576 bytes (the rest discarded)"),
             std::string::npos)
       << last_output_.substr(0, 4000);
-  EXPECT_EQ(lines[7], "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
-                      "from memory?) (only its first 1048576 bytes were read):");
+  EXPECT_EQ(lines[7],
+            "FAIL step 8: out/matrix.txt does not match gpuops matrix on the cluster now (was it written "
+            "from memory?) (only its first 1048576 bytes were read):");
   EXPECT_NE(last_output_.find("more lines not shown"), std::string::npos);
 }
 
@@ -603,22 +610,27 @@ TEST(LabOperatorAct, KeepsTheHandMadeFalsesAndTakesOverTheDaemonSets) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto has = [&](const std::string& line) { return r.out.find("  " + line + "\n") != std::string::npos; };
   EXPECT_TRUE(has("== Step 9: the real GPU Operator (v26.7, simulated) on the same nodes") ||
-              r.out.find("== Step 9: the real GPU Operator (v26.7, simulated) on the same nodes\n") != std::string::npos)
+              r.out.find("== Step 9: the real GPU Operator (v26.7, simulated) on the same nodes\n") !=
+                  std::string::npos)
       << r.out;
-  EXPECT_TRUE(has("lab-node-1 nvidia.com/gpu.deploy.driver=false kept (the operator adds only missing keys: a value "
-                  "set by hand stays)"))
+  EXPECT_TRUE(
+      has("lab-node-1 nvidia.com/gpu.deploy.driver=false kept (the operator adds only missing keys: a value "
+          "set by hand stays)"))
       << r.out;
   EXPECT_TRUE(has("lab-node-0 nvidia.com/gpu.deploy.operator-validator=true added by the operator")) << r.out;
   EXPECT_TRUE(has("lab-node-0 nvidia.com/gpu.deploy.client=true added by the operator")) << r.out;
-  EXPECT_TRUE(has("lab-node-2 nvidia.com/gpu.deploy.device-plugin=true removed (the node has no "
-                  "nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)"))
+  EXPECT_TRUE(
+      has("lab-node-2 nvidia.com/gpu.deploy.device-plugin=true removed (the node has no "
+          "nvidia.com/gpu.present=true: no NFD GPU label, so not a GPU node)"))
       << r.out;
   EXPECT_TRUE(has("DaemonSet nvidia-device-plugin-daemonset: taken over by the operator (updated by name)")) << r.out;
-  EXPECT_TRUE(has("DaemonSet gpu-feature-discovery: left as the lab wrote it (the operator could not update it: see "
-                  "the ClusterPolicy below)"))
+  EXPECT_TRUE(
+      has("DaemonSet gpu-feature-discovery: left as the lab wrote it (the operator could not update it: see "
+          "the ClusterPolicy below)"))
       << r.out;
-  EXPECT_TRUE(has("ClusterPolicy cluster-policy status.state notReady: Failed to reconcile gpu-feature-discovery: "
-                  "spec.selector: field is immutable"))
+  EXPECT_TRUE(
+      has("ClusterPolicy cluster-policy status.state notReady: Failed to reconcile gpu-feature-discovery: "
+          "spec.selector: field is immutable"))
       << r.out;
 
   fs::remove_all(dir);

@@ -75,7 +75,8 @@ TEST(Lint, TheOperatorsResourcesAreAccepted) {
 }
 
 TEST(Lint, TheOperatorsResourcesAreChecked) {
-  TempFile v("cp-version.yaml", "apiVersion: nvidia.com/v1beta1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n");
+  TempFile v("cp-version.yaml",
+             "apiVersion: nvidia.com/v1beta1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n");
   auto r = run_gpuops({"lint", v.path});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "gpuops: error: " + v.path +

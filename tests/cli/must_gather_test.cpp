@@ -32,8 +32,10 @@ std::string without_node(const std::string& text, const std::string& node) {
   std::string out;
   bool skipping = false;
   for (std::string l; std::getline(in, l);) {
-    if (l.rfind(node + " ", 0) == 0) skipping = true;
-    else if (l.rfind("    ", 0) != 0) skipping = false;
+    if (l.rfind(node + " ", 0) == 0)
+      skipping = true;
+    else if (l.rfind("    ", 0) != 0)
+      skipping = false;
     if (!skipping) out += l + "\n";
   }
   return out;
@@ -62,8 +64,11 @@ struct Copy {
 }  // namespace
 
 TEST(MustGather, AuditMatrixDiagnoseGiveTheDumpsVerdicts) {
-  for (std::vector<std::string> cmd : {std::vector<std::string>{"audit"}, {"matrix"}, {"diagnose"},
-                                       {"diagnose", "--severity", "info"}, {"diagnose", "gpu-node-2"},
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"audit"},
+                                       {"matrix"},
+                                       {"diagnose"},
+                                       {"diagnose", "--severity", "info"},
+                                       {"diagnose", "gpu-node-2"},
                                        {"order-check", "gpu-node-2"}}) {
     auto args = cmd;
     args.insert(args.end(), {"--snapshot", kFolder});

@@ -23,7 +23,9 @@ namespace {
 
 using gpuops::testing::run_gpuops;
 
-std::string dump(const std::string& c) { return std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/" + c + "/dump.yaml"; }
+std::string dump(const std::string& c) {
+  return std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/" + c + "/dump.yaml";
+}
 
 // The lines of `text` that contain `needle`.
 std::string lines_with(const std::string& text, const std::string& needle) {
@@ -148,15 +150,16 @@ TEST(OperatorCases, DriverCrashLoopIsTheRootCause) {
                         0),
             0u)
       << d.out;
-  EXPECT_EQ(d.out.find("\ngpu-node-2 "), d.out.find("\ngpu-node-2 driver error root-cause")) << "the root cause leads the node";
+  EXPECT_EQ(d.out.find("\ngpu-node-2 "), d.out.find("\ngpu-node-2 driver error root-cause"))
+      << "the root cause leads the node";
   EXPECT_NE(d.out.find("    logs: kubectl logs -n gpu-operator nvidia-driver-daemonset-g2a -c nvidia-driver-ctr "
                        "--previous\n"),
             std::string::npos)
       << d.out;
   EXPECT_NE(d.out.find("    restarts: 7\n"), std::string::npos);
   EXPECT_EQ(lines_with(d.out, "blocked by driver: ").size() > 0, true);
-  for (const char* op : {"container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter",
-                         "operator-validator"})
+  for (const char* op :
+       {"container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter", "operator-validator"})
     EXPECT_NE(d.out.find(std::string("gpu-node-2 ") + op + " warning stuck-in-init: blocked by driver: "),
               std::string::npos)
         << op << "\n"

@@ -31,15 +31,18 @@ TEST(Plan, LabelLoweredDeletesThePod) {
   auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
                        "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"});
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_TRUE(has(r.out, "lab-node-1:\n  label nvidia.com/gpu.deploy.container-toolkit: \"true\" -> \"false\" (the change)\n"))
+  EXPECT_TRUE(
+      has(r.out, "lab-node-1:\n  label nvidia.com/gpu.deploy.container-toolkit: \"true\" -> \"false\" (the change)\n"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "(container-toolkit) deleted: nodeSelector nvidia.com/gpu.deploy.container-toolkit=true: node "
-                         "has \"false\"\n"))
+  EXPECT_TRUE(has(r.out,
+                  "(container-toolkit) deleted: nodeSelector nvidia.com/gpu.deploy.container-toolkit=true: node "
+                  "has \"false\"\n"))
       << r.out;
   EXPECT_TRUE(has(r.out, "lab-node-1 driver=no toolkit=yes->no device-plugin=yes gfd=yes dcgm=no\n")) << r.out;
   EXPECT_TRUE(has(r.out, "  + lab-node-1 device-plugin error device-plugin-without-toolkit:")) << r.out;
-  EXPECT_TRUE(has(r.out, "\n1 pod deleted on 1 node, 0 created, 0 replaced, 0 labels changed by the operator or its "
-                         "helpers, 2 new findings, 0 cleared\n"))
+  EXPECT_TRUE(has(r.out,
+                  "\n1 pod deleted on 1 node, 0 created, 0 replaced, 0 labels changed by the operator or its "
+                  "helpers, 2 new findings, 0 cleared\n"))
       << r.out;
 }
 
@@ -48,7 +51,8 @@ TEST(Plan, LabelWithoutOverwriteIsRefused) {
   auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
                        "nvidia.com/gpu.deploy.container-toolkit=false"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.err, "'nvidia.com/gpu.deploy.container-toolkit' already has a value (true), and --overwrite is false"))
+  EXPECT_TRUE(
+      has(r.err, "'nvidia.com/gpu.deploy.container-toolkit' already has a value (true), and --overwrite is false"))
       << r.err;
 }
 
@@ -71,8 +75,8 @@ TEST(Plan, NoChangeExitsZero) {
 TEST(Plan, TaintsAsTheDaemonSetControllerReadsThem) {
   auto r = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:NoSchedule"});
   EXPECT_EQ(r.code, 0) << r.err << r.out;
-  r = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:NoExecute", "-o",
-                  "json"});
+  r = run_gpuops(
+      {"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:NoExecute", "-o", "json"});
   EXPECT_EQ(r.code, 1) << r.err;
   auto j = boost::json::parse(r.out).as_object();
   size_t deleted = 0;
@@ -137,7 +141,8 @@ TEST(Plan, AppliedNodeCarriesTheLifecycleControllersLabels) {
   EXPECT_EQ(labels, want);
   // The beta labels are the node lifecycle controller's (reconcileNodeLabels), not the operator's.
   for (const auto& l : j.at("labels").as_array())
-    EXPECT_EQ(l.at("writer").as_string(), std::string(l.at("key").as_string()).starts_with("beta.") ? "controller" : "change");
+    EXPECT_EQ(l.at("writer").as_string(),
+              std::string(l.at("key").as_string()).starts_with("beta.") ? "controller" : "change");
   EXPECT_TRUE(has(j.at("summary").as_string().c_str(),
                   "0 labels changed by the operator or its helpers, 2 labels by Kubernetes controllers, "))
       << j.at("summary");
@@ -213,8 +218,8 @@ TEST(Plan, ClusterPolicyPatch) {
     ++deleted;
   }
   EXPECT_EQ(deleted, 2u);  // one per GPU node
-  auto bad = run_gpuops({"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy",
-                         "-p", "{nope"});
+  auto bad = run_gpuops(
+      {"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy", "-p", "{nope"});
   EXPECT_EQ(bad.code, 2);
 }
 
@@ -258,7 +263,9 @@ TEST(Plan, StepsFile) {
   }
   auto r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
   EXPECT_EQ(r.code, 1) << r.err << r.out;
-  EXPECT_TRUE(has(r.out, "(dcgm-exporter) deleted: nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\"")) << r.out;
+  EXPECT_TRUE(
+      has(r.out, "(dcgm-exporter) deleted: nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\""))
+      << r.out;
   {
     std::ofstream o(f);
     o << "- advance: 30s\n";

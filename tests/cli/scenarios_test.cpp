@@ -73,16 +73,18 @@ steps:
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out,
             "FAIL wrong-opt-out (3 steps)\n"
-            "  " + (dir / "wrong.yaml").string() + ":9: step \"label gpu-a nvidia.com/gpu.deploy.dcgm-exporter=false\"\n"
-            "    matrix (line 11): output differs\n"
-            "    --- expected\n"
-            "    +++ actual\n"
-            "    @@ -1,2 +1,2 @@\n"
-            "    -gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=yes\n"
-            "    -TOTAL_PODS=1\n"
-            "    +gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
-            "    +TOTAL_PODS=0\n"
-            "0 passed, 1 failed\n");
+            "  " +
+                (dir / "wrong.yaml").string() +
+                ":9: step \"label gpu-a nvidia.com/gpu.deploy.dcgm-exporter=false\"\n"
+                "    matrix (line 11): output differs\n"
+                "    --- expected\n"
+                "    +++ actual\n"
+                "    @@ -1,2 +1,2 @@\n"
+                "    -gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=yes\n"
+                "    -TOTAL_PODS=1\n"
+                "    +gpu-a driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
+                "    +TOTAL_PODS=0\n"
+                "0 passed, 1 failed\n");
   fs::remove_all(dir);
 }
 
@@ -92,7 +94,8 @@ TEST(ScenarioRun, InvalidScenarioIsExit2) {
   std::ofstream(dir / "bad.yaml") << "name: bad\nsteps:\n  - cordon: a\n    colour: blue\n";
   auto r = run_gpuops({"run", (dir / "bad.yaml").string()});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find((dir / "bad.yaml").string() + ":4: steps[0].colour: unknown field \"colour\""), std::string::npos)
+  EXPECT_NE(r.err.find((dir / "bad.yaml").string() + ":4: steps[0].colour: unknown field \"colour\""),
+            std::string::npos)
       << r.err;
   fs::remove_all(dir);
   EXPECT_EQ(run_gpuops({"run"}).code, 2);

@@ -29,9 +29,6 @@ using gpuops::process_testing::alive;
 using gpuops::process_testing::dies;
 using gpuops::process_testing::slurp;
 
-
-
-
 std::vector<pid_t> pids_in(const std::string& text) {
   std::vector<pid_t> out;
   std::istringstream in(text);
@@ -58,8 +55,9 @@ TEST(Subprocess, WhatLeavesTheSessionIsKilled) {
 // The same on a timeout: the program and what left its session.
 TEST(Subprocess, WhatLeavesTheSessionIsKilledOnATimeout) {
   fs::path file = fs::temp_directory_path() / ("gpuops-subprocess-" + std::to_string(::getpid()));
-  auto r = run_subprocess({"bash", "-c", "setsid sleep 1000 >/dev/null 2>&1 & echo $! > '" + file.string() + "'; sleep 1000"},
-                          {}, std::chrono::milliseconds(500));
+  auto r = run_subprocess(
+      {"bash", "-c", "setsid sleep 1000 >/dev/null 2>&1 & echo $! > '" + file.string() + "'; sleep 1000"}, {},
+      std::chrono::milliseconds(500));
   EXPECT_TRUE(r.timed_out);
   std::vector<pid_t> pids = pids_in(slurp(file));
   fs::remove(file);

@@ -38,7 +38,8 @@ inline core::Toleration toleration(const std::string& key, const std::string& op
 
 // A DaemonSet as the lab writes it: selector and pod label app=<name>,
 // nodeSelector <label>: "true".
-inline core::DaemonSet daemonset(const std::string& name, const std::string& label, const std::string& ns = "gpu-operator") {
+inline core::DaemonSet daemonset(const std::string& name, const std::string& label,
+                                 const std::string& ns = "gpu-operator") {
   core::DaemonSet ds;
   ds.metadata.name = name;
   ds.metadata.namespace_ = ns;

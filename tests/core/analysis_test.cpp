@@ -136,11 +136,16 @@ TEST(Presence, IndexedRuleAgreesWithTheScan) {
   core::Pod old_ds = pod(d, "lab-node-1", "Running", "old01");
   old_ds.metadata.owner_references[0].uid = "uid-of-a-deleted-daemonset";
   core::Pod pinned = pod(d, "", "Pending", "pin01");  // mapped to lab-node-2 by the controller's affinity
-  pinned.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{
-      core::NodeSelectorTerm{{}, {core::Requirement{"metadata.name", core::SelectorOperator::kIn, {"lab-node-2"}, ""}}}};
+  pinned.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{core::NodeSelectorTerm{
+      {}, {core::Requirement{"metadata.name", core::SelectorOperator::kIn, {"lab-node-2"}, ""}}}};
   core::Pod unbound = pod(d, "", "Running", "unb01");
-  s.pods = {terminating, pod(d, "lab-node-2", "Pending", "pend1"), old_ds, pinned, unbound,
-            pod(d, "lab-node-0", "Running", "run01"), pod(d, "lab-node-0", "Running", "run02")};
+  s.pods = {terminating,
+            pod(d, "lab-node-2", "Pending", "pend1"),
+            old_ds,
+            pinned,
+            unbound,
+            pod(d, "lab-node-0", "Running", "run01"),
+            pod(d, "lab-node-0", "Running", "run02")};
 
   const core::StateIndex index(s);
   for (const std::string n : {"lab-node-0", "lab-node-1", "lab-node-2", "", "no-such-node"})
@@ -215,7 +220,8 @@ TEST(OrderCheck, CatalogWithoutTheOperandsIsAnInputError) {
 TEST(Matrix, LabFinalStateShape) {
   core::ClusterState s = lab_state();
   for (const auto& op : lab().operands) s.pods.push_back(pod(ds(s, op.daemonset), "lab-node-0", "Running", "n0"));
-  for (const char* name : {"nvidia-container-toolkit-daemonset", "nvidia-device-plugin-daemonset", "gpu-feature-discovery"})
+  for (const char* name :
+       {"nvidia-container-toolkit-daemonset", "nvidia-device-plugin-daemonset", "gpu-feature-discovery"})
     s.pods.push_back(pod(ds(s, name), "lab-node-1", "Running", "n1"));
   s.pods.push_back(pod(ds(s, "nvidia-device-plugin-daemonset"), "lab-node-2", "Running", "n2"));
   // Not counted anywhere: a terminating DCGM exporter pod after the opt-out.
@@ -259,7 +265,8 @@ TEST(Catalog, BuiltinsAndErrors) {
     EXPECT_EQ(e.field(), "operands[0].daemonset");
   }
   try {
-    core::parse_catalog("operands:\n  - {name: a, label: x/a, daemonset: d}\n  - {name: a, label: x/b, daemonset: e}\n", "dup.yaml");
+    core::parse_catalog("operands:\n  - {name: a, label: x/a, daemonset: d}\n  - {name: a, label: x/b, daemonset: e}\n",
+                        "dup.yaml");
     FAIL();
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.field(), "operands[1].name");
@@ -299,7 +306,8 @@ TEST(Audit, GpuOperatorCatalogAuditsOnlyWhatTheOperatorDeploys) {
 }
 
 TEST(Catalog, AuditKeyIsValidated) {
-  core::Catalog c = core::parse_catalog("audit: deployed\noperands:\n  - {name: a, label: l/a, daemonset: a}\n", "c.yaml");
+  core::Catalog c =
+      core::parse_catalog("audit: deployed\noperands:\n  - {name: a, label: l/a, daemonset: a}\n", "c.yaml");
   EXPECT_TRUE(c.audit_deployed_only);
   try {
     core::parse_catalog("audit: sometimes\noperands:\n  - {name: a, label: l/a, daemonset: a}\n", "c.yaml");

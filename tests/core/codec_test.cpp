@@ -100,13 +100,15 @@ TEST(Codec, RoundTripKeepsUnmodelledFields) {
   again.value = out;
   core::DaemonSet ds2 = core::decode_daemonset(again);
   EXPECT_EQ(ds2.template_.spec.node_selector, ds.template_.spec.node_selector);
-  EXPECT_EQ(ds2.template_.spec.containers[0].requests.at("memory"), ds.template_.spec.containers[0].requests.at("memory"));
+  EXPECT_EQ(ds2.template_.spec.containers[0].requests.at("memory"),
+            ds.template_.spec.containers[0].requests.at("memory"));
 }
 
 // go-yaml v2 (YAML 1.1) plain scalars, as sigs.k8s.io/yaml converts them.
 TEST(Codec, Yaml11Scalars) {
   auto docs = core::read_documents(
-      "a: yes\nb: \"yes\"\nc: On\nd: n\ne: 123\nf: 1.5\ng: ~\nh: 0x1f\ni: '42'\nj: hello\nk: !!str true\nl: 010\n", "x.yaml");
+      "a: yes\nb: \"yes\"\nc: On\nd: n\ne: 123\nf: 1.5\ng: ~\nh: 0x1f\ni: '42'\nj: hello\nk: !!str true\nl: 010\n",
+      "x.yaml");
   const auto& o = docs.at(0).value.as_object();
   EXPECT_EQ(o.at("a"), json::value(true));
   EXPECT_EQ(o.at("b"), json::value("yes"));
@@ -141,16 +143,19 @@ TEST(Codec, Yaml11NumbersOutOfRange) {
 // A quantity written as an unquoted number far out of range decodes as
 // upstream's would: 1e400 stays the string "1e400", a valid (huge) quantity.
 TEST(Codec, UnquotedExtremeQuantities) {
-  auto big = core::decode_daemonset(core::read_documents(replace(kDs, "memory: 512Mi", "memory: 1e400"), "ds.yaml").at(0));
+  auto big =
+      core::decode_daemonset(core::read_documents(replace(kDs, "memory: 512Mi", "memory: 1e400"), "ds.yaml").at(0));
   EXPECT_GT(big.template_.spec.containers[0].requests.at("memory"), core::Quantity::parse("1Ei"));
-  auto tiny = core::decode_daemonset(core::read_documents(replace(kDs, "memory: 512Mi", "memory: \"1e-400\""), "ds.yaml").at(0));
+  auto tiny = core::decode_daemonset(
+      core::read_documents(replace(kDs, "memory: 512Mi", "memory: \"1e-400\""), "ds.yaml").at(0));
   EXPECT_EQ(tiny.template_.spec.containers[0].requests.at("memory").nanos(), 1);
 }
 
 TEST(Codec, MultiDocumentYamlAndLines) {
-  auto docs = core::read_documents("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n---\n"
-                                   "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n",
-                                   "ns.yaml");
+  auto docs = core::read_documents(
+      "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n",
+      "ns.yaml");
   ASSERT_EQ(docs.size(), 2u);  // the empty document is skipped
   EXPECT_EQ(docs[0].line, 2);
   EXPECT_EQ(docs[1].line, 8);
@@ -166,11 +171,15 @@ TEST(Codec, ListIsExpanded) {
   ASSERT_EQ(docs.size(), 2u);
   EXPECT_EQ(std::get<core::Node>(core::decode_object(docs[0])).metadata.labels.at("a"), "b");
   // YAML List too, with lines carried into the items.
-  auto ydocs = core::read_documents("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
-                                    "  metadata:\n    name: n1\n    labels:\n      a: 1\n", "dump.yaml");
+  auto ydocs = core::read_documents(
+      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
+      "  metadata:\n    name: n1\n    labels:\n      a: 1\n",
+      "dump.yaml");
   ASSERT_EQ(ydocs.size(), 1u);
-  auto e = decode_error("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
-                        "  metadata:\n    name: n1\n    labels:\n      a: 1\n", "dump.yaml");
+  auto e = decode_error(
+      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
+      "  metadata:\n    name: n1\n    labels:\n      a: 1\n",
+      "dump.yaml");
   EXPECT_EQ(e.line(), 9);
   EXPECT_EQ(e.field(), "metadata.labels[a]");
 }
@@ -185,7 +194,8 @@ TEST(Codec, UnquotedTrueInNodeSelectorIsTheApis400) {
             "DaemonSet in version \"v1\" cannot be handled as a DaemonSet: json: cannot unmarshal bool into Go "
             "struct field PodSpec.spec.template.spec.nodeSelector of type string");
   auto n = decode_error(replace(kDs, "deploy.driver: \"true\"", "deploy.driver: 1"));
-  EXPECT_NE(n.message().find("cannot unmarshal number into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"),
+  EXPECT_NE(n.message().find(
+                "cannot unmarshal number into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"),
             std::string::npos);
 }
 
@@ -200,7 +210,8 @@ TEST(Codec, SelectorMustMatchTemplateLabelsIsThe422) {
 }
 
 TEST(Codec, EmptySelectorIsInvalid) {
-  auto e = decode_error(replace(kDs, "    matchLabels:\n      app: nvidia-driver-daemonset\n  template", "    {}\n  template"));
+  auto e = decode_error(
+      replace(kDs, "    matchLabels:\n      app: nvidia-driver-daemonset\n  template", "    {}\n  template"));
   EXPECT_EQ(e.http_status, 422);
   EXPECT_EQ(e.field(), "spec.selector");
 }
@@ -221,16 +232,18 @@ TEST(Codec, InvalidNamesAreThe422) {
   EXPECT_EQ(e.http_status, 422);
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(e.field(), "metadata.name");
-  EXPECT_EQ(e.message(),
-            "DaemonSet.apps \"Nvidia_Bad\" is invalid: metadata.name: Invalid value: \"Nvidia_Bad\": a lowercase RFC "
-            "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
-            "an alphanumeric character (e.g. 'example.com', regex used for validation is "
-            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+  EXPECT_EQ(
+      e.message(),
+      "DaemonSet.apps \"Nvidia_Bad\" is invalid: metadata.name: Invalid value: \"Nvidia_Bad\": a lowercase RFC "
+      "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+      "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
   e = decode_error(replace(kDs, "- name: driver", "- name: Tool_Kit"));
   EXPECT_EQ(e.http_status, 422);
   EXPECT_EQ(e.line(), 25);
   EXPECT_EQ(e.field(), "spec.template.spec.containers[0].name");
-  EXPECT_NE(e.message().find("Invalid value: \"Tool_Kit\": a lowercase RFC 1123 label must consist of"), std::string::npos)
+  EXPECT_NE(e.message().find("Invalid value: \"Tool_Kit\": a lowercase RFC 1123 label must consist of"),
+            std::string::npos)
       << e.message();
   e = decode_error("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_NS\n");
   EXPECT_EQ(e.field(), "metadata.name");
@@ -239,7 +252,9 @@ TEST(Codec, InvalidNamesAreThe422) {
   EXPECT_EQ(e.field(), "metadata.name");
   EXPECT_NE(e.message().find("a lowercase RFC 1123 subdomain"), std::string::npos) << e.message();
   // A dotted subdomain is a valid node name.
-  EXPECT_NO_THROW(core::decode_object(core::read_documents("apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-0-1.ec2.internal\n", "n.yaml").at(0)));
+  EXPECT_NO_THROW(core::decode_object(
+      core::read_documents("apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-0-1.ec2.internal\n", "n.yaml")
+          .at(0)));
 }
 
 // ValidateResourceRequirements: no negative amount, and a request no larger
@@ -253,14 +268,17 @@ TEST(Codec, ResourceRequirementsAreValidated) {
             "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: "
             "spec.template.spec.containers[0].resources.requests[memory]: Invalid value: \"-128Mi\": must be greater "
             "than or equal to 0");
-  e = decode_error(replace(kDs, "              memory: 512Mi", "              memory: 512Mi\n            limits:\n              memory: 64Mi"));
+  e = decode_error(replace(kDs, "              memory: 512Mi",
+                           "              memory: 512Mi\n            limits:\n              memory: 64Mi"));
   EXPECT_EQ(e.field(), "spec.template.spec.containers[0].resources.requests[memory]");
   EXPECT_NE(e.message().find("Invalid value: \"512Mi\": must be less than or equal to memory limit of 64Mi"),
             std::string::npos)
       << e.message();
-  auto ok = core::decode_daemonset(core::read_documents(
-      replace(kDs, "              memory: 512Mi", "              memory: 512Mi\n            limits:\n              memory: 1Gi"),
-      "ds.yaml").at(0));
+  auto ok = core::decode_daemonset(
+      core::read_documents(replace(kDs, "              memory: 512Mi",
+                                   "              memory: 512Mi\n            limits:\n              memory: 1Gi"),
+                           "ds.yaml")
+          .at(0));
   EXPECT_EQ(ok.template_.spec.containers[0].limits.at("memory"), core::Quantity::parse("1Gi"));
 }
 
@@ -276,8 +294,9 @@ TEST(Codec, RemovedApiVersionIsThe404) {
   EXPECT_EQ(e.http_status, 404);
   EXPECT_EQ(e.line(), 1);
   EXPECT_EQ(e.field(), "apiVersion");
-  EXPECT_EQ(e.message(), "no matches for kind \"DaemonSet\" in version \"extensions/v1beta1\" (extensions/v1beta1 "
-                         "DaemonSets were removed in Kubernetes 1.16; use apps/v1)");
+  EXPECT_EQ(e.message(),
+            "no matches for kind \"DaemonSet\" in version \"extensions/v1beta1\" (extensions/v1beta1 "
+            "DaemonSets were removed in Kubernetes 1.16; use apps/v1)");
 }
 
 TEST(Codec, UnknownFieldIsStrictDecodingError) {
@@ -311,9 +330,10 @@ TEST(Codec, AffinityAndTolerationValidation) {
                     values: ["1", "2"]
       priorityClassName)");
   auto e = decode_error(with_aff);
-  EXPECT_EQ(e.field(),
-            "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
-            "matchExpressions[0].values");
+  EXPECT_EQ(
+      e.field(),
+      "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+      "matchExpressions[0].values");
   EXPECT_EQ(e.http_status, 422);
   auto t = decode_error(replace(kDs, "operator: Exists", "operator: Sometimes"));
   EXPECT_EQ(t.field(), "spec.template.spec.tolerations[0].operator");
@@ -322,13 +342,17 @@ TEST(Codec, AffinityAndTolerationValidation) {
 }
 
 TEST(Codec, WrongShapes) {
-  auto e = decode_error(replace(kDs, "      tolerations:\n        - key: nvidia.com/gpu\n          operator: Exists\n          effect: NoSchedule\n",
-                                "      tolerations: nvidia.com/gpu\n"));
+  auto e = decode_error(replace(
+      kDs,
+      "      tolerations:\n        - key: nvidia.com/gpu\n          operator: Exists\n          effect: NoSchedule\n",
+      "      tolerations: nvidia.com/gpu\n"));
   EXPECT_EQ(e.http_status, 400);
-  EXPECT_NE(e.message().find("cannot unmarshal string into Go struct field PodSpec.spec.template.spec.tolerations of type []v1.Toleration"),
+  EXPECT_NE(e.message().find("cannot unmarshal string into Go struct field PodSpec.spec.template.spec.tolerations of "
+                             "type []v1.Toleration"),
             std::string::npos);
   auto l = decode_error("apiVersion: v1\nkind: Node\nmetadata:\n  name: x\n  labels: [a]\n");
-  EXPECT_NE(l.message().find("cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"),
+  EXPECT_NE(l.message().find(
+                "cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"),
             std::string::npos);
 }
 
@@ -420,20 +444,43 @@ TEST(Codec, TimesFollowGoRfc3339Parsing) {
   EXPECT_EQ(ms("1970-01-01T00:00:00.250+00:00"), 250);
   // The layout parser reads the hour ("15") as one or two digits.
   EXPECT_EQ(ms("1970-01-01T1:00:00Z"), 3600 * 1000);
-  for (const char* bad : {
-           "", "yesterday", "2026-11-20", "2026-11-20T08:00:00",     // no zone
-           "2026-11-20T08:00:00z", "2026-11-20t08:00:00Z",          // lower case
-           "2026-11-20 08:00:00Z", "2026-11-20T08:00:00 Z",         // spaces
-           "2023-02-29T00:00:00Z", "2100-02-29T00:00:00Z",          // not leap years
-           "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
-           "2026-11-00T00:00:00Z", "2026-1-20T08:00:00Z", "2026-11-2T08:00:00Z",
-           "26-11-20T08:00:00Z", "+2026-11-20T08:00:00Z", "12026-11-20T08:00:00Z",
-           "2026-11-20T24:00:00Z", "2026-11-20T08:60:00Z", "2026-11-20T08:00:60Z",  // no leap second
-           "2026-11-20T08:0:00Z", "2026-11-20T08:00:0Z", "2026-11-20T123:00:00Z",
-           "2026-11-20T08:00:00.Z", "2026-11-20T08:00:00.5", "2026-11-20T08:00:00.5.5Z",
-           "2026-11-20T08:00:00+25:00", "2026-11-20T08:00:00+00:61", "2026-11-20T08:00:00+0100",
-           "2026-11-20T08:00:00+01", "2026-11-20T08:00:00*01:00", "2026-11-20T08:00:00+1:00",
-           "2026-11-20T08:00:00ZZ", "2026-11-20T08:00:00+01:00Z", "2026-11-20T08:00:00Z "}) {
+  for (const char* bad : {"",
+                          "yesterday",
+                          "2026-11-20",
+                          "2026-11-20T08:00:00",  // no zone
+                          "2026-11-20T08:00:00z",
+                          "2026-11-20t08:00:00Z",  // lower case
+                          "2026-11-20 08:00:00Z",
+                          "2026-11-20T08:00:00 Z",  // spaces
+                          "2023-02-29T00:00:00Z",
+                          "2100-02-29T00:00:00Z",  // not leap years
+                          "2026-04-31T00:00:00Z",
+                          "2026-13-01T00:00:00Z",
+                          "2026-00-01T00:00:00Z",
+                          "2026-11-00T00:00:00Z",
+                          "2026-1-20T08:00:00Z",
+                          "2026-11-2T08:00:00Z",
+                          "26-11-20T08:00:00Z",
+                          "+2026-11-20T08:00:00Z",
+                          "12026-11-20T08:00:00Z",
+                          "2026-11-20T24:00:00Z",
+                          "2026-11-20T08:60:00Z",
+                          "2026-11-20T08:00:60Z",  // no leap second
+                          "2026-11-20T08:0:00Z",
+                          "2026-11-20T08:00:0Z",
+                          "2026-11-20T123:00:00Z",
+                          "2026-11-20T08:00:00.Z",
+                          "2026-11-20T08:00:00.5",
+                          "2026-11-20T08:00:00.5.5Z",
+                          "2026-11-20T08:00:00+25:00",
+                          "2026-11-20T08:00:00+00:61",
+                          "2026-11-20T08:00:00+0100",
+                          "2026-11-20T08:00:00+01",
+                          "2026-11-20T08:00:00*01:00",
+                          "2026-11-20T08:00:00+1:00",
+                          "2026-11-20T08:00:00ZZ",
+                          "2026-11-20T08:00:00+01:00Z",
+                          "2026-11-20T08:00:00Z "}) {
     EXPECT_THROW(core::parse_time(bad), std::invalid_argument) << bad;
   }
   try {
@@ -458,8 +505,8 @@ TEST(Codec, LabelValidationEdges) {
       "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
       "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
   // Names: at most 63 characters, alphanumeric at both ends.
-  for (const std::string& ok : {std::string("x"), std::string("My_Name.1-b"), std::string(63, 'a'),
-                                std::string("0"), std::string("a.b"), std::string("A__-..z")})
+  for (const std::string& ok : {std::string("x"), std::string("My_Name.1-b"), std::string(63, 'a'), std::string("0"),
+                                std::string("a.b"), std::string("A__-..z")})
     EXPECT_EQ(core::validate_label_key(ok), "") << ok;
   for (const std::string& bad : {std::string(64, 'a'), std::string("_x"), std::string("x_"), std::string("-x"),
                                  std::string("x-"), std::string(".x"), std::string("x."), std::string("a b"),
@@ -469,10 +516,10 @@ TEST(Codec, LabelValidationEdges) {
   EXPECT_EQ(core::validate_label_key(std::string(253, 'a') + "/x"), "");
   EXPECT_EQ(core::validate_label_key("a-1.b2.example.com/x"), "");
   EXPECT_EQ(core::validate_label_key("0/x"), "");
-  for (const std::string& bad : {std::string(254, 'a') + "/x", std::string("/x"), std::string("-a.com/x"),
-                                 std::string("a-.com/x"), std::string("a..b/x"), std::string(".a/x"),
-                                 std::string("a./x"), std::string("A.com/x"), std::string("a_b.com/x"),
-                                 std::string("a.-b/x")})
+  for (const std::string& bad :
+       {std::string(254, 'a') + "/x", std::string("/x"), std::string("-a.com/x"), std::string("a-.com/x"),
+        std::string("a..b/x"), std::string(".a/x"), std::string("a./x"), std::string("A.com/x"),
+        std::string("a_b.com/x"), std::string("a.-b/x")})
     EXPECT_EQ(core::validate_label_key(bad), kPrefixMsg) << bad;
   EXPECT_EQ(core::validate_label_key("example.com/"), kNameMsg);
   EXPECT_EQ(core::validate_label_key("a/b/c"), kNameMsg);
@@ -548,8 +595,9 @@ TEST(Codec, NodeTaintEffectIsRequiredAndEnumerated) {
 
   e = node_taints_error(R"([{"key":"a","effect":"NoSchedule"},{"key":"b","effect":"Bogus"}])");
   EXPECT_EQ(e.http_status, 422);
-  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[1].effect: Unsupported value: \"Bogus\": supported "
-                         "values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+  EXPECT_EQ(e.message(),
+            "Node \"n\" is invalid: metadata.taints[1].effect: Unsupported value: \"Bogus\": supported "
+            "values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
   ASSERT_EQ(e.causes.size(), 1u);
   EXPECT_EQ(e.causes[0].reason, "FieldValueNotSupported");
   EXPECT_EQ(e.causes[0].field, "metadata.taints[1].effect");
@@ -564,8 +612,10 @@ TEST(Codec, NodeTaintKeyIsAQualifiedName) {
   // not match: two causes, aggregated as "[a, b]".
   auto e = node_taints_error(R"([{"key":"","effect":"NoSchedule"}])");
   EXPECT_EQ(e.http_status, 422);
-  EXPECT_EQ(e.message(), "Node \"n\" is invalid: [metadata.taints[0].key: Invalid value: \"\": name part must be "
-                         "non-empty, metadata.taints[0].key: Invalid value: \"\": " + regex + "]");
+  EXPECT_EQ(e.message(),
+            "Node \"n\" is invalid: [metadata.taints[0].key: Invalid value: \"\": name part must be "
+            "non-empty, metadata.taints[0].key: Invalid value: \"\": " +
+                regex + "]");
   ASSERT_EQ(e.causes.size(), 2u);
   EXPECT_EQ(e.causes[0].reason, "FieldValueInvalid");
   EXPECT_EQ(e.causes[0].field, "metadata.taints[0].key");
@@ -578,18 +628,19 @@ TEST(Codec, NodeTaintKeyIsAQualifiedName) {
 }
 
 TEST(Codec, NodeTaintsAreUniqueByKeyAndEffect) {
-  auto e = node_taints_error(
-      R"([{"key":"a","effect":"NoSchedule"},{"key":"a","value":"v","effect":"NoSchedule"}])");
+  auto e = node_taints_error(R"([{"key":"a","effect":"NoSchedule"},{"key":"a","value":"v","effect":"NoSchedule"}])");
   EXPECT_EQ(e.http_status, 422);
   EXPECT_EQ(e.field(), "metadata.taints[1]");
-  EXPECT_EQ(e.message(), "Node \"n\" is invalid: metadata.taints[1]: Duplicate value: core.Taint{Key:\"a\", "
-                         "Value:\"v\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key "
-                         "and effect pair");
+  EXPECT_EQ(e.message(),
+            "Node \"n\" is invalid: metadata.taints[1]: Duplicate value: core.Taint{Key:\"a\", "
+            "Value:\"v\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key "
+            "and effect pair");
   ASSERT_EQ(e.causes.size(), 1u);
   EXPECT_EQ(e.causes[0].reason, "FieldValueDuplicate");
   // The same key with another effect is another taint.
   auto docs = core::read_documents(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"taints":
-      [{"key":"a","effect":"NoSchedule"},{"key":"a","effect":"NoExecute"}]}})", "n.json");
+      [{"key":"a","effect":"NoSchedule"},{"key":"a","effect":"NoExecute"}]}})",
+                                   "n.json");
   EXPECT_EQ(core::decode_node(docs.at(0)).taints.size(), 2u);
 }
 
@@ -603,9 +654,9 @@ TEST(Codec, AnnotationsOver256KiBAreTooLong) {
            {"apiVersion\":\"v1\",\"kind\":\"Node", "", "Node"},
            {"apiVersion\":\"v1\",\"kind\":\"Namespace", "", "Namespace"},
            {"apiVersion\":\"v1\",\"kind\":\"Pod", R"(,"spec":{"containers":[{"name":"c","image":"i"}]})", "Pod"}}) {
-    auto e = decode_error("{\"" + kind + R"(","metadata":{"name":"x","namespace":"d","annotations":{"a":")" + big +
-                              "\"}}" + rest + "}",
-                          "x.json");
+    auto e = decode_error(
+        "{\"" + kind + R"(","metadata":{"name":"x","namespace":"d","annotations":{"a":")" + big + "\"}}" + rest + "}",
+        "x.json");
     EXPECT_EQ(e.http_status, 422) << kind;
     EXPECT_EQ(e.field(), "metadata.annotations");
     EXPECT_EQ(e.message(), gk + " \"x\" is invalid: " + msg);
@@ -617,8 +668,9 @@ TEST(Codec, AnnotationsOver256KiBAreTooLong) {
   EXPECT_EQ(e.http_status, 422);
   EXPECT_EQ(e.line(), 6);
   EXPECT_EQ(e.message(), "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: " + msg);
-  e = decode_error(replace(kDs, "        app: nvidia-driver-daemonset\n    spec",
-                           "        app: nvidia-driver-daemonset\n      annotations:\n        a: " + big + "\n    spec"));
+  e = decode_error(
+      replace(kDs, "        app: nvidia-driver-daemonset\n    spec",
+              "        app: nvidia-driver-daemonset\n      annotations:\n        a: " + big + "\n    spec"));
   EXPECT_EQ(e.field(), "spec.template.metadata.annotations");
   // Exactly at the limit is accepted (the rule is "more than").
   auto docs = core::read_documents(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n","annotations":{"a":")" +
@@ -642,8 +694,9 @@ TEST(Codec, NamespaceOfANamespacedKindIsADns1123Label) {
             "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
             "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
   e = decode_error(replace(kDs, "namespace: gpu-operator", "namespace: gpu.operator"));
-  EXPECT_EQ(e.message(), "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: metadata.namespace: Invalid value: "
-                         "\"gpu.operator\": must not contain dots");
+  EXPECT_EQ(e.message(),
+            "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: metadata.namespace: Invalid value: "
+            "\"gpu.operator\": must not contain dots");
   e = decode_error(replace(kDs, "namespace: gpu-operator", "namespace: " + std::string(64, 'n')));
   EXPECT_NE(e.message().find(": must be no more than 63 characters"), std::string::npos) << e.message();
   e = decode_error(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"Bad NS"},)"
@@ -655,7 +708,8 @@ TEST(Codec, NamespaceOfANamespacedKindIsADns1123Label) {
                               0),
             0u)
       << e.message();
-  auto ds = core::decode_daemonset(core::read_documents(replace(kDs, "  namespace: gpu-operator\n", ""), "d.yaml").at(0));
+  auto ds =
+      core::decode_daemonset(core::read_documents(replace(kDs, "  namespace: gpu-operator\n", ""), "d.yaml").at(0));
   EXPECT_EQ(ds.metadata.namespace_, "");
   // A dotted Namespace name is upstream's "must not contain dots" too.
   EXPECT_EQ(core::validate_dns1123_label("gpu.operator"), "must not contain dots");
@@ -664,16 +718,18 @@ TEST(Codec, NamespaceOfANamespacedKindIsADns1123Label) {
 
 TEST(Codec, NamespaceOfAClusterScopedKindIsDropped) {
   for (const std::string kind : {"Node", "Namespace"}) {
-    auto docs = core::read_documents("apiVersion: v1\nkind: " + kind + "\nmetadata:\n  name: gpu-a\n  namespace: Not_A_Label\n",
-                                     "n.yaml");
+    auto docs = core::read_documents(
+        "apiVersion: v1\nkind: " + kind + "\nmetadata:\n  name: gpu-a\n  namespace: Not_A_Label\n", "n.yaml");
     core::Object obj = core::decode_object(docs.at(0));
     const auto& md = kind == "Node" ? std::get<core::Node>(obj).metadata : std::get<core::Namespace>(obj).metadata;
     EXPECT_EQ(md.namespace_, "") << kind;
     EXPECT_EQ(core::encode(obj).at("metadata").as_object().count("namespace"), 0u) << kind;
   }
-  auto cp = core::decode_cluster_policy(core::read_documents(
-      "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n  namespace: gpu-operator\n",
-      "cp.yaml").at(0));
+  auto cp =
+      core::decode_cluster_policy(core::read_documents("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  "
+                                                       "name: cluster-policy\n  namespace: gpu-operator\n",
+                                                       "cp.yaml")
+                                      .at(0));
   EXPECT_EQ(cp.metadata.namespace_, "");
 }
 
@@ -682,12 +738,14 @@ TEST(Codec, NamespaceOfAClusterScopedKindIsDropped) {
 // apiextensions-apiserver checks a custom resource's.
 TEST(Codec, DecodeManifestTakesTheOperatorsResources) {
   auto one = [](const std::string& text) { return core::decode_manifest(core::read_documents(text, "m.yaml").at(0)); };
-  auto cp = one("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
-                "  driver:\n    enabled: true\nstatus:\n  state: ready\n");
+  auto cp =
+      one("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+          "  driver:\n    enabled: true\nstatus:\n  state: ready\n");
   ASSERT_TRUE(std::holds_alternative<core::ClusterPolicy>(cp));
   EXPECT_EQ(std::get<core::ClusterPolicy>(cp).state, "ready");
-  auto nd = one("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: default\nspec:\n"
-                "  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\n");
+  auto nd =
+      one("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: default\nspec:\n"
+          "  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\n");
   ASSERT_TRUE(std::holds_alternative<core::NVIDIADriver>(nd));
   EXPECT_EQ(std::get<core::NVIDIADriver>(nd).driver_type, "gpu");
   EXPECT_TRUE(std::holds_alternative<core::DaemonSet>(one(kDs)));
@@ -714,14 +772,16 @@ TEST(Codec, DecodeManifestTakesTheOperatorsResources) {
                               0),
             0u)
       << e.message();
-  e = err("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: d\nspec:\n  nodeSelector:\n"
+  e =
+      err("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: d\nspec:\n  nodeSelector:\n"
           "    nvidia.com/gpu.present: true\n");
   EXPECT_EQ(e.http_status, 400);
   EXPECT_EQ(e.field(), "spec.nodeSelector[nvidia.com/gpu.present]");
   e = err("apiVersion: v1\nkind: Service\nmetadata:\n  name: x\n");
   EXPECT_EQ(e.field(), "kind");
-  EXPECT_EQ(e.message(), "kind \"Service\" (v1) is not handled by gpuops; expected Namespace, Node, DaemonSet, Pod, "
-                         "ClusterPolicy or NVIDIADriver");
+  EXPECT_EQ(e.message(),
+            "kind \"Service\" (v1) is not handled by gpuops; expected Namespace, Node, DaemonSet, Pod, "
+            "ClusterPolicy or NVIDIADriver");
   // decode_object, for apply and the simulator, still takes its four.
   EXPECT_NE(decode_error("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: c\n")
                 .message()
@@ -749,8 +809,8 @@ TEST(Codec, TemplatesAreToldFromManifests) {
       "asset.yaml");
   EXPECT_EQ(core::operator_placeholder_line(docs.at(0)), 10);
   EXPECT_EQ(core::operator_placeholder_line(core::read_documents(kDs, "d.yaml").at(0)), -1);
-  EXPECT_EQ(core::operator_placeholder_line(core::read_documents(R"({"a":["FILLED BY THE OPERATOR"]})", "a.json").at(0)),
-            0);
+  EXPECT_EQ(
+      core::operator_placeholder_line(core::read_documents(R"({"a":["FILLED BY THE OPERATOR"]})", "a.json").at(0)), 0);
   EXPECT_EQ(std::string(core::go_template_error("t.yaml", 3).what()),
             "t.yaml:3: this is a template (Helm/Go \"{{ }}\"), not a manifest: render it first (helm template ...)");
 }

@@ -1,8 +1,8 @@
 // The field cases (tests/data/cases/*/cluster.json) through core::diagnose: each
 // case that asks for more than the lab contract gets the finding its README
 // describes, with exact names and nodes.
-#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/serialize.hpp>
 
 #include <variant>
 

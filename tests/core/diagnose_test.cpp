@@ -3,8 +3,8 @@
 // reference/daemonset-semantics.md, not from program output.
 #include "core/diagnose.h"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 #include <algorithm>
 
@@ -205,7 +205,8 @@ TEST(Diagnose, PausedForDriverUpgradeStuckWhenTheDriverPodCrashes) {
   Pod& d = pod_of(s, "nvidia-driver-daemonset", "gpu-a");
   d.status.phase = "Pending";
   d.status.conditions = {{"Initialized", "False", "", "", std::nullopt}, {"Ready", "False", "", "", std::nullopt}};
-  d.status.init_container_statuses = {{"k8s-driver-manager", false, 5, "waiting", "CrashLoopBackOff", "", std::nullopt}};
+  d.status.init_container_statuses = {
+      {"k8s-driver-manager", false, 5, "waiting", "CrashLoopBackOff", "", std::nullopt}};
   d.status.container_statuses = {{"driver", false, 0, "waiting", "PodInitializing", "", std::nullopt}};
   auto fs = diagnose(s, lab(), {});
   const Finding& f = state_of(fs, "gpu-a", "device-plugin");
@@ -216,7 +217,8 @@ TEST(Diagnose, PausedForDriverUpgradeStuckWhenTheDriverPodCrashes) {
 }
 
 TEST(Diagnose, PausedForDriverUpgradeInProgressWhileTheDriverPodInitializes) {
-  ClusterState s = healthy({gpu_node("gpu-a", {{"nvidia.com/gpu.deploy.device-plugin", "false_paused-for-driver-upgrade"}})});
+  ClusterState s =
+      healthy({gpu_node("gpu-a", {{"nvidia.com/gpu.deploy.device-plugin", "false_paused-for-driver-upgrade"}})});
   remove_pods(s, "nvidia-device-plugin-daemonset", "gpu-a");
   Pod& d = pod_of(s, "nvidia-driver-daemonset", "gpu-a");
   d.status.phase = "Pending";
@@ -267,8 +269,9 @@ TEST(Diagnose, UnrecognisedValueIsReported) {
 TEST(GpuNode, OnlyTheThreeNfdKeysCount) {
   Node n;
   EXPECT_FALSE(is_gpu_node(n));
-  for (const char* k : {"feature.node.kubernetes.io/pci-10de.present", "feature.node.kubernetes.io/pci-0302_10de.present",
-                        "feature.node.kubernetes.io/pci-0300_10de.present"}) {
+  for (const char* k :
+       {"feature.node.kubernetes.io/pci-10de.present", "feature.node.kubernetes.io/pci-0302_10de.present",
+        "feature.node.kubernetes.io/pci-0300_10de.present"}) {
     Node m;
     m.metadata.labels[k] = "true";
     EXPECT_TRUE(is_gpu_node(m)) << k;
@@ -362,10 +365,10 @@ TEST(ExpectedLabels, PerWorkloadConfig) {
             (std::vector<std::string>{"driver", "container-toolkit", "device-plugin", "gpu-feature-discovery",
                                       "dcgm-exporter", "operator-validator", "dcgm", "node-status-exporter"}));
   c.metadata.labels["nvidia.com/gpu.product"] = "NVIDIA-A100-SXM4-40GB";  // hasMIGCapableGPU by product
-  EXPECT_EQ(strip(expected_deploy_labels(c, full)),
-            (std::vector<std::string>{"driver", "container-toolkit", "device-plugin", "gpu-feature-discovery",
-                                      "dcgm-exporter", "operator-validator", "dcgm", "mig-manager",
-                                      "node-status-exporter"}));
+  EXPECT_EQ(
+      strip(expected_deploy_labels(c, full)),
+      (std::vector<std::string>{"driver", "container-toolkit", "device-plugin", "gpu-feature-discovery",
+                                "dcgm-exporter", "operator-validator", "dcgm", "mig-manager", "node-status-exporter"}));
   c.metadata.labels["nvidia.com/mig.capable"] = "false";  // GFD's label wins over the product
   EXPECT_EQ(expected_deploy_labels(c, full).size(), 8u);
   c.metadata.labels["nvidia.com/mig.capable"] = "true";
@@ -512,11 +515,13 @@ TEST(Diagnose, PendingUnschedulableCarriesTheSchedulerMessage) {
   ClusterState s = healthy({gpu_node("gpu-small")});
   Pod& p = pod_of(s, "nvidia-driver-daemonset", "gpu-small");
   p.spec.node_name = "";
-  p.spec.required_node_affinity = std::vector<NodeSelectorTerm>{{{}, {{"metadata.name", SelectorOperator::kIn, {"gpu-small"}, ""}}}};
+  p.spec.required_node_affinity =
+      std::vector<NodeSelectorTerm>{{{}, {{"metadata.name", SelectorOperator::kIn, {"gpu-small"}, ""}}}};
   p.status = {};
   p.status.phase = "Pending";
-  const std::string msg = "0/2 nodes are available: 1 Insufficient memory, 1 node(s) didn't match Pod's node "
-                          "affinity/selector.";
+  const std::string msg =
+      "0/2 nodes are available: 1 Insufficient memory, 1 node(s) didn't match Pod's node "
+      "affinity/selector.";
   p.status.conditions = {{"PodScheduled", "False", "Unschedulable", msg, std::nullopt}};
   const Finding& f = state_of(diagnose(s, lab(), {}), "gpu-small", "driver");
   EXPECT_EQ(f.name, "pending-unschedulable");
@@ -560,7 +565,7 @@ TEST(Diagnose, ImagePullFailure) {
   Pod& p = pod_of(s, "nvidia-dcgm-exporter", "gpu-a");
   p.status.phase = "Pending";
   p.status.conditions = {{"Initialized", "True", "", "", std::nullopt}, {"Ready", "False", "", "", std::nullopt}};
-  p.status.container_statuses[0] = {"dcgm-exporter", false, 0, "waiting", "ImagePullBackOff",
+  p.status.container_statuses[0] = {"dcgm-exporter",          false,       0, "waiting", "ImagePullBackOff",
                                     "Back-off pulling image", std::nullopt};
   const Finding& f = state_of(diagnose(s, lab(), {}), "gpu-a", "dcgm-exporter");
   EXPECT_EQ(f.name, "image-pull-failed");

@@ -78,7 +78,8 @@ TEST(StreamDocuments, AListAcrossChunkBoundaries) {
 TEST(StreamDocuments, ItemsOfEveryKindAndNestedLists) {
   Dir d;
   std::string s = R"({"kind":"List","items":[1,-2,18446744073709551615,2.5e3,"a string",true,false,null,[1,[2]],{},)"
-                  R"({"kind":"PodList","items":[)" + pod(1) + "," + pod(2) + R"(]},)" + pod(3) + "]}";
+                  R"({"kind":"PodList","items":[)" +
+                  pod(1) + "," + pod(2) + R"(]},)" + pod(3) + "]}";
   EXPECT_EQ(agreed(d.write("kinds.json", s)), 13u);  // the nested list expanded into its two pods
   // A string item longer than a chunk, read in parts.
   EXPECT_EQ(agreed(d.write("str.json", "{\"kind\":\"List\",\"items\":[\"" + std::string(2500000, 's') + "\"]}")), 1u);
@@ -115,9 +116,9 @@ TEST(StreamDocuments, DocumentsThatAreNotLists) {
 
 TEST(StreamDocuments, FilesNotNamedJson) {
   Dir d;
-  EXPECT_EQ(agreed(d.write("dump", "\n\n  " + list_of(2))), 2u);          // JSON by its first byte
+  EXPECT_EQ(agreed(d.write("dump", "\n\n  " + list_of(2))), 2u);                    // JSON by its first byte
   EXPECT_EQ(agreed(d.write("dump.txt", "kind: Pod\nmetadata:\n  name: a\n")), 1u);  // YAML
-  EXPECT_EQ(agreed(d.write("dump.yaml", list_of(2))), 2u);                 // JSON is YAML too
+  EXPECT_EQ(agreed(d.write("dump.yaml", list_of(2))), 2u);                          // JSON is YAML too
   EXPECT_EQ(agreed(d.write("multi.yml", "kind: Pod\n---\nkind: Node\n")), 2u);
 }
 
@@ -175,7 +176,8 @@ TEST(StreamDocuments, ASyntaxErrorWinsOverTheSinks) {
 TEST(SnapshotStream, ErrorsComeAsWhenEveryFileWasParsedFirst) {
   Dir d;
   // a.json has a pod the decoder refuses; b.json is not JSON: b's syntax error wins.
-  std::string bad_pod = R"({"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":"no"}}]})";
+  std::string bad_pod =
+      R"({"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":"no"}}]})";
   std::string a = d.write("a.json", bad_pod);
   std::string b = d.write("b.json", "{\"kind\":");
   try {
@@ -206,7 +208,10 @@ TEST(SnapshotStream, KeepsWhatTheWholeFileReadingKept) {
   Dir d;
   std::string p = d.write("late-kind.json", R"({"items":[)" + pod(1) + R"(],"kind":"List"})");
   std::string q = d.write("dup.json", list_of(3));  // p1 again: kept once, the first
-  std::string r = d.write("not-a-list.json", R"({"items":[)" + pod(7) + R"(],"kind":"Pod","apiVersion":"v1","metadata":{"name":"solo","namespace":"gpu-operator"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  std::string r = d.write(
+      "not-a-list.json",
+      R"({"items":[)" + pod(7) +
+          R"(],"kind":"Pod","apiVersion":"v1","metadata":{"name":"solo","namespace":"gpu-operator"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
   core::SnapshotCluster s({p, q, r}, core::SnapshotOptions{false});
   auto st = s.state("gpu-operator");
   std::vector<std::string> names;

@@ -10,9 +10,17 @@
 
 namespace {
 
-TEST(FuzzReplay, Snapshot) { EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "snapshot", gpuops::fuzz::snapshot_one), 0u); }
-TEST(FuzzReplay, Manifest) { EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "manifest", gpuops::fuzz::manifest_one), 0u); }
-TEST(FuzzReplay, Scenario) { EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "scenario", gpuops::fuzz::scenario_one), 0u); }
-TEST(FuzzReplay, Quantity) { EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "quantity", gpuops::fuzz::quantity_one), 0u); }
+TEST(FuzzReplay, Snapshot) {
+  EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "snapshot", gpuops::fuzz::snapshot_one), 0u);
+}
+TEST(FuzzReplay, Manifest) {
+  EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "manifest", gpuops::fuzz::manifest_one), 0u);
+}
+TEST(FuzzReplay, Scenario) {
+  EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "scenario", gpuops::fuzz::scenario_one), 0u);
+}
+TEST(FuzzReplay, Quantity) {
+  EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "quantity", gpuops::fuzz::quantity_one), 0u);
+}
 
 }  // namespace

@@ -76,8 +76,8 @@ TEST(GpuNodeLabeller, OperandsFalseRemovesEveryStateLabel) {
   l["nvidia.com/gpu.deploy.mig-manager"] = "true";
   l["nvidia.com/gpu.deploy.operands"] = "false";
   EXPECT_TRUE(core::reconcile_gpu_node_labels(l, {}, v25()));
-  EXPECT_EQ(l, (core::Labels{{kPci, "true"}, {"nvidia.com/gpu.present", "true"},
-                             {"nvidia.com/gpu.deploy.operands", "false"}}));
+  EXPECT_EQ(l, (core::Labels{
+                   {kPci, "true"}, {"nvidia.com/gpu.present", "true"}, {"nvidia.com/gpu.deploy.operands", "false"}}));
 }
 
 TEST(GpuNodeLabeller, GpuPresentWithoutNfdLabelTurnsFalseAndTakesTheLabels) {
@@ -105,8 +105,8 @@ TEST(GpuNodeLabeller, WorkloadConfigOnlyWithSandboxWorkloads) {
   core::LabellerPolicy sandbox;
   sandbox.sandbox_enabled = true;
   core::reconcile_gpu_node_labels(l, sandbox, v25());
-  core::Labels want{{kPci, "true"}, {"nvidia.com/gpu.workload.config", "vm-passthrough"},
-                    {"nvidia.com/gpu.present", "true"}};
+  core::Labels want{
+      {kPci, "true"}, {"nvidia.com/gpu.workload.config", "vm-passthrough"}, {"nvidia.com/gpu.present", "true"}};
   for (const char* k : {"sandbox-device-plugin", "sandbox-validator", "vfio-manager", "kata-manager", "cc-manager"})
     want[std::string("nvidia.com/gpu.deploy.") + k] = "true";
   EXPECT_EQ(l, want);

@@ -69,11 +69,10 @@ TEST(PlacementView, ChangesNameTheLabelThePodAndWhy) {
   s.nodes[0].unschedulable = true;
   PlacementView after = placement_view(s, c);
   EXPECT_EQ(view_changes(before, after),
-            (std::vector<std::string>{
-                "lab-node-0 cordoned",
-                "lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")",
-                "lab-node-1 dcgm-exporter pod Terminating (was Running): nodeSelector "
-                "nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\""}));
+            (std::vector<std::string>{"lab-node-0 cordoned",
+                                      "lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")",
+                                      "lab-node-1 dcgm-exporter pod Terminating (was Running): nodeSelector "
+                                      "nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\""}));
   s.pods.clear();
   EXPECT_EQ(view_changes(after, placement_view(s, c)),
             (std::vector<std::string>{"lab-node-1 dcgm-exporter pod deleted: nodeSelector "

@@ -74,11 +74,16 @@ const char* kDescribed =
     "  HolderIdentity:  gpu-a\n"
     "  AcquireTime:     <unset>\n"
     "Conditions:\n"
-    "  Type             Status    LastHeartbeatTime                 LastTransitionTime                Reason                       Message\n"
-    "  ----             ------    -----------------                 ------------------                ------                       -------\n"
-    "  MemoryPressure   False     Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available\n"
-    "  Ready            False     Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false\n"
-    "  GPUHealthy       Unknown   Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000                                \n"
+    "  Type             Status    LastHeartbeatTime                 LastTransitionTime                Reason           "
+    "            Message\n"
+    "  ----             ------    -----------------                 ------------------                ------           "
+    "            -------\n"
+    "  MemoryPressure   False     Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000   "
+    "KubeletHasSufficientMemory   kubelet has sufficient memory available\n"
+    "  Ready            False     Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000   KubeletNotReady  "
+    "            container runtime network not ready: NetworkReady=false\n"
+    "  GPUHealthy       Unknown   Mon, 30 Nov 2026 08:05:00 +0000   Mon, 30 Nov 2026 08:00:00 +0000                    "
+    "            \n"
     "Addresses:\n"
     "  InternalIP:  10.0.0.11\n"
     "Capacity:\n"
@@ -174,9 +179,10 @@ TEST(MustGather, LabelsJunkIsRefusedWithItsLine) {
             0u)
       << e.message();
   e = labels_error("gpu-a\n- Bad_Prefix/x=1\n");
-  EXPECT_EQ(e.message(), "node \"gpu-a\": label key \"Bad_Prefix/x\": prefix part a lowercase RFC 1123 subdomain "
-                         "must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
-                         "with an alphanumeric character");
+  EXPECT_EQ(e.message(),
+            "node \"gpu-a\": label key \"Bad_Prefix/x\": prefix part a lowercase RFC 1123 subdomain "
+            "must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+            "with an alphanumeric character");
   e = labels_error("gpu-a\n- x=has space}\n");
   EXPECT_EQ(e.message().rfind("node \"gpu-a\": label x value \"has space}\": a valid label must be", 0), 0u)
       << e.message();
@@ -214,8 +220,8 @@ TEST(MustGather, DescribeReadsTheNodeFields) {
   EXPECT_EQ(n.conditions[2].message, "");
   EXPECT_EQ(n.ready_status(), "False");
   EXPECT_EQ(n.allocatable, (std::map<std::string, core::Quantity>{{"cpu", core::Quantity::parse("63500m")},
-                                                                   {"memory", core::Quantity::parse("257000000Ki")},
-                                                                   {"nvidia.com/gpu", core::Quantity::parse("8")}}));
+                                                                  {"memory", core::Quantity::parse("257000000Ki")},
+                                                                  {"nvidia.com/gpu", core::Quantity::parse("8")}}));
 }
 
 // text/tabwriter pads by code points: a multi-byte character in one cell
@@ -309,8 +315,9 @@ TEST(MustGather, DescribeJunkIsRefusedWithItsLine) {
   EXPECT_EQ(e.message().rfind("node name \"Bad_Name\": a lowercase RFC 1123 subdomain", 0), 0u) << e.message();
   e = describe_error("Name:  gpu-a\nTaints:  nvidia.com/gpu:NoSchedul\n");
   EXPECT_EQ(e.line(), 2);
-  EXPECT_EQ(e.message(), "node \"gpu-a\": taint \"nvidia.com/gpu:NoSchedul\" has effect \"NoSchedul\", not "
-                         "NoSchedule, PreferNoSchedule or NoExecute");
+  EXPECT_EQ(e.message(),
+            "node \"gpu-a\": taint \"nvidia.com/gpu:NoSchedul\" has effect \"NoSchedul\", not "
+            "NoSchedule, PreferNoSchedule or NoExecute");
   e = describe_error("Name:  gpu-a\nTaints:  <none>\n          nvidia.com/gpu\n");
   EXPECT_EQ(e.line(), 3);
   EXPECT_EQ(e.message(), "node \"gpu-a\": taint \"nvidia.com/gpu\" is not key[=value]:Effect");
@@ -330,11 +337,16 @@ TEST(MustGather, DescribeJunkIsRefusedWithItsLine) {
 
 TEST(MustGather, GetNodesWideStatus) {
   auto rows = core::parse_must_gather_status(
-      "NAME    STATUS                     ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION   CONTAINER-RUNTIME\n"
-      "gpu-a   Ready                      <none>   6m    v1.37.2   10.0.0.11     <none>        Ubuntu 24.04.1 LTS   6.8.0            containerd://1.7.24\n"
-      "gpu-b   NotReady,SchedulingDisabled <none>  6m    v1.37.2   10.0.0.12     <none>        Ubuntu 24.04.1 LTS   6.8.0            containerd://1.7.24\n"
-      "gpu-c   Unknown                    <none>   6m    v1.37.2   10.0.0.13     <none>        Ubuntu 24.04.1 LTS   6.8.0            containerd://1.7.24\n"
-      "gpu-d   Ready,SchedulingDisabled   <none>   6m    v1.37.2   10.0.0.14     <none>        Ubuntu 24.04.1 LTS   6.8.0            containerd://1.7.24\n",
+      "NAME    STATUS                     ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             "
+      "KERNEL-VERSION   CONTAINER-RUNTIME\n"
+      "gpu-a   Ready                      <none>   6m    v1.37.2   10.0.0.11     <none>        Ubuntu 24.04.1 LTS   "
+      "6.8.0            containerd://1.7.24\n"
+      "gpu-b   NotReady,SchedulingDisabled <none>  6m    v1.37.2   10.0.0.12     <none>        Ubuntu 24.04.1 LTS   "
+      "6.8.0            containerd://1.7.24\n"
+      "gpu-c   Unknown                    <none>   6m    v1.37.2   10.0.0.13     <none>        Ubuntu 24.04.1 LTS   "
+      "6.8.0            containerd://1.7.24\n"
+      "gpu-d   Ready,SchedulingDisabled   <none>   6m    v1.37.2   10.0.0.14     <none>        Ubuntu 24.04.1 LTS   "
+      "6.8.0            containerd://1.7.24\n",
       "s");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].name, "gpu-a");
@@ -359,7 +371,8 @@ TEST(MustGather, GetNodesWideStatus) {
     FAIL();
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.line(), 2);
-    EXPECT_EQ(e.message(), "node \"gpu-a\": STATUS \"Ready,Cordoned\" is not Ready, NotReady or Unknown[,SchedulingDisabled]");
+    EXPECT_EQ(e.message(),
+              "node \"gpu-a\": STATUS \"Ready,Cordoned\" is not Ready, NotReady or Unknown[,SchedulingDisabled]");
   }
 }
 
@@ -429,8 +442,8 @@ TEST(MustGather, FixtureNodesAreTheDumpsNodes) {
   EXPECT_EQ(a.cluster_policies.size(), 1u);
   EXPECT_EQ(mg.namespaces(), (std::vector<std::string>{"gpu-operator"}));
   // The node files named alone, with the YAML files: the same nodes.
-  core::SnapshotCluster loose({kFixture + "/gpu_nodes.labels", kFixture + "/gpu_nodes.descr",
-                               kFixture + "/gpu_operand_ds.yaml"});
+  core::SnapshotCluster loose(
+      {kFixture + "/gpu_nodes.labels", kFixture + "/gpu_nodes.descr", kFixture + "/gpu_operand_ds.yaml"});
   EXPECT_EQ(loose.state("gpu-operator").nodes.size(), 2u);
   EXPECT_EQ(loose.state("gpu-operator").daemonsets.size(), b.daemonsets.size());
 }

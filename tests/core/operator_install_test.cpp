@@ -76,8 +76,9 @@ TEST(OperatorInstall, VersionFromTheChartLabelElseTheValidatorImage) {
   s.daemonsets[0].template_.spec.init_containers = {c};
   auto o = core::detect_operator_install(s);
   EXPECT_EQ(o.version, "v25.3.4");
-  EXPECT_EQ(o.version_source, "image nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.4 of DaemonSet "
-                              "gpu-operator/nvidia-driver-daemonset");
+  EXPECT_EQ(o.version_source,
+            "image nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.4 of DaemonSet "
+            "gpu-operator/nvidia-driver-daemonset");
   s.daemonsets[0].template_.labels[core::kHelmChartLabel] = "gpu-operator-v26.7.0";
   o = core::detect_operator_install(s);
   EXPECT_EQ(o.version, "v26.7.0");
@@ -114,8 +115,8 @@ TEST(OperatorInstall, CatalogPerRelease) {
 TEST(OperatorInstall, DriverDaemonSetsByComponentOnlyInOperatorMode) {
   core::Catalog c = core::load_catalog("gpu-operator");
   const core::Operand& driver = *c.by_name("driver");
-  core::DaemonSet pre = ds("nvidia-driver-daemonset-6.8.0-101-generic-ubuntu24.04",
-                           {{core::kComponentLabel, "nvidia-driver"}});
+  core::DaemonSet pre =
+      ds("nvidia-driver-daemonset-6.8.0-101-generic-ubuntu24.04", {{core::kComponentLabel, "nvidia-driver"}});
   core::DaemonSet plain = ds("nvidia-driver-daemonset");
   EXPECT_TRUE(core::is_operand_daemonset(c, driver, plain));
   EXPECT_FALSE(core::is_operand_daemonset(c, driver, pre));
@@ -127,7 +128,8 @@ TEST(OperatorInstall, DriverDaemonSetsByComponentOnlyInOperatorMode) {
   ASSERT_EQ(dss.size(), 2u);
 
   core::Pod p;
-  p.metadata.owner_references = {core::OwnerReference{"apps/v1", "DaemonSet", pre.metadata.name, pre.metadata.uid, true}};
+  p.metadata.owner_references = {
+      core::OwnerReference{"apps/v1", "DaemonSet", pre.metadata.name, pre.metadata.uid, true}};
   EXPECT_TRUE(core::pod_of_operand(c, driver, dss, p));
   p.metadata.owner_references[0].uid = "another-uid";  // an older DaemonSet of that name
   EXPECT_FALSE(core::pod_of_operand(c, driver, dss, p));
@@ -144,9 +146,9 @@ TEST(ClusterPolicy, StateEnabledFollowsIsStateEnabled) {
   for (const char* on : {"driver", "container-toolkit", "device-plugin", "mps-control-daemon", "dcgm", "dcgm-exporter",
                          "mig-manager", "gpu-feature-discovery", "operator-validator"})
     EXPECT_EQ(core::state_enabled(empty, on, "v26.7"), std::optional<bool>(true)) << on;
-  for (const char* off : {"node-status-exporter", "sandbox-validator", "vfio-manager", "sandbox-device-plugin",
-                          "vgpu-manager", "vgpu-device-manager", "cc-manager", "kata-manager",
-                          "kata-sandbox-device-plugin"})
+  for (const char* off :
+       {"node-status-exporter", "sandbox-validator", "vfio-manager", "sandbox-device-plugin", "vgpu-manager",
+        "vgpu-device-manager", "cc-manager", "kata-manager", "kata-sandbox-device-plugin"})
     EXPECT_EQ(core::state_enabled(empty, off, "v26.7"), std::optional<bool>(false)) << off;
   EXPECT_EQ(core::state_enabled(empty, "my-own-operand", "v26.7"), std::nullopt);
 
@@ -188,7 +190,9 @@ TEST(RootCause, TheWaitEndsAtTheFirstBrokenLink) {
 
   // A wait on a link that is not broken ends there: both are roots; the one
   // that blocks more wins, ties go to order.
-  links = {{"driver", false, ""}, {"container-toolkit", true, "driver"}, {"device-plugin", true, ""},
+  links = {{"driver", false, ""},
+           {"container-toolkit", true, "driver"},
+           {"device-plugin", true, ""},
            {"dcgm-exporter", true, "device-plugin"}};
   rc = core::find_root_cause(links);
   ASSERT_TRUE(rc);

@@ -45,7 +45,8 @@ TEST(Placement, NodeSelectorNeedsExactStringValue) {
   auto absent = core::should_run(ds, node("c"));
   EXPECT_FALSE(absent.should_run);
   EXPECT_FALSE(absent.should_continue_running);
-  EXPECT_EQ(absent.reasons.at(0), "nodeSelector nvidia.com/gpu.deploy.driver=true: node has no label nvidia.com/gpu.deploy.driver");
+  EXPECT_EQ(absent.reasons.at(0),
+            "nodeSelector nvidia.com/gpu.deploy.driver=true: node has no label nvidia.com/gpu.deploy.driver");
 
   // "" is not "true" (cases/empty-label-values); "True" is not "true".
   EXPECT_FALSE(core::should_run(ds, node("d", {{"nvidia.com/gpu.deploy.driver", ""}})).should_run);
@@ -89,12 +90,12 @@ TEST(Placement, AffinityOperators) {
 
 TEST(Placement, InvalidRequirementsMatchNothing) {
   core::Labels l = {{"zone", "a"}};
-  EXPECT_FALSE(core::requirement_matches(req("zone", "In", {}), l));            // In needs values
-  EXPECT_FALSE(core::requirement_matches(req("missing", "NotIn", {}), l));      // so does NotIn
-  EXPECT_FALSE(core::requirement_matches(req("zone", "Exists", {"a"}), l));     // Exists takes none
-  EXPECT_FALSE(core::requirement_matches(req("zone", "Gt", {"1", "2"}), l));    // exactly one value
-  EXPECT_FALSE(core::requirement_matches(req("zone", "Gt", {"x"}), l));         // must be an integer
-  EXPECT_FALSE(core::requirement_matches(req("zone", "Equals", {"a"}), l));     // unknown operator
+  EXPECT_FALSE(core::requirement_matches(req("zone", "In", {}), l));          // In needs values
+  EXPECT_FALSE(core::requirement_matches(req("missing", "NotIn", {}), l));    // so does NotIn
+  EXPECT_FALSE(core::requirement_matches(req("zone", "Exists", {"a"}), l));   // Exists takes none
+  EXPECT_FALSE(core::requirement_matches(req("zone", "Gt", {"1", "2"}), l));  // exactly one value
+  EXPECT_FALSE(core::requirement_matches(req("zone", "Gt", {"x"}), l));       // must be an integer
+  EXPECT_FALSE(core::requirement_matches(req("zone", "Equals", {"a"}), l));   // unknown operator
 }
 
 // nodeaffinity.LazyErrorNodeSelector.Match: terms ORed, requirements ANDed,
@@ -126,10 +127,14 @@ TEST(Placement, RequiredAffinityTerms) {
 
 TEST(Placement, NodeSelectorAndAffinityAreAnded) {
   core::DaemonSet ds = daemonset("ds", "nvidia.com/gpu.deploy.driver");
-  ds.template_.spec.required_node_affinity = std::vector<core::NodeSelectorTerm>{
-      {{req("kubernetes.io/arch", "In", {"amd64"})}, {}}};
-  EXPECT_TRUE(core::should_run(ds, node("a", {{"nvidia.com/gpu.deploy.driver", "true"}, {"kubernetes.io/arch", "amd64"}})).should_run);
-  EXPECT_FALSE(core::should_run(ds, node("b", {{"nvidia.com/gpu.deploy.driver", "true"}, {"kubernetes.io/arch", "arm64"}})).should_run);
+  ds.template_.spec.required_node_affinity =
+      std::vector<core::NodeSelectorTerm>{{{req("kubernetes.io/arch", "In", {"amd64"})}, {}}};
+  EXPECT_TRUE(
+      core::should_run(ds, node("a", {{"nvidia.com/gpu.deploy.driver", "true"}, {"kubernetes.io/arch", "amd64"}}))
+          .should_run);
+  EXPECT_FALSE(
+      core::should_run(ds, node("b", {{"nvidia.com/gpu.deploy.driver", "true"}, {"kubernetes.io/arch", "arm64"}}))
+          .should_run);
   EXPECT_FALSE(core::should_run(ds, node("c", {{"kubernetes.io/arch", "amd64"}})).should_run);
 }
 
@@ -178,14 +183,17 @@ TEST(Placement, PreferNoScheduleIsIgnored) {
 TEST(Placement, DaemonTolerationsCoverNodeConditions) {
   core::DaemonSet ds = daemonset("ds", "");
   // Cordoned: unschedulable:NoSchedule is tolerated, DaemonSet pods still go there.
-  EXPECT_TRUE(core::should_run(ds, node("c", {}, {taint("node.kubernetes.io/unschedulable", "", "NoSchedule")})).should_run);
-  EXPECT_TRUE(core::should_run(ds, node("m", {}, {taint("node.kubernetes.io/memory-pressure", "", "NoSchedule")})).should_run);
+  EXPECT_TRUE(
+      core::should_run(ds, node("c", {}, {taint("node.kubernetes.io/unschedulable", "", "NoSchedule")})).should_run);
+  EXPECT_TRUE(
+      core::should_run(ds, node("m", {}, {taint("node.kubernetes.io/memory-pressure", "", "NoSchedule")})).should_run);
   // NotReady: not-ready is tolerated only for NoExecute; the lifecycle
   // controller's NoSchedule taint takes the node out of desired but lets the
   // pod stay (issue #132459).
   EXPECT_TRUE(core::should_run(ds, node("n", {}, {taint("node.kubernetes.io/not-ready", "", "NoExecute")})).should_run);
-  auto nr = core::should_run(ds, node("n", {}, {taint("node.kubernetes.io/not-ready", "", "NoSchedule"),
-                                              taint("node.kubernetes.io/not-ready", "", "NoExecute")}));
+  auto nr = core::should_run(ds, node("n", {},
+                                      {taint("node.kubernetes.io/not-ready", "", "NoSchedule"),
+                                       taint("node.kubernetes.io/not-ready", "", "NoExecute")}));
   EXPECT_FALSE(nr.should_run);
   EXPECT_TRUE(nr.should_continue_running);
   // network-unavailable only for hostNetwork pods.

@@ -80,7 +80,8 @@ TEST(Quantity, ExtremeValuesAsUpstream) {
   EXPECT_EQ(nanos("0e-300"), 0);
   EXPECT_EQ(nanos("0.000000000000000000000000000000000000000000001Ki"), 1);
   EXPECT_EQ(nanos("1.0000000000000000000000000000000000000001"), 1000000001);
-  EXPECT_EQ(nanos("12345678901234567890123456789012345.5n"), __int128(123456789012345678LL) * 100000000000000000LL + 90123456789012346LL);
+  EXPECT_EQ(nanos("12345678901234567890123456789012345.5n"),
+            __int128(123456789012345678LL) * 100000000000000000LL + 90123456789012346LL);
   EXPECT_EQ(Quantity::parse("1.5Ei").value(), 1729382256910270464LL);
   EXPECT_EQ(Quantity::parse("99999999Ei").value(), 9223372036854775807LL);
   const __int128 held = __int128(1) << 120;
@@ -95,7 +96,8 @@ TEST(Quantity, ExtremeValuesAsUpstream) {
 }
 
 TEST(Quantity, RejectsWhatUpstreamRejects) {
-  for (const char* bad : {"", "128Mix", "Mi", "1.2.3", "1 Gi", "abc", "1KiB", "1mi", "--1", "1e", "1Zi", "1e9223372036854775808"}) {
+  for (const char* bad :
+       {"", "128Mix", "Mi", "1.2.3", "1 Gi", "abc", "1KiB", "1mi", "--1", "1e", "1Zi", "1e9223372036854775808"}) {
     EXPECT_THROW(Quantity::parse(bad), QuantityError) << bad;
   }
   try {

@@ -41,7 +41,9 @@ class MockCluster : public core::Cluster {
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("gpuops-scenario-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("gpuops-scenario-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -228,8 +230,11 @@ steps:
             "+gpu-b MISSING container-toolkit\n");
   EXPECT_EQ(fails[1], "audit (line 5): exit code: expected 0, got 1");
   EXPECT_EQ(fails[2], "order (line 12): gpu-b: expected device-plugin-without-toolkit, got ok");
-  EXPECT_EQ(fails[3], "daemonsets (line 10): nvidia-container-toolkit-daemonset: status.desiredNumberScheduled: expected 3, got 2");
-  EXPECT_EQ(fails[4], "running (line 11): nvidia-container-toolkit-daemonset: expected Running on [gpu-a, gpu-b], got [gpu-a]");
+  EXPECT_EQ(
+      fails[3],
+      "daemonsets (line 10): nvidia-container-toolkit-daemonset: status.desiredNumberScheduled: expected 3, got 2");
+  EXPECT_EQ(fails[4],
+            "running (line 11): nvidia-container-toolkit-daemonset: expected Running on [gpu-a, gpu-b], got [gpu-a]");
 
   std::string console = core::render_console({r});
   EXPECT_NE(console.find("FAIL wrong (1 step)\n  " + f + ":3: step \"check\"\n    audit (line 5): output differs\n"),
@@ -241,9 +246,10 @@ steps:
 
 TEST(Scenario, ExpectErrorChecksExitFieldAndLine) {
   TempDir d;
-  d.write("bad.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\nspec:\n  selector: {matchLabels: {app: x}}\n"
-                      "  template:\n    metadata: {labels: {app: x}}\n    spec:\n      nodeSelector: {k: true}\n"
-                      "      containers: [{name: c, image: i}]\n");
+  d.write("bad.yaml",
+          "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\nspec:\n  selector: {matchLabels: {app: x}}\n"
+          "  template:\n    metadata: {labels: {app: x}}\n    spec:\n      nodeSelector: {k: true}\n"
+          "      containers: [{name: c, image: i}]\n");
   std::string f = d.write("s.yaml", R"(name: errors
 steps:
   - apply: {files: [bad.yaml]}
@@ -322,13 +328,14 @@ steps:
   auto e = load_error("name: x\nsteps:\n  - host:\n      node: a\n      driver: installed\n");
   EXPECT_EQ(e.line(), 5);
   EXPECT_EQ(e.field(), "steps[0].host.driver");
-  EXPECT_EQ(e.message(),
-            "Unsupported value: \"installed\": supported values: \"none\", \"pre-installed\", \"loaded\"");
+  EXPECT_EQ(e.message(), "Unsupported value: \"installed\": supported values: \"none\", \"pre-installed\", \"loaded\"");
   EXPECT_EQ(load_error("name: x\nsteps:\n  - host: {driver: none}\n").field(), "steps[0].host.node");
   EXPECT_EQ(load_error("name: x\nsteps:\n  - host: {node: a}\n").field(), "steps[0].host");
-  EXPECT_EQ(load_error("name: x\ncluster:\n  nodes:\n    - name: a\n      host: {node: a, driver: none}\nsteps:\n  - cordon: a\n")
-                .field(),
-            "cluster.nodes[0].host.node");
+  EXPECT_EQ(
+      load_error(
+          "name: x\ncluster:\n  nodes:\n    - name: a\n      host: {node: a, driver: none}\nsteps:\n  - cordon: a\n")
+          .field(),
+      "cluster.nodes[0].host.node");
 }
 
 TEST(Scenario, SimulatorOnlyStepsAreSkippedVisiblyWithoutControls) {
@@ -353,7 +360,10 @@ TEST(Scenario, PollingRetriesUntilTimeout) {
   core::ClusterState good = toolkit_state();
   good.pods.push_back(pod(good.daemonsets[0], "gpu-b", "Running", "b"));
   EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
-  EXPECT_CALL(c, state(_)).WillOnce(Return(toolkit_state())).WillOnce(Return(toolkit_state())).WillRepeatedly(Return(good));
+  EXPECT_CALL(c, state(_))
+      .WillOnce(Return(toolkit_state()))
+      .WillOnce(Return(toolkit_state()))
+      .WillRepeatedly(Return(good));
   core::Time t{};
   core::RunOptions opt;
   opt.poll = true;
@@ -430,9 +440,9 @@ TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
   EXPECT_EQ(o.audit, (std::vector<std::string>{"gpu-a OK", "gpu-b MISSING container-toolkit"}));
   EXPECT_EQ(o.audit_exit, 1);
   EXPECT_EQ(o.order, (std::vector<std::string>{"gpu-a ok", "gpu-b ok"}));
-  EXPECT_EQ(o.matrix, (std::vector<std::string>{"gpu-a driver=no toolkit=yes device-plugin=no gfd=no dcgm=no",
-                                                "gpu-b driver=no toolkit=no device-plugin=no gfd=no dcgm=no",
-                                                "TOTAL_PODS=1"}));
+  EXPECT_EQ(o.matrix,
+            (std::vector<std::string>{"gpu-a driver=no toolkit=yes device-plugin=no gfd=no dcgm=no",
+                                      "gpu-b driver=no toolkit=no device-plugin=no gfd=no dcgm=no", "TOTAL_PODS=1"}));
   const auto& f = o.daemonsets.at("nvidia-container-toolkit-daemonset");
   EXPECT_EQ(f.size(), 8u);
   EXPECT_EQ(f.at("desiredNumberScheduled"), 2);

@@ -45,7 +45,8 @@ TEST(NewestTimestamp, EveryTimeOfTheStateButDeletion) {
   s.nodes.push_back(testing::node("gpu-1"));
   s.nodes[0].metadata.creation_timestamp = parse_time("2026-11-30T07:00:00Z");
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:00:00Z"));
-  s.nodes[0].taints.push_back(core::Taint{"node.kubernetes.io/not-ready", "", "NoExecute", parse_time("2026-11-30T07:01:00Z")});
+  s.nodes[0].taints.push_back(
+      core::Taint{"node.kubernetes.io/not-ready", "", "NoExecute", parse_time("2026-11-30T07:01:00Z")});
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:01:00Z"));
   s.nodes[0].metadata.annotations[core::kUpgradeWaitForPodCompletionStartTimeAnnotation] = "1796025000";
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:50:00Z"));
@@ -57,7 +58,8 @@ TEST(NewestTimestamp, EveryTimeOfTheStateButDeletion) {
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:51:00Z"));
   s.pods[0].status.start_time = parse_time("2026-11-30T07:52:00Z");
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:52:00Z"));
-  s.pods[0].status.conditions.push_back(core::PodCondition{"Ready", "False", "", "", parse_time("2026-11-30T07:53:00Z")});
+  s.pods[0].status.conditions.push_back(
+      core::PodCondition{"Ready", "False", "", "", parse_time("2026-11-30T07:53:00Z")});
   EXPECT_EQ(core::newest_timestamp(s), parse_time("2026-11-30T07:53:00Z"));
   core::ContainerStatus c;
   c.name = "k8s-driver-manager";

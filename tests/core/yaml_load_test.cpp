@@ -96,8 +96,9 @@ TEST(YamlLoad, BillionLaughsIsRefusedBeforeAnyExpansion) {
   EXPECT_EQ(e.message(), "invalid YAML: document contains excessive aliasing");
   // Three levels (1,000 leaves) is ordinary use: decoded 1,000-odd nodes,
   // aliased share under 99%.
-  std::string small = "a: &a [l,l,l,l,l,l,l,l,l,l]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
-                      "c: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n";
+  std::string small =
+      "a: &a [l,l,l,l,l,l,l,l,l,l]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+      "c: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n";
   EXPECT_NO_THROW(core::load_yaml_all(small, "f.yaml"));
 }
 
@@ -159,7 +160,10 @@ TEST(YamlLoad, MergeKeysAreResolved) {
 // readerc.go: only the characters YAML allows, in valid UTF-8; a BOM is read
 // over.
 TEST(YamlLoad, CharactersAsGoYamlReadsThem) {
-  auto docs = core::load_yaml_all("\xef\xbb\xbf" "a: 1\n", "bom.yaml");
+  auto docs = core::load_yaml_all(
+      "\xef\xbb\xbf"
+      "a: 1\n",
+      "bom.yaml");
   EXPECT_EQ(docs.at(0)["a"].as<int>(), 1);
   auto e = refused(std::string("a: 1\nb: x\0y\n", 12));
   EXPECT_EQ(e.message(), "invalid YAML: control characters are not allowed");

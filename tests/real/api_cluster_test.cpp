@@ -110,11 +110,16 @@ struct FakeApi {
     std::string kind;
     {
       std::lock_guard<std::mutex> l(mu);
-      if (path == "/api/v1/nodes") items = nodes, kind = "NodeList";
-      else if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets") items = dss, kind = "DaemonSetList";
-      else if (path == "/api/v1/namespaces/gpu-operator/pods") items = pods, kind = "PodList";
-      else if (on_get && on_get(path, ex)) return;
-      else return ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
+      if (path == "/api/v1/nodes")
+        items = nodes, kind = "NodeList";
+      else if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets")
+        items = dss, kind = "DaemonSetList";
+      else if (path == "/api/v1/namespaces/gpu-operator/pods")
+        items = pods, kind = "PodList";
+      else if (on_get && on_get(path, ex))
+        return;
+      else
+        return ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
     }
     ++lists;
     size_t from = q.count("continue") ? std::stoul(q["continue"]) : 0;
@@ -127,7 +132,8 @@ struct FakeApi {
     for (size_t i = from; i < items.size() && i < from + limit; ++i) page.push_back(items[i]);
     json::object md{{"resourceVersion", "100"}};
     if (from + limit < items.size()) md["continue"] = std::to_string(from + limit);
-    ex.reply(200, json::serialize(json::object{{"kind", kind}, {"apiVersion", "v1"}, {"metadata", md}, {"items", page}}));
+    ex.reply(200,
+             json::serialize(json::object{{"kind", kind}, {"apiVersion", "v1"}, {"metadata", md}, {"items", page}}));
   }
 };
 
@@ -193,11 +199,12 @@ TEST(ApiClusterState, ReadsTheOperatorsResources) {
   f.api.nodes.push_back(node_json("n1", {}));
   f.api.on_get = [](const std::string& path, Exchange& ex) {
     if (path == "/apis/nvidia.com/v1/clusterpolicies") {
-      ex.reply(200, R"({"kind":"ClusterPolicyList","apiVersion":"nvidia.com/v1","metadata":{"resourceVersion":"7"},)"
-                    R"("items":[{"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy","metadata":{"name":"cluster-policy"},)"
-                    R"("spec":{"toolkit":{"enabled":false}},"status":{"state":"notReady","conditions":[{"type":"Ready",)"
-                    R"("status":"False","reason":"OperandNotReady","message":"states not ready",)"
-                    R"("lastTransitionTime":"2026-11-30T08:05:00Z"}]}}]})");
+      ex.reply(200,
+               R"({"kind":"ClusterPolicyList","apiVersion":"nvidia.com/v1","metadata":{"resourceVersion":"7"},)"
+               R"("items":[{"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy","metadata":{"name":"cluster-policy"},)"
+               R"("spec":{"toolkit":{"enabled":false}},"status":{"state":"notReady","conditions":[{"type":"Ready",)"
+               R"("status":"False","reason":"OperandNotReady","message":"states not ready",)"
+               R"("lastTransitionTime":"2026-11-30T08:05:00Z"}]}}]})");
       return true;
     }
     if (path == "/apis/nvidia.com/v1alpha1/nvidiadrivers") {
@@ -251,7 +258,8 @@ TEST(ApiClusterWrites, NodeLabelIsOneMergePatch) {
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/nodes/n1");
   EXPECT_EQ(seen[0].content_type, "application/merge-patch+json");
-  EXPECT_EQ(json::parse(seen[0].body), json::parse(R"({"metadata":{"labels":{"nvidia.com/gpu.deploy.driver":"false"}}})"));
+  EXPECT_EQ(json::parse(seen[0].body),
+            json::parse(R"({"metadata":{"labels":{"nvidia.com/gpu.deploy.driver":"false"}}})"));
   EXPECT_EQ(json::parse(seen[1].body), json::parse(R"({"metadata":{"labels":{"nvidia.com/gpu.deploy.driver":null}}})"));
   EXPECT_THROW(c.set_node_label("n1", "bad key!", "x"), core::InputError);
   EXPECT_THROW(c.set_node_label("n1", kDriverLabel, "not valid!"), core::InputError);
@@ -312,7 +320,8 @@ TEST(ApiClusterWrites, ApplyIsServerSideApplyWithFieldManagerAndForce) {
   c.apply(objects_of(std::string("apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu-operator}\n---\n") + kGoodDs));
   auto seen = f.server.seen();
   ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/namespaces/gpu-operator?fieldManager=gpuops&force=true");
+  EXPECT_EQ(seen[0].method + " " + seen[0].target,
+            "PATCH /api/v1/namespaces/gpu-operator?fieldManager=gpuops&force=true");
   EXPECT_EQ(seen[1].method + " " + seen[1].target,
             "PATCH /apis/apps/v1/namespaces/gpu-operator/daemonsets/driver?fieldManager=gpuops&force=true");
   EXPECT_EQ(seen[1].content_type, "application/apply-patch+yaml");
@@ -351,11 +360,12 @@ TEST(ApiClusterWrites, DryRunSendsDryRunAll) {
   c.set_node_label("n1", "a", "b");
   c.create_namespace("x");
   auto t = f.targets();
-  EXPECT_EQ(t, (std::vector<std::string>{
-                   "PATCH /apis/apps/v1/namespaces/gpu-operator/daemonsets/driver?dryRun=All&fieldManager=gpuops&force=true",
-                   "PATCH /api/v1/nodes/n1?dryRun=All",
-                   "POST /api/v1/namespaces?dryRun=All",
-               }));
+  EXPECT_EQ(
+      t, (std::vector<std::string>{
+             "PATCH /apis/apps/v1/namespaces/gpu-operator/daemonsets/driver?dryRun=All&fieldManager=gpuops&force=true",
+             "PATCH /api/v1/nodes/n1?dryRun=All",
+             "POST /api/v1/namespaces?dryRun=All",
+         }));
 }
 
 TEST(ApiClusterWrites, NothingIsWrittenWhenOneObjectIsInvalid) {
@@ -412,7 +422,9 @@ TEST(ApiClusterWrites, DeleteNamespaceWaitsUntilItIsGone) {
   f.api.on_get = [&](const std::string& path, Exchange& ex) {
     if (path != "/api/v1/namespaces/gpu-operator") return false;
     if (++gets <= 2) {
-      ex.reply(200, R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
+      ex.reply(
+          200,
+          R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
       return true;
     }
     ex.reply(404, status_json(404, "NotFound", "namespaces \"gpu-operator\" not found"));
@@ -420,10 +432,9 @@ TEST(ApiClusterWrites, DeleteNamespaceWaitsUntilItIsGone) {
   };
   ApiCluster c(f.config(), f.options());
   c.delete_namespace("gpu-operator");
-  EXPECT_EQ(f.targets(), (std::vector<std::string>{"DELETE /api/v1/namespaces/gpu-operator",
-                                                   "GET /api/v1/namespaces/gpu-operator",
-                                                   "GET /api/v1/namespaces/gpu-operator",
-                                                   "GET /api/v1/namespaces/gpu-operator"}));
+  EXPECT_EQ(f.targets(),
+            (std::vector<std::string>{"DELETE /api/v1/namespaces/gpu-operator", "GET /api/v1/namespaces/gpu-operator",
+                                      "GET /api/v1/namespaces/gpu-operator", "GET /api/v1/namespaces/gpu-operator"}));
 }
 
 TEST(ApiClusterWrites, DeleteNamespaceThatIsGoneIsFine) {
@@ -439,7 +450,9 @@ TEST(ApiClusterWrites, DeleteNamespaceThatIsGoneIsFine) {
 TEST(ApiClusterWrites, DeleteNamespaceStillTerminatingAtTheDeadline) {
   Fixture f;
   f.api.on_get = [](const std::string&, Exchange& ex) {
-    ex.reply(200, R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
+    ex.reply(
+        200,
+        R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"gpu-operator"},"status":{"phase":"Terminating"}})");
     return true;
   };
   auto o = f.options();
@@ -498,22 +511,23 @@ TEST(SettlePending, StaleDesiredNumberAndPendingPods) {
   };
   // Refused by the scheduler (Insufficient memory): it may stay so.
   json::object refused = pod_json("driver-b", "gpu-2", "Pending");
-  refused["status"].as_object()["conditions"] = json::array{
-      json::object{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
+  refused["status"].as_object()["conditions"] =
+      json::array{json::object{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
   auto s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
                      {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running"), refused});
   EXPECT_EQ(settle_pending(s2), (std::vector<std::string>{
                                     "DaemonSet driver: pod driver-b on node gpu-2 is Pending",
                                 }));
   // An up-to-date status accepts it.
-  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
-                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), refused});
+  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})}, {ds_json(2, 2)},
+                {pod_json("driver-a", "gpu-1", "Running"), refused});
   EXPECT_EQ(settle_pending(s2), std::vector<std::string>{});
   // Neither refused nor started: still on its way, whatever the status.
-  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})},
-                {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
-  EXPECT_EQ(settle_pending(s2), std::vector<std::string>{
-                                    "DaemonSet driver: pod driver-b on node gpu-2 is Pending (not scheduled or started yet)"});
+  s2 = state_of({posted("gpu-1", {{kDriverLabel, "true"}}), posted("gpu-2", {{kDriverLabel, "true"}})}, {ds_json(2, 2)},
+                {pod_json("driver-a", "gpu-1", "Running"), pod_json("driver-b", "gpu-2", "Pending")});
+  EXPECT_EQ(settle_pending(s2),
+            std::vector<std::string>{
+                "DaemonSet driver: pod driver-b on node gpu-2 is Pending (not scheduled or started yet)"});
 }
 
 // A NoSchedule taint on gpu-2, whose pod runs: NodeShouldRunDaemonPod gives
@@ -537,8 +551,8 @@ TEST(SettlePending, NewNodeStillTaintedNotReady) {
   fresh["spec"] = json::object{
       {"taints", json::array{json::object{{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}}}}};
   auto s = state_of({fresh}, {ds_json(0, 0)}, {});
-  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
-                                   "Node gpu-1: taint node.kubernetes.io/not-ready:NoSchedule while Ready is True"});
+  EXPECT_EQ(settle_pending(s),
+            std::vector<std::string>{"Node gpu-1: taint node.kubernetes.io/not-ready:NoSchedule while Ready is True"});
 }
 
 // The node has not posted its capacity yet: a Pending pod there is still on
@@ -546,8 +560,9 @@ TEST(SettlePending, NewNodeStillTaintedNotReady) {
 TEST(SettlePending, PendingPodOnANodeWithoutAllocatable) {
   auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}})}, {ds_json(1, 1)},
                     {pod_json("driver-a", "gpu-1", "Pending")});
-  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
-                                   "DaemonSet driver: pod driver-a on node gpu-1 is Pending (node has no allocatable yet)"});
+  EXPECT_EQ(settle_pending(s),
+            std::vector<std::string>{
+                "DaemonSet driver: pod driver-a on node gpu-1 is Pending (node has no allocatable yet)"});
 }
 
 // The grader's probe node is deleted while its driver pod is Pending,
@@ -569,8 +584,9 @@ TEST(SettlePending, NumberReadyBehindTheReadyPods) {
   json::object pod = pod_json("driver-a", "gpu-1", "Running");
   pod["status"].as_object()["conditions"] = json::array{json::object{{"type", "Ready"}, {"status", "True"}}};
   auto s = state_of({n}, {ds_json(1, 1)}, {pod});
-  EXPECT_EQ(settle_pending(s), std::vector<std::string>{
-                                   "DaemonSet driver: status.numberReady is 0, Ready pods on the nodes that should run it: 1"});
+  EXPECT_EQ(settle_pending(s),
+            std::vector<std::string>{
+                "DaemonSet driver: status.numberReady is 0, Ready pods on the nodes that should run it: 1"});
 }
 
 TEST(SettlePending, PodOfADeletedNodeRemains) {
@@ -590,8 +606,10 @@ TEST(ApiClusterSettle, WaitsForThePodThroughAWatch) {
       f.api.dss = {ds_json(1, 1)};
     }
     ex.begin_stream(200);
-    ex.chunk(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"101"}}})" "\n");
-    ex.chunk(R"({"type":"ADDED","object":{"metadata":{"name":"driver-a"}}})" "\n");
+    ex.chunk(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"101"}}})"
+             "\n");
+    ex.chunk(R"({"type":"ADDED","object":{"metadata":{"name":"driver-a"}}})"
+             "\n");
     std::this_thread::sleep_for(milliseconds(100));
   };
   ApiCluster c(f.config(), f.options());
@@ -599,7 +617,9 @@ TEST(ApiClusterSettle, WaitsForThePodThroughAWatch) {
   EXPECT_EQ(f.api.lists, 6);  // two rounds of three lists
   auto t = f.targets();
   ASSERT_EQ(t.size(), 7u);
-  EXPECT_EQ(t[3], "GET /api/v1/namespaces/gpu-operator/pods?watch=1&allowWatchBookmarks=true&resourceVersion=100&timeoutSeconds=1");
+  EXPECT_EQ(
+      t[3],
+      "GET /api/v1/namespaces/gpu-operator/pods?watch=1&allowWatchBookmarks=true&resourceVersion=100&timeoutSeconds=1");
   EXPECT_THAT(f.progress.str(), HasSubstr("settling: 1 pending (DaemonSet driver: no pod on node gpu-1)"));
 }
 

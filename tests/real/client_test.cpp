@@ -64,7 +64,8 @@ TEST(ClientTls, PathPrefixAndQueryEncoding) {
   Request r = get("/api/v1/pods");
   r.query = {{"labelSelector", "app in (a,b)"}, {"continue", "x+y/="}};
   client.send(r);
-  EXPECT_EQ(s.seen().at(0).target, "/k8s/clusters/c-1/api/v1/pods?labelSelector=app%20in%20%28a%2Cb%29&continue=x%2By%2F%3D");
+  EXPECT_EQ(s.seen().at(0).target,
+            "/k8s/clusters/c-1/api/v1/pods?labelSelector=app%20in%20%28a%2Cb%29&continue=x%2By%2F%3D");
 }
 
 TEST(ClientTls, UnknownCaIsRefusedWithoutLeakingTheToken) {
@@ -183,8 +184,8 @@ struct Plugin {
                      "printf '%s' \"$PLUGIN_FLAVOUR $1\" > \"$(dirname \"$0\")/env\"\n"
                      "echo \"{\\\"apiVersion\\\":\\\"" +
                          api_version +
-                         "\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"token-$n\\\"" + exp +
-                         extra_status + "}}\"\n",
+                         "\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"token-$n\\\"" +
+                         exp + extra_status + "}}\"\n",
                      true);
   }
   int runs() const {
@@ -341,7 +342,8 @@ class ClientStatus : public ::testing::TestWithParam<StatusCase> {};
 
 TEST_P(ClientStatus, OneClearLineAndNoRetry) {
   const auto& p = GetParam();
-  TestServer s({}, [&](const HttpRequest&, Exchange& ex) { ex.reply(p.code, status_json(p.code, p.reason, p.message)); });
+  TestServer s({},
+               [&](const HttpRequest&, Exchange& ex) { ex.reply(p.code, status_json(p.code, p.reason, p.message)); });
   RestConfig c = config_for(s);
   c.token = "sekret";
   std::vector<milliseconds> sleeps;
@@ -370,7 +372,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "cluster scope",
                    "PATCH /api/v1/nodes/n1: 403 Forbidden: nodes \"n1\" is forbidden: User \"dev\" cannot patch "
                    "resource \"nodes\" in API group \"\" at the cluster scope"},
-        StatusCase{404, "NotFound", "nodes \"n1\" not found", "PATCH /api/v1/nodes/n1: 404 NotFound: nodes \"n1\" not found"},
+        StatusCase{404, "NotFound", "nodes \"n1\" not found",
+                   "PATCH /api/v1/nodes/n1: 404 NotFound: nodes \"n1\" not found"},
         StatusCase{409, "Conflict",
                    "Operation cannot be fulfilled on nodes \"n1\": the object has been modified; please apply your "
                    "changes to the latest version and try again",
@@ -423,14 +426,12 @@ TEST(ClientErrors, RetryAfterGivesUpAfterMaxRetries) {
 }
 
 TEST(ClientErrors, ServerErrorRetriesGetsWithBackoffOnly) {
-  TestServer s({}, [&](const HttpRequest&, Exchange& ex) {
-    ex.reply(500, status_json(500, "InternalError", "boom"));
-  });
+  TestServer s({}, [&](const HttpRequest&, Exchange& ex) { ex.reply(500, status_json(500, "InternalError", "boom")); });
   std::vector<milliseconds> sleeps;
   Client client(config_for(s), quiet(&sleeps));
   EXPECT_THROW(client.send(get("/api/v1/nodes")), ApiError);
-  EXPECT_EQ(sleeps, (std::vector<milliseconds>{milliseconds(200), milliseconds(400), milliseconds(800),
-                                              milliseconds(1600)}));
+  EXPECT_EQ(sleeps,
+            (std::vector<milliseconds>{milliseconds(200), milliseconds(400), milliseconds(800), milliseconds(1600)}));
   sleeps.clear();
   Request w{http_verb::delete_, "/api/v1/nodes/n1", {}, "", ""};
   EXPECT_THROW(client.send(w), ApiError);  // a write is not retried without Retry-After
@@ -506,18 +507,21 @@ TEST(ClientWatch, EventsSplitAcrossChunks) {
 TEST(ClientWatch, DroppedMidStream) {
   TestServer s({}, [&](const HttpRequest&, Exchange& ex) {
     ex.begin_stream(200);
-    ex.chunk(R"({"type":"ADDED","object":{}})" "\n" R"({"type":"MODI)");
+    ex.chunk(R"({"type":"ADDED","object":{}})"
+             "\n"
+             R"({"type":"MODI)");
     ex.drop();
   });
   Client client(config_for(s), quiet());
   int events = 0;
   std::string m = cluster_error([&] {
-    client.watch(Request{http_verb::get, "/api/v1/pods", {{"watch", "1"}}, "", ""},
-                 [&](const boost::json::object&) {
-                   ++events;
-                   return true;
-                 },
-                 milliseconds(5000));
+    client.watch(
+        Request{http_verb::get, "/api/v1/pods", {{"watch", "1"}}, "", ""},
+        [&](const boost::json::object&) {
+          ++events;
+          return true;
+        },
+        milliseconds(5000));
   });
   EXPECT_THAT(m, HasSubstr("watch /api/v1/pods dropped mid-stream"));
   EXPECT_EQ(events, 1);
@@ -526,15 +530,18 @@ TEST(ClientWatch, DroppedMidStream) {
 TEST(ClientWatch, StopsWhenTheCallbackSaysSoAndTimesOut) {
   TestServer s({}, [&](const HttpRequest&, Exchange& ex) {
     ex.begin_stream(200);
-    ex.chunk(R"({"type":"ADDED","object":{}})" "\n");
+    ex.chunk(R"({"type":"ADDED","object":{}})"
+             "\n");
     // then silence: the stream stays open
     std::this_thread::sleep_for(milliseconds(300));
   });
   Client client(config_for(s), quiet());
   auto r = Request{http_verb::get, "/api/v1/pods", {{"watch", "1"}}, "", ""};
-  EXPECT_EQ(client.watch(r, [](const boost::json::object&) { return false; }, milliseconds(5000)),
+  EXPECT_EQ(client.watch(
+                r, [](const boost::json::object&) { return false; }, milliseconds(5000)),
             Client::WatchEnd::kStopped);
-  EXPECT_EQ(client.watch(r, [](const boost::json::object&) { return true; }, milliseconds(100)),
+  EXPECT_EQ(client.watch(
+                r, [](const boost::json::object&) { return true; }, milliseconds(100)),
             Client::WatchEnd::kTimedOut);
 }
 
@@ -544,8 +551,9 @@ TEST(ClientWatch, GoneBeforeTheStreamIsAnApiError) {
   });
   Client client(config_for(s), quiet());
   try {
-    client.watch(Request{http_verb::get, "/api/v1/pods", {{"watch", "1"}}, "", ""},
-                 [](const boost::json::object&) { return true; }, milliseconds(5000));
+    client.watch(
+        Request{http_verb::get, "/api/v1/pods", {{"watch", "1"}}, "", ""},
+        [](const boost::json::object&) { return true; }, milliseconds(5000));
     FAIL();
   } catch (const ApiError& e) {
     EXPECT_EQ(e.http_status(), 410);

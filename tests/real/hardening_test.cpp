@@ -1,8 +1,8 @@
 // What a broken or hostile API server, kubeconfig or credential plugin cannot
 // do to the real client: pass a malformed list off as an empty cluster, keep
 // it paging or waiting for ever, or put a header of its own on the wire.
-#include <gtest/gtest.h>
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
@@ -111,7 +111,9 @@ TEST(RealHardening, ExecPluginHasATimeAndAnOutputLimit) {
     o.exec_timeout = milliseconds(300);
     Client client(c, o);
     auto t0 = std::chrono::steady_clock::now();
-    EXPECT_THAT(cluster_error([&] { client.send(Request{http_verb::get, "/version", {}, "", ""}); }),
+    EXPECT_THAT(cluster_error([&] {
+                  client.send(Request{http_verb::get, "/version", {}, "", ""});
+                }),
                 HasSubstr("did not finish within 300 ms (killed)"));
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
   }
@@ -120,7 +122,9 @@ TEST(RealHardening, ExecPluginHasATimeAndAnOutputLimit) {
     c.token.clear();
     c.exec = plugin(d, "exec yes");
     Client client(c, quiet());
-    EXPECT_THAT(cluster_error([&] { client.send(Request{http_verb::get, "/version", {}, "", ""}); }),
+    EXPECT_THAT(cluster_error([&] {
+                  client.send(Request{http_verb::get, "/version", {}, "", ""});
+                }),
                 HasSubstr("wrote more than 1048576 bytes (killed)"));
   }
   EXPECT_TRUE(s.seen().empty());
@@ -146,9 +150,10 @@ TEST(RealHardening, ControlCharactersNeverReachAHeader) {
     EXPECT_EQ(e.line(), 9);
     EXPECT_THAT(e.what(), Not(HasSubstr("secret")));
   }
-  std::string kc2 = d.write("kc2", "clusters:\n- name: c\n  cluster:\n    server: \"https://127.0.0.1:1/a\\nb\"\n"
-                                   "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n"
-                                   "  context: {cluster: c, user: u}\ncurrent-context: x\n");
+  std::string kc2 = d.write("kc2",
+                            "clusters:\n- name: c\n  cluster:\n    server: \"https://127.0.0.1:1/a\\nb\"\n"
+                            "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n"
+                            "  context: {cluster: c, user: u}\ncurrent-context: x\n");
   lo.kubeconfig = kc2;
   try {
     load_rest_config(lo);
@@ -163,10 +168,14 @@ TEST(RealHardening, ControlCharactersNeverReachAHeader) {
   c.token.clear();
   c.token_file = d.write("token", "secret\nX-Injected: 1\n");
   Client from_file(c, quiet());
-  EXPECT_THAT(cluster_error([&] { from_file.send(Request{http_verb::get, "/version", {}, "", ""}); }),
+  EXPECT_THAT(cluster_error([&] {
+                from_file.send(Request{http_verb::get, "/version", {}, "", ""});
+              }),
               HasSubstr("invalid header field value for \"Authorization\""));
   c.token_file.clear();
-  c.exec = plugin(d, R"(printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"a\\r\\nX-Injected: 1"}}')");
+  c.exec = plugin(
+      d,
+      R"(printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"a\\r\\nX-Injected: 1"}}')");
   Client from_exec(c, quiet());
   std::string m = cluster_error([&] { from_exec.send(Request{http_verb::get, "/version", {}, "", ""}); });
   EXPECT_THAT(m, HasSubstr("invalid header field value for \"Authorization\""));

@@ -188,8 +188,9 @@ class KubeconfigErrors : public ::testing::TestWithParam<Broken> {};
 
 TEST_P(KubeconfigErrors, NameFileFieldAndRule) {
   TempDir d;
-  std::string f = d.write("config", std::string("current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n") +
-                                        GetParam().yaml);
+  std::string f =
+      d.write("config", std::string("current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n") +
+                            GetParam().yaml);
   auto o = with_env({});
   o.kubeconfig = f;
   try {
@@ -306,11 +307,13 @@ users:
 // call on a scalar" escaping (fuzz/regressions/kubeconfig/).
 TEST(Kubeconfig, AScalarWhereAMapBelongsIsAnInputError) {
   TempDir d;
-  const std::string head = "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-                           "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
-  std::string f = d.write("ext", head + "clusters:\n- name: k\n  cluster:\n    server: https://k\n"
-                                        "    extensions:\n    - just a string\n"
-                                        "users: [{name: u, user: {token: t}}]\n");
+  const std::string head =
+      "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+      "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+  std::string f = d.write("ext", head +
+                                     "clusters:\n- name: k\n  cluster:\n    server: https://k\n"
+                                     "    extensions:\n    - just a string\n"
+                                     "users: [{name: u, user: {token: t}}]\n");
   auto o = with_env({});
   o.kubeconfig = f;
   try {
@@ -321,17 +324,19 @@ TEST(Kubeconfig, AScalarWhereAMapBelongsIsAnInputError) {
     EXPECT_EQ(e.message(), "expected a map");
     EXPECT_EQ(e.line(), 10);
   }
-  f = d.write("env", head + "clusters: [{name: k, cluster: {server: https://k}}]\n"
-                            "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
-                            "      apiVersion: client.authentication.k8s.io/v1beta1\n      env: [FOO=bar]\n");
+  f = d.write("env", head +
+                         "clusters: [{name: k, cluster: {server: https://k}}]\n"
+                         "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
+                         "      apiVersion: client.authentication.k8s.io/v1beta1\n      env: [FOO=bar]\n");
   o.kubeconfig = f;
   EXPECT_THROW(load_rest_config(o), core::InputError);
   // exec args are []string: a map among them is refused by name (yaml-cpp's
   // "bad conversion" escaped; fuzz/regressions/kubeconfig/exec-args-map).
-  f = d.write("args", head + "clusters: [{name: k, cluster: {server: https://k}}]\n"
-                             "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
-                             "      apiVersion: client.authentication.k8s.io/v1beta1\n"
-                             "      args: [get-token, {a: b}]\n");
+  f = d.write("args", head +
+                          "clusters: [{name: k, cluster: {server: https://k}}]\n"
+                          "users:\n- name: u\n  user:\n    exec:\n      command: x\n"
+                          "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+                          "      args: [get-token, {a: b}]\n");
   o.kubeconfig = f;
   try {
     load_rest_config(o);

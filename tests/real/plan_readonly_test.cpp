@@ -21,7 +21,8 @@ namespace {
 namespace json = boost::json;
 
 json::object list(const char* kind, json::array items) {
-  return json::object{{"kind", kind}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", "10"}}}, {"items", items}};
+  return json::object{
+      {"kind", kind}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", "10"}}}, {"items", items}};
 }
 
 // One GPU node with the lab's toolkit label, the toolkit DaemonSet (LAB.md:
@@ -34,7 +35,8 @@ json::value node() {
     "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ok"}]}})");
 }
 json::value daemonset() {
-  return json::parse(R"({"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"nvidia-container-toolkit-daemonset",
+  return json::parse(
+      R"({"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"nvidia-container-toolkit-daemonset",
     "namespace":"gpu-operator","uid":"ds1","generation":1,"creationTimestamp":"2026-11-01T00:00:00Z",
     "annotations":{"deprecated.daemonset.template.generation":"1"}},
     "spec":{"selector":{"matchLabels":{"app":"nvidia-container-toolkit-daemonset"}},
@@ -73,12 +75,12 @@ TEST(Plan, OnlyReadsALiveCluster) {
     ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
   });
   TempDir d;
-  std::string kc = d.write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" +
-                                             server.url() + "\", certificate-authority-data: " +
-                                             core::base64_encode(Pki::get().ca.cert) +
-                                             "}}]\nusers: [{name: u, user: {token: t}}]\n"
-                                             "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-                                             "current-context: x\n");
+  std::string kc =
+      d.write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" + server.url() +
+                                "\", certificate-authority-data: " + core::base64_encode(Pki::get().ca.cert) +
+                                "}}]\nusers: [{name: u, user: {token: t}}]\n"
+                                "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+                                "current-context: x\n");
   std::ostringstream out, err;
   int code = cli::run({"plan", "--kubeconfig", kc, "label", "node", "gpu-1",
                        "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"},

@@ -119,9 +119,8 @@ TEST(Reflector, ListsWatchesRelistsOnGoneAndBacksOffAfterADrop) {
   EXPECT_EQ(seen[5].target, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=30&timeoutSeconds=7");
   // A watch the server closed is reopened from where it was, without a list.
   EXPECT_EQ(seen[6].target, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=30&timeoutSeconds=7");
-  std::vector<std::string> want_log = {"begin",    "add n1",    "end",   "add n2", "add n1", "remove n1",
-                                       "begin",    "add n3",    "end",   "add n4", "begin",  "add n3",
-                                       "add n5",   "end"};
+  std::vector<std::string> want_log = {"begin",  "add n1", "end",    "add n2", "add n1", "remove n1", "begin",
+                                       "add n3", "end",    "add n4", "begin",  "add n3", "add n5",    "end"};
   EXPECT_EQ(sink.log, want_log);
   EXPECT_EQ(sink.names, (std::set<std::string>{"n3", "n5"}));
   EXPECT_EQ(r.stats().lists, 3u);

@@ -303,8 +303,9 @@ void TestServer::serve(int fd) {
 
 std::string status_json(int code, const std::string& reason, const std::string& message,
                         const boost::json::array& causes) {
-  boost::json::object st{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", boost::json::object{}},
-                         {"status", "Failure"}, {"message", message}, {"reason", reason}, {"code", code}};
+  boost::json::object st{{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", boost::json::object{}},
+                         {"status", "Failure"}, {"message", message}, {"reason", reason},
+                         {"code", code}};
   if (!causes.empty()) st["details"] = boost::json::object{{"causes", causes}};
   return boost::json::serialize(st);
 }

@@ -26,11 +26,11 @@ struct KeyPair {
 // Test PKI, generated once per process (EC P-256, valid from an hour ago for
 // a day).
 struct Pki {
-  KeyPair ca;             // self-signed CA
-  KeyPair other_ca;       // an unrelated CA
-  KeyPair server;         // signed by ca; SANs IP:127.0.0.1, DNS:localhost
-  KeyPair server_dns;     // signed by ca; SAN DNS:localhost only
-  KeyPair client;         // signed by ca; CN=gpuops-admin, O=system:masters
+  KeyPair ca;          // self-signed CA
+  KeyPair other_ca;    // an unrelated CA
+  KeyPair server;      // signed by ca; SANs IP:127.0.0.1, DNS:localhost
+  KeyPair server_dns;  // signed by ca; SAN DNS:localhost only
+  KeyPair client;      // signed by ca; CN=gpuops-admin, O=system:masters
   static const Pki& get();
 };
 

@@ -156,11 +156,11 @@ TEST_F(EndpointTest, CreateInMissingNamespaceIs404AndConflictsAre409) {
   std::string rv(get("/api/v1/nodes/lab-node-0").at("metadata").at("resourceVersion").as_string());
   send(http::verb::patch, "/api/v1/nodes/lab-node-0",
        R"({"metadata":{"resourceVersion":")" + rv + R"(","labels":{"y":"2"}}})", "application/merge-patch+json");
-  EXPECT_EQ(refused(http::verb::patch, "/api/v1/nodes/lab-node-0",
-                    R"({"metadata":{"resourceVersion":")" + rv + R"(","labels":{"z":"3"}}})",
-                    "application/merge-patch+json")
-                .http_status(),
-            409);
+  EXPECT_EQ(
+      refused(http::verb::patch, "/api/v1/nodes/lab-node-0",
+              R"({"metadata":{"resourceVersion":")" + rv + R"(","labels":{"z":"3"}}})", "application/merge-patch+json")
+          .http_status(),
+      409);
   EXPECT_EQ(refused(http::verb::patch, "/api/v1/nodes/lab-node-0", "{}", "text/plain").http_status(), 415);
 }
 
@@ -186,13 +186,19 @@ TEST_F(EndpointTest, WatchFromAVersionWithBookmarksAndTimeout) {
   s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-1", "w", "1"); });
   real::Request r;
   r.path = "/api/v1/nodes";
-  r.query = {{"watch", "1"}, {"resourceVersion", rv}, {"allowWatchBookmarks", "true"}, {"timeoutSeconds", "1"},
+  r.query = {{"watch", "1"},
+             {"resourceVersion", rv},
+             {"allowWatchBookmarks", "true"},
+             {"timeoutSeconds", "1"},
              {"fieldSelector", "metadata.name=lab-node-1"}};
   std::vector<json::object> events;
-  auto end = client->watch(r, [&](const json::object& ev) {
-    events.push_back(ev);
-    return true;
-  }, std::chrono::seconds(10));
+  auto end = client->watch(
+      r,
+      [&](const json::object& ev) {
+        events.push_back(ev);
+        return true;
+      },
+      std::chrono::seconds(10));
   EXPECT_EQ(end, Client::WatchEnd::kClosed);  // timeoutSeconds ended it
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events[0].at("type"), "MODIFIED");
@@ -213,10 +219,13 @@ TEST_F(EndpointTest, WatchFromAVersionWithBookmarksAndTimeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-1", "w", std::nullopt); });
   });
-  client->watch(r, [&](const json::object& ev) {
-    events.push_back(ev);
-    return ev.at("type") != "DELETED";
-  }, std::chrono::seconds(10));
+  client->watch(
+      r,
+      [&](const json::object& ev) {
+        events.push_back(ev);
+        return ev.at("type") != "DELETED";
+      },
+      std::chrono::seconds(10));
   writer.join();
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].at("type"), "ADDED");
@@ -293,9 +302,9 @@ TEST_F(EndpointTest, NodeTaintsTheApiserverRefusesAre422) {
 // TotalAnnotationSizeLimitB = 256 KiB, for every kind.
 TEST_F(EndpointTest, AnnotationsOver256KiBAre422TooLong) {
   const std::string big(300 * 1024, 'x');
-  ApiError e = refused(http::verb::post, "/api/v1/namespaces",
-                       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big","annotations":{"a":")" + big +
-                           R"("}}})");
+  ApiError e = refused(
+      http::verb::post, "/api/v1/namespaces",
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big","annotations":{"a":")" + big + R"("}}})");
   EXPECT_EQ(e.http_status(), 422);
   EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
       "message":"Namespace \"big\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes",
@@ -360,9 +369,10 @@ TEST_F(EndpointTest, UidChangesAreRefused) {
   node.at("metadata").as_object()["uid"] = "other";
   e = refused(http::verb::put, "/api/v1/nodes/lab-node-0", json::serialize(node));
   EXPECT_EQ(e.http_status(), 409);
-  EXPECT_EQ(e.status(), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+  EXPECT_EQ(e.status(),
+            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
       "message":"Operation cannot be fulfilled on nodes \"lab-node-0\": StorageError: invalid object, Code: 4, Key: /registry/minions/lab-node-0, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: )" +
-                                    uid + R"(","reason":"Conflict","details":{"name":"lab-node-0","kind":"nodes"},"code":409})"));
+                        uid + R"(","reason":"Conflict","details":{"name":"lab-node-0","kind":"nodes"},"code":409})"));
   EXPECT_EQ(get("/api/v1/nodes/lab-node-0").at("metadata").at("uid").as_string(), uid);
   // The stored uid, or none, is accepted.
   node.at("metadata").as_object()["uid"] = uid;
@@ -385,9 +395,10 @@ TEST_F(EndpointTest, DaemonSetSelectorIsImmutable) {
       "message":"DaemonSet.apps \"d\" is invalid: spec.selector: field is immutable","reason":"Invalid",
       "details":{"name":"d","group":"apps","kind":"DaemonSet","causes":[
       {"reason":"FieldValueInvalid","message":"field is immutable","field":"spec.selector"}]},"code":422})");
-  ApiError e = refused(http::verb::patch, "/apis/apps/v1/namespaces/ns/daemonsets/d",
-                       R"({"spec":{"selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}}}}})",
-                       "application/merge-patch+json");
+  ApiError e =
+      refused(http::verb::patch, "/apis/apps/v1/namespaces/ns/daemonsets/d",
+              R"({"spec":{"selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}}}}})",
+              "application/merge-patch+json");
   EXPECT_EQ(e.http_status(), 422);
   EXPECT_EQ(e.status(), want);
   ds.at("metadata").as_object().erase("resourceVersion");  // the controller has written the status since

@@ -14,8 +14,8 @@
 
 #include <boost/json.hpp>
 
-#include <chrono>
 #include <fcntl.h>
+#include <chrono>
 #include <thread>
 
 #include "tests/serve/helpers.h"
@@ -143,7 +143,8 @@ TEST_F(ExporterTest, ServesTheAnalysesAndFollowsTheWatch) {
   EXPECT_EQ(get(exporter_url("/nothing")).first, 404);
   EXPECT_EQ(get(exporter_url("/metrics"), "POST").first, 405);
   // LAB.md: lab-node-0 asks for driver, toolkit and device plugin; they run.
-  ASSERT_TRUE(eventually([&] { return metrics_have("gpuops_operand_ready{node=\"lab-node-0\",operand=\"device-plugin\"} 1"); }));
+  ASSERT_TRUE(eventually(
+      [&] { return metrics_have("gpuops_operand_ready{node=\"lab-node-0\",operand=\"device-plugin\"} 1"); }));
   EXPECT_TRUE(metrics_have("gpuops_operand_expected{node=\"lab-node-0\",operand=\"device-plugin\"} 1"));
   EXPECT_TRUE(metrics_have("gpuops_operand_expected{node=\"lab-node-1\",operand=\"device-plugin\"} 0"));
   EXPECT_TRUE(metrics_have("gpuops_operand_ready{node=\"lab-node-1\",operand=\"device-plugin\"} 0"));
@@ -154,12 +155,15 @@ TEST_F(ExporterTest, ServesTheAnalysesAndFollowsTheWatch) {
   EXPECT_TRUE(metrics_have("# TYPE gpuops_exporter_lists_total counter"));
   // No relist for a change: the watch brings it (the node event, then the
   // toolkit pod's deletion).
-  ASSERT_EQ(kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"}).code, 0);
+  ASSERT_EQ(
+      kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"}).code, 0);
   EXPECT_TRUE(eventually([&] {
-    return metrics_have("gpuops_diagnose_finding{code=\"device-plugin-without-toolkit\",node=\"lab-node-0\","
-                        "operand=\"device-plugin\",severity=\"error\"} 1");
+    return metrics_have(
+        "gpuops_diagnose_finding{code=\"device-plugin-without-toolkit\",node=\"lab-node-0\","
+        "operand=\"device-plugin\",severity=\"error\"} 1");
   }));
-  EXPECT_TRUE(eventually([&] { return metrics_have("gpuops_operand_ready{node=\"lab-node-0\",operand=\"container-toolkit\"} 0"); }));
+  EXPECT_TRUE(eventually(
+      [&] { return metrics_have("gpuops_operand_ready{node=\"lab-node-0\",operand=\"container-toolkit\"} 0"); }));
   EXPECT_TRUE(metrics_have("gpuops_operand_expected{node=\"lab-node-0\",operand=\"container-toolkit\"} 0"));
   EXPECT_TRUE(metrics_have("gpuops_exporter_lists_total{resource=\"nodes\"} 1"));
   EXPECT_EQ(exporter->terminate(), 0);
@@ -179,12 +183,12 @@ TEST_F(ExporterTest, RealPrometheusFiresAndClearsTheToolkitAlert) {
   std::string rules = dir.write("rules.yml", rule_file_from_deploy());
   YAML::Emitter cfg;
   cfg << YAML::BeginMap << YAML::Key << "global" << YAML::Value << YAML::BeginMap << YAML::Key << "scrape_interval"
-      << YAML::Value << "1s" << YAML::Key << "evaluation_interval" << YAML::Value << "1s" << YAML::EndMap
-      << YAML::Key << "rule_files" << YAML::Value << YAML::BeginSeq << rules << YAML::EndSeq << YAML::Key
-      << "scrape_configs" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "job_name" << YAML::Value
-      << "gpuops" << YAML::Key << "static_configs" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
-      << "targets" << YAML::Value << YAML::BeginSeq << ("127.0.0.1:" + std::to_string(port)) << YAML::EndSeq
-      << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+      << YAML::Value << "1s" << YAML::Key << "evaluation_interval" << YAML::Value << "1s" << YAML::EndMap << YAML::Key
+      << "rule_files" << YAML::Value << YAML::BeginSeq << rules << YAML::EndSeq << YAML::Key << "scrape_configs"
+      << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "job_name" << YAML::Value << "gpuops"
+      << YAML::Key << "static_configs" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "targets"
+      << YAML::Value << YAML::BeginSeq << ("127.0.0.1:" + std::to_string(port)) << YAML::EndSeq << YAML::EndMap
+      << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
   std::string config = dir.write("prometheus.yml", cfg.c_str());
   int pport = free_port();
   std::string api = "http://127.0.0.1:" + std::to_string(pport) + "/api/v1/";
@@ -210,9 +214,9 @@ TEST_F(ExporterTest, RealPrometheusFiresAndClearsTheToolkitAlert) {
   })) << read_file(dir.path + "/prom.err");
   // Scraped: the exporter's series are in Prometheus.
   ASSERT_TRUE(eventually([&] {
-    json::value d = query("query?query=gpuops_operand_ready%7Bnode%3D%22lab-node-0%22%2Coperand%3D%22device-plugin%22%7D");
-    return d.is_object() && d.at("result").as_array().size() == 1 &&
-           d.at("result").at(0).at("value").at(1) == "1";
+    json::value d =
+        query("query?query=gpuops_operand_ready%7Bnode%3D%22lab-node-0%22%2Coperand%3D%22device-plugin%22%7D");
+    return d.is_object() && d.at("result").as_array().size() == 1 && d.at("result").at(0).at("value").at(1) == "1";
   })) << read_file(dir.path + "/prom.err");
   auto toolkit_alerts = [&](std::string* state) {
     json::value d = query("alerts");
@@ -226,13 +230,15 @@ TEST_F(ExporterTest, RealPrometheusFiresAndClearsTheToolkitAlert) {
     return nodes;
   };
   EXPECT_TRUE(toolkit_alerts(nullptr).empty());
-  ASSERT_EQ(kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"}).code, 0);
+  ASSERT_EQ(
+      kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"}).code, 0);
   std::string state;
   // Active: "pending" during the rule's `for` (2m), then "firing".
   EXPECT_TRUE(eventually([&] { return toolkit_alerts(&state) == std::vector<std::string>{"lab-node-0"}; }));
   EXPECT_TRUE(state == "pending" || state == "firing") << state;
   // The repair: the toolkit back under the device plugin.
-  ASSERT_EQ(kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=true", "--overwrite"}).code, 0);
+  ASSERT_EQ(
+      kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.container-toolkit=true", "--overwrite"}).code, 0);
   EXPECT_TRUE(eventually([&] { return toolkit_alerts(nullptr).empty(); }));
   EXPECT_EQ(prometheus.terminate(), 0);
 }

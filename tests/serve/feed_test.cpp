@@ -130,11 +130,14 @@ class Watch {
       for (const auto& [k, v] : query) timeout = timeout || k == "timeoutSeconds";
       if (!timeout) r.query.emplace_back("timeoutSeconds", "20");
       try {
-        client_->watch(r, [this](const json::object& ev) {
-          std::lock_guard<std::mutex> lock(mu_);
-          events_.push_back(std::string(ev.at("type").as_string()) + " " + json::serialize(ev.at("object")));
-          return !stop_;
-        }, 60s);
+        client_->watch(
+            r,
+            [this](const json::object& ev) {
+              std::lock_guard<std::mutex> lock(mu_);
+              events_.push_back(std::string(ev.at("type").as_string()) + " " + json::serialize(ev.at("object")));
+              return !stop_;
+            },
+            60s);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mu_);
         error_ = e.what();
@@ -393,7 +396,8 @@ TEST(ServeFeed, WatchLinesAreTheEventsSerialisedWhole) {
   };
   // Reads until `done` holds for what came (at most 10 s).
   auto read_until = [](RawClient& c, std::string& got, const std::function<bool(const std::string&)>& done) {
-    for (auto end = std::chrono::steady_clock::now() + 10s; !done(got) && !c.eof && std::chrono::steady_clock::now() < end;)
+    for (auto end = std::chrono::steady_clock::now() + 10s;
+         !done(got) && !c.eof && std::chrono::steady_clock::now() < end;)
       got += c.read(100ms);
   };
   // The chunks of a chunked body after the header.
@@ -563,8 +567,8 @@ TEST(ServeFeed, AWatchFromAnOlderVersionGetsTheChangesSinceIt) {
   EXPECT_TRUE(same_events(pods.wait_end(), want_pods));
   EXPECT_TRUE(same_events(nodes.wait_end(), want_nodes));
   // A field-selected one: the changes on that node only.
-  Watch on3(s, "/api/v1/pods", {{"resourceVersion", rv0}, {"timeoutSeconds", "1"},
-                                {"fieldSelector", "spec.nodeName=lab-node-3"}});
+  Watch on3(s, "/api/v1/pods",
+            {{"resourceVersion", rv0}, {"timeoutSeconds", "1"}, {"fieldSelector", "spec.nodeName=lab-node-3"}});
   EXPECT_TRUE(same_events(on3.wait_end(), want_on3));
 }
 
@@ -622,33 +626,34 @@ std::string continue_token(const std::string& rv, const std::string& key) {
 class FieldSelectedLists : public ::testing::Test {
  protected:
   FieldSelectedLists()
-      : s(true, {}, [](FakeCluster& c) {
-          label_lab_nodes(c);
-          c.create_namespace(kNs);
-          c.create_namespace("other");
-          c.apply(lab_daemonsets());
-          c.settle();
-          c.set_node_label("lab-node-2", lab().operands[1].label, "false");  // 4 pods there
-          // Pods of another namespace: two bound to lab-node-1 (one a
-          // sibling of the operands' names, one ordered before them), one
-          // that no node fits (no nodeName).
-          for (const char* name : {"a-static", "z-static"}) {
-            core::Pod p;
-            p.metadata.namespace_ = "other";
-            p.metadata.name = name;
-            p.metadata.labels["app"] = lab().operands[0].app;
-            p.spec.node_name = "lab-node-1";
-            p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
-            c.store().create(p);
-          }
-          core::Pod unfit;
-          unfit.metadata.namespace_ = "other";
-          unfit.metadata.name = "unfit";
-          unfit.spec.node_selector["example.com/none"] = "x";
-          unfit.spec.containers.push_back(core::Container{"c", "i", {}, {}});
-          c.store().create(unfit);
-          c.settle();
-        }),
+      : s(true, {},
+          [](FakeCluster& c) {
+            label_lab_nodes(c);
+            c.create_namespace(kNs);
+            c.create_namespace("other");
+            c.apply(lab_daemonsets());
+            c.settle();
+            c.set_node_label("lab-node-2", lab().operands[1].label, "false");  // 4 pods there
+            // Pods of another namespace: two bound to lab-node-1 (one a
+            // sibling of the operands' names, one ordered before them), one
+            // that no node fits (no nodeName).
+            for (const char* name : {"a-static", "z-static"}) {
+              core::Pod p;
+              p.metadata.namespace_ = "other";
+              p.metadata.name = name;
+              p.metadata.labels["app"] = lab().operands[0].app;
+              p.spec.node_name = "lab-node-1";
+              p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+              c.store().create(p);
+            }
+            core::Pod unfit;
+            unfit.metadata.namespace_ = "other";
+            unfit.metadata.name = "unfit";
+            unfit.spec.node_selector["example.com/none"] = "x";
+            unfit.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+            c.store().create(unfit);
+            c.settle();
+          }),
         client(client_of(s)) {}
   Served s;
   std::unique_ptr<real::Client> client;
@@ -726,9 +731,8 @@ TEST_F(FieldSelectedLists, PagesAndContinueTokensAreTheFilteredListCut) {
       for (const auto& item : p.at("items").as_array()) got.push_back(item);
       if (!md.contains("continue")) break;
       const json::object& last = p.at("items").as_array().back().as_object().at("metadata").as_object();
-      EXPECT_EQ(md.at("continue").as_string(),
-                continue_token(rv, std::string(last.at("namespace").as_string()) + "/" +
-                                       std::string(last.at("name").as_string())));
+      EXPECT_EQ(md.at("continue").as_string(), continue_token(rv, std::string(last.at("namespace").as_string()) + "/" +
+                                                                      std::string(last.at("name").as_string())));
       cont = std::string(md.at("continue").as_string());
     }
     EXPECT_EQ(json::serialize(got), json::serialize(want)) << path;
@@ -754,7 +758,8 @@ TEST_F(FieldSelectedLists, AWatchByNodeStartsFromTheFilteredList) {
 TEST_F(FieldSelectedLists, KubectlPerNodePrintsTheFullListingsRowsOfThatNode) {
   Proc all = s.kubectl({"get", "pods", "-A", "-o", "wide", "--no-headers"});
   ASSERT_EQ(all.code, 0) << all.err;
-  Proc one = s.kubectl({"get", "pods", "-A", "-o", "wide", "--no-headers", "--field-selector", "spec.nodeName=lab-node-1"});
+  Proc one =
+      s.kubectl({"get", "pods", "-A", "-o", "wide", "--no-headers", "--field-selector", "spec.nodeName=lab-node-1"});
   ASSERT_EQ(one.code, 0) << one.err;
   std::istringstream in(all.out);
   std::string line, want;

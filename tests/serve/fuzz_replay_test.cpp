@@ -27,13 +27,16 @@ TEST(FuzzReplay, ApiServerSeamAnswers) {
   EXPECT_EQ(got.substr(0, 4), "200 ");
   EXPECT_NE(got.find("\"lab-node-0\""), std::string::npos);
   std::string ns = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzz-seam"}})";
-  std::string create = "POST /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer fuzz\r\nContent-Type: "
-                       "application/json\r\nContent-Length: " + std::to_string(ns.size()) + "\r\n\r\n" + ns;
+  std::string create =
+      "POST /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer fuzz\r\nContent-Type: "
+      "application/json\r\nContent-Length: " +
+      std::to_string(ns.size()) + "\r\n\r\n" + ns;
   EXPECT_EQ(srv.handle_raw_request_for_fuzzing(create).substr(0, 4), "201 ");
   EXPECT_EQ(srv.handle_raw_request_for_fuzzing(create).substr(0, 4), "409 ");
   // A body over the limit (256 KiB in fuzz/api_server.h) is refused on its
   // Content-Length, as a connection refuses it.
-  std::string big = "POST /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer fuzz\r\nContent-Length: 999999999\r\n\r\n";
+  std::string big =
+      "POST /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer fuzz\r\nContent-Length: 999999999\r\n\r\n";
   EXPECT_EQ(srv.handle_raw_request_for_fuzzing(big).substr(0, 4), "413 ");
   std::string watch = "GET /api/v1/pods?watch=true HTTP/1.1\r\nAuthorization: Bearer fuzz\r\n\r\n";
   EXPECT_NO_THROW(srv.handle_raw_request_for_fuzzing(watch));

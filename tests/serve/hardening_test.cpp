@@ -2,8 +2,8 @@
 // body without the token, hold a connection open without speaking, grow its
 // memory through a watch it does not read, kill it with one YAML body, or spin
 // it when it runs out of descriptors.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

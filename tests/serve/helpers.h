@@ -14,9 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -185,8 +185,6 @@ class RawClient {
   boost::asio::ssl::stream<tcp::socket> stream_;
 };
 
-inline std::string manifest(const std::string& name) {
-  return std::string(GPUOPS_SOURCE_DIR) + "/manifests/" + name;
-}
+inline std::string manifest(const std::string& name) { return std::string(GPUOPS_SOURCE_DIR) + "/manifests/" + name; }
 
 }  // namespace gpuops::serve_testing

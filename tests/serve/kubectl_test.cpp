@@ -67,9 +67,7 @@ TEST_F(KubectlTest, CreateNamespaceTwiceIsAlreadyExists) {
 }
 
 TEST_F(KubectlTest, LabelSetOverwriteRemove) {
-  auto labels = [&] {
-    return s.kubectl({"get", "node", "lab-node-0", "-o", "jsonpath={.metadata.labels}"}).out;
-  };
+  auto labels = [&] { return s.kubectl({"get", "node", "lab-node-0", "-o", "jsonpath={.metadata.labels}"}).out; };
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.present=true"}).out, "node/lab-node-0 labeled\n");
   EXPECT_EQ(labels(), R"({"kubernetes.io/hostname":"lab-node-0","nvidia.com/gpu.present":"true"})");
   Proc no = s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.present=false"});
@@ -97,8 +95,8 @@ TEST_F(KubectlTest, ApplyClientSideCreatesThenConfiguresThenLeavesUnchanged) {
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.out, "daemonset.apps/nvidia-container-toolkit-daemonset configured\n");
   Proc g = s.kubectl({"get", "ds", kToolkit, "-n", "gpu-operator", "-o",
-                     "jsonpath={.metadata.generation} {.spec.template.spec.containers[*].image} "
-                     "{.status.desiredNumberScheduled}"});
+                      "jsonpath={.metadata.generation} {.spec.template.spec.containers[*].image} "
+                      "{.status.desiredNumberScheduled}"});
   EXPECT_EQ(g.out, "2 nvcr.io/nvidia/k8s/container-toolkit:v1.17.0 2");
 }
 
@@ -116,7 +114,7 @@ TEST_F(KubectlTest, ApplyServerSideCreatesAndUpdates) {
   Proc u = s.kubectl_stdin(text, {"apply", "--server-side", "-f", "-"});
   ASSERT_EQ(u.code, 0) << u.err;
   Proc g = s.kubectl({"get", "ds", kToolkit, "-n", "gpu-operator", "-o",
-                     "jsonpath={.metadata.generation} {.spec.template.spec.tolerations}"});
+                      "jsonpath={.metadata.generation} {.spec.template.spec.tolerations}"});
   EXPECT_EQ(g.out, "2 ");
 }
 
@@ -138,9 +136,10 @@ TEST_F(KubectlTest, BooleanNodeSelectorIs400AndSelectorMismatchIs422) {
   mismatch.replace(at, std::string("app: nvidia-container-toolkit-daemonset").size(), "app: other");
   Proc m = s.kubectl_stdin(mismatch, {"apply", "-f", "-", "--validate=false"});
   EXPECT_EQ(m.code, 1);
-  EXPECT_NE(m.err.find("The DaemonSet \"nvidia-container-toolkit-daemonset\" is invalid: spec.template.metadata.labels: "
-                       "Invalid value: "),
-            std::string::npos)
+  EXPECT_NE(
+      m.err.find("The DaemonSet \"nvidia-container-toolkit-daemonset\" is invalid: spec.template.metadata.labels: "
+                 "Invalid value: "),
+      std::string::npos)
       << m.err;
   EXPECT_NE(m.err.find("`selector` does not match template `labels`"), std::string::npos) << m.err;
   EXPECT_EQ(s.kubectl({"get", "ds", "-n", "gpu-operator", "-o", "name"}).out, "");
@@ -170,21 +169,21 @@ TEST_F(KubectlTest, GetTablesWideShowLabelsJsonpathSelectors) {
   EXPECT_NE(ds.out.find("nvidia.com/gpu.deploy.container-toolkit=true"), std::string::npos) << ds.out;
 
   Proc jp = s.kubectl({"get", "ds", "-n", "gpu-operator", "-o",
-                      "jsonpath={range .items[*]}{.metadata.name}={.status.desiredNumberScheduled}{\"\\n\"}{end}"});
+                       "jsonpath={range .items[*]}{.metadata.name}={.status.desiredNumberScheduled}{\"\\n\"}{end}"});
   EXPECT_EQ(jp.out, "nvidia-container-toolkit-daemonset=2\n");
 
   Proc fs = s.kubectl({"get", "pods", "-A", "--field-selector", "spec.nodeName=lab-node-1,status.phase=Running", "-o",
-                      "jsonpath={.items[*].spec.nodeName}"});
+                       "jsonpath={.items[*].spec.nodeName}"});
   EXPECT_EQ(fs.out, "lab-node-1");
   Proc bad = s.kubectl({"get", "ds", "-A", "--field-selector", "spec.nodeName=lab-node-1"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("field label not supported: spec.nodeName"), std::string::npos) << bad.err;
 
   Proc l = s.kubectl({"get", "pods", "-n", "gpu-operator", "-l", "app=nvidia-container-toolkit-daemonset", "-o",
-                     "jsonpath={.items[*].status.phase}"});
+                      "jsonpath={.items[*].status.phase}"});
   EXPECT_EQ(l.out, "Running Running");
-  Proc none = s.kubectl({"get", "pods", "-n", "gpu-operator", "-l", "app notin (nvidia-container-toolkit-daemonset)",
-                        "-o", "name"});
+  Proc none = s.kubectl(
+      {"get", "pods", "-n", "gpu-operator", "-l", "app notin (nvidia-container-toolkit-daemonset)", "-o", "name"});
   EXPECT_EQ(none.out, "");
 
   Proc j = s.kubectl({"get", "node", "lab-node-1", "-o", "json"});
@@ -200,12 +199,13 @@ TEST_F(KubectlTest, PatchTypes) {
                        R"([{"op":"add","path":"/metadata/labels/nvidia.com~1gpu.present","value":"true"}])"})
                 .code,
             0);
-  ASSERT_EQ(s.kubectl({"patch", "node", "lab-node-2", "--type=merge", "-p", R"({"metadata":{"labels":{"a":"b"}}})"}).code, 0);
+  ASSERT_EQ(
+      s.kubectl({"patch", "node", "lab-node-2", "--type=merge", "-p", R"({"metadata":{"labels":{"a":"b"}}})"}).code, 0);
   ASSERT_EQ(s.kubectl({"patch", "node", "lab-node-2", "-p", R"({"spec":{"unschedulable":true}})"}).code, 0);
   EXPECT_EQ(s.kubectl({"get", "node", "lab-node-2", "-o", "jsonpath={.metadata.labels} {.spec.unschedulable}"}).out,
             R"({"a":"b","kubernetes.io/hostname":"lab-node-2","nvidia.com/gpu.present":"true"} true)");
   Proc t = s.kubectl({"patch", "node", "lab-node-2", "--type=json", "-p",
-                     R"([{"op":"test","path":"/metadata/labels/a","value":"c"}])"});
+                      R"([{"op":"test","path":"/metadata/labels/a","value":"c"}])"});
   EXPECT_EQ(t.code, 1);
   EXPECT_NE(t.err.find("testing value /metadata/labels/a failed: test failed"), std::string::npos) << t.err;
   Proc nf = s.kubectl({"patch", "node", "nope", "-p", "{}"});
@@ -220,24 +220,26 @@ TEST_F(KubectlTest, RolloutStatusWaitDelete) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "daemon set \"nvidia-container-toolkit-daemonset\" successfully rolled out\n");
   Proc w = s.kubectl({"wait", "-n", "gpu-operator", "--for=jsonpath={.status.numberReady}=2",
-                     std::string("ds/") + kToolkit, "--timeout=20s"});
+                      std::string("ds/") + kToolkit, "--timeout=20s"});
   ASSERT_EQ(w.code, 0) << w.err;
   EXPECT_EQ(w.out, "daemonset.apps/nvidia-container-toolkit-daemonset condition met\n");
   Proc wp = s.kubectl({"wait", "-n", "gpu-operator", "--for=condition=Ready", "pod", "-l",
-                      std::string("app=") + kToolkit, "--timeout=20s"});
+                       std::string("app=") + kToolkit, "--timeout=20s"});
   ASSERT_EQ(wp.code, 0) << wp.err;
   EXPECT_EQ(std::count(wp.out.begin(), wp.out.end(), '\n'), 2);
 
   // Deleting one pod: the controller makes a new one on the same node.
   std::string pod = s.kubectl({"get", "pods", "-n", "gpu-operator", "--field-selector", "spec.nodeName=lab-node-0",
-                               "-o", "jsonpath={.items[0].metadata.name}"}).out;
+                               "-o", "jsonpath={.items[0].metadata.name}"})
+                        .out;
   Proc dp = s.kubectl({"delete", "pod", "-n", "gpu-operator", pod, "--timeout=20s"});
   ASSERT_EQ(dp.code, 0) << dp.err;
   // kubectl up to 1.3x prints `pod "x" deleted`; v1.37 adds the namespace.
   EXPECT_THAT(dp.out, ::testing::AnyOf("pod \"" + pod + "\" deleted\n",
                                        "pod \"" + pod + "\" deleted from gpu-operator namespace\n"));
   std::string again = s.kubectl({"get", "pods", "-n", "gpu-operator", "--field-selector", "spec.nodeName=lab-node-0",
-                                 "-o", "jsonpath={.items[*].metadata.name}"}).out;
+                                 "-o", "jsonpath={.items[*].metadata.name}"})
+                          .out;
   EXPECT_FALSE(again.empty());
   EXPECT_NE(again, pod);
 
@@ -257,9 +259,9 @@ TEST_F(KubectlTest, GetWatchSeesChangesAndSurvivesADisconnectingClient) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     s.server->with_cluster([](FakeCluster& c) { c.set_node_label("lab-node-1", "watched", "yes"); });
   });
-  Proc w = s.kubectl({"get", "nodes", "-w", "-o", "custom-columns=NAME:.metadata.name,W:.metadata.labels.watched",
-                     "--no-headers"},
-                    "timeout -s KILL 4 ");
+  Proc w = s.kubectl(
+      {"get", "nodes", "-w", "-o", "custom-columns=NAME:.metadata.name,W:.metadata.labels.watched", "--no-headers"},
+      "timeout -s KILL 4 ");
   writer.join();
   EXPECT_EQ(w.code, 137);  // killed
   EXPECT_NE(w.out.find("lab-node-0   <none>"), std::string::npos) << w.out;

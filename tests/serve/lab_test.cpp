@@ -116,7 +116,10 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
 
   // Step 2: toolkit on the two GPU nodes.
   ASSERT_EQ(kubectl({"apply", "-f", manifest("toolkit-ds.yaml")}).code, 0);
-  EXPECT_EQ(until({"get", "ds", "nvidia-container-toolkit-daemonset", "-o", "jsonpath={.status.desiredNumberScheduled}"}, "2"), "2");
+  EXPECT_EQ(
+      until({"get", "ds", "nvidia-container-toolkit-daemonset", "-o", "jsonpath={.status.desiredNumberScheduled}"},
+            "2"),
+      "2");
   EXPECT_EQ(until({"get", "pods", "-l", "app=nvidia-container-toolkit-daemonset", "--sort-by", "{.spec.nodeName}", "-o",
                    "jsonpath={.items[*].spec.nodeName}"},
                   "lab-node-0 lab-node-1"),
@@ -124,7 +127,8 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
 
   // Step 3: the driver skips lab-node-1.
   ASSERT_EQ(kubectl({"apply", "-f", manifest("driver-ds.yaml")}).code, 0);
-  EXPECT_EQ(until({"get", "ds", "nvidia-driver-daemonset", "-o", "jsonpath={.status.desiredNumberScheduled}"}, "1"), "1");
+  EXPECT_EQ(until({"get", "ds", "nvidia-driver-daemonset", "-o", "jsonpath={.status.desiredNumberScheduled}"}, "1"),
+            "1");
   EXPECT_EQ(until({"get", "pods", "-l", "app=nvidia-driver-daemonset", "-o", "jsonpath={.items[*].spec.nodeName}"},
                   "lab-node-0"),
             "lab-node-0");
@@ -141,7 +145,8 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
   EXPECT_EQ(until({"get", "pods", "-l", "app=nvidia-dcgm-exporter", "-o", "jsonpath={.items[*].spec.nodeName}"},
                   "lab-node-0 lab-node-1"),
             "lab-node-0 lab-node-1");
-  ASSERT_EQ(kubectl({"label", "node", "lab-node-1", "nvidia.com/gpu.deploy.dcgm-exporter=false", "--overwrite"}).code, 0);
+  ASSERT_EQ(kubectl({"label", "node", "lab-node-1", "nvidia.com/gpu.deploy.dcgm-exporter=false", "--overwrite"}).code,
+            0);
   EXPECT_EQ(until({"get", "pods", "-l", "app=nvidia-dcgm-exporter", "-o", "jsonpath={.items[*].spec.nodeName}"},
                   "lab-node-0"),
             "lab-node-0");
@@ -156,12 +161,11 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
             true);
 
   // Step 8 from kubectl queries: Running pods per node and DaemonSet.
-  const std::vector<std::pair<std::string, std::string>> cols = {
-      {"driver", "nvidia-driver-daemonset"},
-      {"toolkit", "nvidia-container-toolkit-daemonset"},
-      {"device-plugin", "nvidia-device-plugin-daemonset"},
-      {"gfd", "gpu-feature-discovery"},
-      {"dcgm", "nvidia-dcgm-exporter"}};
+  const std::vector<std::pair<std::string, std::string>> cols = {{"driver", "nvidia-driver-daemonset"},
+                                                                 {"toolkit", "nvidia-container-toolkit-daemonset"},
+                                                                 {"device-plugin", "nvidia-device-plugin-daemonset"},
+                                                                 {"gfd", "gpu-feature-discovery"},
+                                                                 {"dcgm", "nvidia-dcgm-exporter"}};
   std::string matrix;
   for (std::string node : {"lab-node-0", "lab-node-1", "lab-node-2"}) {
     matrix += node;
@@ -180,9 +184,11 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
             "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
             "lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n"
             "TOTAL_PODS=9\n");
-  EXPECT_EQ(kubectl({"get", "ds", "-o", "jsonpath={range .items[*]}{.metadata.name}={.status.desiredNumberScheduled} {end}"}).out,
-            "gpu-feature-discovery=2 nvidia-container-toolkit-daemonset=2 nvidia-dcgm-exporter=1 "
-            "nvidia-device-plugin-daemonset=3 nvidia-driver-daemonset=1 ");
+  EXPECT_EQ(
+      kubectl({"get", "ds", "-o", "jsonpath={range .items[*]}{.metadata.name}={.status.desiredNumberScheduled} {end}"})
+          .out,
+      "gpu-feature-discovery=2 nvidia-container-toolkit-daemonset=2 nvidia-dcgm-exporter=1 "
+      "nvidia-device-plugin-daemonset=3 nvidia-driver-daemonset=1 ");
 
   // gpuops itself over real/ against the same server: the lab's formats.
   Proc audit = gpuops({"audit"});
@@ -200,8 +206,8 @@ TEST_F(LabTest, EightStepsWithKubectlOnly) {
 
 TEST(ServeCli, RefusesANonLoopbackAddressWithoutTheFlag) {
   TempDir dir;
-  Proc r = sh(std::string(GPUOPS_BINARY) + " serve --address 0.0.0.0 --kubeconfig-out " + quote(dir.path + "/k"),
-             dir.path);
+  Proc r =
+      sh(std::string(GPUOPS_BINARY) + " serve --address 0.0.0.0 --kubeconfig-out " + quote(dir.path + "/k"), dir.path);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--allow-non-loopback"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path + "/k"));

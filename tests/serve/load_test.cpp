@@ -111,8 +111,8 @@ TEST(ServeLoad, WatchersAndListersWhilePatchersWrite) {
         r.method = http_verb::patch;
         r.path = "/api/v1/nodes/" + node_of(p);
         r.content_type = "application/merge-patch+json";
-        r.body = json::serialize(json::object{
-            {"metadata", json::object{{"labels", json::object{{key_of(p), std::to_string(i)}}}}}});
+        r.body = json::serialize(
+            json::object{{"metadata", json::object{{"labels", json::object{{key_of(p), std::to_string(i)}}}}}});
         c->send(r);
       }
     });

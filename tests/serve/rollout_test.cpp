@@ -33,9 +33,7 @@ class RolloutTest : public ::testing::Test {
     args.push_back("gpu-operator");
     return s.kubectl(args);
   }
-  std::string pod_images() {
-    return ns({"get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}"}).out;
-  }
+  std::string pod_images() { return ns({"get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}"}).out; }
   Served s;
 };
 

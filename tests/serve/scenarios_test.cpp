@@ -9,9 +9,9 @@
 #include <map>
 #include <set>
 
-#include "tests/common/cli_run.h"
 #include "core/scenario.h"
 #include "helpers.h"
+#include "tests/common/cli_run.h"
 
 namespace gpuops::serve_testing {
 namespace {
@@ -63,8 +63,8 @@ TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
   TempDir dir;
 
   std::string real_report = dir.path + "/real.json";
-  CliRun real = run_gpuops({"run", "--backend", "real", "--kubeconfig", served.kubeconfig, "--report-json",
-                            real_report, kScenarios});
+  CliRun real = run_gpuops(
+      {"run", "--backend", "real", "--kubeconfig", served.kubeconfig, "--report-json", real_report, kScenarios});
   std::string sim_report = dir.path + "/sim.json";
   CliRun sim = run_gpuops({"run", "--report-json", sim_report, kScenarios});
   ASSERT_EQ(sim.code, 0) << sim.out << sim.err;
@@ -76,7 +76,7 @@ TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
   // Which scenarios need the simulator's controls, from the files themselves.
   std::set<std::string> simulator_only;
   std::map<std::string, int> simulator_only_steps;  // steps with settle: false or advance (scenarios/rollout)
-  int operator_only = 0;  // operator scenarios skipped only for want of an operator
+  int operator_only = 0;                            // operator scenarios skipped only for want of an operator
   for (const auto& sc : core::load_scenarios({kScenarios})) {
     if (sc.simulator_only) simulator_only.insert(sc.name);
     // `gpuops serve` has no GPU Operator (it serves no clusterpolicies.nvidia.com
@@ -101,8 +101,10 @@ TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
     EXPECT_EQ(over_api[name].first, "passed");
     // A simulator-only scenario is skipped whole over the API; the others run
     // every step but those that need virtual time (the rollouts' batches).
-    if (simulator_only.count(name)) EXPECT_EQ(over_api[name].second, 1);
-    else EXPECT_EQ(over_api[name].second, simulator_only_steps[name]);
+    if (simulator_only.count(name))
+      EXPECT_EQ(over_api[name].second, 1);
+    else
+      EXPECT_EQ(over_api[name].second, simulator_only_steps[name]);
   }
   // The served cluster is left as it was found: every scenario cleaned up
   // its nodes and DaemonSets.

@@ -10,8 +10,8 @@
 
 #include "core/diagnose.h"
 #include "core/operands.h"
-#include "tests/serve/helpers.h"
 #include "simulator/ui_server.h"
+#include "tests/serve/helpers.h"
 
 namespace gpuops {
 namespace {
@@ -131,31 +131,36 @@ TEST_F(UiTest, ThePageIsServedWithAContentSecurityPolicyAndNoInlineScript) {
 TEST_F(UiTest, TheViewFollowsKubectlAndLogsWhy) {
   std::string cookie = login();
   boost::json::object v = view(cookie);
-  EXPECT_EQ(v["view"].at("operands"),
-            boost::json::parse(R"(["driver","container-toolkit","device-plugin","gpu-feature-discovery","dcgm-exporter"])"));
+  EXPECT_EQ(
+      v["view"].at("operands"),
+      boost::json::parse(R"(["driver","container-toolkit","device-plugin","gpu-feature-discovery","dcgm-exporter"])"));
   ASSERT_EQ(v["view"].at("nodes").as_array().size(), 3u);
   EXPECT_EQ(v["view"].at("nodes").at(1).at("name"), "lab-node-1");
   ASSERT_EQ(s.kubectl({"apply", "-f", serve_testing::manifest("namespace.yaml")}).code, 0);
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "nvidia.com/gpu.deploy.dcgm-exporter=true"}).code, 0);
   Proc a = s.kubectl({"apply", "-f", serve_testing::manifest("dcgm-ds.yaml")});
   ASSERT_EQ(a.code, 0) << a.err;
-  v = view_with_log(cookie, "10:42:07 lab-node-2 dcgm-exporter DaemonSet created, does not want the node: "
-                            "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
-                            "nvidia.com/gpu.deploy.dcgm-exporter");
+  v = view_with_log(cookie,
+                    "10:42:07 lab-node-2 dcgm-exporter DaemonSet created, does not want the node: "
+                    "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
+                    "nvidia.com/gpu.deploy.dcgm-exporter");
   auto log = v["log"].as_array();
   ASSERT_EQ(log.size(), 4u) << boost::json::serialize(log);
   EXPECT_EQ(log[0], "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent)");
-  EXPECT_EQ(log[1], "10:42:07 lab-node-0 dcgm-exporter DaemonSet created, does not want the node: "
-                    "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
-                    "nvidia.com/gpu.deploy.dcgm-exporter");
+  EXPECT_EQ(log[1],
+            "10:42:07 lab-node-0 dcgm-exporter DaemonSet created, does not want the node: "
+            "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
+            "nvidia.com/gpu.deploy.dcgm-exporter");
   EXPECT_EQ(log[2], "10:42:07 lab-node-1 dcgm-exporter pod created, Running");
   // dcgm-exporter is the fifth operand; lab-node-1 the second node. KWOK:
   // Running at once.
   EXPECT_EQ(v["view"].at("cells").at(4).at(1), boost::json::parse(R"({"w":true,"d":true,"p":"Running"})"));
   EXPECT_EQ(v["view"].at("cells").at(4).at(0), boost::json::parse(R"({"w":false,"d":true,"p":"absent"})"));
-  ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu.deploy.dcgm-exporter=false"}).code, 0);
-  v = view_with_log(cookie, "10:42:07 lab-node-1 dcgm-exporter pod deleted: nodeSelector "
-                            "nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\"");
+  ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu.deploy.dcgm-exporter=false"}).code,
+            0);
+  v = view_with_log(cookie,
+                    "10:42:07 lab-node-1 dcgm-exporter pod deleted: nodeSelector "
+                    "nvidia.com/gpu.deploy.dcgm-exporter=true: node has \"false\"");
   log = v["log"].as_array();
   ASSERT_EQ(log.size(), 6u) << boost::json::serialize(log);
   EXPECT_EQ(log[log.size() - 2],
@@ -212,7 +217,8 @@ TEST_F(UiTest, TheEventStreamSendsTheViewThenEachChange) {
   EXPECT_NE(raw.find("event: view\ndata: {\"view\":"), std::string::npos);
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-2", "nvidia.com/gpu.deploy.driver=true"}).code, 0);
   ASSERT_TRUE(read_more("\"seq\":2}\n\n")) << raw;
-  EXPECT_NE(raw.find("lab-node-2 label nvidia.com/gpu.deploy.driver=\\\"true\\\" (was absent)"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("lab-node-2 label nvidia.com/gpu.deploy.driver=\\\"true\\\" (was absent)"), std::string::npos)
+      << raw;
 }
 
 TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
@@ -225,7 +231,10 @@ TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
   s.server->with_cluster([&](simulator::FakeCluster& c) { state = c.state("gpu-operator"); });
   EXPECT_EQ(r.body, core::render_text(core::explain(state, core::load_catalog("lab"), "lab-node-0", "driver")));
   EXPECT_EQ(r.body.rfind("lab-node-0 driver: daemonset nvidia-driver-daemonset absent; label "
-                         "nvidia.com/gpu.deploy.driver=false\n", 0), 0u) << r.body;
+                         "nvidia.com/gpu.deploy.driver=false\n",
+                         0),
+            0u)
+      << r.body;
   EXPECT_EQ(get(ui->port(), "/api/explain?node=nope&operand=driver", cookie).status, 404u);
   EXPECT_EQ(get(ui->port(), "/api/explain?node=lab-node-0&operand=nope", cookie).status, 400u);
 }

@@ -32,9 +32,9 @@ TEST(MergePatch, NullDeletesObjectsMergeArraysReplace) {
   EXPECT_EQ(merge_patch(J(R"({"a":1,"b":{"c":2,"d":3},"f":[0,1]})"), J(R"({"b":{"c":null,"e":4},"f":[1]})")),
             J(R"({"a":1,"b":{"d":3,"e":4},"f":[1]})"));
   // kubectl label node n gpu- : {"metadata":{"labels":{"gpu":null}}}
-  EXPECT_EQ(merge_patch(J(R"({"metadata":{"labels":{"gpu":"true","k":"v"}}})"),
-                        J(R"({"metadata":{"labels":{"gpu":null}}})")),
-            J(R"({"metadata":{"labels":{"k":"v"}}})"));
+  EXPECT_EQ(
+      merge_patch(J(R"({"metadata":{"labels":{"gpu":"true","k":"v"}}})"), J(R"({"metadata":{"labels":{"gpu":null}}})")),
+      J(R"({"metadata":{"labels":{"k":"v"}}})"));
 }
 
 TEST(JsonPatch, PointerEscapesAndOperations) {
@@ -74,24 +74,30 @@ TEST(StrategicMergePatch, Directives) {
                           "metadata":{"finalizers":["f1","f2"]}})");
   // $patch: delete removes by merge key.
   EXPECT_EQ(strategic_merge_patch(cur, J(R"({"spec":{"containers":[{"name":"a","$patch":"delete"}]}})"))
-                .at("spec").at("containers"),
+                .at("spec")
+                .at("containers"),
             J(R"([{"name":"b","image":"2"}])"));
   // $setElementOrder reorders; the patched item keeps its new fields.
   EXPECT_EQ(strategic_merge_patch(cur, J(R"({"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}],
                                               "containers":[{"name":"a","image":"9"}]}})"))
-                .at("spec").at("containers"),
+                .at("spec")
+                .at("containers"),
             J(R"([{"name":"b","image":"2"},{"name":"a","image":"9"}])"));
   // $retainKeys drops what is not listed.
   EXPECT_EQ(strategic_merge_patch(cur, J(R"({"spec":{"updateStrategy":{"$retainKeys":["type"],"type":"OnDelete"}}})"))
-                .at("spec").at("updateStrategy"),
+                .at("spec")
+                .at("updateStrategy"),
             J(R"({"type":"OnDelete"})"));
   // finalizers merge as a set; $deleteFromPrimitiveList removes.
-  EXPECT_EQ(strategic_merge_patch(cur, J(R"({"metadata":{"finalizers":["f3"],"$deleteFromPrimitiveList/finalizers":["f1"]}})"))
-                .at("metadata").at("finalizers"),
+  EXPECT_EQ(strategic_merge_patch(
+                cur, J(R"({"metadata":{"finalizers":["f3"],"$deleteFromPrimitiveList/finalizers":["f1"]}})"))
+                .at("metadata")
+                .at("finalizers"),
             J(R"(["f2","f3"])"));
   // $patch: replace on a map.
   EXPECT_EQ(strategic_merge_patch(cur, J(R"({"spec":{"updateStrategy":{"$patch":"replace","type":"OnDelete"}}})"))
-                .at("spec").at("updateStrategy"),
+                .at("spec")
+                .at("updateStrategy"),
             J(R"({"type":"OnDelete"})"));
 }
 
@@ -108,7 +114,7 @@ TEST(LabelQuery, ParsesAndMatchesAsLabelsParse) {
   EXPECT_TRUE(q.matches({{"app", "x"}, {"env", "a"}, {"has", ""}}));
   EXPECT_FALSE(q.matches({{"app", "x"}, {"env", "a"}, {"has", ""}, {"tier", "db"}}));
   EXPECT_TRUE(q.matches({{"app", "x"}, {"env", "b"}, {"has", "1"}, {"tier", "web"}}));
-  EXPECT_FALSE(q.matches({{"app", "x"}, {"has", ""}}));                         // env missing
+  EXPECT_FALSE(q.matches({{"app", "x"}, {"has", ""}}));  // env missing
   EXPECT_FALSE(q.matches({{"app", "x"}, {"env", "a"}, {"has", ""}, {"gone", "1"}}));
   EXPECT_TRUE(LabelQuery::parse("").matches({}));
   EXPECT_TRUE(LabelQuery::parse("env notin (a)").matches({}));  // notin matches a missing key
@@ -146,8 +152,7 @@ TEST(FieldQuery, ParsesMatchesAndRefusesUnknownFields) {
 TEST(TablePodCells, FollowPrintPod) {
   auto cells = [](const char* pod) {
     json::array c = table_cells("Pod", J(pod).as_object(), core::Time{});
-    return std::string(c[1].as_string()) + " " + std::string(c[2].as_string()) + " " +
-           std::string(c[3].as_string());
+    return std::string(c[1].as_string()) + " " + std::string(c[2].as_string()) + " " + std::string(c[3].as_string());
   };
   // A PodScheduled condition with reason SchedulingGated sets the reason.
   EXPECT_EQ(cells(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]},

@@ -99,8 +99,10 @@ TEST_F(DaemonSetTest, SchedulerBindsToPinnedNode) {
 // memory) is counted in desired, current and updated, not in ready or
 // available, and is unavailable.
 TEST_F(DaemonSetTest, PendingPodCountsAsCurrentNotReady) {
-  c.add_node(make_node("big", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "64Gi"}, {"cpu", "16"}, {"pods", "110"}}));
-  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
+  c.add_node(make_node("big", {{"nvidia.com/gpu.deploy.driver", "true"}},
+                       {{"memory", "64Gi"}, {"cpu", "16"}, {"pods", "110"}}));
+  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}},
+                       {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
   c.apply({lab_daemonset("driver")});  // requests 512Mi
   c.settle();
   auto s = st();
@@ -126,7 +128,8 @@ TEST_F(DaemonSetTest, PendingPodCountsAsCurrentNotReady) {
 // its limit, so the scheduler counts it (the template itself is not
 // defaulted).
 TEST_F(DaemonSetTest, LimitWithoutRequestIsTheRequest) {
-  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}}, {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
+  c.add_node(make_node("small", {{"nvidia.com/gpu.deploy.driver", "true"}},
+                       {{"memory", "256Mi"}, {"cpu", "4"}, {"pods", "110"}}));
   core::DaemonSet d = lab_daemonset("driver");  // requests 512Mi
   d.template_.spec.containers[0].limits = d.template_.spec.containers[0].requests;
   d.template_.spec.containers[0].requests.clear();

@@ -30,8 +30,9 @@ inline std::string daemonset_yaml(const core::Operand& op, const DsExtras& x = {
   std::string y = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: " + op.daemonset +
                   "\n  namespace: gpu-operator\nspec:\n";
   if (x.min_ready_seconds) y += "  minReadySeconds: " + std::to_string(x.min_ready_seconds) + "\n";
-  y += "  selector:\n    matchLabels:\n      app: " + op.app + "\n  template:\n    metadata:\n      labels:\n        app: " +
-       op.app + "\n    spec:\n      nodeSelector:\n        " + op.label + ": \"true\"\n";
+  y += "  selector:\n    matchLabels:\n      app: " + op.app +
+       "\n  template:\n    metadata:\n      labels:\n        app: " + op.app +
+       "\n    spec:\n      nodeSelector:\n        " + op.label + ": \"true\"\n";
   if (!x.grace.empty()) y += "      terminationGracePeriodSeconds: " + x.grace + "\n";
   if (!x.tolerations_yaml.empty()) {
     y += "      tolerations:\n";
@@ -39,10 +40,11 @@ inline std::string daemonset_yaml(const core::Operand& op, const DsExtras& x = {
   }
   if (!x.init_containers.empty()) {
     y += "      initContainers:\n";
-    for (const auto& n : x.init_containers) y += "      - name: " + n + "\n        image: nvcr.io/nvidia/gpu-operator:v24.9.2\n";
+    for (const auto& n : x.init_containers)
+      y += "      - name: " + n + "\n        image: nvcr.io/nvidia/gpu-operator:v24.9.2\n";
   }
-  y += "      containers:\n      - name: " + (op.container.empty() ? op.name : op.container) + "\n        image: " +
-       op.image + "\n";
+  y += "      containers:\n      - name: " + (op.container.empty() ? op.name : op.container) +
+       "\n        image: " + op.image + "\n";
   if (!op.memory.empty()) y += "        resources:\n          requests:\n            memory: " + op.memory + "\n";
   return y;
 }
@@ -112,11 +114,12 @@ inline core::DaemonSetStatus status(int desired, int current, int misscheduled, 
 }
 
 inline std::string describe(const core::DaemonSetStatus& s) {
-  return "desired=" + std::to_string(s.desired_number_scheduled) + " current=" +
-         std::to_string(s.current_number_scheduled) + " misscheduled=" + std::to_string(s.number_misscheduled) +
-         " ready=" + std::to_string(s.number_ready) + " updated=" + std::to_string(s.updated_number_scheduled) +
-         " available=" + std::to_string(s.number_available) + " unavailable=" +
-         std::to_string(s.number_unavailable) + " observedGeneration=" + std::to_string(s.observed_generation);
+  return "desired=" + std::to_string(s.desired_number_scheduled) +
+         " current=" + std::to_string(s.current_number_scheduled) +
+         " misscheduled=" + std::to_string(s.number_misscheduled) + " ready=" + std::to_string(s.number_ready) +
+         " updated=" + std::to_string(s.updated_number_scheduled) + " available=" + std::to_string(s.number_available) +
+         " unavailable=" + std::to_string(s.number_unavailable) +
+         " observedGeneration=" + std::to_string(s.observed_generation);
 }
 
 }  // namespace gpuops::simulator::testing

@@ -111,8 +111,9 @@ TEST(Import, EveryDumpIsAFixedPoint) {
     // them (reconcileNodeLabels), from kubernetes.io/os and kubernetes.io/arch.
     auto want_labels = node_labels(r.before);
     for (auto& [node, labels] : want_labels)
-      for (const auto& [stable, beta] : {std::pair<std::string, std::string>{"kubernetes.io/os", "beta.kubernetes.io/os"},
-                                         {"kubernetes.io/arch", "beta.kubernetes.io/arch"}})
+      for (const auto& [stable, beta] :
+           {std::pair<std::string, std::string>{"kubernetes.io/os", "beta.kubernetes.io/os"},
+            {"kubernetes.io/arch", "beta.kubernetes.io/arch"}})
         if (labels.count(stable)) labels[beta] = labels.at(stable);
     EXPECT_EQ(node_labels(r.after), want_labels);
     // The simulated operator's verdict: the dump's, unless a pod of a

@@ -132,11 +132,12 @@ TEST(KwokProfile, NodeInitializeReplacesAReadyWithoutStatus) {
 
 class FaultTest : public ::testing::TestWithParam<KubeletProfile> {
  protected:
-  FaultTest() : c([] {
-    FakeCluster::Options o;
-    o.profile = GetParam();
-    return o;
-  }()) {
+  FaultTest()
+      : c([] {
+          FakeCluster::Options o;
+          o.profile = GetParam();
+          return o;
+        }()) {
     c.create_namespace(kNs);
     c.add_node(make_node("a", all_deploy_labels()));
     c.add_node(make_node("b", all_deploy_labels()));
@@ -296,18 +297,18 @@ TEST(NodeLifecycle, BetaOsAndArchLabelsFollowTheStableOnes) {
   auto labels = [&](const std::string& n) { return c.store().find_node(n)->metadata.labels; };
   EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");
   EXPECT_EQ(labels("a").at("beta.kubernetes.io/arch"), "amd64");
-  EXPECT_EQ(labels("b").count("beta.kubernetes.io/os"), 0u);         // no kubernetes.io/os
-  EXPECT_EQ(labels("b").at("beta.kubernetes.io/arch"), "arm64");    // no kubernetes.io/arch: kept
+  EXPECT_EQ(labels("b").count("beta.kubernetes.io/os"), 0u);      // no kubernetes.io/os
+  EXPECT_EQ(labels("b").at("beta.kubernetes.io/arch"), "arm64");  // no kubernetes.io/arch: kept
   c.set_node_label("a", "kubernetes.io/arch", "arm64");
   c.settle();
-  EXPECT_EQ(labels("a").at("beta.kubernetes.io/arch"), "arm64");    // differs: the stable value
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/arch"), "arm64");  // differs: the stable value
   c.set_node_label("a", "beta.kubernetes.io/os", std::nullopt);
   c.settle();
-  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");      // removed: added back
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");  // removed: added back
   c.set_node_label("a", "kubernetes.io/os", std::nullopt);
   c.settle();
   EXPECT_EQ(labels("a").count("kubernetes.io/os"), 0u);
-  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");      // the stable one gone: left as is
+  EXPECT_EQ(labels("a").at("beta.kubernetes.io/os"), "linux");  // the stable one gone: left as is
 }
 
 }  // namespace

@@ -173,8 +173,7 @@ TEST(DriverManager, KeepsFalseAndSuffixesOtherValues) {
   r.cluster.add_node(make_node("gpu-1", gpu_labels({{kToolkit, "false"}, {kPlugin, "custom"}})));
   r.install();
   EXPECT_EQ(r.history.of(kToolkit), (std::vector<std::string>{"false"}));
-  EXPECT_EQ(r.history.of(kPlugin),
-            (std::vector<std::string>{"custom", "custom_paused-for-driver-upgrade", "custom"}));
+  EXPECT_EQ(r.history.of(kPlugin), (std::vector<std::string>{"custom", "custom_paused-for-driver-upgrade", "custom"}));
   EXPECT_EQ(r.pod("gpu-1", "nvidia-container-toolkit-daemonset"), nullptr);
 }
 

@@ -110,7 +110,8 @@ TEST_F(RollingUpdateTest, MaxUnavailablePercentRoundsUp) {
   c.settle();
   c.apply({ds("driver:2", {50, true})});
   c.run();
-  EXPECT_EQ(pods(), (std::set<std::string>{"a:driver:1:T", "b:driver:1:T", "c:driver:1:T", "d:driver:1", "e:driver:1"}));
+  EXPECT_EQ(pods(),
+            (std::set<std::string>{"a:driver:1:T", "b:driver:1:T", "c:driver:1:T", "d:driver:1", "e:driver:1"}));
 }
 
 // maxSurge 1, maxUnavailable 0: the new pod first, beside the old one; the

@@ -114,8 +114,9 @@ TEST(ObjectStore, DaemonSetSelectorIsImmutable) {
   EXPECT_THROW(s.update(changed), core::InputError);
   d.metadata.labels["team"] = "gpu";
   s.update(d);
-  EXPECT_EQ(std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset")).metadata.labels.at("team"),
-            "gpu");
+  EXPECT_EQ(
+      std::get<core::DaemonSet>(*s.get(Kind::kDaemonSet, kNs, "nvidia-driver-daemonset")).metadata.labels.at("team"),
+      "gpu");
 }
 
 // Objects keep every field they were given (raw), also through updates.
@@ -265,9 +266,8 @@ TEST(ObjectStore, PodsOnNodeAreTheListFilteredByNodeName) {
           std::vector<const PodRecord*> want;
           for (const PodRecord* p : s.list_pods(ns))
             if (p->node_name == node) want.push_back(p);
-          EXPECT_EQ(s.list_pods_on_node(node, ns), want)
-              << when << (c == &indexed ? " (indexed)" : " (not indexed)") << " node '" << node << "' ns '" << ns
-              << "'";
+          EXPECT_EQ(s.list_pods_on_node(node, ns), want) << when << (c == &indexed ? " (indexed)" : " (not indexed)")
+                                                         << " node '" << node << "' ns '" << ns << "'";
         }
       }
     }
