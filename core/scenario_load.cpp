@@ -45,6 +45,9 @@ class Reader {
     throw InputError(file_, at.IsDefined() ? at.Mark().line + 1 : 0, field, message);
   }
   void keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
+    keys(map, field, std::vector<const char*>(allowed));
+  }
+  void keys(const YAML::Node& map, const std::string& field, const std::vector<const char*>& allowed) const {
     if (!map.IsMap()) fail(map, field, "must be a map");
     for (auto it = map.begin(); it != map.end(); ++it) {
       std::string key = it->first.Scalar();
@@ -445,31 +448,14 @@ const std::vector<const char*> kActions = {"createNamespace",
 
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
-  reader.keys(yaml, field,
-              {"name",
-               "createNamespace",
-               "apply",
-               "label",
-               "addNode",
-               "deleteNode",
-               "taint",
-               "untaint",
-               "cordon",
-               "uncordon",
-               "ready",
-               "deletePod",
-               "deleteDaemonSet",
-               "fault",
-               "clearFaults",
-               "advance",
-               "installOperator",
-               "patchClusterPolicy",
-               "removeOperator",
-               "host",
-               "expect",
-               "expectError",
-               "timeout",
-               "settle"});
+  // A step's fields: its name, one action (kActions), then what it checks.
+  static const std::vector<const char*> kStepFields = [] {
+    std::vector<const char*> f{"name"};
+    f.insert(f.end(), kActions.begin(), kActions.end());
+    f.insert(f.end(), {"expect", "expectError", "timeout", "settle"});
+    return f;
+  }();
+  reader.keys(yaml, field, kStepFields);
   Step step;
   step.line = yaml.Mark().line + 1;
   if (yaml["name"]) step.name = reader.str(yaml["name"], field + ".name");
