@@ -14,12 +14,17 @@
 #include "core/input_file.h"
 #include "core/templates.h"
 #include "core/terminal.h"
+#include "core/validate_kinds.h"
 
 namespace gpuops::cli {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kLintedKinds =
+    "Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver, Deployment, Service, ServiceAccount, ClusterRole, "
+    "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor or PrometheusRule";
 
 // The files a path names: itself, or a folder's *.json/*.yaml/*.yml (sorted,
 // not recursive), as core::read_paths reads them. A missing path is kept so
@@ -44,7 +49,26 @@ bool lints_kind(const core::Document& doc) {
   if (!k || !k->is_string()) return true;
   for (const char* kind : {"Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver"})
     if (k->get_string() == kind) return true;
-  return false;
+  return core::is_validated_kind(k->get_string());
+}
+
+// decode_manifest for the kinds gpuops models, core::validate_kind for the
+// other kinds it checks (core/validate_kinds.h); any other kind is refused
+// with the whole list.
+void lint_document(const core::Document& doc) {
+  const auto* o = doc.value.if_object();
+  const auto* k = o ? o->if_contains("kind") : nullptr;
+  if (k && k->is_string() && core::is_validated_kind(k->get_string())) return core::validate_kind(doc);
+  try {
+    core::decode_manifest(doc);
+  } catch (const core::InputError& e) {
+    if (e.http_status != 0 || e.field() != "kind" || lints_kind(doc)) throw;
+    const auto* v = o->if_contains("apiVersion");
+    throw core::InputError(e.file(), e.line(), "kind",
+                           "kind \"" + std::string(k->get_string()) + "\" (" +
+                               (v && v->is_string() ? std::string(v->get_string()) : "") +
+                               ") is not handled by gpuops; expected " + kLintedKinds);
+  }
 }
 
 // `e`, or the plain "this is a template" when the failure is a Go
@@ -76,7 +100,7 @@ void lint_file(const std::string& file) {
   for (const auto& doc : docs) {
     if (int line = core::operator_placeholder_line(doc); line >= 0) throw core::operator_asset_error(file, line);
     try {
-      core::decode_manifest(doc);
+      lint_document(doc);
     } catch (const core::InputError& e) {
       // A kind gpuops does not lint, or an apiVersion the API does not serve,
       // is that, template or not.
@@ -89,13 +113,16 @@ void lint_file(const std::string& file) {
 }  // namespace
 
 int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops lint",
-                        "FILE...: decode and validate every document as the API server would (types, selector vs "
-                        "template labels, quantities, label values, names and namespaces, served apiVersions): "
-                        "Namespaces, Nodes, DaemonSets, Pods and the GPU Operator's ClusterPolicy and NVIDIADriver. "
-                        "A Helm/Go template or a GPU Operator asset is said to be one. Silent and exit 0 when all "
-                        "are valid; otherwise the first error of every invalid file (file, line and field) on "
-                        "stderr and exit 2.");
+  cxxopts::Options opts(
+      "gpuops lint",
+      "FILE...: decode and validate every document as the API server would (types, selector vs "
+      "template labels, quantities, label values, names and namespaces, served apiVersions): "
+      "Namespaces, Nodes, DaemonSets, Pods, the GPU Operator's ClusterPolicy and NVIDIADriver, and what "
+      "installs ship beside them: Deployments, Services, ServiceAccounts, RBAC roles and bindings, "
+      "the Prometheus Operator's ServiceMonitor and PrometheusRule. "
+      "A Helm/Go template or a GPU Operator asset is said to be one. Silent and exit 0 when all "
+      "are valid; otherwise the first error of every invalid file (file, line and field) on "
+      "stderr and exit 2.");
   opts.add_options()("files", "manifests (files or folders)", cxxopts::value<std::vector<std::string>>())(
       "h,help", "show this help");
   opts.parse_positional({"files"});

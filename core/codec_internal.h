@@ -191,5 +191,45 @@ std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, c
 // A pod spec at `p` (ValidatePodSpec, for the fields gpuops reads): throws
 // the 422 of the first failure.
 void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p);
+// A workload's selector (ValidateDaemonSetSpec, ValidateDeploymentSpec):
+// not empty, else the 422 "empty selector is invalid for <what>" at
+// `selector_path`; and matching the template's labels, else the 422
+// "`selector` does not match template `labels`" at `labels_path`.
+void validate_selector_not_empty(const Decoder& d, const LabelSelector& selector, const char* what,
+                                 const Path& selector_path);
+void validate_selector_matches_template(const Decoder& d, const LabelSelector& selector, const Labels& labels,
+                                        const Path& labels_path);
+// A workload's pod template (`pod_spec` at `p`): restartPolicy Always and no
+// activeDeadlineSeconds, as the 422s name `owner` ("DaemonSet", "ReplicaSet").
+void validate_template_restart(const Decoder& d, const boost::json::object* pod_spec, const Path& p, const char* owner);
+
+// The typed readers of core/decode.cpp that the validation of other kinds
+// (core/validate_kinds.cpp) shares: o[key] or nullptr; ObjectMeta at
+// root.metadata (sets the Decoder's name); label selector requirements; a
+// pod spec (`strict`: unknown PodSpec fields are the 400).
+const boost::json::value* get(const boost::json::object* o, const char* key);
+ObjectMeta decode_meta(Decoder& d, const boost::json::object& root, const Path& root_path);
+std::vector<Requirement> decode_requirements(Decoder& d, const boost::json::value* v, const Path& p, const char* st,
+                                             const char* type);
+PodSpec decode_pod_spec(Decoder& d, const boost::json::object* o, const Path& p, bool strict);
+
+// For the kinds of core/validate_kinds.h (core/validate_kinds.cpp):
+// ObjectMeta read and validated as ValidateObjectMeta does, the name by
+// `name_rule` (a function of core/validation.h); a port number
+// (IsValidPortNum) or name (IsValidPortName): upstream's first message, ""
+// when valid; an IntOrString port at `p` (ValidatePortNumOrName), throwing.
+ObjectMeta validate_object_meta(Decoder& d, const boost::json::object& root,
+                                std::string (*name_rule)(const std::string&), bool namespaced);
+std::string validate_port_number(int64_t port);
+std::string validate_port_name(const std::string& name);
+void validate_port_num_or_name(const Decoder& d, const boost::json::value* v, const Path& p, const char* st);
+// One kind each (core/validate_rbac.cpp, core/validate_monitoring.cpp); the
+// apiVersion is checked by the caller.
+void validate_cluster_role(const Document& doc);
+void validate_role(const Document& doc);
+void validate_cluster_role_binding(const Document& doc);
+void validate_role_binding(const Document& doc);
+void validate_service_monitor(const Document& doc);
+void validate_prometheus_rule(const Document& doc);
 
 }  // namespace gpuops::core::codec_internal

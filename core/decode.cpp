@@ -36,7 +36,7 @@ using codec_internal::validate_pod_spec;
 
 // ---------------------------------------------------------------- decoding
 
-namespace {
+namespace codec_internal {
 
 const json::value* get(const json::object* o, const char* key) { return o ? o->if_contains(key) : nullptr; }
 
@@ -251,6 +251,66 @@ PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool s
   s.containers = decode_containers(d, get(o, "containers"), p.child("containers"));
   return s;
 }
+
+// mirrors ValidateDaemonSetSpec's and ValidateDeploymentSpec's selector
+// checks (k8s.io/kubernetes pkg/apis/apps/validation).
+void validate_selector_not_empty(const Decoder& d, const LabelSelector& selector, const char* what,
+                                 const Path& selector_path) {
+  if (selector.empty())
+    // The value is the *metav1.LabelSelector, rendered as JSON: with no
+    // requirement (omitempty), {}.
+    d.invalid(selector_path, std::string("Invalid value: {}: empty selector is invalid for ") + what);
+}
+
+// mirrors the end of ValidateDaemonSetSpec and ValidatePodTemplateSpecForReplicaSet
+// (pkg/apis/apps/validation, pkg/apis/core/validation): a template's
+// restartPolicy Always (the default when empty), and no activeDeadlineSeconds
+// ("activeDeadlineSeconds in <owner> is not Supported").
+void validate_template_restart(const Decoder& d, const json::object* pod_spec, const Path& p, const char* owner) {
+  const Path rp = p.child("restartPolicy");
+  std::string restart = d.string(get(pod_spec, "restartPolicy"), rp, "PodSpec");
+  if (!restart.empty() && restart != "Always")
+    d.invalid(rp, "Unsupported value: \"" + restart + "\": supported values: \"Always\"");
+  const json::value* deadline = get(pod_spec, "activeDeadlineSeconds");
+  const Path ap = p.child("activeDeadlineSeconds");
+  if (deadline && !deadline->is_null())
+    d.invalid(ap, std::string("Forbidden: activeDeadlineSeconds in ") + owner + " is not Supported");
+}
+
+void validate_selector_matches_template(const Decoder& d, const LabelSelector& selector, const Labels& labels,
+                                        const Path& labels_path) {
+  bool matches = true;
+  for (const auto& [k, v] : selector.match_labels) {
+    auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) matches = false;
+  }
+  for (const auto& r : selector.match_expressions) {
+    auto it = labels.find(r.key);
+    bool has = it != labels.end();
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if ((r.op == SelectorOperator::kIn && !in) || (r.op == SelectorOperator::kNotIn && in) ||
+        (r.op == SelectorOperator::kExists && !has) || (r.op == SelectorOperator::kDoesNotExist && has))
+      matches = false;
+  }
+  if (!matches) {
+    // field.Error renders a map value as its JSON (ErrorBody,
+    // k8s.io/apimachinery pkg/util/validation/field/errors.go, since 1.34).
+    json::object rendered;
+    for (const auto& [k, v] : labels) rendered[k] = v;
+    d.invalid(labels_path,
+              "Invalid value: " + json::serialize(rendered) + ": `selector` does not match template `labels`");
+  }
+}
+
+}  // namespace codec_internal
+
+namespace {
+
+using codec_internal::decode_meta;
+using codec_internal::decode_pod_spec;
+using codec_internal::decode_requirements;
+using codec_internal::decode_taints;
+using codec_internal::get;
 
 // apiVersion/kind check: what the API serves for each kind gpuops handles.
 struct KindInfo {
@@ -605,33 +665,13 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
 
   // ValidateDaemonSetSpec (pkg/apis/apps/validation): a non-empty selector
   // that matches the template's labels.
-  if (ds.selector.empty()) d.invalid(selp, "Invalid value: \"null\": empty selector is invalid for daemonset");
+  codec_internal::validate_selector_not_empty(d, ds.selector, "daemonset", selp);
   validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
   validate_meta_annotations(d, ds.template_.annotations, tmp.child("annotations"));
-  bool matches = true;
-  for (const auto& [k, v] : ds.selector.match_labels) {
-    auto it = ds.template_.labels.find(k);
-    if (it == ds.template_.labels.end() || it->second != v) matches = false;
-  }
-  for (const auto& r : ds.selector.match_expressions) {
-    auto it = ds.template_.labels.find(r.key);
-    bool has = it != ds.template_.labels.end();
-    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    if ((r.op == SelectorOperator::kIn && !in) || (r.op == SelectorOperator::kNotIn && in) ||
-        (r.op == SelectorOperator::kExists && !has) || (r.op == SelectorOperator::kDoesNotExist && has))
-      matches = false;
-  }
-  if (!matches) {
-    std::string rendered = "map[string]string{";
-    bool first = true;
-    for (const auto& [k, v] : ds.template_.labels) {
-      rendered += (first ? "" : ", ") + ("\"" + k + "\":\"" + v + "\"");
-      first = false;
-    }
-    rendered += "}";
-    d.invalid(tmp.child("labels"), "Invalid value: " + rendered + ": `selector` does not match template `labels`");
-  }
+  codec_internal::validate_selector_matches_template(d, ds.selector, ds.template_.labels, tmp.child("labels"));
   validate_pod_spec(d, ds.template_.spec, tsp);
+  codec_internal::validate_template_restart(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp,
+                                            "DaemonSet");
 
   Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "DaemonSet", "v1.DaemonSetStatus")) {

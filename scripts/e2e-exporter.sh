@@ -5,6 +5,8 @@
 #      applied and Established, then every manifest of deploy/ (but the krew
 #      manifest) through the API server's validation and admission with
 #      `kubectl apply --dry-run=server` (nothing stored);
+#  1b. `gpuops lint deploy/` passes, and on every tests/data/lint case gpuops
+#      lint and the API server refuse it with the same message;
 #   2. `gpuops exporter` against the cluster: /readyz 200, and
 #      gpuops_audit_nodes equal to the cluster's node count;
 #   3. `kubectl gpuops audit` (kubectl finding kubectl-gpuops on PATH) prints
@@ -41,6 +43,34 @@ if kubectl --kubeconfig "$kc" apply -f "$repo/tests/crds/monitoring.coreos.com.y
 else
   cat "$work/crds.out" >&2
   fail "monitoring CRDs"
+fi
+
+# 1b. gpuops lint against the API server's own answers: deploy/ passes
+# both; each tests/data/lint/*.yaml is refused by both, the API server's
+# message holding the case's "# api:" line and gpuops lint's ending with it.
+if "$gpuops" lint "$repo/deploy" >"$work/lint.out" 2>&1; then
+  pass "gpuops lint deploy/"
+else
+  cat "$work/lint.out" >&2
+  fail "gpuops lint deploy/"
+fi
+cases=0 agreed=0
+for f in "$repo"/tests/data/lint/*.yaml; do
+  cases=$((cases + 1))
+  want=$(head -n1 "$f" | sed 's/^# api: //')
+  api=$(kubectl --kubeconfig "$kc" apply --dry-run=server -f "$f" 2>&1 >/dev/null) && api="(accepted)"
+  ours=$("$gpuops" lint "$f" 2>&1); ours_rc=$?
+  if [[ "$api" == *"$want"* ]] && [ "$ours_rc" = 2 ] && [[ "$ours" == *"$want" ]]; then
+    agreed=$((agreed + 1))
+  else
+    printf 'lint differential: %s\n  case:   %s\n  api:    %s\n  gpuops: %s (exit %s)\n' \
+      "$(basename "$f")" "$want" "$api" "$ours" "$ours_rc" >&2
+  fi
+done
+if [ "$agreed" = "$cases" ]; then
+  pass "gpuops lint agrees with the API server on $cases refused manifests"
+else
+  fail "gpuops lint agrees with the API server on $agreed of $cases refused manifests"
 fi
 
 # 2. the exporter against the cluster.

@@ -178,3 +178,30 @@ TEST(Lint, EveryFileOfAFolder) {
                 ":5: metadata.namespace: DaemonSet.apps \"nvidia-device-plugin-daemonset\" is invalid: "
                 "metadata.namespace: Invalid value: \"gpu.operator\": must not contain dots\n");
 }
+
+namespace {
+
+// deploy/ is what the exporter's users apply (issue 25): lint passes it, and
+// refuses a broken copy of it as the API server would, with the file and
+// line, exit 2. A kind lint does not check names every kind it does.
+TEST(Lint, TheExportersManifestsPassAndABrokenOneIsRefused) {
+  auto r = run_gpuops({"lint", std::string(GPUOPS_SOURCE_DIR) + "/deploy"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  TempFile svc("service.yaml",
+               "apiVersion: v1\nkind: Service\nmetadata:\n  name: gpuops-exporter\n  namespace: gpu-operator\nspec:\n"
+               "  ports:\n  - name: metrics\n    port: 9402\n  - name: metrics\n    port: 9403\n");
+  r = run_gpuops({"lint", svc.path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "gpuops: error: " + svc.path +
+                       ":10: spec.ports[1].name: Service \"gpuops-exporter\" is invalid: spec.ports[1].name: Duplicate "
+                       "value: \"metrics\"\n");
+  TempFile cm("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+  r = run_gpuops({"lint", cm.path});
+  EXPECT_EQ(r.err, "gpuops: error: " + cm.path +
+                       ":2: kind: kind \"ConfigMap\" (v1) is not handled by gpuops; expected Namespace, Node, "
+                       "DaemonSet, Pod, ClusterPolicy, NVIDIADriver, Deployment, Service, ServiceAccount, ClusterRole, "
+                       "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor or PrometheusRule\n");
+}
+
+}  // namespace

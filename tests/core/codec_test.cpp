@@ -206,7 +206,7 @@ TEST(Codec, SelectorMustMatchTemplateLabelsIsThe422) {
   EXPECT_EQ(e.line(), 14);
   EXPECT_EQ(e.message(),
             "DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: spec.template.metadata.labels: Invalid value: "
-            "map[string]string{\"app\":\"nvidia-driver-daemonset\"}: `selector` does not match template `labels`");
+            "{\"app\":\"nvidia-driver-daemonset\"}: `selector` does not match template `labels`");
 }
 
 TEST(Codec, EmptySelectorIsInvalid) {
