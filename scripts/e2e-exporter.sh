@@ -10,8 +10,13 @@
 #   2. `gpuops exporter` against the cluster: /readyz 200, and
 #      gpuops_audit_nodes equal to the cluster's node count;
 #   3. `kubectl gpuops audit` (kubectl finding kubectl-gpuops on PATH) prints
-#      what `gpuops audit` prints, with the same exit code.
-# Starts and stops its own exporter. Prints one PASS/FAIL line per step; exits
+#      what `gpuops audit` prints, with the same exit code;
+#   4. a real Prometheus (/usr/bin/prometheus, scripts/setup.sh) scraping a
+#      second exporter with deploy/prometheusrule.yaml's rules: on a node of
+#      its own, the toolkit label lowered under a running device plugin
+#      makes GpuopsDevicePluginWithoutToolkit active for that node alone,
+#      and the repair clears it.
+# Starts and stops its own exporters, Prometheus, node and namespace. Prints one PASS/FAIL line per step; exits
 # 1 when any failed.
 # Usage: scripts/e2e-exporter.sh GPUOPS KUBECONFIG
 set -uo pipefail
@@ -21,6 +26,7 @@ work=$(mktemp -d /tmp/gpuops-e2e-exporter.XXXXXX)
 exporter_pid=
 failed=0
 cleanup() {
+  declare -F prom_cleanup >/dev/null && prom_cleanup
   [ -n "$exporter_pid" ] && kill "$exporter_pid" 2>/dev/null && wait "$exporter_pid" 2>/dev/null
   rm -rf "$work"
 }
@@ -105,4 +111,104 @@ if [ "$got" = "$want" ] && [ "$got_rc" = "$want_rc" ]; then
 else
   fail "kubectl gpuops audit (exit $got_rc vs $want_rc)"
 fi
+# 4. A real Prometheus scraping the exporter on the real cluster, with
+# deploy/prometheusrule.yaml's rules: a node of its own (KWOK runs its pods)
+# with the lab's toolkit and device plugin in a namespace of its own, then
+# the toolkit label lowered under the running device plugin (the lab's
+# accident): GpuopsDevicePluginWithoutToolkit becomes active for that node
+# alone, and clears once the label is back.
+prom_ns=gpuops-e2e-prometheus prom_node=gpuops-e2e-prometheus-node
+prom_pid= prom_exporter_pid=
+prom_cleanup() {
+  [ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
+  [ -n "$prom_exporter_pid" ] && kill "$prom_exporter_pid" 2>/dev/null && wait "$prom_exporter_pid" 2>/dev/null
+  kubectl --kubeconfig "$kc" delete namespace "$prom_ns" --wait=false >/dev/null 2>&1
+  kubectl --kubeconfig "$kc" delete node "$prom_node" --wait=false >/dev/null 2>&1
+  prom_pid= prom_exporter_pid=
+}
+prom_step() {
+  local k=(kubectl --kubeconfig "$kc")
+  "${k[@]}" create namespace "$prom_ns" >/dev/null || return 1
+  "${k[@]}" create -f - >/dev/null <<NODE || return 1
+apiVersion: v1
+kind: Node
+metadata:
+  name: $prom_node
+  labels:
+    nvidia.com/gpu.present: "true"
+    nvidia.com/gpu.deploy.container-toolkit: "true"
+    nvidia.com/gpu.deploy.device-plugin: "true"
+NODE
+  for m in toolkit-ds device-plugin-ds; do
+    sed "s/namespace: gpu-operator/namespace: $prom_ns/" "$repo/manifests/$m.yaml" | "${k[@]}" apply -f - >/dev/null ||
+      return 1
+  done
+  local ok=0
+  for _ in $(seq 1 600); do
+    [ "$("${k[@]}" -n "$prom_ns" get pods --field-selector "spec.nodeName=$prom_node,status.phase=Running" \
+      -o name | wc -l)" = 2 ] && { ok=1; break; }
+    sleep 0.1
+  done
+  [ "$ok" = 1 ] || { echo "the toolkit and device plugin pods are not Running on $prom_node" >&2; return 1; }
+  "$gpuops" exporter --kubeconfig "$kc" --namespace "$prom_ns" --listen 127.0.0.1:0 --min-interval 100 \
+    >"$work/prom-exporter.out" 2>"$work/prom-exporter.err" &
+  prom_exporter_pid=$!
+  local eport=
+  for _ in $(seq 1 100); do
+    eport=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$work/prom-exporter.err")
+    [ -n "$eport" ] && break
+    sleep 0.1
+  done
+  [ -n "$eport" ] || { cat "$work/prom-exporter.err" >&2; return 1; }
+  # deploy/prometheusrule.yaml's spec is a Prometheus rule file (JSON is
+  # YAML); kubectl reads it as the cluster's CRD (step 1) types it.
+  "${k[@]}" create --dry-run=client -o json -f "$repo/deploy/prometheusrule.yaml" | jq '.spec' >"$work/rules.yml" ||
+    return 1
+  local pport= base=$((20000 + RANDOM % 20000))
+  for p in $(seq "$base" $((base + 50))); do
+    ss -ltnH "sport = :$p" | grep -q . || { pport=$p; break; }
+  done
+  [ -n "$pport" ] || return 1
+  cat >"$work/prometheus.yml" <<CFG
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: ["$work/rules.yml"]
+scrape_configs:
+- job_name: gpuops
+  static_configs: [{targets: ["127.0.0.1:$eport"]}]
+CFG
+  /usr/bin/prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$pport" >"$work/prometheus.out" 2>&1 &
+  prom_pid=$!
+  local api="http://127.0.0.1:$pport/api/v1"
+  # alerts NODE...: the nodes GpuopsDevicePluginWithoutToolkit is active for.
+  alerts() {
+    curl -s "$api/alerts" |
+      jq -r '[.data.alerts[] | select(.labels.alertname == "GpuopsDevicePluginWithoutToolkit") | .labels.node] | sort | join(" ")'
+  }
+  wait_until() { # SECONDS CMD...: true once CMD is
+    local end=$(($(date +%s) + $1)); shift
+    until "$@"; do [ "$(date +%s)" -lt "$end" ] || return 1; sleep 0.5; done
+  }
+  rules_ok() { [ "$(curl -s "$api/rules" | jq '[.data.groups[].rules[] | select(.health == "ok")] | length' 2>/dev/null)" = 5 ]; }
+  scraped() {
+    [ "$(curl -s -G "$api/query" --data-urlencode \
+      "query=gpuops_operand_ready{node=\"$prom_node\",operand=\"device-plugin\"}" |
+      jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]
+  }
+  alert_on_node() { [ "$(alerts)" = "$prom_node" ]; }
+  no_alert() { [ -z "$(alerts)" ]; }
+  wait_until 60 rules_ok || { echo "Prometheus: the 5 rules are not all healthy" >&2; cat "$work/prometheus.out" >&2; return 1; }
+  wait_until 60 scraped || { echo "Prometheus: $prom_node's device plugin not scraped as ready" >&2; return 1; }
+  no_alert || { echo "Prometheus: an alert before the change: $(alerts)" >&2; return 1; }
+  "${k[@]}" label node "$prom_node" --overwrite nvidia.com/gpu.deploy.container-toolkit=false >/dev/null || return 1
+  wait_until 60 alert_on_node || { echo "Prometheus: no toolkit alert for $prom_node (have: $(alerts))" >&2; return 1; }
+  "${k[@]}" label node "$prom_node" --overwrite nvidia.com/gpu.deploy.container-toolkit=true >/dev/null || return 1
+  wait_until 60 no_alert || { echo "Prometheus: the toolkit alert did not clear (have: $(alerts))" >&2; return 1; }
+}
+if prom_step; then
+  pass "Prometheus on the exporter: the toolkit alert fires for $prom_node and clears once repaired"
+else
+  fail "Prometheus on the exporter: the toolkit alert for $prom_node"
+fi
+prom_cleanup
 [ "$failed" = 0 ]
