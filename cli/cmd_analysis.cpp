@@ -6,6 +6,7 @@
 
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/analysis.h"
 #include "core/html_report.h"
 
@@ -26,9 +27,9 @@ void no_extra_args(const cxxopts::ParseResult& r, size_t allowed) {
 }
 
 int emit(const core::Report& rep, const json::value& doc, const std::string& output, std::ostream& out) {
-  if (output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
-  if (output == "json")
-    out << json::serialize(doc) << "\n";
+  if (output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
+  if (structured_output(output))
+    write_document(out, doc, output);
   else
     out << rep.text();
   return rep.exit_code;
@@ -47,13 +48,14 @@ int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
   cxxopts::Options opts("gpuops roster", "Print <operand>=<deploy label key>, one line per operand (LAB.md step 1).");
   opts.add_options()("operands", "operand catalog: lab, gpu-operator, or a catalog file",
                      cxxopts::value<std::string>()->default_value("lab"))(
-      "o,output", "output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "output format: text, json or yaml", cxxopts::value<std::string>()->default_value("text"))(
       "h,help", "show this help");
   auto r = parse(opts, args);
   if (help_requested(opts, r, out)) return 0;
   no_extra_args(r, 0);
   std::string output = r["output"].as<std::string>();
-  if (output != "text" && output != "json") throw UsageError("--output must be text or json, not \"" + output + "\"");
+  if (output != "text" && !structured_output(output))
+    throw UsageError("--output must be text, json or yaml, not \"" + output + "\"");
   core::Catalog catalog = core::load_catalog(r["operands"].as<std::string>());
   core::Report rep = core::roster(catalog);
   json::array ops;

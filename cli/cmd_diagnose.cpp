@@ -4,6 +4,9 @@
 
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/output.h"
+
+#include <boost/json/parse.hpp>
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"
 #include "core/html_report.h"
@@ -49,8 +52,8 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
     if (f.severity >= min) shown.push_back(f);
   if (o.output == "html") {
     out << core::render_diagnose_html(shown);
-  } else if (o.output == "json") {
-    out << core::render_json(shown);
+  } else if (structured_output(o.output)) {
+    write_document(out, boost::json::parse(core::render_json(shown)), o.output);
   } else if (shown.empty()) {
     size_t n = nodes.empty() ? state.nodes.size() : nodes.size();
     out << "nothing at severity " << sev << (min == core::Severity::kError ? "" : " or above") << " on " << n
@@ -79,10 +82,13 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
   if (!r.count("node") || !r.count("operand")) throw UsageError("give NODE and OPERAND");
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   LoadedState l = load_state(r, err);
-  if (l.opts.output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
+  if (l.opts.output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
   require_node(l.opts, l.node_names, r["node"].as<std::string>());
   auto e = core::explain(l.state, l.catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
-  out << (l.opts.output == "json" ? core::render_json(e) : core::render_text(e));
+  if (structured_output(l.opts.output))
+    write_document(out, boost::json::parse(core::render_json(e)), l.opts.output);
+  else
+    out << core::render_text(e);
   return core::exit_code(e.findings);
 }
 

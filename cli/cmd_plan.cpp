@@ -16,6 +16,7 @@
 
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/decode.h"
 #include "core/errors.h"
 #include "core/plan.h"
@@ -326,9 +327,9 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     s = {};
   });
   core::PlanResult plan = core::plan_changes(before, after, l.catalog, direct);
-  if (o.output == "html") throw UsageError("-o html is for matrix and diagnose; use text or json");
-  if (o.output == "json")
-    out << boost::json::serialize(core::render_plan_json(plan)) << "\n";
+  if (o.output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
+  if (structured_output(o.output))
+    write_document(out, core::render_plan_json(plan), o.output);
   else
     out << core::render_plan_text(plan);
   return core::plan_exit_code(plan);

@@ -82,19 +82,6 @@ using codec_internal::get;
 using codec_internal::Path;
 using codec_internal::validate_object_meta;
 
-// mirrors IsDNS1035Label (k8s.io/apimachinery pkg/util/validation): the
-// rule of a Service's name (ValidateServiceName = NameIsDNS1035Label).
-std::string validate_dns1035_label(const std::string& name) {
-  if (name.size() > 63) return "must be no more than 63 characters";
-  bool ok = !name.empty() && name.front() >= 'a' && name.front() <= 'z' && name.back() != '-';
-  for (char c : name) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-  if (!ok)
-    return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-           "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
-           "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-  return "";
-}
-
 // field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
 std::string not_supported(const std::string& value, std::initializer_list<const char*> supported) {
   std::string out = "Unsupported value: \"" + value + "\": supported values: ";
@@ -245,7 +232,10 @@ void validate_service(const Document& doc) {
   const json::object& root = doc.value.as_object();
   const Path top;
   d.known_fields(root, top, {"apiVersion", "kind", "metadata", "spec", "status"});
-  validate_object_meta(d, root, validate_dns1035_label, true);
+  // ValidateServiceName: a DNS-1123 label since RelaxedServiceNameValidation
+  // (KEP-5311, on by default in the v1.37 API server; a DNS-1035 label
+  // before, which also refused a digit first).
+  validate_object_meta(d, root, validate_dns1123_label, true);
   const Path sp = top.child("spec");
   const json::object* spec = d.object(get(&root, "spec"), sp, "Service", "v1.ServiceSpec");
   if (spec)

@@ -117,7 +117,8 @@ fi
 # the toolkit label lowered under the running device plugin (the lab's
 # accident): GpuopsDevicePluginWithoutToolkit becomes active for that node
 # alone, and clears once the label is back.
-prom_ns=gpuops-e2e-prometheus prom_node=gpuops-e2e-prometheus-node
+suffix=$(date +%s)-$RANDOM  # a rerun does not wait for the last one's deletion
+prom_ns=gpuops-e2e-prometheus-$suffix prom_node=gpuops-e2e-prometheus-node-$suffix
 prom_pid= prom_exporter_pid=
 prom_cleanup() {
   [ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
