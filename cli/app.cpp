@@ -43,12 +43,15 @@ const std::vector<Command>& commands() {
 }
 
 void usage(std::ostream& os) {
+  const std::string& p = program_name();
   os << "gpuops: label-driven placement of GPU Operator operands, made visible and checkable.\n\n"
-        "Usage: gpuops <command> [options]\n       gpuops --version\n\nCommands:\n";
+        "Usage: "
+     << p << " <command> [options]\n       " << p << " --version\n\nCommands:\n";
   for (const auto& c : commands())
     if (c.name[0] != '_')
       os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
-  os << "\nRun 'gpuops <command> --help' for a command's options.\n"
+  os << "\nRun '" << p
+     << " <command> --help' for a command's options.\n"
         "Exit codes: 0 fine, 1 a finding, 2 bad usage or input, 3 cluster or connection error.\n";
 }
 
@@ -94,6 +97,17 @@ std::vector<std::string> command_names() {
   return names;
 }
 
+namespace {
+std::string& program_name_storage() {
+  static std::string name = "gpuops";
+  return name;
+}
+}  // namespace
+
+void set_program_name(std::string name) { program_name_storage() = std::move(name); }
+const std::string& program_name() { return program_name_storage(); }
+std::string command_name(const std::string& sub) { return program_name() + " " + sub; }
+
 cxxopts::ParseResult parse(cxxopts::Options& opts, const Args& args) {
   std::vector<std::string> storage;
   storage.push_back(opts.program());
@@ -126,10 +140,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";
       return core::kExitInput;
     } catch (const UsageError& e) {
-      err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
+      err << "gpuops " << name << ": " << e.what() << "\nRun '" << command_name(name) << " --help' for usage.\n";
       return core::kExitInput;
     } catch (const cxxopts::exceptions::exception& e) {
-      err << "gpuops " << name << ": " << e.what() << "\nRun 'gpuops " << name << " --help' for usage.\n";
+      err << "gpuops " << name << ": " << e.what() << "\nRun '" << command_name(name) << " --help' for usage.\n";
       return core::kExitInput;
     } catch (const core::ClusterError& e) {
       err << "gpuops: error: " << core::escape_terminal(e.what(), true) << "\n";

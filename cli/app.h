@@ -20,6 +20,14 @@ namespace gpuops::cli {
 // error becomes a message on `err` and an exit code.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// The name the usage and help texts give the program: "gpuops", or
+// "kubectl gpuops" once main has seen itself run as kubectl-gpuops (kubectl
+// runs a kubectl-<name> on PATH for `kubectl <name>`: a kubectl plugin).
+// command_name("audit") is that name and the subcommand, for cxxopts.
+void set_program_name(std::string name);
+const std::string& program_name();
+std::string command_name(const std::string& sub);
+
 // The commands' names, in the order of `gpuops help`, without the hidden
 // `__complete` (for shell completion).
 std::vector<std::string> command_names();

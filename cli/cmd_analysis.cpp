@@ -4,6 +4,7 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -45,7 +46,8 @@ void put_mode(json::object& doc, const LoadedState& l) {
 }  // namespace
 
 int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
-  cxxopts::Options opts("gpuops roster", "Print <operand>=<deploy label key>, one line per operand (LAB.md step 1).");
+  cxxopts::Options opts(command_name("roster"),
+                        "Print <operand>=<deploy label key>, one line per operand (LAB.md step 1).");
   opts.add_options()("operands", "operand catalog: lab, gpu-operator, or a catalog file",
                      cxxopts::value<std::string>()->default_value("lab"))(
       "o,output", "output format: text, json or yaml", cxxopts::value<std::string>()->default_value("text"))(
@@ -66,7 +68,7 @@ int cmd_roster(const Args& args, std::ostream& out, std::ostream&) {
 }
 
 int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops audit",
+  cxxopts::Options opts(command_name("audit"),
                         "For every node and every operand whose deploy label is \"true\" there, check that the "
                         "operand's DaemonSet has a Running pod on it (LAB.md step 6). Prints `<node> MISSING "
                         "<operand>` per gap or `<node> OK`; exit 1 when anything is missing. On a GPU Operator "
@@ -101,7 +103,7 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops order-check",
+  cxxopts::Options opts(command_name("order-check"),
                         "NODE: print device-plugin-without-toolkit (exit 1) when the node's device-plugin pod is "
                         "Running but it has no Running container-toolkit pod, else ok (LAB.md step 7).");
   add_cluster_options(opts);
@@ -121,7 +123,7 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops matrix",
+  cxxopts::Options opts(command_name("matrix"),
                         "One line per node: <node> <column>=<yes|no>... where yes means that operand's pod is "
                         "Running there; then TOTAL_PODS=<Running DaemonSet pods> (LAB.md step 8). On a GPU "
                         "Operator install (detected): yes needs Ready too, not-ready is a pod that is not, and "

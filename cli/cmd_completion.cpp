@@ -71,7 +71,7 @@ int cmd_complete(const Args& args, std::ostream& out, std::ostream&) {
   Args words(args.begin() + 1, args.end() - 1);
   if (!words.empty() && words.back().starts_with("-") && words.back().find('=') == std::string::npos)
     return 0;  // completing a flag's value: file names
-  cxxopts::Options opts("gpuops " + command);
+  cxxopts::Options opts(command_name(command));
   add_cluster_options(opts);
   opts.allow_unrecognised_options();
   try {

@@ -2,6 +2,7 @@
 // Operator's own terms (core/diagnose.h).
 #include <iostream>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -14,7 +15,7 @@
 namespace gpuops::cli {
 
 int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops diagnose",
+  cxxopts::Options opts(command_name("diagnose"),
                         "[NODE...]: one finding per node and operand, with a stable name, a one-line reason and the "
                         "evidence (labels, taints, pod status, scheduler message). Exit 1 when any finding is an "
                         "error. Shows warnings and errors unless --severity info. --operands gpu-operator checks the "
@@ -66,7 +67,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops explain",
+  cxxopts::Options opts(command_name("explain"),
                         "NODE OPERAND: why OPERAND runs or does not run on NODE: its deploy label, the placement "
                         "verdict (NodeShouldRunDaemonPod) and every finding for the pair.");
   add_cluster_options(opts);

@@ -29,6 +29,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/exporter_metrics.h"
@@ -100,7 +101,7 @@ std::vector<prometheus::MetricFamily> own_metrics(const real::ClusterCache& cach
 }  // namespace
 
 int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops exporter",
+  cxxopts::Options opts(command_name("exporter"),
                         "Watch nodes, the namespace's DaemonSets and pods and the GPU Operator's resources, and serve "
                         "the audit, the matrix and diagnose's findings as Prometheus metrics on /metrics (with "
                         "/healthz and /readyz). In a pod it uses the in-cluster config; else the kubeconfig as "

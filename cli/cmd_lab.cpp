@@ -15,6 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli/app.h"
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
@@ -138,7 +139,7 @@ std::chrono::seconds script_timeout(const cxxopts::ParseResult& r) {
 }
 
 int lab_run(const Args& args, std::ostream& out) {
-  cxxopts::Options opts("gpuops lab run",
+  cxxopts::Options opts(command_name("lab run"),
                         "Perform LAB.md's eight steps and leave in DIR what a learner would: k8s/*.yaml, out/*.txt, "
                         "operand-audit.sh and order-check.sh. Shows each step as a teaching demo.");
   lab_options(opts);
@@ -219,7 +220,7 @@ int lab_run(const Args& args, std::ostream& out) {
 }
 
 int lab_grade(const Args& args, std::ostream& out) {
-  cxxopts::Options opts("gpuops lab grade",
+  cxxopts::Options opts(command_name("lab grade"),
                         "Grade a learner's working directory against the live cluster: one PASS/FAIL line per step. "
                         "Without --kubeconfig, the lab is replayed on a built-in simulator served over the "
                         "Kubernetes API, and the learner's scripts run against it with kubectl.");

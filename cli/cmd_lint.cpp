@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "core/decode.h"
@@ -114,7 +115,7 @@ void lint_file(const std::string& file) {
 
 int cmd_lint(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts(
-      "gpuops lint",
+      command_name("lint"),
       "FILE...: decode and validate every document as the API server would (types, selector vs "
       "template labels, quantities, label values, names and namespaces, served apiVersions): "
       "Namespaces, Nodes, DaemonSets, Pods, the GPU Operator's ClusterPolicy and NVIDIADriver, and what "

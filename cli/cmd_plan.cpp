@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -97,7 +98,7 @@ TaintArg parse_taint(const std::string& spec) {
 
 int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   cxxopts::Options opts(
-      "gpuops plan",
+      command_name("plan"),
       "VERB ARGS... | --steps FILE: what a change would do, before it is made. The cluster (--snapshot, or a live "
       "cluster through --kubeconfig: only read, never written) is copied into the simulator, with the GPU Operator "
       "simulated when it owns the operands, and the change is replayed on the copy. Verbs, as kubectl spells them: "

@@ -7,6 +7,7 @@
 #include <regex>
 #include <thread>
 
+#include "cli/app.h"
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
@@ -33,7 +34,7 @@ core::ScenarioResult run_on_simulator(const core::Scenario& sc, const core::RunO
 }  // namespace
 
 int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops run",
+  cxxopts::Options opts(command_name("run"),
                         "PATH...: replay scenario files (or folders of them) and check their expectations. Exit 0 "
                         "when all pass, 1 when any fails, 2 for invalid input.");
   opts.add_options()("backend", "sim (built-in simulator) or real (a live cluster)",

@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 
+#include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "core/errors.h"
@@ -15,7 +16,7 @@
 namespace gpuops::cli {
 
 int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
-  cxxopts::Options opts("gpuops serve",
+  cxxopts::Options opts(command_name("serve"),
                         "Serve a simulated cluster over the Kubernetes API (HTTPS, bearer token) until Ctrl-C.\n"
                         "Writes a kubeconfig for kubectl before printing 'serving on https://...'.");
   opts.add_options()("lab",

@@ -1,6 +1,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/app.h"
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
     }
     gpuops::core::set_max_input_bytes(n);
   }
+  // Run as kubectl-gpuops (the plugin name cmake --install and the .deb put
+  // on PATH), the help texts say `kubectl gpuops`.
+  if (argc > 0 && std::filesystem::path(argv[0]).filename() == "kubectl-gpuops")
+    gpuops::cli::set_program_name("kubectl gpuops");
   std::vector<std::string> args(argv + 1, argv + argc);
   return gpuops::cli::run(args, std::cout, std::cerr);
 }
