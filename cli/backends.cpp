@@ -1,6 +1,8 @@
 #include "cli/backends.h"
 
 #include "cli/cluster_options.h"
+#include "core/errors.h"
+#include "core/input_file.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/fake_cluster.h"
@@ -65,13 +67,26 @@ SimBackend open_simulator(const std::string&) { throw UsageError("this gpuops wa
 
 #ifdef GPUOPS_HAVE_REAL
 std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const std::string& context,
-                                         const std::string& ns, std::string* namespace_out, const std::string& server,
-                                         const std::string& token) {
+                                         const std::string& ns, std::string* namespace_out,
+                                         const ConnectionOverrides& overrides) {
+  const std::string& server = overrides.server;
+  const std::string& token = overrides.token;
   real::LoadOptions lo;
   lo.kubeconfig = kubeconfig;
   lo.context = context;
   lo.namespace_ = ns;
+  lo.server = server;
   real::RestConfig rc = real::load_rest_config(lo);
+  // An override of either TLS flag replaces the cluster's CA and insecure
+  // setting together (getCluster), then the two may not both be set.
+  if (overrides.insecure_skip_tls_verify || !overrides.certificate_authority.empty()) {
+    rc.insecure_skip_tls_verify = overrides.insecure_skip_tls_verify;
+    rc.ca_data.clear();
+    if (!overrides.certificate_authority.empty()) rc.ca_data = core::read_input_file(overrides.certificate_authority);
+    if (rc.insecure_skip_tls_verify && !rc.ca_data.empty())
+      throw core::InputError(overrides.certificate_authority, 0, "certificate-authority",
+                             "specifying a root certificates file with the insecure flag is not allowed");
+  }
   if (!server.empty()) {
     rc.path_prefix.clear();
     rc.server = server;

@@ -22,13 +22,23 @@ SimBackend open_simulator(const std::string& profile);
 // A live cluster through its API: kubeconfig rules as kubectl (real/).
 // `namespace_out` receives the namespace the kubeconfig context names, or ""
 // when it names none. Throws InputError (kubeconfig) / ClusterError.
-// `server` and `token`, when not empty, replace the resolved cluster's server
-// URL and the user's credentials (a bearer token in place of a token file or
-// an exec plugin), as kubectl's --server and --token override the kubeconfig
-// (clientcmd ConfigOverrides); a kubeconfig (or the in-cluster config) is
-// still needed.
+// `overrides` are kubectl's flags over the kubeconfig (clientcmd
+// ConfigOverrides, mirrors DirectClientConfig.getCluster and getAuthInfo,
+// k8s.io/client-go tools/clientcmd/client_config.go): `server` replaces the
+// cluster's URL, and with no kubeconfig at all is the whole configuration;
+// `token` replaces the user's credentials (a token file, an exec plugin,
+// basic auth); `certificate_authority` (a PEM file) or
+// `insecure_skip_tls_verify` replace the cluster's TLS trust, both together
+// being the InputError "specifying a root certificates file with the insecure
+// flag is not allowed".
+struct ConnectionOverrides {
+  std::string server;
+  std::string token;
+  std::string certificate_authority;
+  bool insecure_skip_tls_verify = false;
+};
 std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const std::string& context,
                                          const std::string& ns, std::string* namespace_out,
-                                         const std::string& server = "", const std::string& token = "");
+                                         const ConnectionOverrides& overrides = {});
 
 }  // namespace gpuops::cli

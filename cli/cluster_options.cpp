@@ -22,8 +22,13 @@ void add_cluster_options(cxxopts::Options& opts) {
       "server", "the API server's address, in place of the kubeconfig's (as kubectl --server)",
       cxxopts::value<std::string>())(
       "token", "bearer token for the API server, in place of the kubeconfig user's credentials (as kubectl --token)",
-      cxxopts::value<std::string>())("n,namespace", "namespace of the operand DaemonSets",
-                                     cxxopts::value<std::string>()->default_value("gpu-operator"))(
+      cxxopts::value<std::string>())("certificate-authority",
+                                     "a PEM file of the CAs that sign the API server's certificate (as kubectl's flag)",
+                                     cxxopts::value<std::string>())(
+      "insecure-skip-tls-verify",
+      "do not check the API server's certificate: the connection is then open to interception (as kubectl's flag)")(
+      "n,namespace", "namespace of the operand DaemonSets",
+      cxxopts::value<std::string>()->default_value("gpu-operator"))(
       "operands",
       "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU "
       "Operator install, the catalog of its version)",
@@ -39,6 +44,8 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   if (r.count("context")) o.context = r["context"].as<std::string>();
   if (r.count("server")) o.server = r["server"].as<std::string>();
   if (r.count("token")) o.token = r["token"].as<std::string>();
+  if (r.count("certificate-authority")) o.certificate_authority = r["certificate-authority"].as<std::string>();
+  o.insecure_skip_tls_verify = r.count("insecure-skip-tls-verify") > 0;
   o.namespace_ = r["namespace"].as<std::string>();
   o.namespace_given = r.count("namespace") > 0;
   o.operands = r["operands"].as<std::string>();
@@ -56,7 +63,8 @@ std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
   // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
   // in-cluster. The namespace: -n, else the context's, else gpu-operator.
   std::string context_ns;
-  auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns, o.server, o.token);
+  auto c = open_real(o.kubeconfig, o.context, o.namespace_given ? o.namespace_ : "", &context_ns,
+                     {o.server, o.token, o.certificate_authority, o.insecure_skip_tls_verify});
   if (!o.namespace_given && !context_ns.empty()) o.namespace_ = context_ns;
   return c;
 }

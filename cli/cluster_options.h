@@ -30,8 +30,10 @@ struct ClusterOptions {
   std::vector<std::string> snapshots;
   std::string kubeconfig;
   std::string context;
-  std::string server;  // --server: overrides the kubeconfig's (kubectl's flag)
-  std::string token;   // --token: a bearer token in place of the kubeconfig user's credentials
+  std::string server;                     // --server: overrides the kubeconfig's (kubectl's flag)
+  std::string token;                      // --token: a bearer token in place of the kubeconfig user's credentials
+  std::string certificate_authority;      // --certificate-authority: a PEM file of CAs
+  bool insecure_skip_tls_verify = false;  // --insecure-skip-tls-verify
   std::string namespace_ = "gpu-operator";
   bool namespace_given = false;
   std::string operands = "lab";

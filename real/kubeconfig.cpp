@@ -334,6 +334,14 @@ RestConfig load_rest_config(const LoadOptions& o) {
   // An empty config falls back to in-cluster (DeferredLoadingClientConfig).
   bool empty = m.clusters.empty() && m.users.empty() && m.contexts.empty() && m.current_context.empty();
   if (empty && o.kubeconfig.empty() && o.context.empty()) {
+    if (!o.server.empty()) {
+      RestConfig rc;
+      rc.server = o.server;
+      parse_server(o.server, false, rc);
+      if (!o.namespace_.empty()) rc.namespace_ = o.namespace_;
+      rc.origin = "--server";
+      return rc;
+    }
     if (auto ic = in_cluster(o)) return *ic;
     throw InputError(m.files.empty() ? "" : m.files.front(), 0, "",
                      "no Kubernetes configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, "

@@ -80,6 +80,12 @@ struct LoadOptions {
   std::string kubeconfig;  // --kubeconfig: only this file, which must exist
   std::string context;     // --context: overrides current-context
   std::string namespace_;  // -n/--namespace: overrides the context's namespace
+  // --server: with no kubeconfig anywhere, the configuration is this server
+  // alone (no credentials: the caller adds --token), ahead of in-cluster, as
+  // clientcmd's DeferredLoadingClientConfig takes a merged config that the
+  // overrides made non-empty. With a kubeconfig the caller overrides its
+  // server.
+  std::string server;
   // Environment lookup (KUBECONFIG, HOME, KUBERNETES_SERVICE_HOST,
   // KUBERNETES_SERVICE_PORT, POD_NAMESPACE); defaults to getenv.
   std::function<std::optional<std::string>(const std::string&)> getenv;
@@ -96,7 +102,8 @@ struct LoadOptions {
 //  - relative paths (certificate-authority, client-certificate, client-key,
 //    tokenFile, exec command with a '/') resolve against the folder of the file
 //    that defined them; files are read here, so RestConfig carries data.
-//  - no usable kubeconfig at all: the in-cluster config when possible
+//  - no usable kubeconfig at all: `server` alone when given, else the
+//    in-cluster config when possible
 //    (KUBERNETES_SERVICE_HOST/PORT set and the token file exists), with the
 //    host bracketed if IPv6.
 // Throws core::InputError (naming the file, its line and the field) for a file
