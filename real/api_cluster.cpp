@@ -491,6 +491,9 @@ void ApiCluster::settle() {
   auto deadline = Steady::now() + options_.settle_timeout;
   std::ostream* progress = options_.progress ? options_.progress : (isatty(2) == 1 ? &std::cerr : nullptr);
   bool printed = false;
+  // Since when only a stale desiredNumberScheduled was left (when stale_seen).
+  bool stale_seen = false;
+  Steady::time_point stale_since = Steady::now();
   auto clear = [&] {
     if (printed && progress) *progress << "\r\033[K" << std::flush;
   };
@@ -502,12 +505,22 @@ void ApiCluster::settle() {
       clear();
       throw;
     }
-    std::vector<std::string> pending = settle_pending(s);
-    if (pending.empty()) {
-      clear();
-      return;
-    }
+    std::vector<std::string> stale;
+    std::vector<std::string> pending = settle_pending(s, &stale);
     auto now = Steady::now();
+    if (pending.empty()) {
+      if (!stale.empty() && !stale_seen) {
+        stale_seen = true;
+        stale_since = now;
+      }
+      if (stale.empty() || now - stale_since >= kStaleDesiredGrace || now >= deadline) {
+        clear();
+        return;
+      }
+      pending = stale;
+    } else {
+      stale_seen = false;
+    }
     if (now >= deadline) {
       clear();
       auto ms = options_.settle_timeout.count();
@@ -567,7 +580,7 @@ void ApiCluster::settle() {
   }
 }
 
-std::vector<std::string> settle_pending(const core::ClusterState& state) {
+std::vector<std::string> settle_pending(const core::ClusterState& state, std::vector<std::string>* stale_desired) {
   std::vector<const core::DaemonSet*> dss;
   for (const auto& ds : state.daemonsets) dss.push_back(&ds);
   std::sort(dss.begin(), dss.end(), [](auto* a, auto* b) { return a->metadata.name < b->metadata.name; });
@@ -658,6 +671,10 @@ std::vector<std::string> settle_pending(const core::ClusterState& state) {
     if (st.desired_number_scheduled == expected && st.number_ready != ready)
       out.push_back("DaemonSet " + dn + ": status.numberReady is " + std::to_string(st.number_ready) +
                     ", Ready pods on the nodes that should run it: " + std::to_string(ready));
+    if (stale_desired && st.desired_number_scheduled != expected)
+      stale_desired->push_back("DaemonSet " + dn + ": status.desiredNumberScheduled is " +
+                               std::to_string(st.desired_number_scheduled) +
+                               ", nodes that should run it: " + std::to_string(expected));
     bool status_current = st.observed_generation >= ds->metadata.generation &&
                           st.desired_number_scheduled == expected && st.current_number_scheduled == expected &&
                           st.number_misscheduled == 0;

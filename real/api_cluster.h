@@ -159,11 +159,15 @@ class ApiCluster : public core::Cluster {
 //    status.numberReady not equal to those nodes with a Ready pod:
 //    "DaemonSet <name>: status.numberReady is <n>, Ready pods on the nodes
 //    that should run it: <m>";
-//  (status.desiredNumberScheduled is not waited for: the DaemonSet
-//  controller leaves it stale on purpose after node changes that need no pod
-//  change, e.g. a NoSchedule taint on a node whose pod runs, or a deleted
-//  node: v1.37 syncNodeUpdate, no node delete handler; it is only updated at
-//  the next sync for another reason);
+//  (status.desiredNumberScheduled is not pending: the DaemonSet controller
+//  leaves it stale on purpose after node changes that need no pod change,
+//  e.g. a NoSchedule taint on a node whose pod runs, or a deleted node: v1.37
+//  syncNodeUpdate, no node delete handler; it is only updated at the next
+//  sync for another reason. It is reported in `stale_desired` instead,
+//  "DaemonSet <name>: status.desiredNumberScheduled is <n>, nodes that
+//  should run it: <m>": settle() waits kStaleDesiredGrace for it, since the
+//  sync that deletes a pod writes the status after the delete, and a reader
+//  fast enough sees the pod gone and the status not yet written);
 //  - a pod that is not Running while the status is not up to date
 //    (observedGeneration < generation, desiredNumberScheduled or
 //    currentNumberScheduled not equal to the nodes that should run it, or
@@ -171,6 +175,12 @@ class ApiCluster : public core::Cluster {
 //    <phase>".
 // Ordered by DaemonSet name; within one, node messages by node name, then
 // the status message, then the not-Running pods.
-std::vector<std::string> settle_pending(const core::ClusterState& state);
+std::vector<std::string> settle_pending(const core::ClusterState& state,
+                                        std::vector<std::string>* stale_desired = nullptr);
+
+// How long settle() waits, once nothing else is pending, for a
+// desiredNumberScheduled that differs from the nodes that should run the
+// DaemonSet (see settle_pending) before taking it as left stale on purpose.
+inline constexpr std::chrono::milliseconds kStaleDesiredGrace{3000};
 
 }  // namespace gpuops::real

@@ -139,10 +139,15 @@ metadata:
     nvidia.com/gpu.present: "true"
     nvidia.com/gpu.deploy.container-toolkit: "true"
     nvidia.com/gpu.deploy.device-plugin: "true"
+    gpuops.e2e/prometheus: "$suffix"
 NODE
+  # The lab's DaemonSets, on this node alone: the cluster's other nodes may
+  # carry the deploy labels too (the lab leaves lab-node-2 with a device
+  # plugin and no toolkit).
   for m in toolkit-ds device-plugin-ds; do
-    sed "s/namespace: gpu-operator/namespace: $prom_ns/" "$repo/manifests/$m.yaml" | "${k[@]}" apply -f - >/dev/null ||
-      return 1
+    sed -e "s/namespace: gpu-operator/namespace: $prom_ns/" \
+      -e "s|^      nodeSelector:\$|      nodeSelector:\n        gpuops.e2e/prometheus: \"$suffix\"|" \
+      "$repo/manifests/$m.yaml" | "${k[@]}" apply -f - >/dev/null || return 1
   done
   local ok=0
   for _ in $(seq 1 600); do

@@ -543,6 +543,23 @@ TEST(SettlePending, StaleDesiredAfterANoScheduleTaintIsSettled) {
   EXPECT_EQ(settle_pending(s), std::vector<std::string>{});
 }
 
+// The label is gone from gpu-2 and so is its pod, but the sync that deleted
+// it has not written the status yet (desired 2): not pending, but reported
+// as a stale desiredNumberScheduled, which settle() waits for a while.
+TEST(SettlePending, AStaleDesiredNumberIsReportedApart) {
+  auto s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "false"}})},
+                    {ds_json(2, 2)}, {pod_json("driver-a", "gpu-1", "Running")});
+  std::vector<std::string> stale;
+  EXPECT_EQ(settle_pending(s, &stale), std::vector<std::string>{});
+  EXPECT_EQ(stale, std::vector<std::string>{
+                       "DaemonSet driver: status.desiredNumberScheduled is 2, nodes that should run it: 1"});
+  stale.clear();
+  s = state_of({node_json("gpu-1", {{kDriverLabel, "true"}}), node_json("gpu-2", {{kDriverLabel, "false"}})},
+               {ds_json(1, 1)}, {pod_json("driver-a", "gpu-1", "Running")});
+  EXPECT_EQ(settle_pending(s, &stale), std::vector<std::string>{});
+  EXPECT_EQ(stale, std::vector<std::string>{});
+}
+
 // A node just created: Ready=True, but the NodeTaint admission plugin's
 // not-ready:NoSchedule is still there, so no pod should run yet; the node
 // lifecycle controller is about to remove the taint.
