@@ -389,6 +389,12 @@ class ObjectStore {
   core::Object update_custom(T obj, bool status);
   void remove_custom(Kind kind, const std::string& name);
   void emit(EventType type, const core::ControllerRevision& obj);
+  // The tail of an update of a kind stored by value (Namespace, Node,
+  // DaemonSet, ControllerRevision), once the strategy has prepared `given`:
+  // the next resourceVersion, the index moved, `stored` replaced, the
+  // MODIFIED event. Returns the stored object.
+  template <class T>
+  const T& commit_update(Kind kind, const std::string& key, T& given, T& stored);
   void erase_daemonset(const std::string& key);
   template <class T>
   void publish(EventType type, Kind kind, const T& obj, const std::string& ns);

@@ -253,6 +253,16 @@ void keep_node_status(core::Node& given, const core::Node& stored) {
 
 }  // namespace
 
+template <class T>
+const T& ObjectStore::commit_update(Kind kind, const std::string& key, T& given, T& stored) {
+  uint64_t old = std::stoull(stored.metadata.resource_version);
+  given.metadata.resource_version = std::to_string(next_rv());
+  index(kind, key, old, rv_);
+  stored = std::move(given);
+  emit(EventType::kModified, stored);
+  return stored;
+}
+
 core::Object ObjectStore::update(core::Object obj) {
   Kind kind = kind_of(obj);
   const core::ObjectMeta& m = meta_of(obj);
@@ -265,12 +275,7 @@ core::Object ObjectStore::update(core::Object obj) {
       auto& stored = namespaces_.at(given.metadata.name);
       check_version(given, stored, kind);
       keep_system_meta(given, stored);
-      uint64_t old = std::stoull(stored.metadata.resource_version);
-      given.metadata.resource_version = std::to_string(next_rv());
-      index(kind, given.metadata.name, old, rv_);
-      stored = std::move(given);
-      emit(EventType::kModified, stored);
-      return core::Object(stored);
+      return core::Object(commit_update(kind, given.metadata.name, given, stored));
     }
     case Kind::kNode: {
       auto& given = std::get<core::Node>(obj);
@@ -280,12 +285,7 @@ core::Object ObjectStore::update(core::Object obj) {
       // mirrors nodeStrategy.PrepareForUpdate, pkg/registry/core/node/strategy.go:
       // newNode.Status = oldNode.Status (the main resource does not write status).
       keep_node_status(given, stored);
-      uint64_t old = std::stoull(stored.metadata.resource_version);
-      given.metadata.resource_version = std::to_string(next_rv());
-      index(kind, given.metadata.name, old, rv_);
-      stored = std::move(given);
-      emit(EventType::kModified, stored);
-      return core::Object(stored);
+      return core::Object(commit_update(kind, given.metadata.name, given, stored));
     }
     case Kind::kDaemonSet: {
       auto& given = std::get<core::DaemonSet>(obj);
@@ -305,12 +305,7 @@ core::Object ObjectStore::update(core::Object obj) {
       if (spec_json(given) != spec_json(stored)) given.metadata.generation = stored.metadata.generation + 1;
       if (template_json(given) != template_json(stored))
         given.metadata.annotations[kTemplateGeneration] = std::to_string(std::stoll(old_gen) + 1);
-      uint64_t old = std::stoull(stored.metadata.resource_version);
-      given.metadata.resource_version = std::to_string(next_rv());
-      index(kind, k, old, rv_);
-      stored = std::move(given);
-      emit(EventType::kModified, stored);
-      core::Object out(stored);
+      core::Object out(commit_update(kind, k, given, stored));
       // An update that removes the last finalizer of an object being
       // deleted deletes it (the registry's Update, store.go).
       if (stored.metadata.deletion_timestamp && stored.metadata.finalizers.empty()) erase_daemonset(k);
@@ -342,12 +337,7 @@ core::Object ObjectStore::update(core::Object obj) {
       auto& stored = revisions_.at(k);
       check_version(given, stored, kind);
       keep_system_meta(given, stored);
-      uint64_t old = std::stoull(stored.metadata.resource_version);
-      given.metadata.resource_version = std::to_string(next_rv());
-      index(kind, k, old, rv_);
-      stored = std::move(given);
-      emit(EventType::kModified, stored);
-      return core::Object(stored);
+      return core::Object(commit_update(kind, k, given, stored));
     }
   }
   return obj;
