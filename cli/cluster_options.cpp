@@ -33,7 +33,9 @@ void add_cluster_options(cxxopts::Options& opts) {
       "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU "
       "Operator install, the catalog of its version)",
       cxxopts::value<std::string>()->default_value("lab"))(
-      "o,output", "output format: text, json or yaml (matrix and diagnose: also html, one self-contained page)",
+      "o,output",
+      "output format: text, json or yaml (matrix and diagnose: also html, one self-contained page; matrix: also wide, "
+      "a kubectl-style table of each pod's STATUS)",
       cxxopts::value<std::string>()->default_value("text"))("h,help", "show this help");
 }
 
@@ -50,8 +52,8 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   o.namespace_given = r.count("namespace") > 0;
   o.operands = r["operands"].as<std::string>();
   o.output = r["output"].as<std::string>();
-  if (o.output != "text" && o.output != "json" && o.output != "yaml" && o.output != "html")
-    throw UsageError("--output must be text, json, yaml or html, not \"" + o.output + "\"");
+  if (o.output != "text" && o.output != "json" && o.output != "yaml" && o.output != "html" && o.output != "wide")
+    throw UsageError("--output must be text, json, yaml, html or wide, not \"" + o.output + "\"");
   if (!o.snapshots.empty() && (!o.kubeconfig.empty() || !o.context.empty()))
     throw UsageError("--snapshot reads a dump; it cannot be combined with --kubeconfig or --context");
   return o;

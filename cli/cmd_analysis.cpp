@@ -1,5 +1,7 @@
 // gpuops roster | audit | order-check | matrix: the lab-contract analyses.
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 
 #include <iostream>
 #include <unordered_map>
@@ -10,6 +12,7 @@
 #include "cli/output.h"
 #include "core/analysis.h"
 #include "core/html_report.h"
+#include "core/placement_view.h"
 
 namespace gpuops::cli {
 
@@ -29,6 +32,7 @@ void no_extra_args(const cxxopts::ParseResult& r, size_t allowed) {
 
 int emit(const core::Report& rep, const json::value& doc, const std::string& output, std::ostream& out) {
   if (output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
+  if (output == "wide") throw UsageError("-o wide is for matrix; use text, json or yaml");
   if (structured_output(output))
     write_document(out, doc, output);
   else
@@ -147,6 +151,16 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
   }
   json::object doc{{"nodes", rows}, {"totalPods", result.total_pods}};
   put_mode(doc, l);
+  if (l.opts.output == "wide") {
+    std::vector<std::pair<std::string, std::string>> columns;
+    for (const core::Operand* op : result.columns) {
+      std::string head = op->column;
+      std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::toupper(c); });
+      columns.emplace_back(op->name, head);
+    }
+    out << core::render_wide(core::placement_view(l.state, l.catalog), columns);
+    return core::kExitOk;
+  }
   if (l.opts.output == "html") {
     core::Report rep = core::render_matrix(result);
     out << core::render_matrix_html(core::placement_view(l.state, l.catalog), rep.text());

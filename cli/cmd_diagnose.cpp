@@ -51,6 +51,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<core::Finding> shown;
   for (const auto& f : findings)
     if (f.severity >= min) shown.push_back(f);
+  if (o.output == "wide") throw UsageError("-o wide is for matrix; use text, json, yaml or html");
   if (o.output == "html") {
     out << core::render_diagnose_html(shown);
   } else if (structured_output(o.output)) {
@@ -83,7 +84,8 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
   if (!r.count("node") || !r.count("operand")) throw UsageError("give NODE and OPERAND");
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   LoadedState l = load_state(r, err);
-  if (l.opts.output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
+  if (l.opts.output == "html" || l.opts.output == "wide")
+    throw UsageError("-o " + l.opts.output + " is not for explain; use text, json or yaml");
   require_node(l.opts, l.node_names, r["node"].as<std::string>());
   auto e = core::explain(l.state, l.catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
   if (structured_output(l.opts.output))

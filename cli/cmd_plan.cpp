@@ -328,7 +328,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     s = {};
   });
   core::PlanResult plan = core::plan_changes(before, after, l.catalog, direct);
-  if (o.output == "html") throw UsageError("-o html is for matrix and diagnose; use text, json or yaml");
+  if (o.output == "html" || o.output == "wide")
+    throw UsageError("-o " + o.output + " is not for plan; use text, json or yaml");
   if (structured_output(o.output))
     write_document(out, core::render_plan_json(plan), o.output);
   else

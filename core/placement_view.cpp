@@ -69,12 +69,52 @@ PlacementView placement_view(const ClusterState& state, const Catalog& catalog) 
       const Pod* best = nullptr;
       for (const Pod* p : index.pods_on(n->metadata.name))
         if (pod_of_operand(catalog, op, dss, *p) && (!best || pod_by_creation_timestamp_and_phase(p, best))) best = p;
-      if (best) c.pod = pod_word(*best);
+      if (best) {
+        c.pod = pod_word(*best);
+        c.status = pod_status_column(*best);
+      }
       row.push_back(std::move(c));
     }
     v.cells.push_back(std::move(row));
   }
   return v;
+}
+
+std::string render_wide(const PlacementView& view, const std::vector<std::pair<std::string, std::string>>& columns) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header{"NODE", "STATUS"};
+  std::vector<long> index;
+  for (const auto& [name, head] : columns) {
+    header.push_back(head);
+    auto it = std::find(view.operands.begin(), view.operands.end(), name);
+    index.push_back(it == view.operands.end() ? -1 : it - view.operands.begin());
+  }
+  rows.push_back(std::move(header));
+  for (size_t n = 0; n < view.nodes.size(); ++n) {
+    std::vector<std::string> row{view.nodes[n].name,
+                                 node_status_column(view.nodes[n].ready, view.nodes[n].unschedulable)};
+    for (long i : index) {
+      if (i < 0) {
+        row.push_back("-");
+        continue;
+      }
+      const ViewCell& c = view.cells[i][n];
+      row.push_back(!c.status.empty() ? c.status : c.wants ? "<none>" : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+  // text/tabwriter as kubectl's printers.GetNewTabWriter sets it up:
+  // minwidth 10, padding 3, ' ' padding; a line's last cell is not aligned.
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t c = 0; c + 1 < r.size(); ++c) width[c] = std::max(width[c], std::max<size_t>(10, r[c].size() + 3));
+  std::string out;
+  for (const auto& r : rows) {
+    for (size_t c = 0; c < r.size(); ++c)
+      out += c + 1 < r.size() ? r[c] + std::string(width[c] - r[c].size(), ' ') : r[c];
+    out += "\n";
+  }
+  return out;
 }
 
 boost::json::value to_json(const PlacementView& view) {

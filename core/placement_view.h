@@ -28,6 +28,7 @@ struct ViewCell {
   bool has_daemonset = false;  // the operand has a DaemonSet in the state
   bool wants = false;          // should_run of one of its DaemonSets
   std::string pod = "absent";
+  std::string status;  // that pod's STATUS column (print_pod), "" when absent
   // Why no DaemonSet wants the node (should_run's reasons of the first
   // DaemonSet, or "no DaemonSet"); empty when one wants it.
   std::vector<std::string> reasons;
@@ -57,6 +58,16 @@ PlacementView placement_view(const ClusterState& state, const Catalog& catalog);
 // {"namespace":..,"operands":[..],"nodes":[{"name","labels":{..},"taints":[..],"ready","unschedulable"}],
 //  "cells":[[{"w":bool,"d":bool,"p":"Running"},..],..]} (cells per operand, per node).
 boost::json::value to_json(const PlacementView& view);
+
+// `gpuops matrix -o wide`: a table as kubectl's printers write one
+// (text/tabwriter, minimum width 10, padding 3, the last column unpadded):
+// the header NODE STATUS then each of `columns` (an operand name of the
+// view and its header), then a row per node: its STATUS
+// (node_status_column), and per operand the STATUS of its pod there
+// (print_pod), "<none>" when a DaemonSet of it wants the node and no pod is
+// there, "-" when none wants it and no pod is there. An operand `columns`
+// names that the view lacks is a column of "-".
+std::string render_wide(const PlacementView& view, const std::vector<std::pair<std::string, std::string>>& columns);
 
 // What changed from `before` to `after`, one line each, in node order then
 // operand order, e.g.

@@ -72,4 +72,9 @@ bool pod_by_creation_timestamp_and_phase(const Pod* a, const Pod* b) {
   return a->metadata.name < b->metadata.name;
 }
 
+std::string node_status_column(const std::string& ready, bool unschedulable) {
+  std::string st = ready == "True" ? "Ready" : ready == "False" ? "NotReady" : "Unknown";
+  return unschedulable ? st + ",SchedulingDisabled" : st;
+}
+
 }  // namespace gpuops::core

@@ -56,6 +56,12 @@ PodColumns print_pod(const Pod& pod);
 // "Init:CrashLoopBackOff", "ContainerCreating", "Terminating".
 std::string pod_status_column(const Pod& pod);
 
+// A node's STATUS column, mirroring printNode (pkg/printers/internalversion/
+// printers.go) for the conditions gpuops reads: the Ready condition's status
+// `ready` ("True": Ready, "False": NotReady, anything else or "" when the
+// node has none: Unknown), then ",SchedulingDisabled" when `unschedulable`.
+std::string node_status_column(const std::string& ready, bool unschedulable);
+
 // Phase Succeeded or Failed (IsPodPhaseTerminal, kubernetes pkg/api/v1/pod
 // util.go).
 bool is_pod_phase_terminal(const Pod& pod);

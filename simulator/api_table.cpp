@@ -219,20 +219,14 @@ json::array table_cells(const std::string& kind, const json::object& obj, core::
   } else if (kind == "Node") {
     // mirrors printNode: condition types that are True, Ready's absence or
     // falseness as NotReady/Unknown, then SchedulingDisabled.
+    // (core::node_status_column).
     const json::object* status = obj_at(obj, {"status"});
-    std::string st;
-    std::string ready = "Unknown";
-    bool have_ready = false;
+    std::string ready;
     if (auto* conds = arr_at(status, "conditions"))
       for (const auto& cv : *conds)
-        if (str_at(cv.if_object(), "type") == "Ready") {
-          have_ready = true;
-          ready = str_at(cv.if_object(), "status");
-        }
-    st = !have_ready ? "Unknown" : ready == "True" ? "Ready" : ready == "False" ? "NotReady" : "Unknown";
+        if (str_at(cv.if_object(), "type") == "Ready") ready = str_at(cv.if_object(), "status");
     const json::value* u = obj_at(obj, {"spec"}) ? obj_at(obj, {"spec"})->if_contains("unschedulable") : nullptr;
-    if (u && u->is_bool() && u->as_bool()) st += ",SchedulingDisabled";
-    cells.push_back(json::string(st));
+    cells.push_back(json::string(core::node_status_column(ready, u && u->is_bool() && u->as_bool())));
     std::string roles;
     if (auto* labels = obj_at(obj, {"metadata", "labels"})) {
       std::map<std::string, int> sorted;

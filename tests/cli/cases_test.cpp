@@ -150,7 +150,7 @@ TEST(Cli, UsageErrorsExit2) {
   EXPECT_EQ(v.out, "gpuops 0.1.0\n");
   auto o = run_gpuops({"audit", "--snapshot", dump("lab-final-state"), "-o", "xml"});
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("--output must be text, json, yaml or html"), std::string::npos);
+  EXPECT_NE(o.err.find("--output must be text, json, yaml, html or wide"), std::string::npos);
   auto n = run_gpuops({"order-check", "--snapshot", dump("lab-final-state")});
   EXPECT_EQ(n.code, 2);
   EXPECT_NE(n.err.find("missing NODE"), std::string::npos);

@@ -66,3 +66,46 @@ TEST(Output, StringsThatLookLikeOtherTypesStayStrings) {
 }
 
 }  // namespace
+
+namespace {
+
+// matrix -o wide: kubectl's table layout (text/tabwriter: min width 10,
+// padding 3, last column unpadded), one row per node, and in each cell the
+// operand's pod STATUS as kubectl get pods prints it; "-" where no DaemonSet
+// wants the node. The lab's final state: every present pod is Running (the
+// matrix's yes), the rest are opted out, tainted away or not GPU nodes.
+TEST(Output, MatrixWideIsATableOfPodStatuses) {
+  const std::string lab = kCases + "lab-final-state/cluster.json";
+  auto w = run_gpuops({"matrix", "--snapshot", lab, "-o", "wide"});
+  EXPECT_EQ(w.code, 0) << w.err;
+  auto j = run_gpuops({"matrix", "--snapshot", lab, "-o", "json"});
+  json::value m = json::parse(j.out);
+  std::istringstream lines(w.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header, "NODE         STATUS    DRIVER    TOOLKIT   DEVICE-PLUGIN   GFD       DCGM");
+  const std::vector<std::string> cols = {"driver", "toolkit", "device-plugin", "gfd", "dcgm"};
+  for (const auto& row : m.at("nodes").as_array()) {
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line));
+    std::istringstream cells(line);
+    std::string node, status;
+    cells >> node >> status;
+    EXPECT_EQ(node, row.at("node").as_string());
+    EXPECT_EQ(status, "Ready");
+    for (const auto& c : cols) {
+      std::string cell;
+      cells >> cell;
+      EXPECT_EQ(cell, row.at("operands").at(c).as_bool() ? "Running" : "-") << node << " " << c;
+    }
+  }
+  // A pod waiting in its init container is shown as kubectl shows it.
+  auto init = run_gpuops({"matrix", "--snapshot", kCases + "stuck-in-init/cluster.json", "-o", "wide"});
+  EXPECT_NE(init.out.find("   Init:0/1"), std::string::npos) << init.out;
+  // Only the matrix is a table.
+  auto a = run_gpuops({"audit", "--snapshot", lab, "-o", "wide"});
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.err.find("-o wide is for matrix"), std::string::npos);
+}
+
+}  // namespace
