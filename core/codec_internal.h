@@ -189,8 +189,12 @@ void validate_meta_annotations(const Decoder& d, const Labels& annotations, cons
 // metadata.taints): every error, for Decoder::invalid_all; empty when valid.
 std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, const Path& p);
 // A pod spec at `p` (ValidatePodSpec, for the fields gpuops reads): throws
-// the 422 of the first failure.
-void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p);
+// the 422 of the first failure. With `spec_json` (the pod template's spec as
+// written), also each container's ports (validateContainerPorts) and, with
+// hostNetwork, their hostPort (validateHostNetwork), read from it: the typed
+// model keeps no ports.
+void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p,
+                       const boost::json::object* spec_json = nullptr);
 // A workload's selector (ValidateDaemonSetSpec, ValidateDeploymentSpec):
 // not empty, else the 422 "empty selector is invalid for <what>" at
 // `selector_path`; and matching the template's labels, else the 422

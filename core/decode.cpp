@@ -669,7 +669,7 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
   validate_meta_annotations(d, ds.template_.annotations, tmp.child("annotations"));
   codec_internal::validate_selector_matches_template(d, ds.selector, ds.template_.labels, tmp.child("labels"));
-  validate_pod_spec(d, ds.template_.spec, tsp);
+  validate_pod_spec(d, ds.template_.spec, tsp, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"));
   codec_internal::validate_template_restart(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp,
                                             "DaemonSet");
 

@@ -142,7 +142,7 @@ void validate_deployment(const Document& doc) {
   codec_internal::validate_meta_labels(d, labels, tmp.child("labels"));
   codec_internal::validate_meta_annotations(d, annotations, tmp.child("annotations"));
   codec_internal::validate_selector_matches_template(d, selector, labels, tmp.child("labels"));
-  codec_internal::validate_pod_spec(d, ps, tsp);
+  codec_internal::validate_pod_spec(d, ps, tsp, pod_spec);
   codec_internal::validate_template_restart(d, pod_spec, tsp, "ReplicaSet");
 
   // ValidateDeploymentStrategy and ValidateRollingUpdateDeployment.

@@ -269,7 +269,51 @@ std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, c
 // (k8s.io/kubernetes pkg/apis/core/validation/validation.go): nodeSelector labels, affinity operators,
 // tolerations, at least one container; each container's name (a DNS-1123
 // label), image, and resources (no negative amount, requests within limits).
-void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
+namespace {
+
+// mirrors validateContainerPorts (pkg/apis/core/validation/validation.go),
+// after SetDefaults_ContainerPort (protocol TCP) and, with hostNetwork,
+// defaultHostNetworkPorts (hostPort = containerPort when 0), then
+// validateHostNetwork's hostPort == containerPort. The ports of one container
+// at `p`; strict field validation of each port's fields.
+void validate_container_ports(const Decoder& d, const boost::json::value* v, const Path& p, bool host_network) {
+  const boost::json::array* ports = d.array(v, p, "Container", "[]v1.ContainerPort");
+  std::vector<std::string> names;
+  for (size_t i = 0; ports && i < ports->size(); ++i) {
+    const Path ip = p.index(i);
+    const boost::json::object* port = d.object(&(*ports)[i], ip, "Container", "v1.ContainerPort");
+    if (!port) continue;
+    d.known_fields(*port, ip, {"name", "hostPort", "containerPort", "protocol", "hostIP"});
+    std::string name = d.string(get(port, "name"), ip.child("name"), "ContainerPort");
+    if (!name.empty()) {
+      if (std::string e = validate_port_name(name); !e.empty())
+        d.invalid(ip.child("name"), "Invalid value: \"" + name + "\": " + e);
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        d.invalid(ip.child("name"), "Duplicate value: \"" + name + "\"");
+      names.push_back(name);
+    }
+    int64_t container_port =
+        d.integer(get(port, "containerPort"), ip.child("containerPort"), "ContainerPort", "int32").value_or(0);
+    if (container_port == 0) d.invalid(ip.child("containerPort"), "Required value");
+    if (std::string e = validate_port_number(container_port); !e.empty())
+      d.invalid(ip.child("containerPort"), "Invalid value: " + std::to_string(container_port) + ": " + e);
+    int64_t host_port = d.integer(get(port, "hostPort"), ip.child("hostPort"), "ContainerPort", "int32").value_or(0);
+    if (host_port != 0)
+      if (std::string e = validate_port_number(host_port); !e.empty())
+        d.invalid(ip.child("hostPort"), "Invalid value: " + std::to_string(host_port) + ": " + e);
+    std::string protocol = d.string(get(port, "protocol"), ip.child("protocol"), "ContainerPort");
+    if (!protocol.empty() && protocol != "TCP" && protocol != "UDP" && protocol != "SCTP")
+      d.invalid(ip.child("protocol"),
+                "Unsupported value: \"" + protocol + "\": supported values: \"SCTP\", \"TCP\", \"UDP\"");
+    if (host_network && host_port != 0 && host_port != container_port)
+      d.invalid(ip.child("hostPort"), "Invalid value: " + std::to_string(host_port) +
+                                          ": must match `containerPort` when `hostNetwork` is true");
+  }
+}
+
+}  // namespace
+
+void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p, const boost::json::object* spec_json) {
   Path nsp = p.child("nodeSelector");
   for (const auto& [k, v] : s.node_selector) {
     std::string e = validate_label_key(k);
@@ -353,6 +397,11 @@ void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p) {
       if (std::string e = validate_dns1123_label(c.name); !e.empty())
         d.invalid(cp.child("name"), "Invalid value: \"" + c.name + "\": " + e);
       if (c.image.empty()) d.invalid(cp.child("image"), "Required value");
+      if (spec_json) {
+        const boost::json::array* cs_json = get(spec_json, key) ? get(spec_json, key)->if_array() : nullptr;
+        const boost::json::object* c_json = cs_json && i < cs_json->size() ? (*cs_json)[i].if_object() : nullptr;
+        validate_container_ports(d, get(c_json, "ports"), cp.child("ports"), s.host_network);
+      }
       // ValidateResourceRequirements: no negative amount (ValidateResourceQuantityValue),
       // and a request no larger than the limit of the same resource.
       const Path rp = cp.child("resources");
