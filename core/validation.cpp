@@ -265,10 +265,6 @@ std::vector<FieldError> validate_node_taints(const std::vector<Taint>& taints, c
   return errs;
 }
 
-// Validation of a pod spec as ValidatePodSpec does for the fields gpuops reads
-// (k8s.io/kubernetes pkg/apis/core/validation/validation.go): nodeSelector labels, affinity operators,
-// tolerations, at least one container; each container's name (a DNS-1123
-// label), image, and resources (no negative amount, requests within limits).
 namespace {
 
 // mirrors validateContainerPorts (pkg/apis/core/validation/validation.go),
@@ -313,6 +309,11 @@ void validate_container_ports(const Decoder& d, const boost::json::value* v, con
 
 }  // namespace
 
+// Validation of a pod spec as ValidatePodSpec does for the fields gpuops reads
+// (k8s.io/kubernetes pkg/apis/core/validation/validation.go): nodeSelector labels, affinity operators,
+// tolerations, at least one container; each container's name (a DNS-1123
+// label), image, ports (from spec_json) and resources (no negative amount,
+// requests within limits).
 void validate_pod_spec(const Decoder& d, const PodSpec& s, const Path& p, const boost::json::object* spec_json) {
   Path nsp = p.child("nodeSelector");
   for (const auto& [k, v] : s.node_selector) {
