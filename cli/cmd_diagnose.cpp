@@ -6,8 +6,6 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-
-#include <boost/json/parse.hpp>
 #include "core/diagnose.h"
 #include "core/diagnose_render.h"
 #include "core/html_report.h"
@@ -55,7 +53,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   if (o.output == "html") {
     out << core::render_diagnose_html(shown);
   } else if (structured_output(o.output)) {
-    write_document(out, boost::json::parse(core::render_json(shown)), o.output);
+    write_document(out, core::to_json(shown), o.output);
   } else if (shown.empty()) {
     size_t n = nodes.empty() ? state.nodes.size() : nodes.size();
     out << "nothing at severity " << sev << (min == core::Severity::kError ? "" : " or above") << " on " << n
@@ -89,7 +87,7 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
   require_node(l.opts, l.node_names, r["node"].as<std::string>());
   auto e = core::explain(l.state, l.catalog, r["node"].as<std::string>(), r["operand"].as<std::string>());
   if (structured_output(l.opts.output))
-    write_document(out, boost::json::parse(core::render_json(e)), l.opts.output);
+    write_document(out, core::to_json(e), l.opts.output);
   else
     out << core::render_text(e);
   return core::exit_code(e.findings);

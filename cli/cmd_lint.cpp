@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/app.h"
@@ -23,9 +25,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kLintedKinds =
-    "Namespace, Node, DaemonSet, Pod, ClusterPolicy, NVIDIADriver, Deployment, Service, ServiceAccount, ClusterRole, "
-    "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor or PrometheusRule";
+// The kinds gpuops models (core::decode_manifest decodes them).
+constexpr const char* kModelledKinds[] = {"Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver"};
+
+// Every kind lint checks, for a message: "A, B, ... or Z".
+std::string linted_kinds() {
+  std::vector<std::string_view> all(std::begin(kModelledKinds), std::end(kModelledKinds));
+  for (auto k : core::validated_kinds()) all.push_back(k);
+  std::string out;
+  for (size_t i = 0; i < all.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i]);
+  return out;
+}
 
 // The files a path names: itself, or a folder's *.json/*.yaml/*.yml (sorted,
 // not recursive), as core::read_paths reads them. A missing path is kept so
@@ -48,7 +59,7 @@ bool lints_kind(const core::Document& doc) {
   const auto* o = doc.value.if_object();
   const auto* k = o ? o->if_contains("kind") : nullptr;
   if (!k || !k->is_string()) return true;
-  for (const char* kind : {"Namespace", "Node", "DaemonSet", "Pod", "ClusterPolicy", "NVIDIADriver"})
+  for (const char* kind : kModelledKinds)
     if (k->get_string() == kind) return true;
   return core::is_validated_kind(k->get_string());
 }
@@ -68,7 +79,7 @@ void lint_document(const core::Document& doc) {
     throw core::InputError(e.file(), e.line(), "kind",
                            "kind \"" + std::string(k->get_string()) + "\" (" +
                                (v && v->is_string() ? std::string(v->get_string()) : "") +
-                               ") is not handled by gpuops; expected " + kLintedKinds);
+                               ") is not handled by gpuops; expected " + linted_kinds());
   }
 }
 

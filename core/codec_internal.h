@@ -217,15 +217,18 @@ std::vector<Requirement> decode_requirements(Decoder& d, const boost::json::valu
                                              const char* type);
 PodSpec decode_pod_spec(Decoder& d, const boost::json::object* o, const Path& p, bool strict);
 
-// For the kinds of core/validate_kinds.h (core/validate_kinds.cpp):
-// ObjectMeta read and validated as ValidateObjectMeta does, the name by
-// `name_rule` (a function of core/validation.h); a port number
-// (IsValidPortNum) or name (IsValidPortName): upstream's first message, ""
-// when valid; an IntOrString port at `p` (ValidatePortNumOrName), throwing.
+// ObjectMeta read and validated as ValidateObjectMeta does (core/decode.cpp):
+// the name required, then `name_rule` (a function of core/validation.h), the
+// namespace (validate_meta_namespace), labels and annotations; sets the
+// Decoder's name. A port number (IsValidPortNum) or name (IsValidPortName):
+// upstream's first message, "" when valid; an IntOrString port at `p`
+// (ValidatePortNumOrName), throwing (core/validation.cpp).
 ObjectMeta validate_object_meta(Decoder& d, const boost::json::object& root,
                                 std::string (*name_rule)(const std::string&), bool namespaced);
 std::string validate_port_number(int64_t port);
 std::string validate_port_name(const std::string& name);
+// field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
+std::string not_supported(const std::string& value, std::initializer_list<const char*> supported);
 void validate_port_num_or_name(const Decoder& d, const boost::json::value* v, const Path& p, const char* st);
 // One kind each (core/validate_rbac.cpp, core/validate_monitoring.cpp); the
 // apiVersion is checked by the caller.

@@ -78,6 +78,23 @@ ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_pa
   return m;
 }
 
+// mirrors ValidateObjectMeta (k8s.io/apimachinery pkg/api/validation/
+// objectmeta.go): the name required, then `name_rule`'s message, the
+// namespace of a namespaced kind, the labels and annotations.
+ObjectMeta validate_object_meta(Decoder& d, const json::object& root, std::string (*name_rule)(const std::string&),
+                                bool namespaced) {
+  const Path top;
+  const Path mp = top.child("metadata");
+  ObjectMeta m = decode_meta(d, root, top);
+  if (m.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
+  if (std::string e = name_rule(m.name); !e.empty())
+    d.invalid(mp.child("name"), "Invalid value: \"" + m.name + "\": " + e);
+  m.namespace_ = validate_meta_namespace(d, m.namespace_, namespaced, mp.child("namespace"));
+  validate_meta_labels(d, m.labels, mp.child("labels"));
+  validate_meta_annotations(d, m.annotations, mp.child("annotations"));
+  return m;
+}
+
 std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p, const char* st,
                                              const char* type) {
   std::vector<Requirement> out;
@@ -269,8 +286,7 @@ void validate_selector_not_empty(const Decoder& d, const LabelSelector& selector
 void validate_template_restart(const Decoder& d, const json::object* pod_spec, const Path& p, const char* owner) {
   const Path rp = p.child("restartPolicy");
   std::string restart = d.string(get(pod_spec, "restartPolicy"), rp, "PodSpec");
-  if (!restart.empty() && restart != "Always")
-    d.invalid(rp, "Unsupported value: \"" + restart + "\": supported values: \"Always\"");
+  if (!restart.empty() && restart != "Always") d.invalid(rp, not_supported(restart, {"Always"}));
   const json::value* deadline = get(pod_spec, "activeDeadlineSeconds");
   const Path ap = p.child("activeDeadlineSeconds");
   if (deadline && !deadline->is_null())
@@ -311,6 +327,7 @@ using codec_internal::decode_pod_spec;
 using codec_internal::decode_requirements;
 using codec_internal::decode_taints;
 using codec_internal::get;
+using codec_internal::not_supported;
 
 // apiVersion/kind check: what the API serves for each kind gpuops handles.
 struct KindInfo {
@@ -367,17 +384,8 @@ static T with_raw(T (*typed)(const Document&), Document&& doc) {
 static Namespace decode_namespace_typed(const Document& doc) {
   Decoder d(doc, "Namespace", "v1", "Namespace");
   Namespace ns;
-  const Path top;
-  const Path mp = top.child("metadata");
-  ns.metadata = decode_meta(d, doc.value.as_object(), top);
-  if (ns.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
-  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
-  if (std::string e = validate_dns1123_label(ns.metadata.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + ns.metadata.name + "\": " + e);
-  ns.metadata.namespace_ = validate_meta_namespace(d, ns.metadata.namespace_, false, mp.child("namespace"));
-  validate_meta_labels(d, ns.metadata.labels, mp.child("labels"));
-  validate_meta_annotations(d, ns.metadata.annotations, mp.child("annotations"));
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel).
+  ns.metadata = codec_internal::validate_object_meta(d, doc.value.as_object(), validate_dns1123_label, false);
   return ns;
 }
 
@@ -415,15 +423,8 @@ R decode_operator_resource(const Document& doc, const char* kind, const char* ve
   Decoder d(doc, kind, version, std::string(kind) + ".nvidia.com");
   R r;
   const Path top;
-  const Path mp = top.child("metadata");
-  r.metadata = decode_meta(d, doc.value.as_object(), top);
-  if (r.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  if (std::string e = validate_dns1123_subdomain(r.metadata.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + r.metadata.name + "\": " + e);
   // Both CRDs are scope: Cluster.
-  r.metadata.namespace_ = validate_meta_namespace(d, r.metadata.namespace_, false, mp.child("namespace"));
-  validate_meta_labels(d, r.metadata.labels, mp.child("labels"));
-  validate_meta_annotations(d, r.metadata.annotations, mp.child("annotations"));
+  r.metadata = codec_internal::validate_object_meta(d, doc.value.as_object(), validate_dns1123_subdomain, false);
   const Path sp = top.child("status");
   const json::object* status = d.object(get(&doc.value.as_object(), "status"), sp, kind, status_struct);
   r.state = d.string(get(status, "state"), sp.child("state"), status_struct);
@@ -462,15 +463,8 @@ Node decode_node_typed(const Document& doc) {
   Node n;
   const Path top;
   const Path mp = top.child("metadata");
-  n.metadata = decode_meta(d, root, top);
-  if (n.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
-  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
-  if (std::string e = validate_dns1123_subdomain(n.metadata.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + n.metadata.name + "\": " + e);
-  n.metadata.namespace_ = validate_meta_namespace(d, n.metadata.namespace_, false, mp.child("namespace"));
-  validate_meta_labels(d, n.metadata.labels, mp.child("labels"));
-  validate_meta_annotations(d, n.metadata.annotations, mp.child("annotations"));
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSSubdomain).
+  n.metadata = codec_internal::validate_object_meta(d, root, validate_dns1123_subdomain, false);
   Path sp = top.child("spec");
   if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
     n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
@@ -593,16 +587,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   const json::object& root = doc.value.as_object();
   DaemonSet ds;
   const Path top;
-  ds.metadata = decode_meta(d, root, top);
-  Path mp = top.child("metadata");
-  if (ds.metadata.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  // ValidateObjectMeta with the kind's name rule (NameIsDNSLabel for a
-  // Namespace, NameIsDNSSubdomain for a Node and a DaemonSet).
-  if (std::string e = validate_dns1123_subdomain(ds.metadata.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + ds.metadata.name + "\": " + e);
-  ds.metadata.namespace_ = validate_meta_namespace(d, ds.metadata.namespace_, true, mp.child("namespace"));
-  validate_meta_labels(d, ds.metadata.labels, mp.child("labels"));
-  validate_meta_annotations(d, ds.metadata.annotations, mp.child("annotations"));
+  // ValidateObjectMeta with the kind's name rule (NameIsDNSSubdomain).
+  ds.metadata = codec_internal::validate_object_meta(d, root, validate_dns1123_subdomain, true);
   Path sp = top.child("spec");
   const json::object* spec = d.object(get(&root, "spec"), sp, "DaemonSet", "v1.DaemonSetSpec");
   if (!spec) d.invalid(sp.child("selector"), "Required value");
@@ -661,7 +647,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
     ds.template_.labels = d.string_map(get(tm, "labels"), tmp.child("labels"), "ObjectMeta");
     ds.template_.annotations = d.string_map(get(tm, "annotations"), tmp.child("annotations"), "ObjectMeta");
   }
-  ds.template_.spec = decode_pod_spec(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp, true);
+  const json::object* pod_spec = d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec");
+  ds.template_.spec = decode_pod_spec(d, pod_spec, tsp, true);
 
   // ValidateDaemonSetSpec (pkg/apis/apps/validation): a non-empty selector
   // that matches the template's labels.
@@ -669,9 +656,8 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
   validate_meta_labels(d, ds.template_.labels, tmp.child("labels"));
   validate_meta_annotations(d, ds.template_.annotations, tmp.child("annotations"));
   codec_internal::validate_selector_matches_template(d, ds.selector, ds.template_.labels, tmp.child("labels"));
-  validate_pod_spec(d, ds.template_.spec, tsp, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"));
-  codec_internal::validate_template_restart(d, d.object(get(tmpl, "spec"), tsp, "PodTemplateSpec", "v1.PodSpec"), tsp,
-                                            "DaemonSet");
+  validate_pod_spec(d, ds.template_.spec, tsp, pod_spec);
+  codec_internal::validate_template_restart(d, pod_spec, tsp, "DaemonSet");
 
   Path stp = top.child("status");
   if (const json::object* st = d.object(get(&root, "status"), stp, "DaemonSet", "v1.DaemonSetStatus")) {

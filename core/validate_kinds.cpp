@@ -18,80 +18,13 @@ namespace gpuops::core {
 
 namespace json = boost::json;
 
-namespace codec_internal {
-
-// mirrors ValidateObjectMeta (k8s.io/apimachinery pkg/api/validation/
-// objectmeta.go): the name required, then `name_rule`'s message, the
-// namespace of a namespaced kind, the labels and annotations.
-ObjectMeta validate_object_meta(Decoder& d, const json::object& root, std::string (*name_rule)(const std::string&),
-                                bool namespaced) {
-  const Path top;
-  const Path mp = top.child("metadata");
-  ObjectMeta m = decode_meta(d, root, top);
-  if (m.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  if (std::string e = name_rule(m.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + m.name + "\": " + e);
-  m.namespace_ = validate_meta_namespace(d, m.namespace_, namespaced, mp.child("namespace"));
-  validate_meta_labels(d, m.labels, mp.child("labels"));
-  validate_meta_annotations(d, m.annotations, mp.child("annotations"));
-  return m;
-}
-
-// mirrors IsValidPortNum (k8s.io/apimachinery pkg/util/validation).
-std::string validate_port_number(int64_t port) {
-  return port >= 1 && port <= 65535 ? "" : "must be between 1 and 65535, inclusive";
-}
-
-// mirrors IsValidPortName (k8s.io/apimachinery pkg/util/validation, an
-// IANA_SVC_NAME): its first message.
-std::string validate_port_name(const std::string& name) {
-  if (name.size() > 15) return "must be no more than 15 characters";
-  bool letter = false;
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
-      return "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)";
-    letter = letter || (c >= 'a' && c <= 'z');
-  }
-  if (!letter) return "must contain at least one letter (a-z)";
-  if (name.find("--") != std::string::npos) return "must not contain consecutive hyphens";
-  if (!name.empty() && (name.front() == '-' || name.back() == '-')) return "must not begin or end with a hyphen";
-  return "";
-}
-
-// mirrors ValidatePortNumOrName (pkg/apis/core/validation): an IntOrString
-// port, a number or an IANA service name; "" (no value) is valid here.
-void validate_port_num_or_name(const Decoder& d, const json::value* v, const Path& p, const char* st) {
-  if (!v || v->is_null()) return;
-  if (v->is_int64() || v->is_uint64()) {
-    int64_t n = v->is_int64() ? v->as_int64() : static_cast<int64_t>(v->as_uint64());
-    if (std::string e = validate_port_number(n); !e.empty())
-      d.invalid(p, "Invalid value: " + std::to_string(n) + ": " + e);
-    return;
-  }
-  if (!v->is_string()) d.type_error(p, *v, st, "intstr.IntOrString");
-  std::string name(v->as_string());
-  if (std::string e = validate_port_name(name); !e.empty()) d.invalid(p, "Invalid value: \"" + name + "\": " + e);
-}
-
-}  // namespace codec_internal
-
 namespace {
 
 using codec_internal::Decoder;
 using codec_internal::get;
+using codec_internal::not_supported;
 using codec_internal::Path;
 using codec_internal::validate_object_meta;
-
-// field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
-std::string not_supported(const std::string& value, std::initializer_list<const char*> supported) {
-  std::string out = "Unsupported value: \"" + value + "\": supported values: ";
-  bool first = true;
-  for (const char* s : supported) {
-    out += (first ? "\"" : ", \"") + std::string(s) + "\"";
-    first = false;
-  }
-  return out;
-}
 
 // mirrors ValidateDeployment and ValidateDeploymentSpec
 // (k8s.io/kubernetes pkg/apis/apps/validation/validation.go), after the
@@ -208,12 +141,11 @@ void validate_deployment(const Document& doc) {
                                                    ": may not be 0 when `maxSurge` is 0");
     }
   }
-  for (const char* key : {"minReadySeconds", "revisionHistoryLimit"}) {
-    int64_t v = int32_field(key, 0);
-    if (v < 0) d.invalid(sp.child(key), "Invalid value: " + std::to_string(v) + ": must be greater than or equal to 0");
-  }
-  int64_t progress = int32_field("progressDeadlineSeconds", 600);
   int64_t min_ready = int32_field("minReadySeconds", 0);
+  for (auto [key, v] :
+       {std::pair{"minReadySeconds", min_ready}, {"revisionHistoryLimit", int32_field("revisionHistoryLimit", 0)}})
+    if (v < 0) d.invalid(sp.child(key), "Invalid value: " + std::to_string(v) + ": must be greater than or equal to 0");
+  int64_t progress = int32_field("progressDeadlineSeconds", 600);
   if (progress < 0)
     d.invalid(sp.child("progressDeadlineSeconds"),
               "Invalid value: " + std::to_string(progress) + ": must be greater than or equal to 0");
@@ -324,6 +256,12 @@ const KindRule kKinds[] = {
 };
 
 }  // namespace
+
+std::vector<std::string_view> validated_kinds() {
+  std::vector<std::string_view> out;
+  for (const auto& k : kKinds) out.push_back(k.kind);
+  return out;
+}
 
 bool is_validated_kind(std::string_view kind) {
   for (const auto& k : kKinds)

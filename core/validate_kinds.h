@@ -23,6 +23,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "core/documents.h"
 
@@ -30,6 +31,8 @@ namespace gpuops::core {
 
 // True when `kind` is one of the kinds above (whatever its apiVersion).
 bool is_validated_kind(std::string_view kind);
+// Those kinds, in the order above.
+std::vector<std::string_view> validated_kinds();
 
 // Checks `doc` (a JSON object with apiVersion and kind, kind one of the
 // above) as the API server would on create. Throws InputError as above;

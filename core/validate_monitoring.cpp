@@ -262,8 +262,7 @@ void validate_service_monitor(const Document& doc) {
     const Path schp = ip.child("scheme");
     if (const json::string* scheme = s.string(e, "scheme", schp))
       if (*scheme != "http" && *scheme != "https" && *scheme != "HTTP" && *scheme != "HTTPS")
-        d.invalid(schp, "Unsupported value: \"" + std::string(*scheme) +
-                            "\": supported values: \"http\", \"https\", \"HTTP\", \"HTTPS\"");
+        d.invalid(schp, not_supported(std::string(*scheme), {"http", "https", "HTTP", "HTTPS"}));
     const Path intp = ip.child("interval");
     s.duration(e, "interval", intp);
     const Path stp = ip.child("scrapeTimeout");

@@ -96,13 +96,11 @@ void validate_bindings(const Document& doc, const char* kind, bool namespaced) {
   const json::object* ref = d.object(get(&root, "roleRef"), rrp, kind, "v1.RoleRef");
   if (ref) d.known_fields(*ref, rrp, {"apiGroup", "kind", "name"});
   std::string group = d.string(get(ref, "apiGroup"), rrp.child("apiGroup"), "RoleRef");
-  if (group != kGroup)
-    d.invalid(rrp.child("apiGroup"),
-              "Unsupported value: \"" + group + "\": supported values: \"" + std::string(kGroup) + "\"");
+  if (group != kGroup) d.invalid(rrp.child("apiGroup"), not_supported(group, {kGroup}));
   std::string ref_kind = d.string(get(ref, "kind"), rrp.child("kind"), "RoleRef");
   if (namespaced ? ref_kind != "Role" && ref_kind != "ClusterRole" : ref_kind != "ClusterRole")
-    d.invalid(rrp.child("kind"), "Unsupported value: \"" + ref_kind + "\": supported values: " +
-                                     (namespaced ? "\"Role\", \"ClusterRole\"" : "\"ClusterRole\""));
+    d.invalid(rrp.child("kind"),
+              namespaced ? not_supported(ref_kind, {"Role", "ClusterRole"}) : not_supported(ref_kind, {"ClusterRole"}));
   std::string ref_name = d.string(get(ref, "name"), rrp.child("name"), "RoleRef");
   if (ref_name.empty()) d.invalid(rrp.child("name"), "Required value");
   if (std::string e = validate_path_segment_name(ref_name); !e.empty())
@@ -122,15 +120,12 @@ void validate_bindings(const Document& doc, const char* kind, bool namespaced) {
     if (sk == "ServiceAccount") {
       if (std::string e = validate_dns1123_subdomain(name); !e.empty())
         d.invalid(ip.child("name"), "Invalid value: \"" + name + "\": " + e);
-      if (!sg.empty()) d.invalid(ip.child("apiGroup"), "Unsupported value: \"" + sg + "\": supported values: \"\"");
+      if (!sg.empty()) d.invalid(ip.child("apiGroup"), not_supported(sg, {""}));
       if (!namespaced && ns.empty()) d.invalid(ip.child("namespace"), "Required value");
     } else if (sk == "User" || sk == "Group") {
-      if (!sg.empty() && sg != kGroup)
-        d.invalid(ip.child("apiGroup"),
-                  "Unsupported value: \"" + sg + "\": supported values: \"" + std::string(kGroup) + "\"");
+      if (!sg.empty() && sg != kGroup) d.invalid(ip.child("apiGroup"), not_supported(sg, {kGroup}));
     } else {
-      d.invalid(ip.child("kind"),
-                "Unsupported value: \"" + sk + "\": supported values: \"ServiceAccount\", \"User\", \"Group\"");
+      d.invalid(ip.child("kind"), not_supported(sk, {"ServiceAccount", "User", "Group"}));
     }
   }
 }

@@ -180,6 +180,53 @@ std::string go_quote(const std::string& s) {
 
 namespace codec_internal {
 
+// field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
+std::string not_supported(const std::string& value, std::initializer_list<const char*> supported) {
+  std::string out = "Unsupported value: \"" + value + "\": supported values: ";
+  bool first = true;
+  for (const char* s : supported) {
+    out += (first ? "\"" : ", \"") + std::string(s) + "\"";
+    first = false;
+  }
+  return out;
+}
+
+// mirrors IsValidPortNum (k8s.io/apimachinery pkg/util/validation).
+std::string validate_port_number(int64_t port) {
+  return port >= 1 && port <= 65535 ? "" : "must be between 1 and 65535, inclusive";
+}
+
+// mirrors IsValidPortName (k8s.io/apimachinery pkg/util/validation, an
+// IANA_SVC_NAME): its first message.
+std::string validate_port_name(const std::string& name) {
+  if (name.size() > 15) return "must be no more than 15 characters";
+  bool letter = false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+      return "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)";
+    letter = letter || (c >= 'a' && c <= 'z');
+  }
+  if (!letter) return "must contain at least one letter (a-z)";
+  if (name.find("--") != std::string::npos) return "must not contain consecutive hyphens";
+  if (!name.empty() && (name.front() == '-' || name.back() == '-')) return "must not begin or end with a hyphen";
+  return "";
+}
+
+// mirrors ValidatePortNumOrName (pkg/apis/core/validation): an IntOrString
+// port, a number or an IANA service name; "" (no value) is valid here.
+void validate_port_num_or_name(const Decoder& d, const boost::json::value* v, const Path& p, const char* st) {
+  if (!v || v->is_null()) return;
+  if (v->is_int64() || v->is_uint64()) {
+    int64_t n = v->is_int64() ? v->as_int64() : static_cast<int64_t>(v->as_uint64());
+    if (std::string e = validate_port_number(n); !e.empty())
+      d.invalid(p, "Invalid value: " + std::to_string(n) + ": " + e);
+    return;
+  }
+  if (!v->is_string()) d.type_error(p, *v, st, "intstr.IntOrString");
+  std::string name(v->as_string());
+  if (std::string e = validate_port_name(name); !e.empty()) d.invalid(p, "Invalid value: \"" + name + "\": " + e);
+}
+
 // mirrors validateObjectMetaAccessorWithOptsCommon's namespace check,
 // k8s.io/apimachinery/pkg/api/validation/objectmeta.go, with ValidateNamespaceName
 // (NameIsDNSLabel, generic.go), for an object a create has reached validation
@@ -299,8 +346,7 @@ void validate_container_ports(const Decoder& d, const boost::json::value* v, con
         d.invalid(ip.child("hostPort"), "Invalid value: " + std::to_string(host_port) + ": " + e);
     std::string protocol = d.string(get(port, "protocol"), ip.child("protocol"), "ContainerPort");
     if (!protocol.empty() && protocol != "TCP" && protocol != "UDP" && protocol != "SCTP")
-      d.invalid(ip.child("protocol"),
-                "Unsupported value: \"" + protocol + "\": supported values: \"SCTP\", \"TCP\", \"UDP\"");
+      d.invalid(ip.child("protocol"), not_supported(protocol, {"SCTP", "TCP", "UDP"}));
     if (host_network && host_port != 0 && host_port != container_port)
       d.invalid(ip.child("hostPort"), "Invalid value: " + std::to_string(host_port) +
                                           ": must match `containerPort` when `hostNetwork` is true");
