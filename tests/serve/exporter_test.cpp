@@ -18,6 +18,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/serve/child.h"
 #include "tests/serve/helpers.h"
 
 namespace gpuops::serve_testing {
@@ -26,42 +27,6 @@ namespace {
 namespace json = boost::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-// A child process; stdout and stderr to files.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      std::vector<std::string> all = argv;
-      std::vector<char*> av;
-      for (auto& a : all) av.push_back(a.data());
-      av.push_back(nullptr);
-      ::execv(av[0], av.data());
-      ::_exit(127);
-    }
-  }
-  int terminate() {
-    ::kill(pid_, SIGTERM);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-
- private:
-  pid_t pid_ = -1;
-};
 
 int free_port() {
   int s = ::socket(AF_INET, SOCK_STREAM, 0);

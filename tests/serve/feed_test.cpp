@@ -223,6 +223,42 @@ void add_markers(FakeCluster& c) {
   c.apply({core::Object(d)});
 }
 
+// The lab's nodes, labelled, the namespaces and the markers, settled.
+void lab_with_markers(FakeCluster& c) {
+  label_lab_nodes(c);
+  c.create_namespace(kNs);
+  c.create_namespace("other");
+  add_markers(c);
+  c.settle();
+}
+
+// `ref` sees every write of the served store from now on (on its thread).
+void subscribe(Served& s, Reference& ref) {
+  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+}
+
+// Ends `ref`'s subscription; what it saw, read on the store's thread.
+Reference unsubscribe(Served& s, Reference& ref) {
+  Reference done;
+  s.server->with_cluster([&](FakeCluster& c) {
+    c.store().remove_subscriber(&ref);
+    done = ref;
+  });
+  return done;
+}
+
+// `n` nodes of 64 KiB each (an annotation), added in one burst.
+void add_big_nodes(Served& s, size_t n) {
+  s.server->with_cluster([&](FakeCluster& c) {
+    for (size_t i = 0; i < n; ++i) {
+      core::Node node;
+      node.metadata.name = "big-" + std::to_string(i);
+      node.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(node);
+    }
+  });
+}
+
 std::vector<std::string> without_first(std::vector<std::string> v, size_t n) {
   v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size())));
   return v;
@@ -233,15 +269,9 @@ std::vector<std::string> without_first(std::vector<std::string> v, size_t n) {
 // their compact records and encoded later: the JSON must be the same), and
 // nothing of other kinds or namespaces.
 TEST(ServeFeed, LiveWatchesGetEveryWriteAsStoredThen) {
-  Served s(true, {}, [](FakeCluster& c) {
-    label_lab_nodes(c);
-    c.create_namespace(kNs);
-    c.create_namespace("other");
-    add_markers(c);
-    c.settle();
-  });
+  Served s(true, {}, lab_with_markers);
   Reference ref;
-  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  subscribe(s, ref);
   Watch nodes(s, "/api/v1/nodes", {});
   Watch pods(s, "/api/v1/pods", {});
   Watch in_ns(s, "/api/v1/namespaces/other/pods", {});
@@ -266,11 +296,7 @@ TEST(ServeFeed, LiveWatchesGetEveryWriteAsStoredThen) {
     c.store().create(p);
     c.store().remove(Kind::kPod, "other", "static", 0);
   });
-  Reference done;
-  s.server->with_cluster([&](FakeCluster& c) {
-    c.store().remove_subscriber(&ref);
-    done = ref;
-  });
+  Reference done = unsubscribe(s, ref);
   auto want_pods = done.of(Kind::kPod);
   auto want_nodes = done.of(Kind::kNode);
   auto want_dss = done.of(Kind::kDaemonSet);
@@ -299,15 +325,9 @@ TEST(ServeFeed, LiveWatchesGetEveryWriteAsStoredThen) {
 TEST(ServeFeed, BookmarksNeverRunAheadOfEvents) {
   simulator::ApiServer::Options o;
   o.bookmark_interval = 2ms;
-  Served s(true, o, [](FakeCluster& c) {
-    label_lab_nodes(c);
-    c.create_namespace(kNs);
-    c.create_namespace("other");
-    add_markers(c);
-    c.settle();
-  });
+  Served s(true, o, lab_with_markers);
   Reference ref;
-  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  subscribe(s, ref);
   Watch pods(s, "/api/v1/pods", {{"allowWatchBookmarks", "true"}});
   ASSERT_GE(pods.wait_for(1).size(), 1u) << pods.error();
   s.server->with_cluster([&](FakeCluster& c) {
@@ -315,11 +335,7 @@ TEST(ServeFeed, BookmarksNeverRunAheadOfEvents) {
     for (int i = 3; i < 60; ++i) c.add_node(gpu_node("lab-node-" + std::to_string(i)));
     c.settle();
   });
-  Reference done;
-  s.server->with_cluster([&](FakeCluster& c) {
-    c.store().remove_subscriber(&ref);
-    done = ref;
-  });
+  Reference done = unsubscribe(s, ref);
   auto want = done.of(Kind::kPod);
   ASSERT_GE(want.size(), 60u * 5 * 3);
   auto events_in = [](const std::vector<std::string>& evs) {
@@ -358,23 +374,12 @@ TEST(ServeFeed, AReadingWatchIsNotCutByABurstBeyondTheBacklogBound) {
   o.watch_backlog_hard_bytes = 4 << 20;
   Served s(true, o);
   Reference ref;
-  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  subscribe(s, ref);
   Watch nodes(s, "/api/v1/nodes", {});
   ASSERT_EQ(nodes.wait_for(3).size(), 3u) << nodes.error();
   const size_t kEvents = 200;  // nodes of 64 KiB each, each written twice: 26 MB, six times the bound
-  s.server->with_cluster([&](FakeCluster& c) {
-    for (size_t i = 0; i < kEvents; ++i) {
-      core::Node n;
-      n.metadata.name = "big-" + std::to_string(i);
-      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
-      c.add_node(n);
-    }
-  });
-  Reference done;
-  s.server->with_cluster([&](FakeCluster& c) {
-    c.store().remove_subscriber(&ref);
-    done = ref;
-  });
+  add_big_nodes(s, kEvents);
+  Reference done = unsubscribe(s, ref);
   auto want = done.of(Kind::kNode);
   ASSERT_GE(want.size(), kEvents);
   std::vector<std::string> got = without_first(nodes.wait_for(3 + want.size()), 3);
@@ -475,7 +480,7 @@ TEST(ServeFeed, AWatchThatDoesNotReadDoesNotStopTheOthers) {
   o.watch_stall = 500ms;
   Served s(true, o);
   Reference ref;
-  s.server->with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&ref); });
+  subscribe(s, ref);
   RawClient stuck(s.server->port());
   stuck.handshake();
   stuck.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
@@ -486,19 +491,8 @@ TEST(ServeFeed, AWatchThatDoesNotReadDoesNotStopTheOthers) {
   ASSERT_EQ(reading.wait_for(3).size(), 3u) << reading.error();
   const size_t kEvents = 200;
   auto t0 = std::chrono::steady_clock::now();
-  s.server->with_cluster([&](FakeCluster& c) {
-    for (size_t i = 0; i < kEvents; ++i) {
-      core::Node n;
-      n.metadata.name = "big-" + std::to_string(i);
-      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
-      c.add_node(n);
-    }
-  });
-  Reference done;
-  s.server->with_cluster([&](FakeCluster& c) {
-    c.store().remove_subscriber(&ref);
-    done = ref;
-  });
+  add_big_nodes(s, kEvents);
+  Reference done = unsubscribe(s, ref);
   auto want = done.of(Kind::kNode);
   EXPECT_TRUE(same_events(without_first(reading.wait_for(3 + want.size()), 3), want)) << reading.error();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);

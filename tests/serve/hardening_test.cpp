@@ -19,6 +19,7 @@
 
 #include "real/client.h"
 #include "real/kubeconfig.h"
+#include "tests/serve/child.h"
 #include "tests/serve/helpers.h"
 
 namespace gpuops::serve_testing {
@@ -207,18 +208,9 @@ TEST(ServeHardening, YamlAliasLoopIs400AndTheServerLives) {
 TEST(ServeHardening, AcceptBacksOffWhenOutOfDescriptors) {
   TempDir dir;
   std::string kc = dir.path + "/kc", errf = dir.path + "/err";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
-    ::close(fd);
-    int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::close(null);
-    ::execl("/usr/bin/prlimit", "prlimit", "--nofile=16:16", GPUOPS_BINARY, "serve", "--lab", "--kubeconfig-out",
-            kc.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  auto server = std::make_unique<Child>(std::vector<std::string>{"/usr/bin/prlimit", "--nofile=16:16", GPUOPS_BINARY,
+                                                                 "serve", "--lab", "--kubeconfig-out", kc},
+                                        "/dev/null", errf);
   for (int i = 0; i < 100 && !std::filesystem::exists(kc); ++i) std::this_thread::sleep_for(50ms);
   ASSERT_TRUE(std::filesystem::exists(kc));
   std::this_thread::sleep_for(200ms);
@@ -235,8 +227,7 @@ TEST(ServeHardening, AcceptBacksOffWhenOutOfDescriptors) {
     if (!ec) socks.push_back(std::move(s));
   }
   std::this_thread::sleep_for(2s);
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  server.reset();  // SIGKILL, reaped
   std::string err = read_file(errf);
   size_t retries = 0;
   for (size_t p = err.find("retrying in"); p != std::string::npos; p = err.find("retrying in", p + 1)) ++retries;

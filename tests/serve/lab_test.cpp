@@ -10,59 +10,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/serve/child.h"
 #include "tests/serve/helpers.h"
 
 namespace gpuops::serve_testing {
 namespace {
-
-// `gpuops serve ...` as a child; its first stdout line is kept.
-class Child {
- public:
-  explicit Child(const std::vector<std::string>& args) {
-    int fds[2];
-    if (::pipe(fds) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(fds[1], 1);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      std::vector<char*> argv;
-      std::vector<std::string> all = {GPUOPS_BINARY};
-      all.insert(all.end(), args.begin(), args.end());
-      for (auto& a : all) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(GPUOPS_BINARY, argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    out_ = fds[0];
-  }
-  std::string first_line() {
-    std::string line;
-    char c;
-    while (::read(out_, &c, 1) == 1 && c != '\n') line.push_back(c);
-    return line;
-  }
-  // SIGTERM, then the exit status (-1 if it did not exit normally).
-  int terminate() {
-    ::kill(pid_, SIGTERM);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (out_ >= 0) ::close(out_);
-  }
-
- private:
-  pid_t pid_ = -1;
-  int out_ = -1;
-};
 
 class LabTest : public ::testing::Test {
  protected:
@@ -92,7 +44,7 @@ class LabTest : public ::testing::Test {
 };
 
 TEST_F(LabTest, EightStepsWithKubectlOnly) {
-  Child server({"serve", "--lab", "--kubeconfig-out", kubeconfig});
+  Child server({GPUOPS_BINARY, "serve", "--lab", "--kubeconfig-out", kubeconfig});
   std::string line = server.first_line();
   // The kubeconfig is there before the first line.
   ASSERT_TRUE(std::filesystem::exists(kubeconfig));
@@ -230,7 +182,7 @@ TEST(ServeSnapshot, ServesTheDumpAsItIs) {
   TempDir dir;
   std::string kubeconfig = dir.path + "/kubeconfig";
   std::string dump = std::string(GPUOPS_CASES_DIR) + "/lab-final-state";
-  Child server({"serve", "--snapshot", dump, "--kubeconfig-out", kubeconfig});
+  Child server({GPUOPS_BINARY, "serve", "--snapshot", dump, "--kubeconfig-out", kubeconfig});
   std::string line = server.first_line();
   ASSERT_EQ(line.rfind("serving on https://127.0.0.1:", 0), 0u) << line;
   auto run = [&](const std::string& args) { return sh(std::string(GPUOPS_BINARY) + " " + args, dir.path); };
