@@ -108,8 +108,32 @@ std::string label_writer(const std::string& key, bool by_change) {
   return key.starts_with("nvidia.com/") ? "operator" : "controller";
 }
 
+bool in_state_part(const Pod& pod, const std::set<std::string>& nodes) {
+  std::string target = pod.target_node();
+  return target.empty() || nodes.count(target) > 0;
+}
+
+ClusterState state_part(const ClusterState& state, const std::set<std::string>& nodes) {
+  ClusterState out;
+  out.namespace_ = state.namespace_;
+  out.observed_at = state.observed_at;
+  for (const auto& n : state.nodes)
+    if (nodes.count(n.metadata.name)) out.nodes.push_back(n);
+  for (const auto& p : state.pods)
+    if (in_state_part(p, nodes)) out.pods.push_back(p);
+  out.daemonsets = state.daemonsets;
+  out.cluster_policies = state.cluster_policies;
+  out.nvidia_drivers = state.nvidia_drivers;
+  return out;
+}
+
 PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct) {
+  return plan_changes(before, before, after, catalog, direct);
+}
+
+PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& before, const ClusterState& after,
+                        const Catalog& catalog, const std::set<std::pair<std::string, std::string>>& direct) {
   PlanResult plan;
   const ByName in_before(before), in_after(after);
   // Nodes and labels.
@@ -222,10 +246,31 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
     }
   }
 
-  // The matrix and the findings.
-  plan.matrix_before = matrix_result(before, catalog, true);
-  plan.matrix_after = matrix_result(after, catalog, true);
-  auto cb = cells_of(plan.matrix_before), ca = cells_of(plan.matrix_after);
+  // The matrix and the findings. The parts' rows replace the whole
+  // matrix's rows of their nodes (a node's row reads its pods and the
+  // DaemonSets only); its TOTAL_PODS changes by the parts' difference.
+  MatrixResult part_before = matrix_result(before, catalog, true);
+  MatrixResult part_after = matrix_result(after, catalog, true);
+  auto cb = cells_of(part_before), ca = cells_of(part_after);
+  if (&whole_before == &before) {
+    plan.matrix_before = std::move(part_before);
+    plan.matrix_after = std::move(part_after);
+  } else {
+    plan.matrix_before = matrix_result(whole_before, catalog, true);
+    std::set<std::string> redone;
+    for (const auto& row : part_before.rows) redone.insert(row.node);
+    for (const auto& row : part_after.rows) redone.insert(row.node);
+    plan.matrix_after.columns = part_after.columns;
+    plan.matrix_after.total_pods = plan.matrix_before.total_pods - part_before.total_pods + part_after.total_pods;
+    auto kept = plan.matrix_before.rows.begin(), end = plan.matrix_before.rows.end();
+    for (const auto& row : part_after.rows) {
+      for (; kept != end && kept->node < row.node; ++kept)
+        if (!redone.count(kept->node)) plan.matrix_after.rows.push_back(*kept);
+      plan.matrix_after.rows.push_back(row);
+    }
+    for (; kept != end; ++kept)
+      if (!redone.count(kept->node)) plan.matrix_after.rows.push_back(*kept);
+  }
   for (const auto& [k, cell] : ca) {
     auto it = cb.find(k);
     MatrixCell was = it == cb.end() ? MatrixCell::kNo : it->second;

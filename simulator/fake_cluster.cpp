@@ -33,6 +33,7 @@
 #include "core/decode.h"
 #include "core/encode.h"
 #include "core/errors.h"
+#include "core/plan.h"
 #include "core/rfc3339.h"
 #include "core/validation.h"
 #include "simulator/api_patch.h"
@@ -252,7 +253,7 @@ void FakeCluster::uninstall_operator() {
   impl_->mig_manager.install(nullptr, "");
 }
 
-void FakeCluster::import_state(const core::ClusterState& state, const core::Catalog* operator_catalog) {
+void FakeCluster::import_state(core::ClusterState state, const core::Catalog* operator_catalog) {
   Impl& m = *impl_;
   ObjectStore& s = m.ctx.store;
   if (!s.nodes().empty() || !s.daemonsets().empty() || s.pod_count() != 0)
@@ -263,9 +264,11 @@ void FakeCluster::import_state(const core::ClusterState& state, const core::Cata
   for (const auto& p : state.pods) namespaces.insert(p.metadata.namespace_);
   namespaces.erase("");
   for (const auto& ns : namespaces) create_namespace(ns);
-  for (const auto& n : state.nodes) s.restore(core::Object(n));
   std::set<std::string> listed;
-  for (const auto& n : state.nodes) listed.insert(n.metadata.name);
+  for (auto& n : state.nodes) {
+    listed.insert(n.metadata.name);
+    s.restore(core::Object(std::move(n)));
+  }
   for (const auto& p : state.pods)
     if (!p.spec.node_name.empty() && !listed.count(p.spec.node_name)) m.ctx.unseen_nodes.insert(p.spec.node_name);
   if (operator_catalog) {
@@ -274,12 +277,13 @@ void FakeCluster::import_state(const core::ClusterState& state, const core::Cata
   } else if (!state.cluster_policies.empty() || !state.nvidia_drivers.empty()) {
     s.install_gpu_operator_crds();
   }
-  for (const auto& cp : state.cluster_policies) s.restore(core::Object(cp));
-  for (const auto& d : state.nvidia_drivers) s.restore(core::Object(d));
-  for (const auto& d : state.daemonsets) s.restore(core::Object(d));
-  for (const auto& p : state.pods) {
-    s.restore(core::Object(p));
-    if (const PodRecord* r = s.find_pod(p.metadata.namespace_, p.metadata.name)) m.kubelet.keep_status(r->id);
+  for (auto& cp : state.cluster_policies) s.restore(core::Object(std::move(cp)));
+  for (auto& d : state.nvidia_drivers) s.restore(core::Object(std::move(d)));
+  for (auto& d : state.daemonsets) s.restore(core::Object(std::move(d)));
+  for (auto& p : state.pods) {
+    const std::string ns = p.metadata.namespace_, name = p.metadata.name;
+    s.restore(core::Object(std::move(p)));
+    if (const PodRecord* r = s.find_pod(ns, name)) m.kubelet.keep_status(r->id);
   }
 }
 
@@ -364,6 +368,27 @@ core::ClusterState FakeCluster::state(const std::string& ns) {
   for (const auto& [k, d] : s.daemonsets())
     if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
   for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+  for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
+  for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
+  return out;
+}
+
+core::ClusterState FakeCluster::state(const std::string& ns, const std::set<std::string>& nodes) {
+  const ObjectStore& s = impl_->ctx.store;
+  core::ClusterState out;
+  out.namespace_ = ns;
+  out.observed_at = impl_->ctx.now;
+  for (const auto& name : nodes)
+    if (const core::Node* n = s.find_node(name)) out.nodes.push_back(*n);
+  for (const auto& [k, d] : s.daemonsets())
+    if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
+  for (const PodRecord* rec : s.list_pods(ns)) {
+    // A bound pod's target node is its nodeName (Pod::target_node): only
+    // the others are materialised to be asked.
+    if (!rec->node_name.empty() && !nodes.count(rec->node_name)) continue;
+    core::Pod p = rec->pod();
+    if (core::in_state_part(p, nodes)) out.pods.push_back(std::move(p));
+  }
   for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
   for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
   return out;

@@ -43,6 +43,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,9 @@ class FakeCluster : public core::Cluster {
   // ---- core::Cluster ----
   // Nodes sorted by name; DaemonSets and pods of `ns` sorted by name.
   core::ClusterState state(const std::string& ns) override;
+  // core::state_part(state(ns), nodes), without materialising the pods
+  // outside it (gpuops plan's state after a change, core/plan.h).
+  core::ClusterState state(const std::string& ns, const std::set<std::string>& nodes);
   // Namespace, Node, DaemonSet or Pod: create, or update when it exists.
   // Validates the whole list first (a DaemonSet's namespace must exist or come
   // earlier in the list: else InputError 404; a DaemonSet selector change:
@@ -191,8 +195,10 @@ class FakeCluster : public core::Cluster {
   // healthy cluster is a fixed point: settling it creates and deletes
   // nothing. Throws ClusterError 409 when this cluster already holds nodes,
   // DaemonSets or pods, and what ObjectStore::restore throws (nothing is
-  // left half-imported then: the cluster is to be dropped).
-  void import_state(const core::ClusterState& state, const core::Catalog* operator_catalog);
+  // left half-imported then: the cluster is to be dropped). `state` is
+  // taken by value: a caller done with its state moves it in, and its
+  // objects are moved into the store rather than copied.
+  void import_state(core::ClusterState state, const core::Catalog* operator_catalog);
   // The latest timestamp in `state` (creation, deletion, condition and
   // container times), plus one second: where an imported cluster's clock
   // starts (Options::start), so no imported time is in its future. The
