@@ -22,12 +22,30 @@
 
 namespace gpuops::core {
 
+// The parts of a ClusterState a reader needs (Cluster::partial_state): the
+// others are left empty. The default is every part.
+struct StateParts {
+  bool nodes = true;
+  bool daemonsets = true;
+  bool pods = true;
+  bool cluster_policies = true;  // ClusterPolicies and NVIDIADrivers
+  bool all() const { return nodes && daemonsets && pods && cluster_policies; }
+};
+
 class Cluster {
  public:
   virtual ~Cluster() = default;
 
   // Every node, and the DaemonSets and pods of namespace `ns`, as they are now.
   virtual ClusterState state(const std::string& ns) = 0;
+  // The same with only `parts` filled (every part as state() reads it), for
+  // a reader that needs less than the whole cluster: the scenario runner
+  // checking a DaemonSet's status reads no pods. The default reads the
+  // whole state.
+  virtual ClusterState partial_state(const std::string& ns, const StateParts& parts) {
+    (void)parts;
+    return state(ns);
+  }
 
   // Creates or updates each object (Namespace, Node, DaemonSet) in order. All
   // objects are validated before the first write, so a bad one applies none.

@@ -355,17 +355,24 @@ void FakeCluster::settle() {
   }
 }
 
-core::ClusterState FakeCluster::state(const std::string& ns) {
+core::ClusterState FakeCluster::state(const std::string& ns) { return partial_state(ns, core::StateParts{}); }
+
+core::ClusterState FakeCluster::partial_state(const std::string& ns, const core::StateParts& parts) {
   const ObjectStore& s = impl_->ctx.store;
   core::ClusterState out;
   out.namespace_ = ns;
   out.observed_at = impl_->ctx.now;
-  for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
-  for (const auto& [k, d] : s.daemonsets())
-    if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
-  for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
-  for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
-  for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
+  if (parts.nodes)
+    for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
+  if (parts.daemonsets)
+    for (const auto& [k, d] : s.daemonsets())
+      if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
+  if (parts.pods)
+    for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+  if (parts.cluster_policies) {
+    for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
+    for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
+  }
   return out;
 }
 

@@ -115,6 +115,8 @@ class FakeCluster : public core::Cluster {
   // ---- core::Cluster ----
   // Nodes sorted by name; DaemonSets and pods of `ns` sorted by name.
   core::ClusterState state(const std::string& ns) override;
+  // Only the parts asked for (the others empty), each as state() has it.
+  core::ClusterState partial_state(const std::string& ns, const core::StateParts& parts) override;
   // Namespace, Node, DaemonSet or Pod: create, or update when it exists.
   // Validates the whole list first (a DaemonSet's namespace must exist or come
   // earlier in the list: else InputError 404; a DaemonSet selector change:
