@@ -22,8 +22,9 @@
 //
 // Each node is what a scenario copied from a real GPU node holds: NFD's GPU,
 // kernel and OS labels (the kernel and OS unquoted, as kubectl prints them),
-// nvidia.com/gpu.present and every operand's deploy label "true" (a block
-// map), allocatable in flow style. Results: docs/PERFORMANCE.md.
+// nvidia.com/gpu.present and each distinct deploy label of the operands
+// "true" (a block map), allocatable in flow style. Results:
+// docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
 #include <boost/json.hpp>
