@@ -331,7 +331,9 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   // operands the whole state after took 0.26 s to read and the two wholes
   // 0.05 s to compare, against 0.05 s and a few ms for one node's parts).
   std::optional<std::set<std::string>> touched = simulator::touched_nodes(copy.store(), mark, before);
-  core::ClusterState before_part, after = touched ? copy.state(o.namespace_, *touched) : copy.state(o.namespace_);
+  core::ClusterState before_part,
+      after = touched ? copy.partial_state(o.namespace_, core::StateParts{.of_nodes = &*touched})
+                      : copy.state(o.namespace_);
   if (touched) before_part = core::state_part(before, *touched);
   core::PlanResult plan = core::plan_changes(before, touched ? before_part : before, after, l.catalog, direct);
   if (structured_output(o.output))

@@ -14,6 +14,7 @@
 #include <boost/json/object.hpp>
 #include <optional>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,32 @@
 
 namespace gpuops::core {
 
+// The parts of a ClusterState a reader needs (Cluster::partial_state): the
+// others are left empty. The default is every part.
+struct StateParts {
+  bool nodes = true;
+  bool daemonsets = true;
+  bool pods = true;
+  bool cluster_policies = true;  // ClusterPolicies and NVIDIADrivers
+  // When set, only the part of these nodes (core::state_part, model.h) of
+  // the parts read: the nodes named, and the pods in_state_part.
+  const std::set<std::string>* of_nodes = nullptr;
+  bool all() const { return nodes && daemonsets && pods && cluster_policies && !of_nodes; }
+};
+
 class Cluster {
  public:
   virtual ~Cluster() = default;
 
   // Every node, and the DaemonSets and pods of namespace `ns`, as they are now.
   virtual ClusterState state(const std::string& ns) = 0;
+  // The same with only `parts` filled (every part as state() reads it), for
+  // a reader that needs less than the whole cluster: the scenario runner
+  // checking a DaemonSet's status reads no pods. The default reads the
+  // whole state (its part of_nodes when set).
+  virtual ClusterState partial_state(const std::string& ns, const StateParts& parts) {
+    return parts.of_nodes ? state_part(state(ns), *parts.of_nodes) : state(ns);
+  }
 
   // Creates or updates each object (Namespace, Node, DaemonSet) in order. All
   // objects are validated before the first write, so a bad one applies none.

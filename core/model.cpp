@@ -70,4 +70,23 @@ int scaled_value(const IntOrPercent& v, int total, bool round_up) {
   return static_cast<int>(product / 100);
 }
 
+bool in_state_part(const Pod& pod, const std::set<std::string>& nodes) {
+  std::string target = pod.target_node();
+  return target.empty() || nodes.count(target) > 0;
+}
+
+ClusterState state_part(const ClusterState& state, const std::set<std::string>& nodes) {
+  ClusterState out;
+  out.namespace_ = state.namespace_;
+  out.observed_at = state.observed_at;
+  for (const auto& n : state.nodes)
+    if (nodes.count(n.metadata.name)) out.nodes.push_back(n);
+  for (const auto& p : state.pods)
+    if (in_state_part(p, nodes)) out.pods.push_back(p);
+  out.daemonsets = state.daemonsets;
+  out.cluster_policies = state.cluster_policies;
+  out.nvidia_drivers = state.nvidia_drivers;
+  return out;
+}
+
 }  // namespace gpuops::core

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -349,5 +350,16 @@ struct ClusterState {
   // nothing tells; the analyses then give no durations.
   std::optional<Time> observed_at;
 };
+
+// Whether `pod` belongs to the part of a state for `nodes`: its target node
+// (Pod::target_node: the node it is bound to, or pinned to by the DaemonSet
+// controller's node affinity) is one of them, or it has none.
+bool in_state_part(const Pod& pod, const std::set<std::string>& nodes);
+// The part of `state` for `nodes`: those of its nodes, the pods
+// in_state_part, and all of its DaemonSets, ClusterPolicies and
+// NVIDIADrivers, with its namespace and observed_at; in `state`'s order.
+// What a node's pods, labels, matrix row and findings are read from
+// (gpuops plan compares only the parts a change touched, core/plan.h).
+ClusterState state_part(const ClusterState& state, const std::set<std::string>& nodes);
 
 }  // namespace gpuops::core

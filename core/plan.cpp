@@ -108,25 +108,6 @@ std::string label_writer(const std::string& key, bool by_change) {
   return key.starts_with("nvidia.com/") ? "operator" : "controller";
 }
 
-bool in_state_part(const Pod& pod, const std::set<std::string>& nodes) {
-  std::string target = pod.target_node();
-  return target.empty() || nodes.count(target) > 0;
-}
-
-ClusterState state_part(const ClusterState& state, const std::set<std::string>& nodes) {
-  ClusterState out;
-  out.namespace_ = state.namespace_;
-  out.observed_at = state.observed_at;
-  for (const auto& n : state.nodes)
-    if (nodes.count(n.metadata.name)) out.nodes.push_back(n);
-  for (const auto& p : state.pods)
-    if (in_state_part(p, nodes)) out.pods.push_back(p);
-  out.daemonsets = state.daemonsets;
-  out.cluster_policies = state.cluster_policies;
-  out.nvidia_drivers = state.nvidia_drivers;
-  return out;
-}
-
 PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct) {
   return plan_changes(before, before, after, catalog, direct);

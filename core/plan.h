@@ -85,7 +85,7 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
                         const std::set<std::pair<std::string, std::string>>& direct);
 
 // The same plan from the parts of the two states that the change touched
-// (state_part of both for the nodes it wrote to or whose pods it wrote), and
+// (core::state_part, model.h, of both for the nodes it wrote to or whose pods it wrote), and
 // the whole state before it, whose matrix rows for every other node stand
 // as they are in the matrix after. Equal to plan_changes(whole_before,
 // whole_after, ...) when nothing outside the parts differs between the two
@@ -95,16 +95,6 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
 PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& before_part,
                         const ClusterState& after_part, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct);
-
-// Whether `pod` belongs to the part of a state for `nodes`: its target node
-// (Pod::target_node: the node it is bound to, or pinned to by the DaemonSet
-// controller's node affinity) is one of them, or it has none.
-bool in_state_part(const Pod& pod, const std::set<std::string>& nodes);
-// The part of `state` for `nodes`: those of its nodes, the pods
-// in_state_part, and all of its DaemonSets, ClusterPolicies and
-// NVIDIADrivers, with its namespace and observed_at; in `state`'s order.
-// What a node's pods, labels, matrix row and findings are read from.
-ClusterState state_part(const ClusterState& state, const std::set<std::string>& nodes);
 
 // Text: per node its pod and label changes, then the matrix after the
 // change with changed cells marked `before->after`, the findings the change

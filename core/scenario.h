@@ -360,9 +360,16 @@ extern const char* const kNeedsEmptyCluster;
 ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
                             const RunOptions& options);
 
-// Checks `expect` against one state; returns the failures (empty when all hold).
+// Checks `expect` against one state; returns the failures (empty when all
+// hold). The state needs only the parts state_parts(expect) names.
 std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
                                             const Catalog& catalog);
+
+// The parts of the cluster check_expectations reads for `expect`: every
+// part for audit, order, matrix and diagnose; else the nodes for `nodes`,
+// the DaemonSets for `daemonsets`, `rollout`, `running` and `pods`, the pods
+// for `running` and `pods`, the ClusterPolicies for `clusterPolicy`.
+StateParts state_parts(const Expectations& expect);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -69,15 +70,10 @@ class Reader {
     if (value.IsNull()) return "";
     if (!value.IsScalar()) fail(value, field, "must be a string");
     if (value.Tag() == "?") {
-      json::value resolved = plain(value.Scalar());
-      if (!resolved.is_string())
+      if (const char* kind = plain_kind(value.Scalar()))
         fail(value, field,
              "label values are strings: write \"" + value.Scalar() + "\" in quotes (YAML reads " + value.Scalar() +
-                 " as a " +
-                 (resolved.is_bool()   ? "boolean"
-                  : resolved.is_null() ? "null"
-                                       : "number") +
-                 ")");
+                 " as a " + kind + ")");
     }
     return value.Scalar();
   }
@@ -123,12 +119,23 @@ class Reader {
   const std::string& file() const { return file_; }
 
  private:
-  // YAML 1.1 plain-scalar resolution, as the API's YAML reader does it.
-  static json::value plain(const std::string& scalar) {
-    Document doc = read_documents("v: " + scalar + "\n", "<scalar>").at(0);
-    return doc.value.as_object().at("v");
+  // YAML 1.1 plain-scalar resolution, as the API's YAML reader does it:
+  // nullptr for a string, else what YAML reads it as ("boolean", "null",
+  // "number"). Each distinct scalar is resolved once per file: a scenario
+  // of many nodes repeats the same few label values on every one.
+  const char* plain_kind(const std::string& scalar) const {
+    if (auto it = plain_kinds_.find(scalar); it != plain_kinds_.end()) return it->second;
+    Document doc = read_documents("v: " + scalar + "\n", "<scalar>").at(0);  // may throw: nothing kept then
+    const json::value& resolved = doc.value.as_object().at("v");
+    const char* kind = resolved.is_string() ? nullptr
+                       : resolved.is_bool() ? "boolean"
+                       : resolved.is_null() ? "null"
+                                            : "number";
+    plain_kinds_.emplace(scalar, kind);
+    return kind;
   }
   std::string file_;
+  mutable std::unordered_map<std::string, const char*> plain_kinds_;
 };
 
 Taint read_taint(const Reader& reader, const YAML::Node& yaml, const std::string& field, bool effect_required) {

@@ -200,7 +200,8 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
   else if (action == "deleteNode")
     cluster.delete_node(step.name_arg);
   else if (action == "taint" || action == "untaint") {
-    ClusterState state = cluster.state(scenario.namespace_);
+    StateParts nodes_only{.nodes = true, .daemonsets = false, .pods = false, .cluster_policies = false};
+    ClusterState state = cluster.partial_state(scenario.namespace_, nodes_only);
     auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
                            [&](const Node& node) { return node.metadata.name == step.node; });
     if (it == state.nodes.end()) throw ClusterError("node \"" + step.node + "\" not found", 404);
@@ -218,7 +219,8 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
   else if (action == "ready")
     cluster.set_node_ready(step.node, step.ready_status);
   else if (action == "deletePod") {
-    ClusterState state = cluster.state(scenario.namespace_);
+    StateParts pods_only{.nodes = false, .daemonsets = false, .pods = true, .cluster_policies = false};
+    ClusterState state = cluster.partial_state(scenario.namespace_, pods_only);
     const Pod* found = nullptr;
     for (const auto& pod : state.pods)
       if (controlled_by_ds(pod, step.daemonset) && pod.target_node() == step.node && !pod.metadata.deletion_timestamp)
@@ -299,6 +301,20 @@ StepObservation observe(const ClusterState& state, const Catalog& catalog) {
   for (auto& [node, list] : observation.pods) std::sort(list.begin(), list.end());
   for (const auto& cp : state.cluster_policies) observation.cluster_policies[cp.metadata.name] = cp.state;
   return observation;
+}
+
+StateParts state_parts(const Expectations& expect) {
+  StateParts parts;
+  // audit, order-check, matrix and diagnose read every part.
+  if (expect.audit_lines || expect.audit_exit || !expect.order.empty() || expect.matrix || !expect.findings.empty())
+    return parts;
+  parts.nodes = !expect.node_labels.empty();
+  // pods' `updated` and running's owner uid read the DaemonSet too.
+  parts.daemonsets =
+      !expect.daemonsets.empty() || !expect.rollouts.empty() || !expect.running.empty() || !expect.pods.empty();
+  parts.pods = !expect.running.empty() || !expect.pods.empty();
+  parts.cluster_policies = expect.cluster_policy.has_value();
+  return parts;
 }
 
 std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
@@ -645,7 +661,9 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       Time deadline = options.poll ? options.now() + timeout : Time{};
       while (true) {
         try {
-          last = cluster.state(scenario.namespace_);
+          // What the expectations read; the whole state when it is observed.
+          last = options.observe ? cluster.state(scenario.namespace_)
+                                 : cluster.partial_state(scenario.namespace_, state_parts(step.expect));
           step_result.failures = check_expectations(step.expect, *last, scenario.catalog);
         } catch (const std::exception& e) {
           last.reset();

@@ -1,9 +1,12 @@
 #include "core/yaml_load.h"
 
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/node/detail/memory.h>
+#include <yaml-cpp/node/detail/node.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -146,20 +149,155 @@ class AliasBudget : public YAML::EventHandler {
   throw InputError(file, line, "", msg);
 }
 
-// Runs the checks of AliasBudget over every document of `text`. An alias
-// starts with '*' (YAML 1.2, 7.1) and the stream yaml-cpp cannot leave needs
-// a ',', so text with neither has nothing to check.
-void check_aliases(const std::string& text, const std::string& file, const std::string& prefix) {
-  if (text.find_first_of("*,") == std::string::npos) return;
+// AliasBudget's checks and, for the documents asked for, the document's
+// nodes, in one pass of the parser (yaml-cpp's events are the same for
+// both: the checks used to be a second parse of the whole text, half of the
+// time of a large file). The nodes are built as YAML::Load and
+// YAML::LoadAll build them: mirrors YAML::NodeBuilder (yaml-cpp
+// src/nodebuilder.cpp, not installed): one memory per document, nodes
+// pushed on a stack, a map's key kept until its value is popped, an alias
+// the anchored node itself (shared), every node with its mark, tag and
+// style.
+class BuildingBudget : public AliasBudget {
+ public:
+  // The next document is built (true) or only checked (false).
+  void start(bool build) {
+    build_ = build;
+    memory_ = build ? std::make_shared<YAML::detail::memory_holder>() : nullptr;
+    root_ = nullptr;
+    stack_.clear();
+    keys_.clear();
+    anchors_.assign(1, nullptr);  // anchors are numbered from 1
+    map_depth_ = 0;
+  }
+  // The document built (Node() when it had no node, as NodeBuilder::Root).
+  YAML::Node root() const {
+    if (!root_) return YAML::Node();
+    // A YAML::Node of a detail::node is made by yaml-cpp's own iterator
+    // (its constructor from a node and a memory is private).
+    std::vector<YAML::detail::node*> one{root_};
+    YAML::iterator it(YAML::detail::node_iterator(one.begin()), memory_);
+    return *it;
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    AliasBudget::OnNull(mark, anchor);
+    if (!build_) return;
+    push(mark, anchor).set_null();
+    pop();
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    AliasBudget::OnScalar(mark, tag, anchor, value);
+    if (!build_) return;
+    YAML::detail::node& node = push(mark, anchor);
+    node.set_scalar(value);
+    node.set_tag(tag);
+    pop();
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    AliasBudget::OnAlias(mark, anchor);
+    if (!build_) return;
+    push(*anchors_.at(anchor));  // the parser names only anchors it has seen
+    pop();
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value style) override {
+    AliasBudget::OnSequenceStart(mark, tag, anchor, style);
+    if (!build_) return;
+    YAML::detail::node& node = push(mark, anchor);
+    node.set_tag(tag);
+    node.set_type(YAML::NodeType::Sequence);
+    node.set_style(style);
+  }
+  void OnSequenceEnd() override {
+    AliasBudget::OnSequenceEnd();
+    if (build_) pop();
+  }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value style) override {
+    AliasBudget::OnMapStart(mark, tag, anchor, style);
+    if (!build_) return;
+    YAML::detail::node& node = push(mark, anchor);
+    node.set_type(YAML::NodeType::Map);
+    node.set_tag(tag);
+    node.set_style(style);
+    ++map_depth_;
+  }
+  void OnMapEnd() override {
+    AliasBudget::OnMapEnd();
+    if (!build_) return;
+    --map_depth_;
+    pop();
+  }
+
+ private:
+  YAML::detail::node& push(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    YAML::detail::node& node = memory_->create_node();
+    node.set_mark(mark);
+    if (anchor) anchors_.push_back(&node);  // yaml-cpp numbers them in order
+    push(node);
+    return node;
+  }
+  void push(YAML::detail::node& node) {
+    bool needs_key = !stack_.empty() && stack_.back()->type() == YAML::NodeType::Map && keys_.size() < map_depth_;
+    stack_.push_back(&node);
+    if (needs_key) keys_.emplace_back(&node, false);
+  }
+  void pop() {
+    if (stack_.size() == 1) {
+      root_ = stack_[0];
+      stack_.pop_back();
+      return;
+    }
+    YAML::detail::node& node = *stack_.back();
+    stack_.pop_back();
+    YAML::detail::node& collection = *stack_.back();
+    if (collection.type() == YAML::NodeType::Sequence) {
+      collection.push_back(node, memory_);
+    } else if (collection.type() == YAML::NodeType::Map) {
+      auto& [key, has_key] = keys_.back();
+      if (has_key) {
+        collection.insert(*key, node, memory_);
+        keys_.pop_back();
+      } else {
+        has_key = true;
+      }
+    }
+  }
+
+  bool build_ = false;
+  YAML::detail::shared_memory_holder memory_;
+  YAML::detail::node* root_ = nullptr;
+  std::vector<YAML::detail::node*> stack_;
+  std::vector<std::pair<YAML::detail::node*, bool>> keys_;  // a map's key, and whether it is complete
+  std::vector<YAML::detail::node*> anchors_;
+  size_t map_depth_ = 0;
+};
+
+// The documents of `text` with AliasBudget's checks over every one: all of
+// them built (`all`), or only the first. An alias starts with '*' (YAML 1.2,
+// 7.1) and the stream yaml-cpp cannot leave needs a ',', so in a text with
+// neither only what is built is parsed (as YAML::Load reads one document).
+std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& file, const std::string& prefix,
+                                      bool all) {
+  const bool check_all = all || text.find_first_of("*,") != std::string::npos;
   std::istringstream in(text);
   YAML::Parser parser(in);
-  AliasBudget budget;
+  BuildingBudget handler;
+  std::vector<YAML::Node> docs;
   try {
-    while (parser.HandleNextDocument(budget)) {
+    for (bool first = true;; first = false) {
+      bool build = all || first;
+      if (!build && !check_all) break;
+      handler.start(build);
+      if (!parser.HandleNextDocument(handler)) break;
+      if (build) docs.push_back(handler.root());
     }
   } catch (const Refused& r) {
     throw InputError(file, r.line, "", prefix + r.reason);
   }
+  return docs;
 }
 
 // mirrors yaml_parser_update_buffer (go-yaml v2 readerc.go): the text must be
@@ -275,8 +413,7 @@ YAML::Node with_merges(const YAML::Node& n, const std::string& text, const std::
 std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& file, const std::string& prefix) {
   check_characters(text, file, prefix);
   try {
-    check_aliases(text, file, prefix);
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    std::vector<YAML::Node> docs = parse_checked(text, file, prefix, true);
     for (auto& d : docs) d = with_merges(d, text, file, prefix);
     return docs;
   } catch (const YAML::Exception& e) {
@@ -287,8 +424,8 @@ std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string
 YAML::Node load_yaml(const std::string& text, const std::string& file, const std::string& prefix) {
   check_characters(text, file, prefix);
   try {
-    check_aliases(text, file, prefix);
-    return with_merges(YAML::Load(text), text, file, prefix);
+    std::vector<YAML::Node> docs = parse_checked(text, file, prefix, false);
+    return with_merges(docs.empty() ? YAML::Node() : docs[0], text, file, prefix);
   } catch (const YAML::Exception& e) {
     syntax_error(text, file, prefix, e);
   }

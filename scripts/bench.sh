@@ -11,7 +11,7 @@
 #                        (scripts/cluster-up.sh; needs the built binaries)
 #
 # Builds (Release-like RelWithDebInfo, -O2) core_bench, simulator_bench,
-# api_audit_bench, serve_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
+# api_audit_bench, serve_bench, scenario_bench and gpuops in BUILD_DIR with ninja -j2, then runs:
 #   core       core::should_run and core::audit, 1,000 / 5,000 / 20,000 nodes x 16;
 #              core::diagnose, 1,000 / 5,000 nodes x 16
 #   simulator  settle from empty and one label flip, 1,000 / 5,000 nodes x 5 / x 16,
@@ -24,6 +24,9 @@
 #   dump       audit, matrix and diagnose --snapshot of a 5,000 x 16 dump
 #              (bench/make_dump.cpp, about 416 MB): wall, CPU and peak RSS
 #              against the file's size, median of 3 processes
+#   scenario   a 5,000 x 16 scenario file (bench/scenario_bench.cpp): loaded alone,
+#              and the whole `gpuops run` with and without an expectation on two
+#              DaemonSets' status; each in its own process for its peak RSS
 #   lab        `gpuops lab run` on the simulator vs on the real control plane
 # Times are wall and CPU; the machine is described first (nproc, CPU model, load).
 # Results and their discussion: docs/PERFORMANCE.md.
@@ -53,7 +56,7 @@ row() { ROWS+=("$(printf '%s\t' "$@")"); }
 # ---------------------------------------------------------------- build
 log "== build ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
-ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench serve_bench make_dump gpuops >&2
+ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench serve_bench scenario_bench make_dump gpuops >&2
 
 # ---------------------------------------------------------------- machine
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -186,6 +189,24 @@ for cmd in audit matrix diagnose; do
     "< 3 s, <= 1.5x"
 done
 rm -f "$OUT/dump.json"
+
+# -- the scenario runner at scale (issue 23, item 4)
+log "== a 5,000 x 16 scenario: load, gpuops run"
+for bm in 'BM_ScenarioLoad/5000' 'BM_ScenarioRun/nodes:5000/expect:0/' 'BM_ScenarioRun/nodes:5000/expect:1/'; do
+  f="$OUT/scenario.json"
+  "$BUILD/bench/scenario_bench" --benchmark_filter="^$bm" --benchmark_out="$f" --benchmark_out_format=json >&2
+  while IFS=$'\t' read -r name real cpu unit rss err; do
+    [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+    case "$name" in
+      BM_ScenarioLoad*) w="core::load_scenario"; tgt="< 0.3 s"; thread="" ;;
+      */expect:0/*) w="gpuops run (in process), no expectation"; tgt=""; thread=" main thread" ;;
+      *) w="gpuops run (in process), two DaemonSets' status"; tgt=""; thread=" main thread" ;;
+    esac
+    # A scenario runs on a worker thread: Google Benchmark's CPU is the main thread's.
+    row scenario "$w" "5000 x 16 ($(jq -r '.benchmarks[0].file_MB | floor' "$f") MB)" "$(to_ms "$real" "$unit") ms" \
+      "$(to_ms "$cpu" "$unit") ms$thread" "RSS $(printf '%.0f' "$rss") MB" "$tgt"
+  done < <(gbench_rows "$f")
+done
 
 # ---------------------------------------------------------------- the lab
 log "== the lab: simulator vs real control plane"

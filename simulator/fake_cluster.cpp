@@ -33,7 +33,6 @@
 #include "core/decode.h"
 #include "core/encode.h"
 #include "core/errors.h"
-#include "core/plan.h"
 #include "core/rfc3339.h"
 #include "core/validation.h"
 #include "simulator/api_patch.h"
@@ -359,38 +358,37 @@ void FakeCluster::settle() {
   }
 }
 
-core::ClusterState FakeCluster::state(const std::string& ns) {
-  const ObjectStore& s = impl_->ctx.store;
-  core::ClusterState out;
-  out.namespace_ = ns;
-  out.observed_at = impl_->ctx.now;
-  for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
-  for (const auto& [k, d] : s.daemonsets())
-    if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
-  for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
-  for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
-  for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
-  return out;
-}
+core::ClusterState FakeCluster::state(const std::string& ns) { return partial_state(ns, core::StateParts{}); }
 
-core::ClusterState FakeCluster::state(const std::string& ns, const std::set<std::string>& nodes) {
+core::ClusterState FakeCluster::partial_state(const std::string& ns, const core::StateParts& parts) {
   const ObjectStore& s = impl_->ctx.store;
   core::ClusterState out;
   out.namespace_ = ns;
   out.observed_at = impl_->ctx.now;
-  for (const auto& name : nodes)
-    if (const core::Node* n = s.find_node(name)) out.nodes.push_back(*n);
-  for (const auto& [k, d] : s.daemonsets())
-    if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
-  for (const PodRecord* rec : s.list_pods(ns)) {
-    // A bound pod's target node is its nodeName (Pod::target_node): only
-    // the others are materialised to be asked.
-    if (!rec->node_name.empty() && !nodes.count(rec->node_name)) continue;
-    core::Pod p = rec->pod();
-    if (core::in_state_part(p, nodes)) out.pods.push_back(std::move(p));
+  if (parts.nodes && parts.of_nodes) {
+    for (const auto& name : *parts.of_nodes)
+      if (const core::Node* n = s.find_node(name)) out.nodes.push_back(*n);
+  } else if (parts.nodes) {
+    for (const auto& [name, n] : s.nodes()) out.nodes.push_back(n);
   }
-  for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
-  for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
+  if (parts.daemonsets)
+    for (const auto& [k, d] : s.daemonsets())
+      if (d.metadata.namespace_ == ns) out.daemonsets.push_back(d);
+  if (parts.pods && parts.of_nodes) {
+    for (const PodRecord* rec : s.list_pods(ns)) {
+      // A bound pod's target node is its nodeName (Pod::target_node): only
+      // the others are materialised to be asked.
+      if (!rec->node_name.empty() && !parts.of_nodes->count(rec->node_name)) continue;
+      core::Pod p = rec->pod();
+      if (core::in_state_part(p, *parts.of_nodes)) out.pods.push_back(std::move(p));
+    }
+  } else if (parts.pods) {
+    for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+  }
+  if (parts.cluster_policies) {
+    for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
+    for (const auto& [name, d] : s.nvidia_drivers()) out.nvidia_drivers.push_back(d);
+  }
   return out;
 }
 

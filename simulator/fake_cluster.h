@@ -116,9 +116,10 @@ class FakeCluster : public core::Cluster {
   // ---- core::Cluster ----
   // Nodes sorted by name; DaemonSets and pods of `ns` sorted by name.
   core::ClusterState state(const std::string& ns) override;
-  // core::state_part(state(ns), nodes), without materialising the pods
-  // outside it (gpuops plan's state after a change, core/plan.h).
-  core::ClusterState state(const std::string& ns, const std::set<std::string>& nodes);
+  // Only the parts asked for (the others empty), each as state() has it;
+  // with StateParts::of_nodes, core::state_part's of them, materialising no
+  // pod outside it (gpuops plan's state after a change, core/plan.h).
+  core::ClusterState partial_state(const std::string& ns, const core::StateParts& parts) override;
   // Namespace, Node, DaemonSet or Pod: create, or update when it exists.
   // Validates the whole list first (a DaemonSet's namespace must exist or come
   // earlier in the list: else InputError 404; a DaemonSet selector change:

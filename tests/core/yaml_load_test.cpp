@@ -194,3 +194,86 @@ TEST(YamlLoad, ACommaWhereANodeShouldStartIsRefusedNotLoopedOn) {
   EXPECT_EQ(core::load_yaml_all("a: [1, 2]\n---\nb: {c: d, e: f}\n", "f.yaml").size(), 2u);
   EXPECT_EQ(core::load_yaml("a: x, y\n", "f.yaml")["a"].as<std::string>(), "x, y");
 }
+
+namespace {
+
+// Every property of a node callers read, recursively (marks included).
+void expect_same_tree(const YAML::Node& got, const YAML::Node& want, const std::string& where, int depth = 0) {
+  ASSERT_LT(depth, 200) << where;
+  ASSERT_EQ(got.Type(), want.Type()) << where;
+  EXPECT_EQ(got.Tag(), want.Tag()) << where;
+  EXPECT_EQ(got.Style(), want.Style()) << where;
+  EXPECT_EQ(got.Mark().pos, want.Mark().pos) << where;
+  EXPECT_EQ(got.Mark().line, want.Mark().line) << where;
+  EXPECT_EQ(got.Mark().column, want.Mark().column) << where;
+  if (got.IsScalar()) {
+    EXPECT_EQ(got.Scalar(), want.Scalar()) << where;
+  }
+  if (!got.IsSequence() && !got.IsMap()) return;
+  ASSERT_EQ(got.size(), want.size()) << where;
+  auto g = got.begin();
+  auto w = want.begin();
+  for (size_t i = 0; g != got.end(); ++g, ++w, ++i) {
+    std::string at = where + "/" + std::to_string(i);
+    if (got.IsSequence()) {
+      expect_same_tree(*g, *w, at, depth + 1);
+    } else {
+      expect_same_tree(g->first, w->first, at + "(key)", depth + 1);
+      expect_same_tree(g->second, w->second, at, depth + 1);
+    }
+  }
+}
+
+void expect_loads_as_yaml_cpp(const std::string& text, const std::string& name) {
+  std::vector<YAML::Node> got;
+  try {
+    got = core::load_yaml_all(text, name);
+  } catch (const core::InputError&) {
+    return;  // refused: the other tests say what and how
+  }
+  std::vector<YAML::Node> want = YAML::LoadAll(text);
+  ASSERT_EQ(got.size(), want.size()) << name;
+  for (size_t i = 0; i < got.size(); ++i) {
+    expect_same_tree(got[i], want[i], name + " document " + std::to_string(i));
+    // Shared (aliased) nodes are shared alike: the emitter names them.
+    EXPECT_EQ(YAML::Dump(got[i]), YAML::Dump(want[i])) << name;
+  }
+  YAML::Node first = core::load_yaml(text, name);
+  std::string want_first = want.empty() ? YAML::Dump(YAML::Node()) : YAML::Dump(want[0]);
+  EXPECT_EQ(YAML::Dump(first), want_first) << name;
+}
+
+}  // namespace
+
+// The loader builds the nodes itself in the pass that checks the aliases
+// (BuildingBudget, as yaml-cpp's NodeBuilder); they are what YAML::LoadAll
+// builds, marks, tags, styles and shared aliases included, for every YAML
+// file of the tree and every fuzz seed and regression (those without merge
+// keys, which the loader resolves on top).
+TEST(YamlLoad, BuildsTheNodesYamlCppBuilds) {
+  namespace fs = std::filesystem;
+  const std::vector<std::string> snippets = {
+      "",
+      "# only a comment\n",
+      "---\n---\na: 1\n...\n",
+      "a: &x {b: [1, 2, ~, null, \"q\", 'r', !!str 3, !t u]}\nc: *x\nd: [*x, *x]\n",
+      "- &s scalar\n- *s\n- ? complex\n  : key\n- {? a, b: }\n",
+      "text: |\n  line 1\n  line 2\nfolded: >-\n  a\n  b\nempty:\n",
+      "a: x, y\nb: [1, 2]\n---\nc: {d: e, f: g}\n",
+      "%YAML 1.2\n---\n!!map {a: !!seq [b]}\n",
+  };
+  size_t i = 0;
+  for (const auto& s : snippets) expect_loads_as_yaml_cpp(s, "snippet " + std::to_string(i++));
+  size_t files = 0;
+  for (const char* dir : {"scenarios", "manifests", "data", "deploy", "fuzz/corpus", "fuzz/regressions"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir)) {
+      if (!entry.is_regular_file() || entry.file_size() > (1 << 20)) continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find("<<") != std::string::npos) continue;
+      expect_loads_as_yaml_cpp(text, entry.path().string());
+      ++files;
+    }
+  }
+  EXPECT_GT(files, 100u);
+}

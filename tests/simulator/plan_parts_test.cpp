@@ -108,7 +108,8 @@ TEST(PlanParts, ThePlanFromThePartsIsThePlanFromTheWholes) {
       const core::PlanResult whole = core::plan_changes(before, c.state(kNs), catalog, {});
       if (!touched) continue;
       const core::PlanResult parts =
-          core::plan_changes(before, core::state_part(before, *touched), c.state(kNs, *touched), catalog, {});
+          core::plan_changes(before, core::state_part(before, *touched),
+                             c.partial_state(kNs, core::StateParts{.of_nodes = &*touched}), catalog, {});
       EXPECT_EQ(core::render_plan_text(parts), core::render_plan_text(whole));
       EXPECT_EQ(boost::json::serialize(core::render_plan_json(parts)),
                 boost::json::serialize(core::render_plan_json(whole)));
