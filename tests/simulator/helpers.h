@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -120,6 +122,18 @@ inline std::string describe(const core::DaemonSetStatus& s) {
          " updated=" + std::to_string(s.updated_number_scheduled) + " available=" + std::to_string(s.number_available) +
          " unavailable=" + std::to_string(s.number_unavailable) +
          " observedGeneration=" + std::to_string(s.observed_generation);
+}
+
+// Every field case and operator dump of the tests (tests/data/cases and
+// tests/data/operator, but the bad manifests), sorted.
+inline std::vector<std::string> dumps() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const char* dir : {"tests/data/cases", "tests/data/operator"})
+    for (const auto& e : fs::directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir))
+      if (e.is_directory() && e.path().filename() != "bad-manifests") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace gpuops::simulator::testing

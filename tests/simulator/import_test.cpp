@@ -54,15 +54,6 @@ std::map<std::string, core::Labels> node_labels(const core::ClusterState& s) {
   return out;
 }
 
-std::vector<std::string> dumps() {
-  std::vector<std::string> out;
-  for (const char* dir : {"tests/data/cases", "tests/data/operator"})
-    for (const auto& e : fs::directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir))
-      if (e.is_directory() && e.path().filename() != "bad-manifests") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Every dump: the pods that were live stay (same uids: nothing deleted or
 // replaced), nothing new is created, except where the dump itself is
 // mid-way (a pod the DaemonSet controller no longer wants, listed in
@@ -81,7 +72,7 @@ TEST(Import, EveryDumpIsAFixedPoint) {
       // lists pods on gpu-node-1 and cpu-node-1 only.
       {"sandbox-vfio-crashloop", {"gpu-operator-node-feature-discovery-worker- on gpu-node-2"}},
   };
-  const auto all = dumps();
+  const auto all = testing::dumps();
   ASSERT_GE(all.size(), 15u);
   for (const auto& dir : all) {
     SCOPED_TRACE(dir);

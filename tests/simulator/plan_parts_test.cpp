@@ -8,7 +8,6 @@
 
 #include <boost/json/serialize.hpp>
 
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
@@ -20,11 +19,11 @@
 #include "core/snapshot.h"
 #include "simulator/fake_cluster.h"
 #include "simulator/touched_nodes.h"
+#include "tests/simulator/helpers.h"
 
 namespace gpuops::simulator {
 namespace {
 
-namespace fs = std::filesystem;
 const char* kNs = "gpu-operator";
 
 struct Change {
@@ -73,18 +72,9 @@ std::vector<Change> changes_of(const core::ClusterState& s) {
   return out;
 }
 
-std::vector<std::string> dumps() {
-  std::vector<std::string> out;
-  for (const char* dir : {"tests/data/cases", "tests/data/operator"})
-    for (const auto& e : fs::directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir))
-      if (e.is_directory() && e.path().filename() != "bad-manifests") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(PlanParts, ThePlanFromThePartsIsThePlanFromTheWholes) {
   size_t compared = 0;
-  for (const auto& dir : dumps()) {
+  for (const auto& dir : testing::dumps()) {
     SCOPED_TRACE(dir);
     core::SnapshotCluster snap({dir});
     const core::ClusterState read = snap.state(kNs);
