@@ -36,6 +36,7 @@
 #include "core/lab.h"
 #include "simulator/api_server_impl.h"
 #include "simulator/api_table.h"
+#include "simulator/listener.h"
 
 namespace gpuops::simulator {
 namespace {
@@ -670,19 +671,10 @@ ApiServer::ApiServer(FakeCluster& cluster, Options options)
                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   m.ssl_ctx.use_certificate_chain(asio::buffer(m.pki.server.cert));
   m.ssl_ctx.use_private_key(asio::buffer(m.pki.server.key), ssl::context::pem);
-  tcp::endpoint ep(addr, m.opt.port);
-  m.acceptor.open(ep.protocol(), ec);
-  if (!ec) m.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) m.acceptor.bind(ep, ec);
-  if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
-    throw core::ClusterError("serve: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " +
-                             ec.message());
+  m.host = listen_on(m.acceptor, addr, m.opt.port, "serve", m.opt.address);
   // Installed now, so a signal that comes right after the caller announces
   // the server is not lost.
   if (m.opt.stop_on_signals) m.signals.emplace(m.io, SIGINT, SIGTERM);
-  uint16_t port = m.acceptor.local_endpoint().port();
-  m.host = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(port);
   {
     std::lock_guard<std::mutex> lock(m.mu);
     cluster.store().add_subscriber(&m.feed);

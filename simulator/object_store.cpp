@@ -556,15 +556,8 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
     case Kind::kNode: {
       auto it = nodes_.find(name);
       if (it == nodes_.end()) not_found(kind, name);
-      core::Node node = std::move(it->second);
-      created_rv_.erase(&it->first);
-      nodes_.erase(it);
       node_index_.erase(name);
-      uint64_t old = std::stoull(node.metadata.resource_version);
-      node.metadata.resource_version = std::to_string(next_rv());
-      index(kind, name, old, 0);
-      emit(EventType::kDeleted, node);
-      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(node))});
+      commit_remove(kind, nodes_, it);
       return;
     }
     case Kind::kDaemonSet: {
@@ -596,14 +589,7 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       std::string k = key(ns, name);
       auto it = revisions_.find(k);
       if (it == revisions_.end()) not_found(kind, name);
-      core::ControllerRevision r = std::move(it->second);
-      created_rv_.erase(&it->first);
-      revisions_.erase(it);
-      uint64_t old = std::stoull(r.metadata.resource_version);
-      r.metadata.resource_version = std::to_string(next_rv());
-      index(kind, k, old, 0);
-      emit(EventType::kDeleted, r);
-      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(r))});
+      commit_remove(kind, revisions_, it);
       return;
     }
     case Kind::kNamespace: {
@@ -621,15 +607,7 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       for (const auto& [k, p] : pods_)
         if (p.namespace_() == name) pods.push_back(k);
       for (const auto& k : pods) erase_pod(k);
-      it = namespaces_.find(name);
-      core::Namespace nsobj = std::move(it->second);
-      created_rv_.erase(&it->first);
-      namespaces_.erase(it);
-      uint64_t old = std::stoull(nsobj.metadata.resource_version);
-      nsobj.metadata.resource_version = std::to_string(next_rv());
-      index(kind, name, old, 0);
-      emit(EventType::kDeleted, nsobj);
-      tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(nsobj))});
+      commit_remove(kind, namespaces_, namespaces_.find(name));
       return;
     }
     case Kind::kClusterPolicy:

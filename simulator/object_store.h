@@ -395,6 +395,12 @@ class ObjectStore {
   // MODIFIED event. Returns the stored object.
   template <class T>
   const T& commit_update(Kind kind, const std::string& key, T& given, T& stored);
+  // The tail of a removal of a kind stored by value (Namespace, Node,
+  // ControllerRevision, ClusterPolicy, NVIDIADriver): the entry `it` of
+  // `table` erased, the next resourceVersion on the object, the index, the
+  // DELETED event and its tombstone.
+  template <class Map>
+  void commit_remove(Kind kind, Map& table, typename Map::iterator it);
   void erase_daemonset(const std::string& key);
   template <class T>
   void publish(EventType type, Kind kind, const T& obj, const std::string& ns);

@@ -166,14 +166,7 @@ void ObjectStore::remove_custom(Kind kind, const std::string& name) {
   auto go = [&](auto& table) {
     auto it = table.find(name);
     if (it == table.end()) not_found(kind, name);
-    auto obj = std::move(it->second);
-    created_rv_.erase(&it->first);
-    table.erase(it);
-    uint64_t old = std::stoull(obj.metadata.resource_version);
-    obj.metadata.resource_version = std::to_string(next_rv());
-    index(kind, name, old, 0);
-    emit(EventType::kDeleted, obj);
-    tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(obj))});
+    commit_remove(kind, table, it);
   };
   if (kind == Kind::kClusterPolicy)
     go(cluster_policies_);

@@ -1,6 +1,6 @@
 // simulator/object_store_internal.h: what object_store.cpp (storage) and
 // object_store_strategy.cpp (what the registry does before storing) share.
-// Internal: included by those two files only.
+// Internal: included by the object store's files only.
 #pragma once
 
 #include <string>
@@ -59,3 +59,20 @@ inline void keep_raw(boost::json::object& given, const boost::json::object& stor
 void replace_record(PodRecord& rec, core::Pod pod);
 
 }  // namespace gpuops::simulator::internal
+
+namespace gpuops::simulator {
+
+template <class Map>
+void ObjectStore::commit_remove(Kind kind, Map& table, typename Map::iterator it) {
+  const std::string key = it->first;
+  auto obj = std::move(it->second);
+  created_rv_.erase(&it->first);
+  table.erase(it);
+  uint64_t old = std::stoull(obj.metadata.resource_version);
+  obj.metadata.resource_version = std::to_string(next_rv());
+  index(kind, key, old, 0);
+  emit(EventType::kDeleted, obj);
+  tombstone(WatchEvent{EventType::kDeleted, kind, rv_, core::Object(std::move(obj))});
+}
+
+}  // namespace gpuops::simulator

@@ -24,6 +24,7 @@
 #include "core/operator_install.h"
 #include "core/placement_view.h"
 #include "simulator/api_pki.h"
+#include "simulator/listener.h"
 #include "simulator/object_store.h"
 
 namespace gpuops::simulator {
@@ -385,16 +386,8 @@ UiServer::UiServer(ApiServer& api, Options options) : impl_(std::make_unique<Imp
   asio::ip::address addr = asio::ip::make_address(m.opt.address, ec);
   if (ec) throw core::InputError("", 0, "--ui-address", "\"" + m.opt.address + "\" is not an IP address");
   if (!addr.is_loopback()) throw core::InputError("", 0, "--ui-address", m.opt.address + " is not a loopback address");
-  tcp::endpoint ep(addr, m.opt.port);
-  m.acceptor.open(ep.protocol(), ec);
-  if (!ec) m.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) m.acceptor.bind(ep, ec);
-  if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
-    throw core::ClusterError("serve --ui: cannot listen on " + m.opt.address + ":" + std::to_string(m.opt.port) + ": " +
-                             ec.message());
+  m.host = listen_on(m.acceptor, addr, m.opt.port, "serve --ui", m.opt.address);
   m.port = m.acceptor.local_endpoint().port();
-  m.host = (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(m.port);
   api.with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&m.watcher); });
   m.subscribed = true;
   m.rebuild(true);
