@@ -288,6 +288,19 @@ std::optional<core::Object> ObjectStore::get(Kind kind, const std::string& ns, c
   return std::nullopt;
 }
 
+bool ObjectStore::contains(Kind kind, const std::string& ns, const std::string& name) const {
+  switch (kind) {
+    case Kind::kNamespace: return find_namespace(name) != nullptr;
+    case Kind::kNode: return find_node(name) != nullptr;
+    case Kind::kDaemonSet: return find_daemonset(ns, name) != nullptr;
+    case Kind::kPod: return find_pod(ns, name) != nullptr;
+    case Kind::kClusterPolicy: return cluster_policies_.count(name) > 0;
+    case Kind::kNVIDIADriver: return nvidia_drivers_.count(name) > 0;
+    case Kind::kControllerRevision: return revisions_.count(key(ns, name)) > 0;
+  }
+  return false;
+}
+
 std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) const {
   std::vector<core::Object> out;
   switch (kind) {
@@ -324,20 +337,50 @@ std::vector<core::Object> ObjectStore::list(Kind kind, const std::string& ns) co
 namespace {
 
 // list's order: namespace, then name.
-void sort_pods(std::vector<const PodRecord*>& ps) {
-  std::sort(ps.begin(), ps.end(), [](const PodRecord* a, const PodRecord* b) {
-    if (a->namespace_() != b->namespace_()) return a->namespace_() < b->namespace_();
-    return a->name < b->name;
-  });
+bool pod_before(const PodRecord* a, const PodRecord* b) {
+  if (int c = a->namespace_().compare(b->namespace_())) return c < 0;
+  return a->name < b->name;
 }
+
+void sort_pods(std::vector<const PodRecord*>& ps) { std::sort(ps.begin(), ps.end(), pod_before); }
 
 }  // namespace
 
+void ObjectStore::merge_new_pods() const {
+  if (new_pod_ids_.empty()) return;
+  std::vector<const PodRecord*> fresh;
+  fresh.reserve(new_pod_ids_.size());
+  for (uint64_t id : new_pod_ids_)
+    if (const PodEntry* e = pod_entry(id)) fresh.push_back(&e->second);
+  new_pod_ids_.clear();
+  if (!std::is_sorted(fresh.begin(), fresh.end(), pod_before)) sort_pods(fresh);
+  std::vector<const PodRecord*> kept;
+  kept.reserve(sorted_pod_ids_.size());
+  for (uint64_t id : sorted_pod_ids_)
+    if (const PodEntry* e = pod_entry(id)) kept.push_back(&e->second);
+  std::vector<const PodRecord*> all(kept.size() + fresh.size());
+  std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), all.begin(), pod_before);
+  sorted_pod_ids_.clear();
+  sorted_pod_ids_.reserve(all.size());
+  for (const PodRecord* p : all) sorted_pod_ids_.push_back(p->id);
+}
+
 std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) const {
+  merge_new_pods();
   std::vector<const PodRecord*> ps;
-  for (const auto& [k, v] : pods_)
-    if (ns.empty() || v.namespace_() == ns) ps.push_back(&v);
-  sort_pods(ps);
+  ps.reserve(ns.empty() ? pods_.size() : 0);
+  size_t dead = 0;
+  for (uint64_t id : sorted_pod_ids_) {
+    const PodEntry* e = pod_entry(id);
+    if (!e) {
+      ++dead;
+      continue;
+    }
+    if (ns.empty() || e->second.namespace_() == ns) ps.push_back(&e->second);
+  }
+  // The deleted go once they are half the list.
+  if (dead * 2 > sorted_pod_ids_.size())
+    std::erase_if(sorted_pod_ids_, [this](uint64_t id) { return pod_entry(id) == nullptr; });
   return ps;
 }
 
@@ -391,12 +434,18 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec) {
 }
 
 const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
-  rec.resource_version = next_rv();
-  rec.id = ++next_pod_id_;
-  auto [it, ok] = pods_.emplace(std::move(k), std::move(rec));
+  auto [it, ok] = pods_.try_emplace(std::move(k), std::move(rec));
   (void)ok;
+  return commit_new_pod(*it);
+}
+
+const PodRecord& ObjectStore::commit_new_pod(PodEntry& entry) {
+  auto it = &entry;
+  it->second.resource_version = next_rv();
+  it->second.id = ++next_pod_id_;
   if (pods_by_id_.size() <= it->second.id) pods_by_id_.resize(it->second.id + 1, nullptr);
   pods_by_id_[it->second.id] = &*it;
+  new_pod_ids_.push_back(it->second.id);
   it->second.created_rv = rv_;
   index(Kind::kPod, &it->first, 0, rv_);
   node_index_move(&it->second, "", it->second.node_name);

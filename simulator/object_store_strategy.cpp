@@ -103,7 +103,7 @@ core::Object ObjectStore::create(core::Object obj) {
     if (gen.empty()) invalid("metadata.name", "name or generateName is required");
     do {
       m.name = gen + random_suffix(5);
-    } while (get(kind, m.namespace_, m.name));
+    } while (contains(kind, m.namespace_, m.name));
   }
   if (kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver) check_custom(kind);
   if (cluster_scoped(kind)) {
@@ -111,7 +111,7 @@ core::Object ObjectStore::create(core::Object obj) {
   } else {
     check_namespace(m.namespace_);
   }
-  if (get(kind, m.namespace_, m.name))
+  if (contains(kind, m.namespace_, m.name))
     throw ClusterError(std::string(resource_name(kind)) + " \"" + m.name + "\" already exists", 409);
   if (!restoring_) {
     stamp_new(m);
@@ -138,11 +138,11 @@ core::Object ObjectStore::create(core::Object obj) {
       auto [slot, fresh] = nodes_.try_emplace(n.metadata.name);
       (void)fresh;
       created_rv_[&slot->first] = rv_;
-      auto& stored = slot->second = n;
-      index(kind, n.metadata.name, 0, rv_);
-      node_index_[n.metadata.name] = &stored;
+      auto& stored = slot->second = std::move(n);
+      index(kind, stored.metadata.name, 0, rv_);
+      node_index_[stored.metadata.name] = &stored;
       emit(EventType::kAdded, stored);
-      return core::Object(stored);
+      return restoring_ ? core::Object() : core::Object(stored);
     }
     case Kind::kDaemonSet: {
       // PrepareForCreate, pkg/registry/apps/daemonset/strategy.go: status
@@ -162,15 +162,16 @@ core::Object ObjectStore::create(core::Object obj) {
       auto [slot, fresh] = daemonsets_.try_emplace(k);
       (void)fresh;
       created_rv_[&slot->first] = rv_;
-      auto& stored = slot->second = ds;
+      auto& stored = slot->second = std::move(ds);
       index(kind, k, 0, rv_);
       emit(EventType::kAdded, stored);
-      return core::Object(stored);
+      return restoring_ ? core::Object() : core::Object(stored);
     }
     case Kind::kPod: {
       auto& pod = std::get<core::Pod>(obj);
       default_pod(pod);
-      return core::Object(create_pod(PodRecord::from_pod(std::move(pod))).pod());
+      const PodRecord& stored = create_pod(PodRecord::from_pod(std::move(pod)));
+      return restoring_ ? core::Object() : core::Object(stored.pod());
     }
     case Kind::kClusterPolicy: return create_custom(std::move(std::get<core::ClusterPolicy>(obj)));
     case Kind::kNVIDIADriver: return create_custom(std::move(std::get<core::NVIDIADriver>(obj)));
@@ -190,13 +191,13 @@ core::Object ObjectStore::create(core::Object obj) {
   return obj;
 }
 
-core::Object ObjectStore::restore(core::Object obj) {
+void ObjectStore::restore(core::Object obj) {
   restoring_ = true;
   struct Reset {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{restoring_};
-  return create(std::move(obj));
+  create(std::move(obj));
 }
 
 std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& generate_name) {
@@ -215,30 +216,35 @@ const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core:
                                                      const std::string& generate_name, const std::string& pinned_node) {
   const std::string& ns = base->metadata.namespace_;
   check_namespace(ns);
-  PodRecord rec;
-  // The key "ns/name" is built in place: ns, '/', generateName, 5 random characters.
-  std::string k;
-  k.reserve(ns.size() + 1 + generate_name.size() + 5);
-  k.append(ns).append(1, '/').append(generate_name);
-  const size_t prefix = k.size();
-  while (true) {
-    k.resize(prefix);
-    k += random_suffix(5);
-    if (!pods_.count(k)) break;
-  }
-  rec.name.assign(k, ns.size() + 1);
-  // stamp_new
-  rec.uid = new_uid();
-  rec.creation_timestamp = now_seconds();
-  rec.pinned_node = pinned_node;
   if (!base->spec.termination_grace_period_seconds) {  // default_pod, on a copy
     auto copy = std::make_shared<core::Pod>(*base);
     copy->spec.termination_grace_period_seconds = 30;
     base = std::move(copy);
   }
+  // The key "ns/name" is built in place: ns, '/', generateName, 5 random
+  // characters; the entry is made by the lookup that finds the name free
+  // (try_emplace leaves the key as it is when the name is taken).
+  std::string k;
+  k.reserve(ns.size() + 1 + generate_name.size() + 5);
+  k.append(ns).append(1, '/').append(generate_name);
+  const size_t prefix = k.size();
+  PodEntry* entry = nullptr;
+  while (!entry) {
+    k.resize(prefix);
+    k += random_suffix(5);
+    auto [it, fresh] = pods_.try_emplace(std::move(k));
+    if (fresh) entry = &*it;
+  }
+  PodRecord& rec = entry->second;
+  rec.name.assign(entry->first, ns.size() + 1);
+  // stamp_new
+  rec.uid = new_uid();
+  rec.creation_timestamp = now_seconds();
+  rec.pinned_node = pinned_node;
   rec.base = std::move(base);
   rec.status = pending_status();
-  return *pod_key(create_pod(std::move(rec), std::move(k)).id);
+  commit_new_pod(*entry);
+  return entry->first;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/serialize.hpp>
+#include <set>
 
 #include "core/decode.h"
 #include "core/documents.h"
@@ -313,6 +314,86 @@ TEST(ObjectStore, PodsOnNodeAreTheListFilteredByNodeName) {
   // An index turned on late is built from what is stored.
   plain.store().index_pods_by_node_name();
   check("indexed late");
+}
+
+// list_pods is in (namespace, name) order, as the API lists (by key in
+// etcd), through creations in any order, deletions and a name created
+// again: the order kept between lists (ObjectStore::merge_new_pods) is the
+// order of the pods that exist. Namespace "a-b" sorts after "a" (by the
+// pair, not by the joined key "a-b/..." < "a/...").
+TEST(ObjectStore, PodListIsInNamespaceThenNameOrder) {
+  FakeCluster c;
+  ObjectStore& s = c.store();
+  for (const char* ns : {"a", "a-b", "b"}) c.create_namespace(ns);
+  std::set<std::pair<std::string, std::string>> want;
+  auto create = [&](const std::string& ns, const std::string& name) {
+    core::Pod p;
+    p.metadata.namespace_ = ns;
+    p.metadata.name = name;
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    s.create(p);
+    want.insert({ns, name});
+  };
+  auto remove = [&](const std::string& ns, const std::string& name) {
+    s.force_remove_pod(ns + "/" + name);
+    want.erase({ns, name});
+  };
+  auto check = [&](const std::string& when) {
+    for (const std::string& ns : {std::string(), std::string("a"), std::string("a-b")}) {
+      std::vector<std::pair<std::string, std::string>> got, expected;
+      for (const PodRecord* p : s.list_pods(ns)) got.emplace_back(p->namespace_(), p->name);
+      for (const auto& k : want)
+        if (ns.empty() || k.first == ns) expected.push_back(k);
+      EXPECT_EQ(got, expected) << when << ", namespace '" << ns << "'";
+    }
+  };
+  check("empty");
+  for (const char* n : {"p-9", "p-10", "p-1", "q"}) create("b", n);
+  for (const char* n : {"z", "m", "a"}) create("a-b", n);
+  check("created in no order");
+  create("a", "only");
+  create("b", "p-5");
+  check("created between lists");
+  remove("b", "p-10");
+  remove("a-b", "z");
+  check("deleted");
+  create("b", "p-10");  // again, a new pod of the same name
+  check("created again");
+  for (int i = 0; i < 40; ++i) create("a", "n-" + std::to_string(i));
+  for (int i = 0; i < 40; ++i) remove("a", "n-" + std::to_string(i));
+  check("more deleted than kept");
+  create("a", "after");
+  check("created after the deleted went");
+}
+
+// A whole pod list is materialised by two threads from 20,000 pods on:
+// the same pods, each as PodRecord::pod gives it, in list order.
+TEST(ObjectStore, LargeStateIsEveryPodInListOrder) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  const int n = 25000;
+  for (int i = n; i-- > 0;) {
+    core::Pod p;
+    p.metadata.namespace_ = kNs;
+    p.metadata.name = "pod-" + std::to_string(i);
+    p.metadata.labels["i"] = std::to_string(i);
+    p.spec.node_name = "node-" + std::to_string(i % 7);
+    p.spec.containers.push_back(core::Container{"c", "image-" + std::to_string(i), {}, {}});
+    c.store().create(p);
+  }
+  core::ClusterState st = c.state(kNs);
+  std::vector<const PodRecord*> recs = c.store().list_pods(kNs);
+  ASSERT_EQ(st.pods.size(), static_cast<size_t>(n));
+  ASSERT_EQ(recs.size(), static_cast<size_t>(n));
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (i) {
+      ASSERT_LT(recs[i - 1]->name, recs[i]->name);
+    }
+    ASSERT_EQ(boost::json::serialize(core::encode(st.pods[i])), boost::json::serialize(core::encode(recs[i]->pod())))
+        << i;
+  }
+  EXPECT_EQ(st.pods.front().metadata.name, "pod-0");
+  EXPECT_EQ(st.pods.front().spec.containers.at(0).image, "image-0");
 }
 
 TEST(ObjectStore, GenerateName) {
