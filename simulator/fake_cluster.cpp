@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <thread>
 
 #include "core/decode.h"
 #include "core/encode.h"
@@ -360,6 +361,31 @@ void FakeCluster::settle() {
 
 core::ClusterState FakeCluster::state(const std::string& ns) { return partial_state(ns, core::StateParts{}); }
 
+namespace {
+
+// The pods of `recs`, materialised (PodRecord::pod), in their order. A
+// large list is materialised by two threads, a half each (at 120,000 pods
+// one thread took 0.8 s): the records are only read, and each thread's
+// copies come from its own malloc arena.
+std::vector<core::Pod> materialise(const std::vector<const PodRecord*>& recs) {
+  std::vector<core::Pod> pods(recs.size());
+  auto fill = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) pods[i] = recs[i]->pod();
+  };
+  constexpr size_t kSplitAt = 20000;
+  if (recs.size() < kSplitAt || std::thread::hardware_concurrency() < 2) {
+    fill(0, recs.size());
+    return pods;
+  }
+  const size_t half = recs.size() / 2;
+  std::thread other(fill, half, recs.size());
+  fill(0, half);
+  other.join();
+  return pods;
+}
+
+}  // namespace
+
 core::ClusterState FakeCluster::partial_state(const std::string& ns, const core::StateParts& parts) {
   const ObjectStore& s = impl_->ctx.store;
   core::ClusterState out;
@@ -383,7 +409,7 @@ core::ClusterState FakeCluster::partial_state(const std::string& ns, const core:
       if (core::in_state_part(p, *parts.of_nodes)) out.pods.push_back(std::move(p));
     }
   } else if (parts.pods) {
-    for (auto& obj : s.list(Kind::kPod, ns)) out.pods.push_back(std::move(std::get<core::Pod>(obj)));
+    out.pods = materialise(s.list_pods(ns));
   }
   if (parts.cluster_policies) {
     for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);
