@@ -3,6 +3,8 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -103,6 +105,22 @@ std::string& program_name_storage() {
   return name;
 }
 }  // namespace
+
+namespace {
+bool exit_when_done = false;
+}  // namespace
+
+void set_exit_when_done(bool exit) { exit_when_done = exit; }
+
+int done(int code, std::ostream& out, std::ostream& err) {
+  if (!exit_when_done) return code;
+  out.flush();
+  err.flush();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
 
 void set_program_name(std::string name) { program_name_storage() = std::move(name); }
 const std::string& program_name() { return program_name_storage(); }

@@ -103,7 +103,7 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
   }
   json::object doc{{"namespace", l.opts.namespace_}, {"nodes", nodes}, {"exitCode", result.exit_code}};
   put_mode(doc, l);
-  return emit(core::render_audit(result), doc, l.opts.output, out);
+  return done(emit(core::render_audit(result), doc, l.opts.output, out), out, err);
 }
 
 int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err) {
@@ -122,8 +122,9 @@ int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err) {
   LoadedState l = load_state(r, err);
   require_node(l.opts, l.node_names, node);
   core::Report rep = core::order_check(l.state, l.catalog, node);
-  return emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}},
-              l.opts.output, out);
+  return done(emit(rep, json::object{{"node", node}, {"result", rep.lines.at(0)}, {"exitCode", rep.exit_code}},
+                   l.opts.output, out),
+              out, err);
 }
 
 int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
@@ -159,14 +160,14 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
       columns.emplace_back(op->name, head);
     }
     out << core::render_wide(core::placement_view(l.state, l.catalog), columns);
-    return core::kExitOk;
+    return done(core::kExitOk, out, err);
   }
   if (l.opts.output == "html") {
     core::Report rep = core::render_matrix(result);
     out << core::render_matrix_html(core::placement_view(l.state, l.catalog), rep.text());
-    return rep.exit_code;
+    return done(rep.exit_code, out, err);
   }
-  return emit(core::render_matrix(result), doc, l.opts.output, out);
+  return done(emit(core::render_matrix(result), doc, l.opts.output, out), out, err);
 }
 
 }  // namespace gpuops::cli

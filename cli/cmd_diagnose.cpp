@@ -62,7 +62,7 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   } else {
     out << core::render_text(shown);
   }
-  return code;
+  return done(code, out, err);
 }
 
 int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
@@ -90,7 +90,7 @@ int cmd_explain(const Args& args, std::ostream& out, std::ostream& err) {
     write_document(out, core::to_json(e), l.opts.output);
   else
     out << core::render_text(e);
-  return core::exit_code(e.findings);
+  return done(core::exit_code(e.findings), out, err);
 }
 
 }  // namespace gpuops::cli

@@ -12,6 +12,8 @@
 #include <iostream>
 #include <memory>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "cli/app.h"
 #include "cli/cluster_options.h"
@@ -314,7 +316,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   copy.settle();
   core::ClusterState before = copy.state(o.namespace_);
   {
-    std::set<std::string> uids;
+    std::unordered_set<std::string_view> uids;
+    uids.reserve(before.pods.size());
     for (const auto& p : before.pods) uids.insert(p.metadata.uid);
     size_t moved = 0;
     for (const auto& uid : live_uids) moved += !uids.count(uid);
@@ -340,7 +343,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     write_document(out, core::render_plan_json(plan), o.output);
   else
     out << core::render_plan_text(plan);
-  return core::plan_exit_code(plan);
+  return done(core::plan_exit_code(plan), out, err);
 }
 
 }  // namespace gpuops::cli

@@ -25,5 +25,6 @@ int main(int argc, char** argv) {
   if (argc > 0 && std::filesystem::path(argv[0]).filename() == "kubectl-gpuops")
     gpuops::cli::set_program_name("kubectl gpuops");
   std::vector<std::string> args(argv + 1, argv + argc);
+  gpuops::cli::set_exit_when_done(true);
   return gpuops::cli::run(args, std::cout, std::cerr);
 }

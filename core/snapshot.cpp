@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <unordered_set>
 #include <utility>
 
 #include "core/decode.h"
@@ -64,8 +65,8 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
   if (!loose.empty()) gathers.push_back(loose);
   // An object read twice (overlapping dumps, a file and the folder holding it)
   // counts once: the API has one object per kind, namespace and name.
-  std::set<std::string> seen;
-  std::set<std::string> file_keys;  // kind/namespace/name first met in the file being read
+  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string> file_keys;  // kind/namespace/name first met in the file being read
   auto take = [&](Document&& doc) {
     if (!doc.value.is_object()) return;
     const auto& o = doc.value.as_object();

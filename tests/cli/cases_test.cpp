@@ -357,3 +357,48 @@ TEST(Binary, ExitStatusAndStreams) {
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_EQ(out.substr(0, 9), "gpu-a OK\n");
 }
+
+// As a process, the commands that read a state end through cli::done
+// (std::_Exit once the result is written, not through the destructors):
+// stdout and stderr, to a pipe or to a file, and the exit status are what
+// the same command prints in process, where everything is freed.
+TEST(Binary, CommandsEndingAtOnceWriteAllTheyPrint) {
+  const std::string lab = dump("lab-final-state");
+  const std::vector<std::vector<std::string>> commands = {
+      {"audit", "--snapshot", lab},
+      {"matrix", "--snapshot", lab},
+      {"matrix", "--snapshot", lab, "-o", "wide"},
+      {"matrix", "--snapshot", lab, "-o", "html"},
+      {"order-check", "lab-node-1", "--snapshot", lab},
+      {"diagnose", "--snapshot", lab, "-o", "json"},
+      {"explain", "lab-node-1", "driver", "--snapshot", lab},
+      {"plan", "--snapshot", lab, "label", "node", "lab-node-0", "nvidia.com/gpu.deploy.driver=false", "--overwrite"},
+      {"plan", "--snapshot", lab, "-o", "json", "label", "node", "lab-node-0", "nvidia.com/gpu.deploy.dcgm=false"},
+  };
+  const std::string dir = ::testing::TempDir();
+  for (const auto& args : commands) {
+    auto in_process = run_gpuops(args);
+    std::string line = GPUOPS_BINARY;
+    for (const auto& a : args) line += " '" + a + "'";
+    for (bool to_file : {false, true}) {
+      const std::string out_path = dir + "/done-out.txt", err_path = dir + "/done-err.txt";
+      std::string cmd = line + " 2>" + err_path + (to_file ? " >" + out_path : "");
+      FILE* p = popen(cmd.c_str(), "r");
+      ASSERT_NE(p, nullptr);
+      std::string out;
+      char buf[4096];
+      while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+      int status = pclose(p);
+      auto slurp = [](const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+      };
+      if (to_file) out = slurp(out_path);
+      EXPECT_TRUE(WIFEXITED(status)) << line;
+      EXPECT_EQ(WEXITSTATUS(status), in_process.code) << line;
+      EXPECT_EQ(out, in_process.out) << line << (to_file ? " (to a file)" : " (to a pipe)");
+      EXPECT_EQ(slurp(err_path), in_process.err) << line;
+      EXPECT_FALSE(in_process.out.empty()) << line;
+    }
+  }
+}
