@@ -98,6 +98,7 @@ BENCHMARK(BM_PlanLabelChange)
     ->Args({1000, 8})
     ->Args({5000, 8})
     ->Args({5000, 16})
+    ->Args({15000, 8})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
