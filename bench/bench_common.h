@@ -79,6 +79,16 @@ inline core::Node node(int i, const std::vector<core::Operand>& ops) {
   return n;
 }
 
+// The order `kubectl get nodes,daemonsets,pods -A -o json` lists a kind in:
+// the API server lists by storage key, namespace then name, so by name in
+// one namespace. Returns the indexes of `names` in that order.
+inline std::vector<size_t> kubectl_order(const std::vector<std::string>& names) {
+  std::vector<size_t> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
+  return order;
+}
+
 // The process's peak resident set (VmHWM), in MB; 0 when unknown.
 inline double peak_rss_mb() {
   std::ifstream f("/proc/self/status");

@@ -295,10 +295,19 @@ int main(int argc, char** argv) {
       f << (first ? "" : ",") << json::serialize(o);
       first = false;
     };
-    for (int i = 0; i < nodes; ++i) put(node(i, ops));
-    for (size_t k = 0; k < ops.size(); ++k) put(daemonset(ops[k], k, nodes));
+    // Each kind in the API's list order (by name), as kubectl prints it.
+    std::vector<std::string> node_names, ds_names, pod_names;
+    std::vector<std::pair<size_t, int>> pod_of;  // (operand, node) of each pod name
+    for (int i = 0; i < nodes; ++i) node_names.push_back(bench::node_name(i));
+    for (const auto& op : ops) ds_names.push_back(op.daemonset);
     for (int i = 0; i < nodes; ++i)
-      for (size_t k = 0; k < ops.size(); ++k) put(pod(ops[k], k, i));
+      for (size_t k = 0; k < ops.size(); ++k) {
+        pod_names.push_back(ops[k].daemonset + "-" + std::to_string(i));
+        pod_of.emplace_back(k, i);
+      }
+    for (size_t i : bench::kubectl_order(node_names)) put(node(static_cast<int>(i), ops));
+    for (size_t k : bench::kubectl_order(ds_names)) put(daemonset(ops[k], k, nodes));
+    for (size_t j : bench::kubectl_order(pod_names)) put(pod(ops[pod_of[j].first], pod_of[j].first, pod_of[j].second));
     f << envelope.substr(cut) << "\n";
     if (!f) {
       std::cerr << "make_dump: cannot write " << compact << "\n";

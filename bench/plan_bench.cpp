@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,8 +28,12 @@ namespace json = boost::json;
 
 std::string write_dump(int nodes, int operands) {
   auto ops = bench::operands(operands);
+  // Each kind in the API's list order (by name), as kubectl prints it.
   json::array items;
-  for (int i = 0; i < nodes; ++i) {
+  std::vector<std::string> node_names;
+  for (int i = 0; i < nodes; ++i) node_names.push_back(bench::node_name(i));
+  for (size_t ni : bench::kubectl_order(node_names)) {
+    const int i = static_cast<int>(ni);
     core::Node n = bench::node(i, ops);
     n.metadata.uid = "node-uid-" + std::to_string(i);
     for (const char* r : {"cpu", "memory", "pods"})
@@ -42,32 +47,42 @@ std::string write_dump(int nodes, int operands) {
     d.metadata.uid = "ds-uid-" + std::to_string(k);
     d.metadata.generation = 1;
     d.metadata.annotations["deprecated.daemonset.template.generation"] = "1";
-    items.push_back(core::encode(d));
     dss.push_back(d);
   }
+  std::vector<std::string> ds_names;
+  for (const auto& d : dss) ds_names.push_back(d.metadata.name);
+  for (size_t k : bench::kubectl_order(ds_names)) items.push_back(core::encode(dss[k]));
+  std::vector<std::string> pod_names;
+  std::vector<std::pair<size_t, int>> pod_of;  // (DaemonSet, node) of each pod name
   for (int i = 0; i < nodes; ++i)
-    for (const auto& d : dss) {
-      core::Pod p;
-      p.metadata.name = d.metadata.name + "-" + std::to_string(i);
-      p.metadata.namespace_ = bench::kNs;
-      p.metadata.uid = d.metadata.uid + "-pod-" + std::to_string(i);
-      p.metadata.labels = d.template_.labels;
-      p.metadata.labels["pod-template-generation"] = "1";
-      p.metadata.owner_references.push_back(
-          core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
-      p.spec = d.template_.spec;
-      p.spec.node_name = bench::node_name(i);
-      p.status.phase = "Running";
-      p.status.conditions.push_back(core::PodCondition{"Ready", "True", "", "", std::nullopt});
-      for (const auto& c : p.spec.containers) {
-        core::ContainerStatus s;
-        s.name = c.name;
-        s.ready = true;
-        s.state = "running";
-        p.status.container_statuses.push_back(s);
-      }
-      items.push_back(core::encode(p));
+    for (size_t k = 0; k < dss.size(); ++k) {
+      pod_names.push_back(dss[k].metadata.name + "-" + std::to_string(i));
+      pod_of.emplace_back(k, i);
     }
+  for (size_t j : bench::kubectl_order(pod_names)) {
+    const core::DaemonSet& d = dss[pod_of[j].first];
+    const int i = pod_of[j].second;
+    core::Pod p;
+    p.metadata.name = d.metadata.name + "-" + std::to_string(i);
+    p.metadata.namespace_ = bench::kNs;
+    p.metadata.uid = d.metadata.uid + "-pod-" + std::to_string(i);
+    p.metadata.labels = d.template_.labels;
+    p.metadata.labels["pod-template-generation"] = "1";
+    p.metadata.owner_references.push_back(
+        core::OwnerReference{"apps/v1", "DaemonSet", d.metadata.name, d.metadata.uid, true});
+    p.spec = d.template_.spec;
+    p.spec.node_name = bench::node_name(i);
+    p.status.phase = "Running";
+    p.status.conditions.push_back(core::PodCondition{"Ready", "True", "", "", std::nullopt});
+    for (const auto& c : p.spec.containers) {
+      core::ContainerStatus s;
+      s.name = c.name;
+      s.ready = true;
+      s.state = "running";
+      p.status.container_statuses.push_back(s);
+    }
+    items.push_back(core::encode(p));
+  }
   std::string path = (std::filesystem::temp_directory_path() /
                       ("gpuops-plan-bench-" + std::to_string(nodes) + "x" + std::to_string(operands) + ".json"))
                          .string();
@@ -88,7 +103,12 @@ void BM_PlanLabelChange(benchmark::State& state) {
     std::string text = out.str();
     summary = text.substr(text.rfind('\n', text.size() - 2) + 1);
   }
-  std::filesystem::remove(dump);
+  // PLAN_BENCH_KEEP=1 keeps the dump (its path on stderr), to time
+  // `gpuops plan --snapshot` on it as a process.
+  if (const char* keep = std::getenv("PLAN_BENCH_KEEP"); keep && std::string(keep) == "1")
+    std::fprintf(stderr, "plan_bench: kept %s\n", dump.c_str());
+  else
+    std::filesystem::remove(dump);
   if (code != 1 || summary.rfind("1 pod deleted on 1 node, 0 created, 0 replaced", 0) != 0)
     state.SkipWithError(("unexpected plan: exit " + std::to_string(code) + ", " + summary).c_str());
   state.counters["pods"] = static_cast<double>(nodes) * operands;
