@@ -1,6 +1,9 @@
 #include "core/analysis.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/gpu_node_rules.h"
 #include "core/operator_install.h"
@@ -47,22 +50,25 @@ bool wanted_by_operator(const std::vector<const DaemonSet*>& dss, const Operand&
 // Per operand of the catalog: its DaemonSets, and the sorted names of the
 // nodes where it is present (computed once: a scan of the pods per (node,
 // operand) grew with the square of the cluster).
+// One pass over the pods, each judged healthy once (`state` must outlive
+// it: the names are its pods').
 struct Presence {
   std::vector<std::vector<const DaemonSet*>> daemonsets;
-  std::vector<std::vector<std::string>> nodes;
+  std::vector<std::vector<std::string_view>> nodes;
 
   Presence(const ClusterState& state, const Catalog& catalog) {
-    for (const auto& op : catalog.operands) {
-      daemonsets.push_back(operand_daemonsets(state, catalog, op));
-      std::vector<std::string> where;
-      for (const auto& p : state.pods)
-        if (healthy(catalog, p) && pod_of_operand(catalog, op, daemonsets.back(), p)) where.push_back(p.spec.node_name);
-      std::sort(where.begin(), where.end());
-      nodes.push_back(std::move(where));
+    const size_t n = catalog.operands.size();
+    for (const auto& op : catalog.operands) daemonsets.push_back(operand_daemonsets(state, catalog, op));
+    nodes.resize(n);
+    for (const auto& p : state.pods) {
+      if (!healthy(catalog, p)) continue;
+      for (size_t i = 0; i < n; ++i)
+        if (pod_of_operand(catalog, catalog.operands[i], daemonsets[i], p)) nodes[i].push_back(p.spec.node_name);
     }
+    for (auto& where : nodes) std::sort(where.begin(), where.end());
   }
   bool present(size_t op, const std::string& node) const {
-    return std::binary_search(nodes[op].begin(), nodes[op].end(), node);
+    return std::binary_search(nodes[op].begin(), nodes[op].end(), std::string_view(node));
   }
 };
 
