@@ -373,8 +373,14 @@ void DaemonSetController::sync_nodes(const DaemonSetState& st, const std::vector
   // ReplaceDaemonSetPodNodeNameNodeAffinity: the pod's required node affinity
   // becomes the single term `matchFields metadata.name In [node]`; no nodeName.
   std::string generate_name = st.name + "-";
-  for (uint32_t node : nodes_needing_pods)
+  for (uint32_t node : nodes_needing_pods) {
+    c_.creating_for = node;
+    struct Done {
+      uint32_t& hint;
+      ~Done() { hint = PodInfo::kNoNode; }
+    } done{c_.creating_for};
     c_.store.create_generated_pod(st.pod_template, generate_name, c_.node_table[node].name);
+  }
   for (const auto& pk : pods_to_delete) {
     const PodRecord* p = c_.store.find_pod(pk);
     if (p) c_.store.remove(Kind::kPod, p->namespace_(), p->name);

@@ -280,11 +280,11 @@ void FakeCluster::import_state(core::ClusterState state, const core::Catalog* op
   for (auto& cp : state.cluster_policies) s.restore(core::Object(std::move(cp)));
   for (auto& d : state.nvidia_drivers) s.restore(core::Object(std::move(d)));
   for (auto& d : state.daemonsets) s.restore(core::Object(std::move(d)));
-  for (auto& p : state.pods) {
-    const std::string ns = p.metadata.namespace_, name = p.metadata.name;
-    s.restore(core::Object(std::move(p)));
-    if (const PodRecord* r = s.find_pod(ns, name)) m.kubelet.keep_status(r->id);
-  }
+  // Every pod created from here to the end is an imported one (observers
+  // write nothing while the store notifies them).
+  const uint64_t first_pod = s.last_pod_id() + 1;
+  for (auto& p : state.pods) s.restore(core::Object(std::move(p)));
+  m.kubelet.keep_statuses(first_pod, s.last_pod_id());
 }
 
 core::Time FakeCluster::import_start(const core::ClusterState& state) {

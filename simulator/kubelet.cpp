@@ -352,8 +352,8 @@ void Kubelet::sync_pod(uint64_t id) {
     }
     return;
   }
-  if (terminal(*pod) || ready != "True") return;  // a NotReady node's kubelet starts nothing new
-  if (!kept_.empty() && kept_.count(id)) return;  // an imported pod's status stays the real kubelet's
+  if (terminal(*pod) || ready != "True") return;      // a NotReady node's kubelet starts nothing new
+  if (id >= kept_first_ && id <= kept_last_) return;  // an imported pod's status stays the real kubelet's
   // Without a fault the status depends only on the pod's status, its shared
   // template part and the time; pods in the same state share the result.
   const Fault* f = fault_for(*pod);

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_set>
 
 #include "core/operands.h"
 #include "simulator/cluster_context.h"
@@ -76,10 +75,14 @@ class Kubelet {
   // only. It must outlive the kubelet's use.
   void set_init_agent(InitContainerAgent* agent) { agent_ = agent; }
 
-  // An imported pod (FakeCluster::import_state) keeps the status the real
-  // kubelet wrote until it is deleted: the simulator knows nothing of why a
-  // real container is not ready.
-  void keep_status(uint64_t pod_id) { kept_.insert(pod_id); }
+  // The imported pods (FakeCluster::import_state), the store's pods of ids
+  // `first` to `last` (inclusive; ids are never reused), keep the status the
+  // real kubelet wrote until they are deleted: the simulator knows nothing
+  // of why a real container is not ready.
+  void keep_statuses(uint64_t first, uint64_t last) {
+    kept_first_ = first;
+    kept_last_ = last;
+  }
 
   // As FakeCluster::inject_fault, clear_fault, clear_faults.
   int inject_fault(const Fault& fault);
@@ -106,7 +109,7 @@ class Kubelet {
   StatusMemo memo_;
   const core::Catalog* gates_ = nullptr;
   InitContainerAgent* agent_ = nullptr;
-  std::unordered_set<uint64_t> kept_;
+  uint64_t kept_first_ = 1, kept_last_ = 0;  // none
 };
 
 }  // namespace gpuops::simulator::internal

@@ -322,6 +322,8 @@ class ObjectStore {
   // ControllerRevisions by key "ns/name".
   const std::map<std::string, core::ControllerRevision>& controller_revisions() const { return revisions_; }
   size_t pod_count() const { return pods_.size(); }
+  // The id (PodRecord::id) of the last pod created, 0 before the first.
+  uint64_t last_pod_id() const { return next_pod_id_; }
   const std::map<std::string, core::ClusterPolicy>& cluster_policies() const { return cluster_policies_; }
   const std::map<std::string, core::NVIDIADriver>& nvidia_drivers() const { return nvidia_drivers_; }
   // Writes a ClusterPolicy's status.state and conditions (the operator's
