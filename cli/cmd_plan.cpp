@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -315,6 +316,10 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   copy.import_state(std::move(l.state), operator_catalog ? &*operator_catalog : nullptr);
   copy.settle();
   core::ClusterState before = copy.state(o.namespace_);
+  // The whole matrix before, on a second thread while the change is made
+  // (only read from here on, as `before` and the catalog are).
+  std::future<core::MatrixResult> matrix_before =
+      std::async(std::launch::async, [&] { return core::matrix_result(before, l.catalog, true); });
   {
     std::unordered_set<std::string_view> uids;
     uids.reserve(before.pods.size());
@@ -338,7 +343,10 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       after = touched ? copy.partial_state(o.namespace_, core::StateParts{.of_nodes = &*touched})
                       : copy.state(o.namespace_);
   if (touched) before_part = core::state_part(before, *touched);
-  core::PlanResult plan = core::plan_changes(before, touched ? before_part : before, after, l.catalog, direct);
+  core::MatrixResult whole_matrix_before = matrix_before.get();
+  core::PlanResult plan =
+      touched ? core::plan_changes(std::move(whole_matrix_before), before_part, after, l.catalog, direct)
+              : core::plan_changes(before, after, l.catalog, direct);
   if (structured_output(o.output))
     write_document(out, core::render_plan_json(plan), o.output);
   else

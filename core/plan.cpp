@@ -108,13 +108,38 @@ std::string label_writer(const std::string& key, bool by_change) {
   return key.starts_with("nvidia.com/") ? "operator" : "controller";
 }
 
+namespace {
+
+// plan_changes' body: `whole_matrix_before` is the matrix of the whole state
+// before the change, nullopt when `before` is that whole state.
+PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const ClusterState& before,
+                   const ClusterState& after, const Catalog& catalog,
+                   const std::set<std::pair<std::string, std::string>>& direct);
+
+}  // namespace
+
 PlanResult plan_changes(const ClusterState& before, const ClusterState& after, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct) {
-  return plan_changes(before, before, after, catalog, direct);
+  return plan_of(std::nullopt, before, after, catalog, direct);
 }
 
 PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& before, const ClusterState& after,
                         const Catalog& catalog, const std::set<std::pair<std::string, std::string>>& direct) {
+  if (&whole_before == &before) return plan_of(std::nullopt, before, after, catalog, direct);
+  return plan_of(matrix_result(whole_before, catalog, true), before, after, catalog, direct);
+}
+
+PlanResult plan_changes(MatrixResult whole_matrix_before, const ClusterState& before_part,
+                        const ClusterState& after_part, const Catalog& catalog,
+                        const std::set<std::pair<std::string, std::string>>& direct) {
+  return plan_of(std::move(whole_matrix_before), before_part, after_part, catalog, direct);
+}
+
+namespace {
+
+PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const ClusterState& before,
+                   const ClusterState& after, const Catalog& catalog,
+                   const std::set<std::pair<std::string, std::string>>& direct) {
   PlanResult plan;
   const ByName in_before(before), in_after(after);
   // Nodes and labels.
@@ -233,11 +258,11 @@ PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& be
   MatrixResult part_before = matrix_result(before, catalog, true);
   MatrixResult part_after = matrix_result(after, catalog, true);
   auto cb = cells_of(part_before), ca = cells_of(part_after);
-  if (&whole_before == &before) {
+  if (!whole_matrix_before) {
     plan.matrix_before = std::move(part_before);
     plan.matrix_after = std::move(part_after);
   } else {
-    plan.matrix_before = matrix_result(whole_before, catalog, true);
+    plan.matrix_before = std::move(*whole_matrix_before);
     std::set<std::string> redone;
     for (const auto& row : part_before.rows) redone.insert(row.node);
     for (const auto& row : part_after.rows) redone.insert(row.node);
@@ -302,6 +327,8 @@ PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& be
                  std::to_string(plan.findings_cleared.size()) + " cleared";
   return plan;
 }
+
+}  // namespace
 
 std::string render_plan_text(const PlanResult& plan) {
   std::ostringstream out;

@@ -95,6 +95,12 @@ PlanResult plan_changes(const ClusterState& before, const ClusterState& after, c
 PlanResult plan_changes(const ClusterState& whole_before, const ClusterState& before_part,
                         const ClusterState& after_part, const Catalog& catalog,
                         const std::set<std::pair<std::string, std::string>>& direct);
+// The same, with the whole state before the change given by its matrix
+// (matrix_result(whole_before, catalog, true)), which the caller may compute
+// while it makes the state after.
+PlanResult plan_changes(MatrixResult whole_matrix_before, const ClusterState& before_part,
+                        const ClusterState& after_part, const Catalog& catalog,
+                        const std::set<std::pair<std::string, std::string>>& direct);
 
 // Text: per node its pod and label changes, then the matrix after the
 // change with changed cells marked `before->after`, the findings the change
