@@ -103,6 +103,12 @@ TEST(PlanParts, ThePlanFromThePartsIsThePlanFromTheWholes) {
       EXPECT_EQ(core::render_plan_text(parts), core::render_plan_text(whole));
       EXPECT_EQ(boost::json::serialize(core::render_plan_json(parts)),
                 boost::json::serialize(core::render_plan_json(whole)));
+      // gpuops plan's form: the whole state before given by its matrix.
+      const core::PlanResult by_matrix =
+          core::plan_changes(core::matrix_result(before, catalog, true), core::state_part(before, *touched),
+                             c.partial_state(kNs, core::StateParts{.of_nodes = &*touched}), catalog, {});
+      EXPECT_EQ(boost::json::serialize(core::render_plan_json(by_matrix)),
+                boost::json::serialize(core::render_plan_json(whole)));
       // What the plan found changed is on the nodes it compared.
       for (const auto& p : whole.pods) EXPECT_TRUE(p.node.empty() || touched->count(p.node)) << p.node;
       for (const auto& l : whole.labels) EXPECT_TRUE(touched->count(l.node)) << l.node;
