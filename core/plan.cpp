@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -359,15 +362,21 @@ std::string render_plan_text(const PlanResult& plan) {
   }
   // The matrix after, changed cells as before->after.
   std::map<std::pair<std::string, std::string>, const CellChange*> changed;
-  for (const auto& c : plan.cells) changed[{c.node, c.operand}] = &c;
+  std::set<std::string_view> changed_rows;
+  for (const auto& c : plan.cells) {
+    changed[{c.node, c.operand}] = &c;
+    changed_rows.insert(c.node);
+  }
   out << "matrix after the change (changed cells before->after):\n";
   for (const auto& row : plan.matrix_after.rows) {
     out << row.node;
+    const bool row_changed = changed_rows.count(row.node) > 0;
     for (size_t i = 0; i < plan.matrix_after.columns.size() && i < row.cells.size(); ++i) {
       const Operand* col = plan.matrix_after.columns[i];
       out << " " << col->column << "=";
-      auto it = changed.find({row.node, col->name});
-      if (it != changed.end()) out << matrix_cell_text(it->second->before) << "->";
+      if (row_changed)
+        if (auto it = changed.find({row.node, col->name}); it != changed.end())
+          out << matrix_cell_text(it->second->before) << "->";
       out << matrix_cell_text(row.cells[i]);
     }
     out << "\n";
