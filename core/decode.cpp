@@ -38,8 +38,6 @@ using codec_internal::validate_pod_spec;
 
 namespace codec_internal {
 
-const json::value* get(const json::object* o, const char* key) { return o ? o->if_contains(key) : nullptr; }
-
 ObjectMeta decode_meta(Decoder& d, const json::object& root, const Path& root_path) {
   ObjectMeta m;
   Path p = root_path.child("metadata");
