@@ -577,6 +577,43 @@ Pod decode_pod_typed(const Document& doc) {
   return pod;
 }
 
+// Keep in step with decode_node_typed, decode_pod_typed and the helpers they
+// call: a member they read and these leave out would be lost for snapshots
+// (SnapshotStream.ShapedReadingDecodesTheSame compares both readings).
+const JsonShape* typed_shape(std::string_view kind) {
+  // Maps, selectors and small structs are kept whole (nullptr): the
+  // decoders read any of their keys.
+  static const JsonShape container{{{"name", nullptr}, {"image", nullptr}, {"resources", nullptr}}};
+  static const JsonShape pod_spec{{{"nodeName", nullptr},
+                                   {"nodeSelector", nullptr},
+                                   {"hostNetwork", nullptr},
+                                   {"terminationGracePeriodSeconds", nullptr},
+                                   {"affinity", nullptr},
+                                   {"tolerations", nullptr},
+                                   {"initContainers", &container},
+                                   {"containers", &container}}};
+  static const JsonShape container_status{
+      {{"name", nullptr}, {"ready", nullptr}, {"restartCount", nullptr}, {"state", nullptr}, {"lastState", nullptr}}};
+  static const JsonShape pod_status{{{"phase", nullptr},
+                                     {"reason", nullptr},
+                                     {"message", nullptr},
+                                     {"startTime", nullptr},
+                                     {"conditions", nullptr},
+                                     {"initContainerStatuses", &container_status},
+                                     {"containerStatuses", &container_status}}};
+  static const JsonShape pod{{{"apiVersion", nullptr},
+                              {"kind", nullptr},
+                              {"metadata", nullptr},
+                              {"spec", &pod_spec},
+                              {"status", &pod_status}}};
+  static const JsonShape node_status{{{"allocatable", nullptr}, {"conditions", nullptr}}};
+  static const JsonShape node{
+      {{"apiVersion", nullptr}, {"kind", nullptr}, {"metadata", nullptr}, {"spec", nullptr}, {"status", &node_status}}};
+  if (kind == "Pod") return &pod;
+  if (kind == "Node") return &node;
+  return nullptr;
+}
+
 Pod decode_pod(const Document& doc) { return with_raw(decode_pod_typed, doc); }
 Pod decode_pod(Document&& doc) { return with_raw(decode_pod_typed, std::move(doc)); }
 

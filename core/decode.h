@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -71,6 +72,11 @@ Namespace decode_namespace(Document&& doc);
 Node decode_node_typed(const Document& doc);
 DaemonSet decode_daemonset_typed(const Document& doc);
 Pod decode_pod_typed(const Document& doc);
+// What decode_node_typed and decode_pod_typed read of a Node's and a Pod's
+// JSON, as a shape for stream_documents (core/documents.h): a document built
+// by it decodes to the same object, with the same errors, as the whole
+// document. nullptr for every other kind (read whole).
+const JsonShape* typed_shape(std::string_view kind);
 
 // The GPU Operator's ClusterPolicy (nvidia.com/v1) and NVIDIADriver
 // (nvidia.com/v1alpha1), both cluster-scoped: metadata checked as

@@ -189,8 +189,12 @@ std::string read_file(const std::string& path) { return read_input_file(path); }
 // elements of the top-level object's "items" array (the envelope: kind,
 // apiVersion, metadata, "items": []) is built by `env_`, as boost::json's own
 // parser builds a value; each element of that array is built by `item_` in
-// `mr_`, handed to the sink (expanded if it is a List itself) and dropped
-// before the next begins. The envelope is checked once the document ends.
+// the caller's arena, handed to the sink (expanded if it is a List itself)
+// and dropped before the next begins. The envelope is checked once the
+// document ends. With `shapes`, an item whose top-level "kind" has a shape is
+// built only as far as the shape goes from the members after the kind (kubectl
+// writes apiVersion and kind first): a member the shape does not list is
+// parsed (and so checked) but not built.
 class ListItemHandler {
  public:
   static constexpr std::size_t max_object_size = json::object::max_size();
@@ -201,18 +205,29 @@ class ListItemHandler {
   // Items are built in `*arena` (the caller points it at the storage of the
   // batch the item will go into; it must outlive the item).
   ListItemHandler(const std::string* file, const std::function<void(Document&&)>* sink,
-                  json::monotonic_resource* const* arena)
-      : file_(file), sink_(sink), arena_(arena) {}
+                  json::monotonic_resource* const* arena, ShapeOf shapes)
+      : file_(file), sink_(sink), arena_(arena), shapes_(shapes) {}
 
   bool on_document_begin(json::error_code&) {
     env_.reset();
     return true;
   }
   bool on_document_end(json::error_code&) { return true; }
-  bool on_object_begin(json::error_code&) { return begin(); }
+  bool on_object_begin(json::error_code&) {
+    if (in_item() && skipped_container()) return true;
+    bool r = begin();
+    if (in_item()) open_frame(true);
+    return r;
+  }
   bool on_object_end(std::size_t n, json::error_code&) {
     if (in_item()) {
-      item_.push_object(n);
+      if (skip_) {
+        --skip_;
+        return true;
+      }
+      // The members built: n when none was skipped.
+      item_.push_object(frames_.back().kept);
+      frames_.pop_back();
       return end();
     }
     env_.push_object(n);
@@ -228,11 +243,19 @@ class ListItemHandler {
         return true;
       }
     }
-    return begin();
+    if (in_item() && skipped_container()) return true;
+    bool r = begin();
+    if (in_item()) open_frame(false);
+    return r;
   }
   bool on_array_end(std::size_t n, json::error_code&) {
     if (in_item()) {
-      item_.push_array(n);
+      if (skip_) {
+        --skip_;
+        return true;
+      }
+      frames_.pop_back();
+      item_.push_array(n);  // elements are never skipped
       return end();
     }
     if (in_items_ && depth_ == 2) {  // the end of the top-level "items"
@@ -246,17 +269,33 @@ class ListItemHandler {
     return true;
   }
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    if (in_item())
-      item_.push_chars(s);
-    else {
-      env_.push_chars(s);
-      if (depth_ == 1) key_ += s;
+    if (in_item()) {
+      if (!skip_) item_key_.append(s.data(), s.size());
+      return true;
     }
+    env_.push_chars(s);
+    if (depth_ == 1) key_ += s;
     return true;
   }
   bool on_key(json::string_view s, std::size_t, json::error_code&) {
     if (in_item()) {
-      item_.push_key(s);
+      if (skip_) return true;
+      std::string_view key(s.data(), s.size());
+      if (!item_key_.empty()) {
+        item_key_.append(s.data(), s.size());
+        key = item_key_;
+      }
+      Frame& f = frames_.back();
+      const JsonShape* child = nullptr;
+      if (f.shape && !f.shape->find(key, child)) {
+        skip_value_ = true;  // the value is parsed, not built
+      } else {
+        item_.push_key(json::string_view(key.data(), key.size()));
+        ++f.kept;
+        next_shape_ = child;
+        kind_next_ = shapes_ && frames_.size() == 1 && key == "kind";
+      }
+      item_key_.clear();
       return true;
     }
     env_.push_key(s);
@@ -269,11 +308,18 @@ class ListItemHandler {
     return true;
   }
   bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    if (in_item() && (skip_ || skip_value_)) return true;  // skip_value_ holds until the last part
+    if (kind_next_ && in_item()) kind_.append(s.data(), s.size());
     if (at_item_start()) open_scalar();
     stack().push_chars(s);
     return true;
   }
   bool on_string(json::string_view s, std::size_t, json::error_code&) {
+    if (kind_next_ && in_item() && !skip_ && !skip_value_) {
+      kind_.append(s.data(), s.size());
+      frames_.front().shape = shapes_(kind_);  // the members after the kind
+      kind_.clear();
+    }
     return scalar([&](json::value_stack& st) { st.push_string(s); });
   }
   bool on_number_part(json::string_view, json::error_code&) { return true; }
@@ -302,17 +348,50 @@ class ListItemHandler {
   int items_keys() const { return items_keys_; }
 
  private:
+  // An open container of the item being built: its shape (nullptr: built
+  // whole), whether it is an object, and how many members it has kept.
+  struct Frame {
+    const JsonShape* shape;
+    bool object;
+    std::size_t kept;
+  };
+
   bool in_item() const { return item_depth_ > 0 || scalar_open_; }
   json::value_stack& stack() { return in_item() ? item_ : env_; }
   // An element of "items" starts when a value begins right inside it.
   bool at_item_start() const { return in_items_ && !in_item() && depth_ == 2; }
 
+  // A container inside an item that is not built: inside a skipped one, or
+  // the value of a member the shape does not list. Counts its depth.
+  bool skipped_container() {
+    kind_next_ = false;
+    if (skip_) {
+      ++skip_;
+      return true;
+    }
+    if (skip_value_) {
+      skip_value_ = false;
+      skip_ = 1;
+      return true;
+    }
+    return false;
+  }
+  // A container of the item opened: its shape is the key's (an object's
+  // member), its array's (an element), nullptr for the item itself (the
+  // kind, when it comes, gives it one).
+  void open_frame(bool object) {
+    const JsonShape* shape = nullptr;
+    if (!frames_.empty()) shape = frames_.back().object ? next_shape_ : frames_.back().shape;
+    frames_.push_back(Frame{shape, object, 0});
+    next_shape_ = nullptr;
+  }
+
   // A new item in `item_`, in the caller's arena, held by a plain pointer
   // to its type (storage_ptr marks a monotonic_resource's deallocation
   // trivial only when it knows the type): an item in a storage that is
   // neither shared nor freed piecemeal is destroyed without a walk of its
-  // values (the walk cost about an eighth of
-  // reading a large dump), and the arena is freed at once, its blocks only.
+  // values (the walk cost about an eighth of reading a large dump), and the
+  // arena is freed at once, its blocks only.
   void open_item() { item_.reset(json::storage_ptr(*arena_)); }
   // A string item whose first part has come: its parts go to `item_`.
   void open_scalar() {
@@ -339,6 +418,14 @@ class ListItemHandler {
   }
   template <class Push>
   bool scalar(Push push) {
+    if (in_item()) {
+      if (skip_) return true;
+      if (skip_value_) {
+        skip_value_ = false;
+        return true;
+      }
+      kind_next_ = false;
+    }
     if (at_item_start() || (scalar_open_ && item_depth_ == 0)) {
       if (!scalar_open_) open_item();
       push(item_);
@@ -367,18 +454,36 @@ class ListItemHandler {
   const std::string* file_;
   const std::function<void(Document&&)>* sink_;
   json::monotonic_resource* const* arena_;
+  const ShapeOf shapes_;
   json::value_stack env_;
   json::value_stack item_;
   int depth_ = 0;       // containers open in the envelope
-  int item_depth_ = 0;  // containers open in the current item
+  int item_depth_ = 0;  // containers open in the current item (built ones)
   bool in_items_ = false, next_is_items_ = false;
   bool scalar_open_ = false;  // a string item is being read in parts
   int items_arrays_ = 0, items_keys_ = 0;
   std::string key_;
   std::size_t handed_ = 0;
+  // Building an item by its shape.
+  std::vector<Frame> frames_;
+  const JsonShape* next_shape_ = nullptr;  // the shape of the value of the key just built
+  int skip_ = 0;                           // > 0: the depth inside a container not built
+  bool skip_value_ = false;                // the value of the key just refused is not built
+  std::string item_key_;                   // a key of the item arriving in parts
+  bool kind_next_ = false;                 // the next value is the item's kind
+  std::string kind_;
 };
 
 }  // namespace
+
+bool JsonShape::find(std::string_view key, const JsonShape*& child) const {
+  for (const auto& [k, shape] : keys)
+    if (k == key) {
+      child = shape;
+      return true;
+    }
+  return false;
+}
 
 int Document::line_of(const std::vector<std::string>& path) const {
   if (lines.empty()) return line;
@@ -453,7 +558,7 @@ namespace {
 // in order (on the reader thread), the items of a JSON List built in
 // `*arena`. Returns what stream_documents returns.
 bool produce_documents(const std::string& path, const std::function<void(Document&&)>& sink,
-                       json::monotonic_resource* const* arena) {
+                       json::monotonic_resource* const* arena, ShapeOf shapes) {
   const bool yaml_name = path.ends_with(".yaml") || path.ends_with(".yml");
   if (yaml_name) {
     for (auto& d : read_documents(read_file(path), path)) sink(std::move(d));
@@ -461,7 +566,7 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
   }
   enum class Mode { kUndecided, kJson, kWhole } mode = path.ends_with(".json") ? Mode::kJson : Mode::kUndecided;
   std::string whole;  // kWhole: the text, for read_documents
-  json::basic_parser<ListItemHandler> p(json::parse_options{}, &path, &sink, arena);
+  json::basic_parser<ListItemHandler> p(json::parse_options{}, &path, &sink, arena, shapes);
   std::size_t consumed = 0;  // bytes of the file before the parser's position
   bool started = false;
   auto fail = [&](const json::error_code& ec) {
@@ -541,7 +646,7 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
 
 }  // namespace
 
-bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink) {
+bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink, ShapeOf shapes) {
   // Two threads: this one runs `sink` (the decoding) while a reader parses
   // the next items. They meet once per batch of kBatch documents, at most
   // kDepth batches apart: a meeting per item would cost a wake-up each,
@@ -599,7 +704,7 @@ bool stream_documents(const std::string& path, const std::function<void(Document
             batch.docs.push_back(std::move(d));
             if (batch.docs.size() == kBatch) flush();
           },
-          &arena);
+          &arena, shapes);
       if (!batch.docs.empty()) flush();
     } catch (...) {
       reader_error = std::current_exception();

@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/errors.h"
@@ -52,6 +54,19 @@ std::vector<Document> read_paths(const std::vector<std::string>& paths);
 // ("no such file or directory") when it does not exist.
 std::vector<std::string> input_files(const std::string& path);
 
+// What of a document stream_documents builds, for readers that need only
+// some members (the typed decoders, core/decode.h typed_shape): an object
+// builds the members `keys` lists, each value by its shape (nullptr: whole),
+// and skips the others; an array's shape is each element's.
+struct JsonShape {
+  std::vector<std::pair<std::string_view, const JsonShape*>> keys;
+  // Whether `key` is listed; its shape in `child` when it is.
+  bool find(std::string_view key, const JsonShape*& child) const;
+};
+// The shape of an item of kind `kind` (its top-level "kind"), or nullptr to
+// build it whole. A function, not a closure: shapes are static.
+using ShapeOf = const JsonShape* (*)(std::string_view kind);
+
 // Reads one file as read_documents(read_input_file(path), path) would, and
 // hands each document to `sink` in the same order, as soon as it is complete,
 // for readers of large dumps. A JSON file is parsed in chunks
@@ -70,6 +85,10 @@ std::vector<std::string> input_files(const std::string& path);
 // List (kubectl writes "kind" after "items"; the kind does not end in "List",
 // or "items" is repeated): the caller must then discard what `sink` received
 // and read the file with read_documents. Returns true otherwise.
-bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink);
+//
+// With `shapes`, a List item is built by its kind's shape from the members
+// that come after its "kind" (members before it are built whole): what the
+// shape leaves out is parsed, so syntax errors are the same, but not built.
+bool stream_documents(const std::string& path, const std::function<void(Document&&)>& sink, ShapeOf shapes = nullptr);
 
 }  // namespace gpuops::core

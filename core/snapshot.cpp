@@ -130,7 +130,9 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
         }
       };
       try {
-        if (!stream_documents(file, take_checked)) {
+        // Without raw, nodes and pods are built only as far as their
+        // decoders read them.
+        if (!stream_documents(file, take_checked, options.keep_raw ? nullptr : &typed_shape)) {
           rollback();
           for (auto& doc : read_documents(read_input_file(file), file)) take_checked(std::move(doc));
         }

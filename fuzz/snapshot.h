@@ -1,7 +1,9 @@
 // Fuzz target: the snapshot decoder. The input is a `kubectl get -o json`
 // dump (cluster.json, as `gpuops diagnose --snapshot` reads it): read by
 // core::SnapshotCluster (stream_documents + decode_*; the streamed reading
-// must agree with read_documents over the whole file), then every namespace's
+// must agree with read_documents over the whole file, and building Nodes and
+// Pods by core::typed_shape must decode as building them whole), then every
+// namespace's
 // state diagnosed with the lab catalog, as `gpuops diagnose` does, and audited,
 // matrixed and diagnosed in operator mode. Anything
 // but core::InputError (what the CLI reports as bad input, exit 2) escaping
@@ -16,8 +18,10 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/analysis.h"
+#include "core/decode.h"
 #include "core/diagnose.h"
 #include "core/documents.h"
+#include "core/encode.h"
 #include "core/errors.h"
 #include "core/input_file.h"
 #include "core/operands.h"
@@ -69,6 +73,54 @@ inline std::string stream_disagreement(const std::string& path) {
   return "";
 }
 
+// Whether stream_documents building Nodes and Pods by core::typed_shape
+// decodes them as building them whole does: the same objects
+// (decode_*_typed, compared as core::encode writes them) or the same error,
+// and every other document the same. "" when they agree, else what differs.
+inline std::string shape_disagreement(const std::string& path) {
+  namespace core = gpuops::core;
+  std::vector<core::Document> whole, shaped;
+  auto copy_into = [](std::vector<core::Document>& into) {
+    return [&into](core::Document&& d) {
+      core::Document c;  // out of the reader's storage, which lives only during the call
+      c.value = d.value;
+      c.file = d.file;
+      into.push_back(std::move(c));
+    };
+  };
+  std::string whole_error, shaped_error;
+  try {
+    core::stream_documents(path, copy_into(whole));
+  } catch (const core::InputError& e) {
+    whole_error = e.what();
+  }
+  try {
+    core::stream_documents(path, copy_into(shaped), &core::typed_shape);
+  } catch (const core::InputError& e) {
+    shaped_error = e.what();
+  }
+  if (whole_error != shaped_error) return "error: whole \"" + whole_error + "\", shaped \"" + shaped_error + "\"";
+  if (whole.size() != shaped.size())
+    return std::to_string(whole.size()) + " documents whole, " + std::to_string(shaped.size()) + " shaped";
+  auto decoded = [](const core::Document& d) -> std::string {
+    const auto* o = d.value.if_object();
+    const auto* k = o ? o->if_contains("kind") : nullptr;
+    std::string kind = k && k->is_string() ? std::string(k->as_string()) : "";
+    try {
+      if (kind == "Pod") return boost::json::serialize(core::encode(core::decode_pod_typed(d)));
+      if (kind == "Node") return boost::json::serialize(core::encode(core::decode_node_typed(d)));
+    } catch (const core::InputError& e) {
+      return std::string("error: ") + e.what();
+    }
+    return boost::json::serialize(d.value);
+  };
+  for (size_t i = 0; i < whole.size(); ++i) {
+    std::string a = decoded(whole[i]), b = decoded(shaped[i]);
+    if (a != b) return "document " + std::to_string(i) + " differs: " + a + " vs " + b;
+  }
+  return "";
+}
+
 inline void snapshot_one(const uint8_t* data, size_t size) {
   static const gpuops::core::Catalog catalog = gpuops::core::load_catalog("lab");
   // Operator mode, as the CLI turns it on for a detected install.
@@ -80,6 +132,8 @@ inline void snapshot_one(const uint8_t* data, size_t size) {
   std::string path = gpuops::fuzz::write_input("cluster.json", data, size);
   // The streamed reader the snapshot uses agrees with the whole-file one.
   if (!stream_disagreement(path).empty()) __builtin_trap();
+  // Building Nodes and Pods by their decoders' shape decodes the same.
+  if (!shape_disagreement(path).empty()) __builtin_trap();
   try {
     gpuops::core::SnapshotCluster snap({path});
     auto nss = snap.namespaces();

@@ -8,12 +8,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "core/documents.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "core/snapshot.h"
 #include "fuzz/snapshot.h"
 
@@ -224,6 +227,81 @@ TEST(SnapshotStream, KeepsWhatTheWholeFileReadingKept) {
   ASSERT_EQ(st2.pods.size(), 3u);
   EXPECT_EQ(st2.pods[0].raw.at("metadata").at("annotations").at("pad"), "");
   EXPECT_TRUE(with_raw.state("gpu-operator").pods.empty());  // moved out
+}
+
+// Building Nodes and Pods by their decoders' shape (core::typed_shape, what
+// SnapshotCluster does without raw) decodes them as building them whole:
+// every dump of tests/data, and the members a shape skips, split across the
+// reader's 1 MiB chunks, of the wrong type, or before the kind.
+TEST(SnapshotStream, ShapedReadingDecodesTheSame) {
+  Dir d;
+  // The JSON dumps as they are; the YAML ones (the GPU Operator installs'
+  // objects) as one JSON List each, the form a large dump is streamed in.
+  size_t dumps = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(GPUOPS_SOURCE_DIR "/tests/data")) {
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".json" && ext != ".yaml")) continue;
+    std::string path = e.path().string();
+    if (ext == ".yaml") {
+      boost::json::array items;
+      try {
+        for (auto& doc : core::read_documents(core::read_input_file(path), path)) items.push_back(doc.value);
+      } catch (const core::InputError&) {
+        continue;  // the lint cases: refused on purpose
+      }
+      path = d.write("yaml-" + std::to_string(dumps) + ".json",
+                     boost::json::serialize(boost::json::object{{"kind", "List"}, {"items", items}}));
+    }
+    EXPECT_EQ(fuzz::shape_disagreement(path), "") << e.path();
+    ++dumps;
+  }
+  EXPECT_GE(dumps, 60u);
+  // What a real pod carries beside what gpuops reads: env, mounts, probes,
+  // volumes, IPs, image ids; a node's images and nodeInfo.
+  auto bulky_pod = [](int i, const std::string& pad, const std::string& extra_spec) {
+    std::string n = std::to_string(i);
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p)" + n +
+           R"(","namespace":"gpu-operator","labels":{"app":"a"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"ds","uid":"u","controller":true}]},)"
+           R"("spec":{)" +
+           extra_spec +
+           R"("nodeName":"n1","volumes":[{"name":"v","hostPath":{"path":"/run"}}],"containers":[{"name":"c","image":"i","env":[{"name":"PAD","value":")" +
+           pad +
+           R"("},{"name":"X","valueFrom":{"fieldRef":{"fieldPath":"spec.nodeName"}}}],"volumeMounts":[{"name":"v","mountPath":"/run"}],)"
+           R"("resources":{"requests":{"memory":"64Mi"}},"securityContext":{"privileged":true},"readinessProbe":{"exec":{"command":["a","b\"c"]}}}],)"
+           R"("tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}]},)"
+           R"("status":{"phase":"Running","podIPs":[{"ip":"10.0.0.1"}],"conditions":[{"type":"Ready","status":"True"}],)"
+           R"("containerStatuses":[{"name":"c","ready":true,"restartCount":2,"imageID":"sha","containerID":"c://x","state":{"running":{"startedAt":"2026-11-30T08:00:00Z"}},"lastState":{"terminated":{"exitCode":1,"reason":"Error"}}}]}})";
+  };
+  const std::string node =
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"nvidia.com/gpu.present":"true"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},)"
+      R"("status":{"allocatable":{"memory":"1Gi"},"images":[{"names":["a","b"],"sizeBytes":1}],"nodeInfo":{"kubeletVersion":"v1.37.2"},"conditions":[{"type":"Ready","status":"True"}]}})";
+  // Pads of about 1 MiB put the chunk boundaries inside skipped and kept
+  // members, keys and strings.
+  std::string items = node;
+  for (int i = 0; i < 12; ++i)
+    items += "," + bulky_pod(i, std::string(static_cast<size_t>(1 << 20) / 3 + i * 4099, 'x'), "");
+  std::string p = d.write("bulky.json", R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}");
+  EXPECT_EQ(fuzz::shape_disagreement(p), "");
+  // A skipped member of the wrong type is no error either way; a read one
+  // is the same error.
+  p = d.write("types.json", R"({"kind":"List","items":[)" + bulky_pod(1, "", R"("schedulerName":5,)") + "," +
+                                bulky_pod(2, "", R"("hostNetwork":"yes",)") + "]}");
+  EXPECT_EQ(fuzz::shape_disagreement(p), "");
+  // The kind after spec: spec is built whole; a nested List; a Pod without a kind string.
+  p = d.write(
+      "order.json",
+      R"({"kind":"List","items":[{"spec":{"nodeName":"n","env":[1]},"kind":"Pod","metadata":{"name":"q","namespace":"ns"},"status":{"phase":"Running","podIPs":[]}},)"
+      R"({"kind":"PodList","items":[)" +
+          bulky_pod(3, "", "") +
+          R"(]},{"kind":5,"spec":{"x":1}},{"kind":"Pod","kind":"Node","status":{"images":[]}}]})");
+  EXPECT_EQ(fuzz::shape_disagreement(p), "");
+  // And what SnapshotCluster keeps of the bulky file is what decoding whole keeps.
+  core::SnapshotCluster shaped({d.path + "/bulky.json"}, core::SnapshotOptions{false});
+  auto st = shaped.state("gpu-operator");
+  ASSERT_EQ(st.pods.size(), 12u);
+  EXPECT_EQ(st.pods[0].spec.containers.at(0).requests.at("memory").to_string(), "64Mi");
+  EXPECT_EQ(st.pods[0].status.container_statuses.at(0).last_terminated->exit_code, 1);
+  EXPECT_EQ(st.nodes.at(0).allocatable.at("memory").to_string(), "1Gi");
 }
 
 }  // namespace
