@@ -24,6 +24,8 @@
 #   dump       audit, matrix and diagnose --snapshot of a 5,000 x 16 dump
 #              (bench/make_dump.cpp, about 416 MB): wall, CPU and peak RSS
 #              against the file's size, median of 3 processes
+#   plan       gpuops plan of one label change on 5,000 and 15,000-node x 8 dumps
+#              (bench/plan_bench.cpp): in process, and as a process, median of 3
 #   scenario   a 5,000 x 16 scenario file (bench/scenario_bench.cpp): loaded alone,
 #              and the whole `gpuops run` with and without an expectation on two
 #              DaemonSets' status; each in its own process for its peak RSS
@@ -56,7 +58,7 @@ row() { ROWS+=("$(printf '%s\t' "$@")"); }
 # ---------------------------------------------------------------- build
 log "== build ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja >/dev/null
-ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench serve_bench scenario_bench make_dump gpuops >&2
+ninja -C "$BUILD" -j2 core_bench simulator_bench api_audit_bench serve_bench scenario_bench plan_bench make_dump gpuops >&2
 
 # ---------------------------------------------------------------- machine
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -113,6 +115,16 @@ for bm in SettleFromEmpty LabelFlip; do
     done < <(gbench_rows "$f")
   done
 done
+
+# The simulated GPU Operator labels 15,000 new GPU nodes and settles (issue 23, item 6).
+f="$OUT/sim-operator-15000.json"
+"$BUILD/bench/simulator_bench" --benchmark_filter='BM_OperatorInstall/15000/0$' --benchmark_out="$f" \
+  --benchmark_out_format=json >&2
+while IFS=$'\t' read -r name real cpu unit rss err; do
+  [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+  row simulator "the operator labels the GPU nodes, settle (kwok)" "15000 x 7" "$(to_ms "$real" "$unit") ms" \
+    "$(to_ms "$cpu" "$unit") ms" "RSS $(printf '%.0f' "$rss") MB" "< 3 s"
+done < <(gbench_rows "$f")
 
 # ---------------------------------------------------------------- the served simulator
 log "== serve: settle behind the API server, per-node field-selector lists"
@@ -189,6 +201,36 @@ for cmd in audit matrix diagnose; do
     "< 3 s, <= 1.5x"
 done
 rm -f "$OUT/dump.json"
+
+# -- gpuops plan on a large dump (issue 21: 5,000 x 8 < 2 s; issue 23 item 6: 15,000 x 8 < 3 s)
+log "== gpuops plan of one label change on 5,000 and 15,000-node dumps"
+# The dumps plan_bench writes are kept (PLAN_BENCH_KEEP=1) for the process runs.
+PLAN_BENCH_KEEP=1 "$BUILD/bench/plan_bench" --benchmark_filter='BM_PlanLabelChange/(5000|15000)/8/' \
+  --benchmark_out="$OUT/plan.json" --benchmark_out_format=json 2>"$OUT/plan-keep.err" >&2 ||
+  { cat "$OUT/plan-keep.err" >&2; exit 1; }
+while IFS=$'\t' read -r name real cpu unit rss err; do
+  [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
+  n=${name#BM_PlanLabelChange/}
+  n=${n%%/*}
+  tgt=$([ "$n" = 5000 ] && echo "< 2 s" || echo "< 3 s")
+  row plan "gpuops plan (in process)" "$n x 8 ($((n * 8)) pods)" "$(to_ms "$real" "$unit") ms" "" \
+    "RSS $(printf '%.0f' "$rss") MB" "$tgt"
+  dump=$(sed -n "s/^plan_bench: kept \(.*-${n}x8.json\)$/\1/p" "$OUT/plan-keep.err")
+  [ -f "$dump" ] || { echo "bench.sh: plan_bench kept no ${n}x8 dump" >&2; exit 1; }
+  runs=()
+  for i in 1 2 3; do
+    # Exit 1: the plan found a change (kubectl diff's code), as it must.
+    rc=0
+    /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" "$BUILD/gpuops" plan --snapshot "$dump" --operands gpu-operator \
+      label node node-0 nvidia.com/gpu.deploy.driver=false --overwrite >/dev/null 2>"$OUT/plan-run.err" || rc=$?
+    [ "$rc" = 1 ] || { echo "bench.sh: gpuops plan exited $rc" >&2; cat "$OUT/plan-run.err" >&2; exit 1; }
+    runs+=("$(tail -1 "$OUT/time.txt")")
+  done
+  read -r wall user sys kb < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+  row plan "gpuops plan --snapshot (process, median of 3)" "$n x 8 ($(($(stat -c %s "$dump") / 1048576)) MiB)" \
+    "$wall s" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f s", u + s }')" "RSS $((kb / 1024)) MiB" "$tgt"
+  rm -f "$dump"
+done < <(gbench_rows "$OUT/plan.json")
 
 # -- the scenario runner at scale (issue 23, item 4)
 log "== a 5,000 x 16 scenario: load, gpuops run"
