@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -298,7 +299,12 @@ void parse_server(const std::string& server, bool tls, RestConfig& out) {
   if (port.empty()) port = scheme == "https" ? "443" : "80";
   for (char c : port)
     if (!std::isdigit(static_cast<unsigned char>(c))) throw bad("port is not a number");
-  if (std::stoul(port) == 0 || std::stoul(port) > 65535) throw bad("port out of range");
+  // Digits only, but any number of them: a value past every integer type is
+  // as out of range as 65536 (from_chars reports it instead of throwing).
+  unsigned long number = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (ec != std::errc() || end != port.data() + port.size() || number == 0 || number > 65535)
+    throw bad("port out of range");
   out.server = server;
   out.scheme = scheme;
   out.host = host;

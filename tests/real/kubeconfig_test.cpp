@@ -185,6 +185,26 @@ TEST(Kubeconfig, ServerUrlForms) {
   EXPECT_THROW(parse_server("https://fd00::1:6443", true, c), core::InputError);
   EXPECT_THROW(parse_server("ftp://x", true, c), core::InputError);
   EXPECT_THROW(parse_server("https://x:99999", true, c), core::InputError);
+  EXPECT_THROW(parse_server("https://x:0", true, c), core::InputError);
+  parse_server("https://x:000443", true, c);  // url.Port keeps the digits; the number is 443
+  EXPECT_EQ(c.port, "000443");
+}
+
+// Found by the kubeconfig fuzz target (fuzz/regressions/kubeconfig/
+// server-port-past-every-integer): a port of digits past every integer type
+// threw std::out_of_range out of load_rest_config; it is a port out of range.
+TEST(Kubeconfig, APortPastEveryIntegerIsOutOfRangeNotACrash) {
+  RestConfig c;
+  for (const char* server :
+       {"https://x:99999999999999999999999999", "https://[::1]:18446744073709551616", "http://x:4294967296"}) {
+    try {
+      parse_server(server, true, c);
+      ADD_FAILURE() << server << " accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.field(), "server");
+      EXPECT_NE(e.message().find("port out of range"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // One file per broken rule: the error names the file, the field and what is wrong.
