@@ -59,6 +59,7 @@ void BM_SettleFromEmpty(benchmark::State& state) {
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
 BENCHMARK(BM_SettleFromEmpty)
+    ->Args({100, 16})  // everything in cache: the per-pod cost without misses (docs/PERFORMANCE.md)
     ->Args({1000, 5})
     ->Args({1000, 16})
     ->Args({5000, 5})
