@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
     Run k = kubectl_audit(kubeconfig, dir);
     std::cout << "kubectl_wall_s=" << k.wall_s << "\nkubectl_cpu_s=" << k.cpu_s << "\nkubectl_exit=" << k.exit_code
               << "\nkubectl_same_output=" << (k.text == med.text ? "yes" : "no")
-              << "\nkubectl_server_cpu_s=" << k.process_cpu_s << "\nratio_wall=" << k.wall_s / med.wall_s
+              << "\nkubectl_server_cpu_s=" << k.process_cpu_s << "\nratio_wall="
+              << k.wall_s / med.wall_s
               // Like for like: each side's client CPU plus the server's CPU answering it.
               << "\nratio_cpu=" << (k.cpu_s + k.process_cpu_s) / med.process_cpu_s
               << "\nratio_client_cpu=" << k.cpu_s / med.cpu_s << "\n";
