@@ -11,6 +11,7 @@
 #include "simulator/object_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "core/encode.h"
@@ -148,7 +149,14 @@ PodRecord PodRecord::from_pod(core::Pod pod) {
   PodRecord r;
   r.name = std::move(pod.metadata.name);
   r.uid = std::move(pod.metadata.uid);
-  r.resource_version = pod.metadata.resource_version.empty() ? 0 : std::stoull(pod.metadata.resource_version);
+  // The record's version is the store's: commit_new_pod and every update
+  // stamp it. An imported pod's own is opaque (API conventions: clients must
+  // not parse it; another store's may be no number), and is replaced as a
+  // restored node's or DaemonSet's is: one that is no decimal number, or past
+  // uint64, reads 0 here (from_chars leaves it), instead of throwing.
+  const std::string& rv = pod.metadata.resource_version;
+  r.resource_version = 0;
+  std::from_chars(rv.data(), rv.data() + rv.size(), r.resource_version);
   r.creation_timestamp = pod.metadata.creation_timestamp;
   r.deletion_timestamp = pod.metadata.deletion_timestamp;
   r.deletion_grace_period_seconds = pod.metadata.deletion_grace_period_seconds;

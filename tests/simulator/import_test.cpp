@@ -145,5 +145,44 @@ TEST(Import, RefusesAClusterThatHoldsOne) {
   }
 }
 
+// resourceVersion is opaque to clients (API conventions): a dump from
+// another store may carry any string. The import gives each object the
+// simulator's own version, pods as nodes and DaemonSets; a pod's version
+// that was no decimal number, or past uint64, threw std::invalid_argument /
+// std::out_of_range out of the import ("gpuops: error: stoull" from plan).
+TEST(Import, AnyResourceVersionIsReplacedByTheStores) {
+  for (const std::string rv : {"abc", "99999999999999999999999", "-5", "12abc", "", "7"}) {
+    SCOPED_TRACE(rv);
+    core::ClusterState s;
+    s.namespace_ = "gpu-operator";
+    core::Node n = testing::make_node("a");
+    n.metadata.resource_version = rv;
+    s.nodes.push_back(n);
+    core::Pod p;
+    p.metadata.name = "p";
+    p.metadata.namespace_ = "gpu-operator";
+    p.metadata.uid = "uid-p";
+    p.metadata.resource_version = rv;
+    p.spec.node_name = "a";
+    p.spec.containers.push_back(core::Container{});
+    p.spec.containers.back().name = "c";
+    p.status.phase = "Running";
+    s.pods.push_back(p);
+    FakeCluster c;
+    ASSERT_NO_THROW(c.import_state(s, nullptr));
+    core::ClusterState after = c.state("gpu-operator");
+    ASSERT_EQ(after.pods.size(), 1u);
+    ASSERT_EQ(after.nodes.size(), 1u);
+    // The store's versions: decimal, distinct, the pod's after the node's
+    // (the import restores nodes first).
+    const std::string& pod_rv = after.pods[0].metadata.resource_version;
+    const std::string& node_rv = after.nodes[0].metadata.resource_version;
+    ASSERT_FALSE(pod_rv.empty());
+    EXPECT_EQ(pod_rv.find_first_not_of("0123456789"), std::string::npos) << pod_rv;
+    EXPECT_GT(std::stoull(pod_rv), std::stoull(node_rv));
+    EXPECT_EQ(after.pods[0].metadata.uid, "uid-p");
+  }
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
