@@ -652,8 +652,11 @@ DaemonSet decode_daemonset_typed(const Document& doc) {
       auto int_or_percent = [&](const char* key, IntOrPercent& out) {
         const json::value* v = get(ru, key);
         if (!v) return;
-        if (v->is_int64()) {
-          out = IntOrPercent{static_cast<int32_t>(v->as_int64()), false};
+        if (v->is_number()) {
+          // intstr.IntOrString's number is an int32 (IntVal): past it, or
+          // not whole, the API's JSON decoding refuses it.
+          out = IntOrPercent{static_cast<int32_t>(*d.integer(v, rup.child(key), "RollingUpdateDaemonSet", "int32")),
+                             false};
         } else if (v->is_string()) {
           std::string text(v->as_string());
           bool percent = !text.empty() && text.back() == '%';

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -97,11 +98,34 @@ bool Decoder::boolean(const json::value* v, const Path& p, const char* st) const
 }
 std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, const char* st, const char* type) const {
   if (!v || v->is_null()) return std::nullopt;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
-  if (v->is_double() && v->as_double() == static_cast<double>(static_cast<int64_t>(v->as_double())))
-    return static_cast<int64_t>(v->as_double());
-  type_error(p, *v, st, type);
+  // A number outside the Go type's range is refused as encoding/json refuses
+  // it ("cannot unmarshal number 2147483648 into ... of type int32"); it
+  // was cast, and wrapped.
+  auto out_of_range = [&]() {
+    throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
+                                  kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
+                                      ": json: cannot unmarshal number " + json::serialize(*v) +
+                                      " into Go struct field " + st + "." + p.go() + " of type " + type);
+  };
+  int64_t n = 0;
+  if (v->is_int64()) {
+    n = v->as_int64();
+  } else if (v->is_uint64()) {
+    if (v->as_uint64() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) out_of_range();
+    n = static_cast<int64_t>(v->as_uint64());
+  } else if (v->is_double()) {
+    double x = v->as_double();
+    // [-2^63, 2^63): the range a cast to int64 is defined on.
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) out_of_range();
+    n = static_cast<int64_t>(x);
+    if (static_cast<double>(n) != x) type_error(p, *v, st, type);
+  } else {
+    type_error(p, *v, st, type);
+  }
+  if (std::string_view(type) == "int32" &&
+      (n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()))
+    out_of_range();
+  return n;
 }
 Labels Decoder::string_map(const json::value* v, const Path& p, const char* st) const {
   Labels out;

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -612,19 +612,42 @@ std::string Step::title() const {
 }
 
 Duration parse_duration(const std::string& text) {
-  static const std::regex part(R"((\d+(?:\.\d+)?)(ms|h|m|s))");
   if (text.empty()) throw std::invalid_argument("empty duration: write e.g. 30s, 5m, 1h, 500ms");
   // time.ParseDuration holds a duration in int64 nanoseconds: beyond
   // 2562047h47m16.854775807s it is "invalid duration" (out of range).
   constexpr double kMaxMs = 9223372036854.775807;
+  // Parts of the form [0-9]+(\.[0-9]+)?(ms|h|m|s), one after another, read
+  // by a scanner (std::regex recursed once per character: a 30,000-digit
+  // duration overflowed the stack), the number by strtod (std::stod threw
+  // out_of_range past a double: such a part is out of range, below).
+  auto digit = [&](size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
   double total = 0;
   size_t pos = 0;
-  for (std::sregex_iterator it(text.begin(), text.end(), part), end; it != end; ++it) {
-    if (static_cast<size_t>(it->position()) != pos) break;
-    double value = std::stod((*it)[1]);
-    std::string unit = (*it)[2];
-    total += unit == "ms" ? value : unit == "s" ? value * 1000 : unit == "m" ? value * 60000 : value * 3600000;
-    pos += it->length();
+  while (pos < text.size()) {
+    size_t i = pos;
+    if (!digit(i)) break;
+    while (digit(i)) ++i;
+    if (i + 1 < text.size() && text[i] == '.' && digit(i + 1)) {
+      i += 2;
+      while (digit(i)) ++i;
+    }
+    std::string_view rest = std::string_view(text).substr(i);
+    double scale = 0;
+    size_t unit = 0;
+    if (rest.starts_with("ms")) {
+      scale = 1, unit = 2;
+    } else if (rest.starts_with("h")) {
+      scale = 3600000, unit = 1;
+    } else if (rest.starts_with("m")) {
+      scale = 60000, unit = 1;
+    } else if (rest.starts_with("s")) {
+      scale = 1000, unit = 1;
+    } else {
+      break;
+    }
+    double value = std::strtod(text.substr(pos, i - pos).c_str(), nullptr);  // HUGE_VAL past a double
+    total += value * scale;
+    pos = i + unit;
   }
   if (pos != text.size())
     throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");

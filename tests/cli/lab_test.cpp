@@ -166,6 +166,18 @@ TEST_F(LabDir, NodeNamesInTheAuditScriptFailStep6) {
   EXPECT_EQ(failed_steps(), std::vector<int>{6});
 }
 
+// Found by a hostile-input run: a line of 40,000 digits after "lab-node-"
+// overflowed std::regex_search's recursion (SIGSEGV) in the grader. It is a
+// node name all the same; the grader must never crash on a learner's file.
+TEST_F(LabDir, AVeryLongNodeNameInOrderCheckFailsStep7NotTheGrader) {
+  std::string s = slurp(dir_ / "order-check.sh");
+  spit(dir_ / "order-check.sh", s + "# lab-node-" + std::string(40000, '1') + "\n");
+  EXPECT_EQ(failed_steps(), std::vector<int>{7});
+  // A longer word is no node name: lab-node-1x, xlab-node-1, lab-node- alone.
+  spit(dir_ / "order-check.sh", s + "# lab-node-1x xlab-node-1 lab-node- lab-node-_1 my_lab-node-2\n");
+  EXPECT_EQ(failed_steps(), std::vector<int>{});
+}
+
 TEST_F(LabDir, AuditTrustingDesiredNumberScheduledFailsStep6) {
   // desiredNumberScheduled counts a node whose pod is Pending: this audit
   // says OK where the pod never came up.

@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
+#include <regex>
 #include <tuple>
 #include <variant>
 
@@ -138,6 +141,105 @@ TEST(Codec, Yaml11NumbersOutOfRange) {
   EXPECT_EQ(o.at("d"), json::value(0.0));
   EXPECT_EQ(o.at("e"), json::value("-1e400"));
   EXPECT_EQ(o.at("f"), json::value(-9223372036854775809.0));
+}
+
+// The number forms of go-yaml v2's resolve table are the regular
+// expressions of resolve.go; gpuops scans them. Every plain scalar of up to
+// four characters over the characters those expressions read resolves as
+// the expressions say (int, hex, octal, float or a string).
+TEST(Codec, Yaml11NumberFormsAreResolveGosExpressions) {
+  const std::regex int_re(R"([-+]?(0|[1-9][0-9_]*))"), hex_re(R"([-+]?0x[0-9a-fA-F_]+)"), oct_re(R"([-+]?0[0-7_]+)"),
+      float_re(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
+  const std::string alphabet = "0178x.eE_-+a";  // E is also a hex digit
+  std::vector<std::string> scalars;
+  std::function<void(std::string)> grow = [&](std::string s) {
+    if (!s.empty()) scalars.push_back(s);
+    if (s.size() == 4) return;
+    for (char c : alphabet) grow(s + c);
+  };
+  grow("");
+  // Some are no plain scalar in YAML (a lone "-" starts a sequence): those
+  // are refused or read as something else, and are not numbers either.
+  auto resolve = [](const std::string& scalar) -> std::optional<json::value> {
+    try {
+      auto docs = core::read_documents("k: " + scalar + "\n", "x.yaml");
+      if (docs.empty() || !docs[0].value.is_object()) return std::nullopt;
+      return docs[0].value.as_object().at("k");
+    } catch (const core::InputError&) {
+      return std::nullopt;
+    }
+  };
+  size_t numbers = 0;
+  for (const auto& sc : scalars) {
+    auto v = resolve(sc);
+    if (!v) continue;
+    bool number_form = std::regex_match(sc, int_re) || std::regex_match(sc, hex_re) || std::regex_match(sc, oct_re) ||
+                       std::regex_match(sc, float_re);
+    // A scalar of a number form is a number, or stays a string only when the
+    // number does not parse (a float past float64, a hex of only '_').
+    if (number_form) {
+      ++numbers;
+      if (!v->is_number()) {
+        EXPECT_EQ(*v, json::value(sc));
+      }
+    } else {
+      EXPECT_FALSE(v->is_number()) << sc << " -> " << json::serialize(*v);
+    }
+  }
+  EXPECT_GT(numbers, 1000u);
+}
+
+// Found by a hostile-input run: a plain scalar of some 26,000 digits or more
+// overflowed std::regex's recursion (SIGSEGV) in every YAML reader. It is a
+// number past float64, so a string, as go-yaml keeps it.
+TEST(Codec, AVeryLongPlainNumberIsReadNotACrash) {
+  for (const std::string& scalar :
+       {std::string(30000, '1'), "0x" + std::string(30000, 'f'), "." + std::string(30000, '1'),
+        std::string(30000, '1') + "abc", std::string(200000, '7')}) {
+    auto docs = core::read_documents("k: " + scalar + "\n", "x.yaml");
+    ASSERT_EQ(docs.size(), 1u);
+    const json::value& v = docs[0].value.as_object().at("k");
+    if (scalar[0] == '.') {
+      EXPECT_TRUE(v.is_double()) << scalar.substr(0, 10);  // 0.111...: a float
+    } else {
+      EXPECT_EQ(v, json::value(scalar)) << scalar.substr(0, 10);
+    }
+  }
+}
+
+// encoding/json refuses a number outside its Go field's type: an int32
+// field (minReadySeconds, a status counter, an IntOrString's IntVal) given
+// 2147483648 is a 400, not a value cast and wrapped to a negative one (a
+// hostile-input run found maxUnavailable: 2147483648 accepted as -2^31).
+TEST(Codec, NumbersPastTheirGoTypeAreRefused) {
+  auto decode = [](const std::string& spec_line) {
+    std::string text = replace(kDs, "spec:\n  selector:", "spec:\n" + spec_line + "\n  selector:");
+    return core::decode_daemonset(core::read_documents(text, "ds.yaml").at(0));
+  };
+  EXPECT_EQ(decode("  minReadySeconds: 2147483647").min_ready_seconds, 2147483647);
+  EXPECT_EQ(decode("  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2147483647}}")
+                .max_unavailable.value,
+            2147483647);
+  for (const auto& [line, want_field, type] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"  minReadySeconds: 2147483648", "spec.minReadySeconds",
+            "DaemonSetSpec.spec.minReadySeconds of type int32"},
+           {"  minReadySeconds: -2147483649", "spec.minReadySeconds", "of type int32"},
+           {"  revisionHistoryLimit: 18446744073709551615", "spec.revisionHistoryLimit", "of type int32"},
+           {"  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2147483648}}",
+            "spec.updateStrategy.rollingUpdate.maxUnavailable", "of type int32"},
+           {"  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1e300}}",
+            "spec.updateStrategy.rollingUpdate.maxSurge", "of type int32"}}) {
+    SCOPED_TRACE(line);
+    try {
+      decode(line);
+      ADD_FAILURE() << "accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.http_status, 400);
+      EXPECT_EQ(e.field(), want_field);
+      EXPECT_NE(e.message().find("json: cannot unmarshal number"), std::string::npos) << e.what();
+      EXPECT_NE(e.message().find(type), std::string::npos) << e.what();
+    }
+  }
 }
 
 // A quantity written as an unquoted number far out of range decodes as

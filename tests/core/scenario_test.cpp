@@ -168,6 +168,31 @@ TEST(Scenario, DurationsAsGo) {
   EXPECT_THROW(core::parse_duration("999999999999999999h"), std::invalid_argument);
   EXPECT_THROW(core::parse_duration("99999999999999999999h"), std::invalid_argument);
   EXPECT_THROW(core::parse_duration("2562047h48m"), std::invalid_argument);
+  // The forms go's units take, part after part; a '.' needs digits after it.
+  EXPECT_EQ(core::parse_duration("1m1ms"), std::chrono::milliseconds(60001));
+  EXPECT_EQ(core::parse_duration("0.5h"), std::chrono::minutes(30));
+  EXPECT_THROW(core::parse_duration("1.s"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration(".5s"), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("1s "), std::invalid_argument);
+  EXPECT_THROW(core::parse_duration("1x"), std::invalid_argument);
+}
+
+// Found by a hostile-input run: a number of 400 digits threw out_of_range
+// out of std::stod (exit 3, "stod"), one of 30,000 overflowed std::regex's
+// recursion (SIGSEGV). Both are out of range, as any past int64 nanoseconds.
+TEST(Scenario, HugeDurationsAreOutOfRangeNotACrash) {
+  for (size_t digits : {400u, 30000u, 200000u}) {
+    SCOPED_TRACE(digits);
+    for (const char* unit : {"s", "ms", "h"}) {
+      try {
+        core::parse_duration(std::string(digits, '1') + unit);
+        ADD_FAILURE() << "accepted";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_THROW(core::parse_duration(std::string(digits, '1')), std::invalid_argument);
+  }
 }
 
 TEST(Scenario, RunnerDrivesTheClusterInOrder) {
