@@ -1,9 +1,11 @@
 // gpuops run: replay scenarios on the simulator (parallel, deterministic) or
 // on a real cluster (one at a time, expectations polled).
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <mutex>
 #include <regex>
 #include <thread>
 
@@ -94,15 +96,27 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     results.resize(scenarios.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
+    // An exception a scenario lets out (an error the runner does not turn
+    // into a failed step) is carried to this thread and thrown here, as
+    // with one job: out of a worker it would end the process (std::terminate).
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
     auto worker = [&] {
-      for (size_t i; !stop && (i = next++) < scenarios.size();) {
-        results[i] = run_on_simulator(scenarios[i], opt);
-        if (opt.fail_fast && !results[i].passed) stop = true;
+      try {
+        for (size_t i; !stop && (i = next++) < scenarios.size();) {
+          results[i] = run_on_simulator(scenarios[i], opt);
+          if (opt.fail_fast && !results[i].passed) stop = true;
+        }
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        stop = true;
       }
     };
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < std::min<size_t>(jobs, scenarios.size()); ++t) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
     // Drop scenarios never started after a fail-fast stop.
     std::vector<core::ScenarioResult> ran;
     for (auto& res : results)

@@ -230,7 +230,14 @@ void FakeCluster::patch_cluster_policy(const std::string& name, const boost::jso
   boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
   if (!patched.is_object())
     throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
-  patched.as_object()["metadata"].as_object()["name"] = name;  // a patch cannot rename
+  // A patch that sets metadata to null (removed), a string, a list or a
+  // number leaves no object to decode: refused, as the API server's decoding
+  // of the patched object into ObjectMeta refuses it.
+  boost::json::value* meta = patched.as_object().if_contains("metadata");
+  if (!meta || !meta->is_object())
+    throw core::InputError::with_status(422, "", 0, "metadata",
+                                        "Invalid value: the patched ClusterPolicy's metadata must be an object");
+  meta->as_object()["name"] = name;  // a patch cannot rename
   core::Document doc;
   doc.value = std::move(patched);
   doc.file = "clusterpolicy/" + name;

@@ -13,6 +13,9 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <charconv>
+#include <string_view>
+
 #include "core/encode.h"
 #include "simulator/object_store_internal.h"
 
@@ -60,6 +63,23 @@ std::string template_json(const core::DaemonSet& ds) {
 }
 
 constexpr const char* kTemplateGeneration = "deprecated.daemonset.template.generation";
+
+// The stored templateGeneration plus one. apps/v1 keeps it in the annotation,
+// which the API's conversion reads with strconv.ParseInt(value, 10, 64)
+// (Convert_v1_DaemonSet_To_apps_DaemonSet, pkg/apis/apps/v1/conversion.go):
+// a value that is no int64 fails the request there, and here (an imported
+// object may carry one). int64 arithmetic wraps as Go's does.
+int64_t next_template_generation(const std::string& stored) {
+  std::string_view t(stored);
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);  // ParseInt takes one '+' sign
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+    invalid(std::string("metadata.annotations[") + kTemplateGeneration + "]",
+            "Invalid value: \"" + stored + "\": strconv.ParseInt: parsing \"" + stored +
+                "\": " + (ec == std::errc::result_out_of_range ? "value out of range" : "invalid syntax"));
+  return static_cast<int64_t>(static_cast<uint64_t>(n) + 1);
+}
 
 // Pod defaulting and PrepareForCreate (pkg/registry/core/pod/strategy.go):
 // status starts Pending, terminationGracePeriodSeconds defaults to 30.
@@ -310,7 +330,7 @@ core::Object ObjectStore::update(core::Object obj) {
       given.metadata.annotations[kTemplateGeneration] = old_gen;
       if (spec_json(given) != spec_json(stored)) given.metadata.generation = stored.metadata.generation + 1;
       if (template_json(given) != template_json(stored))
-        given.metadata.annotations[kTemplateGeneration] = std::to_string(std::stoll(old_gen) + 1);
+        given.metadata.annotations[kTemplateGeneration] = std::to_string(next_template_generation(old_gen));
       core::Object out(commit_update(kind, k, given, stored));
       // An update that removes the last finalizer of an object being
       // deleted deletes it (the registry's Update, store.go).

@@ -3,6 +3,16 @@
 // shared/reference/daemonset-semantics.md.
 #include <gtest/gtest.h>
 
+#include <utility>
+
+#include <vector>
+
+#include <string>
+
+#include <optional>
+
+#include <map>
+
 #include "core/placement.h"
 #include "helpers.h"
 
@@ -269,6 +279,51 @@ TEST_F(DaemonSetTest, UnreachableNodeKeepsPod) {
   EXPECT_EQ(core::format_taint(s.nodes.at(0).taints[0]), "node.kubernetes.io/unreachable:NoSchedule");
   EXPECT_EQ(core::format_taint(s.nodes.at(0).taints[1]), "node.kubernetes.io/unreachable:NoExecute");
   EXPECT_EQ(ds_of(s, "nvidia-driver-daemonset").status, status(0, 0, 1, 0, 0, 0, 0));
+}
+
+// templateGeneration + 1 on a template change reads the stored annotation as
+// the API's conversion does (strconv.ParseInt, base 10, int64; wrapping as
+// Go's int64 does). An imported DaemonSet may carry any text there: one that
+// is no int64 threw std::invalid_argument out of the update ("stoll", exit 3
+// from plan); the update is now refused, naming the annotation, and the
+// DaemonSet is as it was.
+TEST(DaemonSetTemplateGeneration, TheStoredAnnotationIsReadAsParseIntDoes) {
+  const std::map<std::string, std::string> next = {
+      {"7", "8"}, {"+5", "6"}, {"-3", "-2"}, {"9223372036854775807", "-9223372036854775808"}};
+  const std::vector<std::string> refused = {"abc", "", "1.5", "+-5", "99999999999999999999", " 1", "0x10"};
+  auto run = [](const std::string& stored) {
+    core::ClusterState s;
+    s.namespace_ = "gpu-operator";
+    core::DaemonSet ds = lab_daemonset("driver");
+    ds.metadata.annotations["deprecated.daemonset.template.generation"] = stored;
+    s.daemonsets.push_back(ds);
+    FakeCluster c;
+    c.import_state(s, nullptr);
+    core::DaemonSet changed = lab_daemonset("driver");
+    changed.template_.spec.containers[0].image = "nvcr.io/nvidia/driver:560.35.03-ubuntu22.04";
+    std::optional<core::InputError> error;
+    try {
+      c.apply({changed});
+    } catch (const core::InputError& e) {
+      error = e;
+    }
+    const auto state = c.state("gpu-operator");
+    return std::make_pair(error, state.daemonsets.at(0));
+  };
+  for (const auto& [stored, expected] : next) {
+    SCOPED_TRACE(stored);
+    auto [error, ds] = run(stored);
+    EXPECT_FALSE(error) << error->what();
+    EXPECT_EQ(ds.metadata.annotations.at("deprecated.daemonset.template.generation"), expected);
+  }
+  for (const auto& stored : refused) {
+    SCOPED_TRACE(stored);
+    auto [error, ds] = run(stored);
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->field(), "metadata.annotations[deprecated.daemonset.template.generation]");
+    EXPECT_EQ(ds.metadata.annotations.at("deprecated.daemonset.template.generation"), stored);
+    EXPECT_EQ(ds.template_.spec.containers[0].image, lab_daemonset("driver").template_.spec.containers[0].image);
+  }
 }
 
 // A DaemonSet spec change bumps generation; observedGeneration follows, and

@@ -4,6 +4,8 @@
 // operator dump of the tests.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include <filesystem>
 #include <map>
 #include <set>
@@ -181,6 +183,39 @@ TEST(Import, AnyResourceVersionIsReplacedByTheStores) {
     EXPECT_EQ(pod_rv.find_first_not_of("0123456789"), std::string::npos) << pod_rv;
     EXPECT_GT(std::stoull(pod_rv), std::stoull(node_rv));
     EXPECT_EQ(after.pods[0].metadata.uid, "uid-p");
+  }
+}
+
+// Found by a hostile-input run: a merge patch that sets the ClusterPolicy's
+// metadata to null, a string, a list or a number threw boost::json's
+// invalid_argument ("not an object") out of patch_cluster_policy, which ended
+// `gpuops run` (std::terminate on its worker thread). It is refused, naming
+// metadata, and the policy is as it was.
+TEST(Import, APatchLeavingNoMetadataObjectIsRefused) {
+  const std::string dump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7";
+  core::SnapshotCluster snap({dump});
+  core::ClusterState state = snap.state("gpu-operator");
+  core::OperatorInstall install = core::detect_operator_install(state);
+  ASSERT_TRUE(install.detected);
+  core::Catalog catalog = core::load_catalog(core::operator_catalog_name(install.version));
+  ASSERT_FALSE(state.cluster_policies.empty());
+  const std::string name = state.cluster_policies[0].metadata.name;
+  FakeCluster::Options o;
+  o.start = FakeCluster::import_start(state);
+  FakeCluster c(o);
+  c.import_state(state, &catalog);
+  c.settle();
+  const std::string before = c.state("gpu-operator").cluster_policies.at(0).metadata.resource_version;
+  for (const char* patch : {R"({"metadata":null})", R"({"metadata":"x"})", R"({"metadata":[]})", R"({"metadata":5})"}) {
+    SCOPED_TRACE(patch);
+    try {
+      c.patch_cluster_policy(name, boost::json::parse(patch).as_object());
+      ADD_FAILURE() << "accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.field(), "metadata");
+      EXPECT_EQ(e.http_status, 422);
+    }
+    EXPECT_EQ(c.state("gpu-operator").cluster_policies.at(0).metadata.resource_version, before);
   }
 }
 
