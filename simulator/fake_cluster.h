@@ -102,8 +102,9 @@ class FakeCluster : public core::Cluster {
     // Seeds uids and generated pod names (deterministic).
     uint64_t seed = 1;
     // settle() gives up (ClusterError, "live-lock") when it would have to move
-    // virtual time more than this past where it started, or run more than
-    // max_rounds controller rounds at one instant.
+    // virtual time more than this (plus the longest minReadySeconds of the
+    // DaemonSets) past where it started, or run more than max_rounds
+    // controller rounds at one instant.
     core::Duration settle_limit = std::chrono::hours(1);
     int max_rounds = 10000;
     size_t tombstone_capacity = 4096;

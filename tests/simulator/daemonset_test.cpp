@@ -533,5 +533,18 @@ TEST_F(DaemonSetTest, MinReadySeconds) {
   EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
 }
 
+// minReadySeconds past settle()'s one-hour horizon (a valid int32): the wait
+// is owed, not a live-lock; settle() runs to it (a hostile-input run found
+// plan failing with "live-lock" on minReadySeconds: 3601). A crash loop
+// still ends in a live-lock error past the horizon.
+TEST_F(DaemonSetTest, MinReadySecondsPastAnHourSettle) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  const core::Time start = c.now();
+  c.apply({lab_daemonset("driver", {{}, {}, "", 7200})});
+  ASSERT_NO_THROW(c.settle());
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+  EXPECT_GE(c.now() - start, std::chrono::seconds(7200));
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
