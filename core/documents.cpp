@@ -123,7 +123,7 @@ json::value resolve_plain(const std::string& s) {
   if (std::find(kTrue.begin(), kTrue.end(), s) != kTrue.end()) return true;
   if (std::find(kFalse.begin(), kFalse.end(), s) != kFalse.end()) return false;
   // Every number form below starts with a sign, a digit or '.': other
-  // scalars (names, the usual case) skip the regular expressions.
+  // scalars (names, the usual case) skip the scanners.
   if (!(s[0] == '-' || s[0] == '+' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return json::value(s);
   std::string t = s;
   t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
