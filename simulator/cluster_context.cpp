@@ -6,6 +6,19 @@
 
 namespace gpuops::simulator::internal {
 
+void Timers::shift(Duration d) {
+  std::vector<Timer> all;
+  all.reserve(timers_.size());
+  while (!timers_.empty()) {
+    all.push_back(timers_.top());
+    timers_.pop();
+  }
+  for (Timer& t : all) {
+    t.at += d;
+    timers_.push(std::move(t));
+  }
+}
+
 std::string Timers::description() const {
   auto copy = timers_;
   std::set<std::string> seen;

@@ -117,12 +117,19 @@ struct PodQueue {
 // Virtual-time callbacks (the controllers' AddAfter, the kubelet's own
 // clocks). Due timers fire in (time, insertion) order; `what` names the
 // timer in settle()'s live-lock message.
+//
+// A timer may say it belongs to a cycle of period `period` (> 0): firing it
+// repeats, every `period`, the same writes as long as nothing else changes
+// (the DaemonSet controller's failed-pod backoff at its cap). When every
+// pending timer says so, with one period, FakeCluster::advance may verify
+// one period and move the cycle forward whole periods at once (shift).
 class Timers {
  public:
   // Runs `fn` when virtual time reaches `t` (at once, at the next fire_due,
   // if `t` is already past).
-  void at(Time t, std::string what, std::function<void()> fn) {
-    timers_.push(Timer{t, seq_++, std::move(what), std::move(fn)});
+  void at(Time t, std::string what, std::function<void()> fn, Duration period = Duration(0)) {
+    count(period, +1);
+    timers_.push(Timer{t, seq_++, std::move(what), std::move(fn), period});
   }
   bool empty() const { return timers_.empty(); }
   // REQUIRES: !empty().
@@ -133,9 +140,18 @@ class Timers {
     while (!timers_.empty() && timers_.top().at <= now) {
       Timer t = timers_.top();
       timers_.pop();
+      count(t.period, -1);
       t.fn();
     }
   }
+  // The period every pending timer shares, or 0 when there is none, one is
+  // not periodic, or their periods differ.
+  Duration cycle_period() const {
+    if (timers_.empty() || aperiodic_ > 0 || periods_.size() != 1) return Duration(0);
+    return periods_.begin()->first;
+  }
+  // Moves every pending timer `d` later (their order is kept).
+  void shift(Duration d);
   // The first five distinct pending timers, "what at time; ...".
   std::string description() const;
 
@@ -145,12 +161,22 @@ class Timers {
     uint64_t seq;
     std::string what;
     std::function<void()> fn;
+    Duration period;
   };
   struct Later {
     bool operator()(const Timer& a, const Timer& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
   };
+  void count(Duration period, int delta) {
+    if (period <= Duration(0)) {
+      aperiodic_ += delta;
+      return;
+    }
+    if ((periods_[period] += delta) == 0) periods_.erase(period);
+  }
   std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
   uint64_t seq_ = 0;
+  int64_t aperiodic_ = 0;
+  std::map<Duration, int64_t> periods_;  // pending periodic timers by period
 };
 
 // ---------------------------------------------------------------- indexes

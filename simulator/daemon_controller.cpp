@@ -265,6 +265,11 @@ void DaemonSetController::backoff_next(const std::string& id) {
   }
 }
 
+void DaemonSetController::shift_backoffs(Time since, Duration d) {
+  for (auto& [id, e] : failed_backoff_)
+    if (e.last_update >= since) e.last_update += d;
+}
+
 // mirrors manage, pkg/controller/daemon/daemon_controller.go, for the nodes
 // `node_ids`: podsShouldBeOnNode per node, then syncNodes. Returns the nodes
 // where it deleted pods.
@@ -318,11 +323,15 @@ void DaemonSetController::pods_should_be_on_node(const core::DaemonSet& d, Daemo
         if (in_backoff_since_update(id)) {
           Duration delay = failed_backoff_.at(id).backoff;
           std::string key = st.key;
-          c_.timers.at(failed_backoff_.at(id).last_update + delay,
-                       "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name, [this, key, node_id] {
-                         auto it = ds_.find(key);
-                         if (it != ds_.end()) mark_dirty(it->second, node_id);
-                       });
+          // At the cap, each expiry repeats the last one (see Timers).
+          c_.timers.at(
+              failed_backoff_.at(id).last_update + delay,
+              "failed-pod backoff for DaemonSet " + st.key + " on node " + node_name,
+              [this, key, node_id] {
+                auto it = ds_.find(key);
+                if (it != ds_.end()) mark_dirty(it->second, node_id);
+              },
+              delay == kFailedPodBackoffMax ? kFailedPodBackoffMax : Duration(0));
           continue;
         }
         backoff_next(id);

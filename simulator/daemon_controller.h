@@ -134,6 +134,11 @@ class DaemonSetController {
   // Whether a DaemonSet with this uid is known (it exists in the store).
   bool has_uid(const std::string& uid) const { return ds_by_uid_.count(uid) > 0; }
 
+  // Moves `d` later the failed-pod backoff entries updated at or after
+  // `since`: with Timers::shift, the cycle of pods failing at the backoff's
+  // cap carried forward whole periods (FakeCluster::advance).
+  void shift_backoffs(Time since, Duration d);
+
   // Keys of the DaemonSets to sync, each at most once (DaemonSetState::queued).
   std::deque<std::string> queue;
 

@@ -3,6 +3,7 @@
 // shared/reference/daemonset-semantics.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include <vector>
@@ -13,7 +14,10 @@
 
 #include <map>
 
+#include <memory>
+
 #include "core/placement.h"
+#include "core/rfc3339.h"
 #include "helpers.h"
 
 namespace gpuops::simulator {
@@ -480,6 +484,93 @@ TEST_F(DaemonSetTest, FailedPodBackoff) {
     EXPECT_NE(std::string(e.what()).find("failed-pod backoff"), std::string::npos) << e.what();
   }
   // Clearing the fault lets it recover.
+  c.clear_faults();
+  c.settle();
+  EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
+}
+
+// The failed-pod backoff's cycle at its cap (15 min, reached after the kills
+// at 1, 3, 7, ..., 511 and 1023 s) repeats for as long as the fault lasts.
+// A long advance carries it forward whole periods instead of playing each
+// (a hostile-input run: `advance: 2562047h` took a quarter of an hour and
+// gigabytes). What it leaves must be what playing each cycle leaves: the
+// same pods, statuses and pending expiry (the kills tick at 1023 + 900 k s:
+// after 100 h the next is at 360,123 s, and settle() plays its hour up to
+// 363,723 s, the first past it).
+TEST(FailedPodCycle, CarriedForwardLeavesWhatPlayingEachCycleLeaves) {
+  auto make = [] {
+    auto c = std::make_unique<FakeCluster>();
+    c->create_namespace(kNs);
+    c->add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+    c->add_node(make_node("b", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+    c->inject_fault(Fault{FaultKind::kFailed, "a", "", "OutOfmemory"});
+    c->apply({lab_daemonset("driver")});
+    c->run();
+    return c;
+  };
+  auto carried = make(), played = make();
+  const core::Time start = carried->now();
+  carried->advance(100h);
+  // 40 min at a time: less than the three periods a carry needs.
+  for (int i = 0; i < 150; ++i) played->advance(40min);
+  ASSERT_EQ(carried->now(), start + 100h);
+  ASSERT_EQ(played->now(), start + 100h);
+  // Far fewer writes: the cycles were not played one by one (about 800
+  // writes in 100 h when they are).
+  EXPECT_LT(carried->store().resource_version() * 4, played->store().resource_version());
+  auto shape = [](FakeCluster& c) {
+    std::vector<std::string> out;
+    auto s = c.state(kNs);
+    for (const auto& p : s.pods)
+      out.push_back(p.spec.node_name + " " + p.status.phase + " " + p.status.reason + " " +
+                    std::to_string(p.metadata.creation_timestamp == c.now() - 777s));
+    std::sort(out.begin(), out.end());  // by node: the pods' names differ
+    return out;
+  };
+  // The pod on a was created at the last kill, 100 h - 777 s (the next is
+  // at 100 h + 123 s); b's runs since the start.
+  EXPECT_EQ(shape(*played), (std::vector<std::string>{"a Failed OutOfmemory 1", "b Running  0"}));
+  EXPECT_EQ(shape(*carried), shape(*played));
+  EXPECT_EQ(ds_of(carried->state(kNs), "nvidia-driver-daemonset").status,
+            ds_of(played->state(kNs), "nvidia-driver-daemonset").status);
+  auto pending = [](FakeCluster& c) {
+    try {
+      c.settle();
+    } catch (const core::ClusterError& e) {
+      std::string m = e.what();
+      return m.substr(m.find("still pending"));
+    }
+    return std::string("settled");
+  };
+  const std::string next =
+      "still pending: failed-pod backoff for DaemonSet gpu-operator/nvidia-driver-daemonset on node a at " +
+      core::format_time(start + 363723s);
+  EXPECT_EQ(pending(*carried), next);
+  EXPECT_EQ(pending(*played), next);
+}
+
+// The longest advance a scenario may ask (2562047h, time.ParseDuration's
+// maximum) ends at once with the cycle where upstream's backoff puts it: the
+// pod replaced exactly at the next tick (1023 + 900 k s, 123 s past the
+// end), and, once the fault is cleared, Running.
+TEST_F(DaemonSetTest, FailedPodCycleOverTheLongestAdvance) {
+  c.add_node(make_node("a", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  c.inject_fault(Fault{FaultKind::kFailed, "a", "", "OutOfmemory"});
+  c.apply({lab_daemonset("driver")});
+  c.run();
+  const core::Time start = c.now();
+  c.advance(2562047h);
+  ASSERT_EQ(c.now(), start + 2562047h);
+  auto pods = [&] { return pods_of(st(), "nvidia-driver-daemonset"); };
+  ASSERT_EQ(pods().size(), 1u);
+  const std::string name = pods()[0].metadata.name;
+  EXPECT_EQ(pods()[0].status.phase, "Failed");
+  c.advance(122s + 999ms);
+  EXPECT_EQ(pods()[0].metadata.name, name);
+  c.advance(1ms);
+  ASSERT_EQ(pods().size(), 1u);
+  EXPECT_NE(pods()[0].metadata.name, name);
+  EXPECT_EQ(pods()[0].status.phase, "Failed");
   c.clear_faults();
   c.settle();
   EXPECT_EQ(ds_of(st(), "nvidia-driver-daemonset").status, status(1, 1, 0, 1, 1, 1, 0));
