@@ -71,15 +71,11 @@ std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
   return c;
 }
 
-namespace {
-
 std::string snapshot_list(const ClusterOptions& o) {
   std::string s;
   for (const auto& f : o.snapshots) s += (s.empty() ? "" : ",") + f;
   return s;
 }
-
-}  // namespace
 
 void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState& state) {
   if (o.snapshots.empty() || !state.nodes.empty()) return;
@@ -130,9 +126,8 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
   std::string known;
   for (size_t i = 0; i < sorted_names.size() && i < 10; ++i) known += (i ? ", " : "") + sorted_names[i];
   if (sorted_names.size() > 10) known += ", ... (" + std::to_string(sorted_names.size()) + " in all)";
-  std::string where = o.snapshots.empty() ? "" : snapshot_list(o);
   throw core::InputError(
-      where, 0, "", "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
+      snapshot_list(o), 0, "", "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
 core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,

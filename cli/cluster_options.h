@@ -68,6 +68,10 @@ void require_nodes_in_snapshot(const ClusterOptions& o, const core::ClusterState
 void require_operands_in_namespace(const ClusterOptions& o, core::SnapshotCluster* snap,
                                    const core::ClusterState& state, const core::Catalog& catalog);
 
+// The snapshot paths of `o`, comma-separated ("" for a live cluster): the
+// file an InputError about the cluster's contents names.
+std::string snapshot_list(const ClusterOptions& o);
+
 // The names of the state's nodes, sorted.
 std::vector<std::string> sorted_node_names(const core::ClusterState& state);
 

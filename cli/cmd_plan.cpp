@@ -45,7 +45,10 @@ std::vector<std::string> target_nodes(const std::vector<std::string>& names, con
     for (const auto& n : state.nodes)
       if (q.matches(n.metadata.labels)) out.push_back(n.metadata.name);
     std::sort(out.begin(), out.end());
-    if (out.empty()) throw core::ClusterError("No resources found: no node matches -l " + selector, 404);
+    // kubectl's words; the selector is the user's, not the cluster's fault.
+    if (out.empty())
+      throw core::InputError::with_status(404, snapshot_list(o), 0, "",
+                                          "No resources found: no node matches -l " + selector);
     return out;
   }
   if (names.empty()) throw UsageError("name a node (or -l SELECTOR)");
@@ -331,7 +334,20 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
           << " of its pods would go even without this change; the plan compares against the settled copy\n";
   }
   const uint64_t mark = copy.store().resource_version();
-  for (const auto& s : steps) core::run_step_action(s, scenario, copy, nullptr);
+  // A change the (simulated) API server refuses (a node deleted twice, a
+  // ClusterPolicy or node the cluster does not have) is the change's fault:
+  // bad input (exit 2) naming the steps file and line, or the cluster it was
+  // planned on, and nothing is planned. Errors without an HTTP status (the
+  // simulator's own, such as a live-lock) stay cluster errors.
+  for (const auto& s : steps) {
+    try {
+      core::run_step_action(s, scenario, copy, nullptr);
+    } catch (const core::ClusterError& e) {
+      if (e.http_status() == 0) throw;
+      if (steps_file) throw core::InputError::with_status(e.http_status(), r["steps"].as<std::string>(), s.line, "", e.what());
+      throw core::InputError::with_status(e.http_status(), snapshot_list(o), 0, words[0], e.what());
+    }
+  }
   for (const auto& [ns, pod] : evict) copy.delete_pod(ns, pod);
   copy.settle();
   // The state after: only the nodes the change touched when the store's

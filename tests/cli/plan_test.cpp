@@ -223,6 +223,35 @@ TEST(Plan, ClusterPolicyPatch) {
   EXPECT_EQ(bad.code, 2);
 }
 
+// A change the API server would refuse is the change's fault, not the
+// cluster's: exit 2 (bad input), naming where the cluster came from (or the
+// steps file and line) and kubectl's words for the refusal (404 NotFound:
+// `nodes "X" not found` for a node deleted a second time, `clusterpolicies.
+// nvidia.com "X" not found`; "No resources found" for a selector that
+// matches no node). Nothing is planned.
+TEST(Plan, ChangesTheClusterWouldRefuseAreBadInput) {
+  const std::string dump = op_dump("healthy-v26.7");
+  auto twice = run_gpuops({"plan", "--snapshot", dump, "delete", "node", "gpu-node-1", "gpu-node-1"});
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_TRUE(has(twice.err, dump + ": delete: nodes \"gpu-node-1\" not found")) << twice.err;
+  EXPECT_EQ(twice.out, "");
+  auto ghost = run_gpuops({"plan", "--snapshot", dump, "patch", "clusterpolicy", "ghost", "-p", "{}"});
+  EXPECT_EQ(ghost.code, 2) << ghost.err;
+  EXPECT_TRUE(has(ghost.err, dump + ": patch: clusterpolicies.nvidia.com \"ghost\" not found")) << ghost.err;
+  auto none = run_gpuops({"plan", "--snapshot", dump, "label", "nodes", "-l", "a>1", "x=y"});
+  EXPECT_EQ(none.code, 2) << none.err;
+  EXPECT_TRUE(has(none.err, dump + ": No resources found: no node matches -l a>1")) << none.err;
+  std::string f = ::testing::TempDir() + "/plan-steps-ghost.yaml";
+  {
+    std::ofstream o(f);
+    o << "- label: {node: gpu-node-1, set: {x: v}}\n- cordon: ghost\n";
+  }
+  auto steps = run_gpuops({"plan", "--snapshot", dump, "--steps", f});
+  EXPECT_EQ(steps.code, 2) << steps.err;
+  EXPECT_TRUE(has(steps.err, f + ":2: nodes \"ghost\" not found")) << steps.err;
+  EXPECT_EQ(steps.out, "");
+}
+
 // A new DaemonSet whose pod cannot fit: created on the node it targets, and
 // said to stay Pending with the scheduler's FitError (NodeResourcesFit:
 // 100Ti requested; the other nodes fail NodeAffinity, the DaemonSet
