@@ -127,7 +127,8 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
   for (size_t i = 0; i < sorted_names.size() && i < 10; ++i) known += (i ? ", " : "") + sorted_names[i];
   if (sorted_names.size() > 10) known += ", ... (" + std::to_string(sorted_names.size()) + " in all)";
   throw core::InputError(
-      snapshot_list(o), 0, "", "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
+      snapshot_list(o), 0, "",
+      "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
 core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,

@@ -344,7 +344,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       core::run_step_action(s, scenario, copy, nullptr);
     } catch (const core::ClusterError& e) {
       if (e.http_status() == 0) throw;
-      if (steps_file) throw core::InputError::with_status(e.http_status(), r["steps"].as<std::string>(), s.line, "", e.what());
+      if (steps_file)
+        throw core::InputError::with_status(e.http_status(), r["steps"].as<std::string>(), s.line, "", e.what());
       throw core::InputError::with_status(e.http_status(), snapshot_list(o), 0, words[0], e.what());
     }
   }
