@@ -1,7 +1,6 @@
 #include "core/gpu_node_rules.h"
 
 #include <charconv>
-#include <limits>
 #include <string_view>
 
 #include <algorithm>
@@ -47,9 +46,14 @@ std::optional<Time> upgrade_start_time(const Node& n, const char* annotation) {
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
   if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
   if (negative) seconds = -seconds;
-  // Beyond what a millisecond clock holds (about 292 million years): no time.
-  constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 1000;
-  if (seconds > kLimit || seconds < -kLimit) return std::nullopt;
+  // A time RFC 3339 cannot write (before year 1, after year 9999: what
+  // metav1.Time and format_time hold) is no time: diagnose shows no duration
+  // for it. (Past about 146 million years, the difference with the
+  // observation time or the timeout added would overflow the millisecond
+  // clock: ±9223372036854775 printed "292471151y left".)
+  constexpr int64_t kFirst = -62135596800;  // 0001-01-01T00:00:00Z
+  constexpr int64_t kLast = 253402300799;   // 9999-12-31T23:59:59Z
+  if (seconds < kFirst || seconds > kLast) return std::nullopt;
   return Time(std::chrono::milliseconds(seconds * 1000));
 }
 

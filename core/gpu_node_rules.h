@@ -46,7 +46,8 @@ inline constexpr int kUpgradeValidationTimeoutSeconds = 600;
 // The time in one of those annotations, read as strconv.ParseInt(v, 10, 64)
 // does (an optional sign, decimal digits, no spaces). nullopt when the
 // annotation is absent or not such a number (the controller logs an error
-// and retries; gpuops shows no duration).
+// and retries; gpuops shows no duration), or when the time is outside years
+// 1 to 9999 (RFC 3339's).
 std::optional<Time> upgrade_start_time(const Node& node, const char* annotation);
 
 // The value of label `key` on the node, nullopt when the key is absent.

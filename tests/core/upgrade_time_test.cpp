@@ -37,6 +37,17 @@ TEST(UpgradeStartTime, ParsesAsParseIntBase10) {
         << bad;
   EXPECT_EQ(core::upgrade_start_time(testing::node("gpu-1"), core::kUpgradeValidationStartTimeAnnotation),
             std::nullopt);
+  // ParseInt reads any int64; a time is kept only where RFC 3339 can write
+  // it (years 1 to 9999: the evidence prints it), so that the durations
+  // computed from it stay in the clock's range.
+  EXPECT_EQ(core::upgrade_start_time(annotated("253402300799"), core::kUpgradeValidationStartTimeAnnotation),
+            parse_time("9999-12-31T23:59:59Z"));
+  EXPECT_EQ(core::upgrade_start_time(annotated("-62135596800"), core::kUpgradeValidationStartTimeAnnotation),
+            parse_time("0001-01-01T00:00:00Z"));
+  for (const char* far : {"253402300800", "-62135596801", "9223372036854775", "-9223372036854775",
+                          "9223372036854775807", "-9223372036854775808"})
+    EXPECT_EQ(core::upgrade_start_time(annotated(far), core::kUpgradeValidationStartTimeAnnotation), std::nullopt)
+        << far;
 }
 
 TEST(NewestTimestamp, EveryTimeOfTheStateButDeletion) {
@@ -101,6 +112,13 @@ TEST(UpgradeTimeEvidence, DurationOnlyWithObservedAt) {
   EXPECT_EQ(evidence("validation timeout"), "10m, 0s left before the upgrade controller sets upgrade-failed");
   s.observed_at = parse_time("2026-11-30T08:00:01Z");
   EXPECT_EQ(evidence("validation timeout").substr(0, 13), "10m, passed: ");
+  // A start time no clock can hold gives no duration (it printed
+  // "292471151y left" and, for the negative one, overflowed).
+  for (const char* far : {"9223372036854775", "-9223372036854775"}) {
+    s.nodes[0].metadata.annotations[core::kUpgradeValidationStartTimeAnnotation] = far;
+    EXPECT_EQ(evidence("validating for"), "(none)") << far;
+    EXPECT_EQ(evidence("validation timeout"), "(none)") << far;
+  }
 }
 
 }  // namespace
