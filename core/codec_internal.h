@@ -243,6 +243,9 @@ ObjectMeta validate_object_meta(Decoder& d, const boost::json::object& root,
                                 std::string (*name_rule)(const std::string&), bool namespaced);
 std::string validate_port_number(int64_t port);
 std::string validate_port_name(const std::string& name);
+// strconv.Quote, what Go's %q and %#v print for a string: '"' and '\\'
+// escaped, control bytes as \n, \t, \r or \xNN.
+std::string go_quote(const std::string& s);
 // field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
 std::string not_supported(const std::string& value, std::initializer_list<const char*> supported);
 void validate_port_num_or_name(const Decoder& d, const boost::json::value* v, const Path& p, const char* st);

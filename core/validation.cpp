@@ -148,10 +148,8 @@ std::vector<std::string> qualified_name_errors(const std::string& value) {
 
 // ---------------------------------------------------------------- objects
 
-namespace {
+namespace codec_internal {
 
-// strconv.Quote for the texts a taint holds (what Go's %q and %#v print):
-// '"' and '\\' escaped, control bytes as \n, \t, \r or \xNN.
 std::string go_quote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -175,10 +173,6 @@ std::string go_quote(const std::string& s) {
   }
   return out + "\"";
 }
-
-}  // namespace
-
-namespace codec_internal {
 
 // field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
 std::string not_supported(const std::string& value, std::initializer_list<const char*> supported) {

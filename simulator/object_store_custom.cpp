@@ -10,6 +10,7 @@
 #include "simulator/object_store.h"
 
 #include "core/cluster_policy.h"
+#include "core/crd_schema.h"
 #include "simulator/object_store_internal.h"
 
 namespace gpuops::simulator {
@@ -56,24 +57,10 @@ void clear_status(T& obj) {
 }
 
 // The ClusterPolicy CRD's structural schema, as the API server's
-// validation of a custom resource answers it (apiextensions-apiserver: a
-// missing required property is "Required value", 422): spec.required of
-// v25.3.4's deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml.
-// Found by the differential against the real operator (docs/FIDELITY.md).
-void validate_custom(const core::ClusterPolicy& cp) {
-  const boost::json::value* spec = cp.raw.if_contains("spec");
-  const boost::json::object* o = spec ? spec->if_object() : nullptr;
-  if (!o) return;
-  std::vector<std::string> missing;
-  for (const auto& field : core::required_spec_fields())
-    if (!o->contains(field)) missing.push_back("spec." + field);
-  if (missing.empty()) return;
-  std::string list;
-  for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i] + ": Required value";
-  if (missing.size() > 1) list = "[" + list + "]";
-  throw core::InputError::with_status(422, "", 0, missing[0],
-                                      "ClusterPolicy.nvidia.com \"" + cp.metadata.name + "\" is invalid: " + list);
-}
+// validation of a custom resource answers it (core/crd_schema.h: types,
+// enums, minimums, int-or-string and the required spec fields, measured
+// against a v1.37 API server with the operator's CRD, docs/FIDELITY.md).
+void validate_custom(const core::ClusterPolicy& cp) { core::validate_cluster_policy_spec(cp.metadata.name, cp.raw); }
 void validate_custom(const core::NVIDIADriver&) {}
 
 template <class T>
@@ -100,8 +87,10 @@ void ObjectStore::check_custom(Kind kind) const {
 
 template <class T>
 core::Object ObjectStore::create_custom(T obj) {
-  // create() has stamped uid and creationTimestamp and checked the name.
-  validate_custom(obj);
+  // create() has stamped uid and creationTimestamp and checked the name. An
+  // imported object was valid under its own cluster's CRD, whatever
+  // version that was: it is kept as it is.
+  if (!restoring_) validate_custom(obj);
   if (!restoring_) {
     clear_status(obj);
     obj.metadata.generation = 1;

@@ -65,7 +65,8 @@ TEST(ServeOperator, DiscoveryListsTheCrdsResources) {
 
 // The CRD's required spec fields, as a v1.37 API server with the v25.3.4
 // CRD answered `kubectl apply` of a policy that names only dcgmExporter
-// (measured, docs/FIDELITY.md): 422, every missing field listed.
+// (measured, docs/FIDELITY.md): 422, every missing field listed, one cause
+// each, which kubectl v1.37 prints as a list (measured again 2026-12-05).
 TEST(ServeOperator, AClusterPolicyWithoutTheRequiredFieldsIsRefused) {
   Served s(false, {}, gpu_nodes_and_operator);
   Proc c = s.kubectl_stdin(R"(apiVersion: nvidia.com/v1
@@ -78,8 +79,15 @@ spec:
                            {"apply", "-f", "-"});
   EXPECT_NE(c.code, 0);
   // kubectl prints it from the Status' causes; the first and the last field.
-  EXPECT_THAT(c.err, HasSubstr("The ClusterPolicy \"cluster-policy\" is invalid: spec.daemonsets: Required value"));
-  EXPECT_THAT(c.err, HasSubstr("spec.toolkit: Required value"));
+  EXPECT_THAT(c.err, HasSubstr("The ClusterPolicy \"cluster-policy\" is invalid: \n"
+                               "* spec.daemonsets: Required value\n"
+                               "* spec.dcgm: Required value\n"
+                               "* spec.devicePlugin: Required value\n"
+                               "* spec.driver: Required value\n"
+                               "* spec.gfd: Required value\n"
+                               "* spec.nodeStatusExporter: Required value\n"
+                               "* spec.operator: Required value\n"
+                               "* spec.toolkit: Required value\n"));
   Proc g = s.kubectl({"get", "clusterpolicies", "--no-headers"});
   EXPECT_EQ(g.out, "");
 }

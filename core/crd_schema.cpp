@@ -1,0 +1,189 @@
+#include "core/crd_schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "core/codec_internal.h"
+
+namespace gpuops::core {
+
+namespace json = boost::json;
+
+namespace {
+
+using Cause = InputError::Cause;
+
+// kube-openapi's name for the JSON type of `v` (an integral number is an
+// "integer", as swag.IsFloat64AJSONInteger has it). REQUIRES: not null.
+std::string type_of(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::bool_: return "boolean";
+    case json::kind::int64:
+    case json::kind::uint64: return "integer";
+    case json::kind::double_: {
+      double d = v.get_double();
+      return std::isfinite(d) && d == std::floor(d) ? "integer" : "number";
+    }
+    case json::kind::string: return "string";
+    case json::kind::array: return "array";
+    case json::kind::object: return "object";
+    case json::kind::null: break;
+  }
+  return "null";
+}
+
+// Go's %#v of a JSON scalar: a string quoted (strconv.Quote), a number or
+// boolean as JSON writes it.
+std::string go_value(const json::value& v) {
+  if (v.is_string()) return codec_internal::go_quote(std::string(v.get_string()));
+  return json::serialize(v);
+}
+
+// A number of `v` as a double. REQUIRES: an integer or number.
+double number(const json::value& v) {
+  if (v.is_int64()) return static_cast<double>(v.get_int64());
+  if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+  return v.get_double();
+}
+
+// A schema number as Go's %v prints it in kube-openapi's messages.
+std::string bound_text(const json::value& v) {
+  if (v.is_double()) {
+    double d = v.get_double();
+    if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
+  }
+  return json::serialize(v);
+}
+
+const json::object* props(const json::object& schema, const char* key) {
+  const json::value* v = schema.if_contains(key);
+  return v ? v->if_object() : nullptr;
+}
+
+void type_invalid(std::vector<Cause>& out, const std::string& path, const std::string& got, const std::string& want) {
+  out.push_back({"FieldValueTypeInvalid", path,
+                 "Invalid value: \"" + got + "\": " + path + " in body must be of type " + want + ": \"" + got + "\""});
+}
+// An error kube-openapi gives without a field name: the API server's
+// field.Invalid on a nil path, printed "<nil>".
+void unnamed(std::vector<Cause>& out, const std::string& message) {
+  out.push_back({"FieldValueInvalid", "<nil>", "Invalid value: \"\": " + message});
+}
+
+void check(const json::object& schema, const json::value& value, const std::string& path, std::vector<Cause>& out) {
+  if (value.is_null()) return;  // pruned (nullable: false) before validation
+  const std::string got = type_of(value);
+  const json::value* type = schema.if_contains("type");
+  const json::value* ios = schema.if_contains("x-kubernetes-int-or-string");
+  if (ios && ios->is_bool() && ios->get_bool()) {
+    // x-kubernetes-int-or-string: type [integer, string], then anyOf's
+    // first branch (integer) reported.
+    if (got != "integer" && got != "string") {
+      type_invalid(out, path, got, "integer,string");
+      unnamed(out, "\"" + path + "\" must validate at least one schema (anyOf)");
+      type_invalid(out, path, got, "integer");
+      if (got == "number") unnamed(out, "Checked value must be of type integer (default format) in " + path);
+    }
+  } else if (type && type->is_string()) {
+    const std::string want(type->get_string());
+    if (got != want && !(want == "number" && got == "integer")) {
+      type_invalid(out, path, got, want);
+      if (want == "integer" && got == "number")
+        unnamed(out, "Checked value must be of type integer (default format) in " + path);
+    } else if (want == "integer") {
+      const json::value* format = schema.if_contains("format");
+      if (format && format->is_string() && format->get_string() == "int32") {
+        double d = number(value);
+        if (d < std::numeric_limits<int32_t>::min() || d > std::numeric_limits<int32_t>::max())
+          unnamed(out, "Checked value must be of type integer with format int32 in " + path);
+      }
+    }
+  }
+  if (got == "integer" || got == "number") {
+    const double d = number(value);
+    if (const json::value* min = schema.if_contains("minimum"); min && min->is_number() && d < min->to_number<double>())
+      out.push_back({"FieldValueInvalid", path,
+                     "Invalid value: " + go_value(value) + ": " + path +
+                         " in body should be greater than or equal to " + bound_text(*min)});
+    if (const json::value* max = schema.if_contains("maximum"); max && max->is_number() && d > max->to_number<double>())
+      out.push_back({"FieldValueInvalid", path,
+                     "Invalid value: " + go_value(value) + ": " + path + " in body should be less than or equal to " +
+                         bound_text(*max)});
+  }
+  if (const json::value* e = schema.if_contains("enum"); e && e->is_array()) {
+    const json::array& allowed = e->get_array();
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + go_value(a);
+      out.push_back(
+          {"FieldValueNotSupported", path, "Unsupported value: " + go_value(value) + ": supported values: " + list});
+    }
+  }
+  if (const json::object* o = value.if_object()) {
+    const json::object* properties = props(schema, "properties");
+    const json::object* additional = props(schema, "additionalProperties");
+    for (const auto& [key, v] : *o) {
+      const std::string child = path + "." + std::string(key);
+      if (properties)
+        if (const json::value* s = properties->if_contains(key); s && s->is_object()) {
+          check(s->get_object(), v, child, out);
+          continue;
+        }
+      if (additional) check(*additional, v, child, out);
+      // Otherwise an unknown field: pruned by the API server, not an error.
+    }
+    if (const json::value* req = schema.if_contains("required"); req && req->is_array()) {
+      for (const auto& r : req->get_array()) {
+        if (!r.is_string()) continue;
+        const json::value* present = o->if_contains(r.get_string());
+        if (present && !present->is_null()) continue;
+        const json::value* rs = properties ? properties->if_contains(r.get_string()) : nullptr;
+        if (rs && rs->is_object() && rs->get_object().contains("default")) continue;  // defaulted first
+        out.push_back({"FieldValueRequired", path + "." + std::string(r.get_string()), "Required value"});
+      }
+    }
+  } else if (const json::array* a = value.if_array()) {
+    if (const json::object* items = props(schema, "items"))
+      for (size_t i = 0; i < a->size(); ++i) check(*items, (*a)[i], path + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+}  // namespace
+
+std::vector<InputError::Cause> schema_errors(const json::value& schema, const json::value& value,
+                                             const std::string& path) {
+  std::vector<Cause> out;
+  if (schema.is_object()) check(schema.get_object(), value, path, out);
+  return out;
+}
+
+void validate_cluster_policy_spec(const std::string& name, const json::object& raw) {
+  static const json::value schema = json::parse(crd_schema_text("clusterpolicy"));
+  const json::value* spec = raw.if_contains("spec");
+  if (!spec || spec->is_null()) return;
+  std::vector<Cause> errs = schema_errors(schema, *spec, "spec");
+  if (errs.empty()) return;
+  // field.ErrorList.ToAggregate: each distinct message once.
+  std::vector<std::string> seen;
+  for (const auto& c : errs) {
+    std::string text = c.field + ": " + c.message;
+    if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
+  }
+  std::string agg = seen[0];
+  if (seen.size() > 1) {
+    agg = "[";
+    for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
+    agg += "]";
+  }
+  InputError e = InputError::with_status(422, "", 0, errs[0].field,
+                                         "ClusterPolicy.nvidia.com \"" + name + "\" is invalid: " + agg);
+  e.causes = std::move(errs);
+  throw e;
+}
+
+}  // namespace gpuops::core

@@ -1,0 +1,62 @@
+// core/crd_schema.h: a custom resource's spec judged by its CRD's structural
+// schema, as apiextensions-apiserver does on create and update
+// (ValidateCustomResource, pkg/apiserver/validation/validation.go, over
+// k8s.io/kube-openapi's pkg/validation/validate), and the schema gpuops
+// carries for the GPU Operator's ClusterPolicy.
+//
+// The schema (data/crds/clusterpolicy.json, compiled in) holds the facts of
+// the spec schema of gpu-operator v26.7.0's
+// deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml, written by
+// `scripts/crd-schema.py CRD.yaml`: type, properties, items,
+// additionalProperties, required, enum, minimum, maximum, format (int32,
+// int64), default, x-kubernetes-int-or-string and
+// x-kubernetes-preserve-unknown-fields. Not checked: `pattern` (the API
+// server's regular expressions; 55 string fields, resource quantities and
+// names among them). v25.3.4's schema differs in three facts only: it
+// requires spec.operator.defaultRuntime (defaulted, so never missing) and
+// limits it to docker, crio and containerd, and has no minimum on the
+// ServiceMonitor relabelings' modulus.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include "core/errors.h"
+
+namespace gpuops::core {
+
+// The compiled-in schema text of `name` ("clusterpolicy"), "" when there is
+// none (generated from data/crds/*.json by CMake).
+std::string crd_schema_text(const std::string& name);
+
+// The field errors of `value` (the object's spec, at field path `path`,
+// "spec") against `schema` (one node of a schema as crd-schema.py writes
+// it), in the API server's words: each an InputError::Cause (reason such
+// as "FieldValueTypeInvalid", "FieldValueNotSupported",
+// "FieldValueRequired", "FieldValueInvalid"; the field path; the message
+// after the path, e.g. `Invalid value: "string": spec.driver in body must
+// be of type object: "string"`). Mirrors kube-openapi's type, format,
+// anyOf (x-kubernetes-int-or-string), minimum/maximum, enum and object
+// validators and the mapping of their errors in ValidateCustomResource
+// (errors with no field name are on field "<nil>", as the API server prints
+// them). Null values are skipped (pruned by the API server before
+// validation); a required property with a default is not missing
+// (defaulting runs first). Order: an object's properties in the value's
+// order, depth first, then its missing required properties in the
+// schema's order (the API server's order among properties varies from
+// request to request: Go map iteration). Never throws for any `value`;
+// depth is bounded by the schema's.
+std::vector<InputError::Cause> schema_errors(const boost::json::value& schema, const boost::json::value& value,
+                                             const std::string& path);
+
+// A ClusterPolicy's `spec` (its API JSON object `raw`; absent or null:
+// nothing to check) against the compiled-in schema. Throws InputError 422
+// `ClusterPolicy.nvidia.com "NAME" is invalid: <errors>`, one error as
+// "<field>: <message>", several as "[a, b]" (field.ErrorList.ToAggregate),
+// with every error in InputError::causes and field() the first's.
+void validate_cluster_policy_spec(const std::string& name, const boost::json::object& raw);
+
+}  // namespace gpuops::core

@@ -1,0 +1,206 @@
+// A ClusterPolicy's spec judged by the CRD's structural schema
+// (core/crd_schema.h). Every expected message is what a v1.37.2 API server
+// with the GPU Operator's ClusterPolicy CRD (v25.3.4, applied from the
+// module scripts/operator-build.sh fetches) answered `kubectl patch
+// clusterpolicy cluster-policy --type merge -p PATCH` with, read from the
+// Status body (`kubectl -v=9`), measured 2026-12-05 with scripts/cluster-up.sh.
+// The fields these cases touch have the same facts in v25.3.4 and in the
+// v26.7.0 schema gpuops carries.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/crd_schema.h"
+
+namespace gpuops {
+namespace {
+
+namespace json = boost::json;
+
+// RFC 7386 merge patch, as kubectl patch --type merge applies it.
+void merge(json::object& target, const json::object& patch) {
+  for (const auto& [k, v] : patch) {
+    if (v.is_null()) {
+      target.erase(k);
+    } else if (v.is_object() && target.contains(k) && target.at(k).is_object()) {
+      merge(target.at(k).as_object(), v.as_object());
+    } else if (v.is_object()) {
+      json::object fresh;
+      merge(fresh, v.as_object());
+      target[k] = std::move(fresh);
+    } else {
+      target[k] = v;
+    }
+  }
+}
+
+// The stored policy (every required spec field, empty) after `patch`.
+json::object patched(const std::string& patch) {
+  json::object cp = json::parse(R"({"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy",
+    "metadata":{"name":"cluster-policy"},"spec":{"daemonsets":{},"dcgm":{},"dcgmExporter":{},"devicePlugin":{},
+    "driver":{},"gfd":{},"nodeStatusExporter":{},"operator":{},"toolkit":{}}})")
+                        .as_object();
+  json::parse_options deep;
+  deep.max_depth = 10000;
+  merge(cp, json::parse(patch, {}, deep).as_object());
+  return cp;
+}
+
+struct Answer {
+  std::string message;              // Status.message
+  std::vector<std::string> causes;  // "field|reason|message" of Status.details.causes
+};
+
+// What the API server answers the patch with; an empty message when it
+// takes it.
+Answer answer(const std::string& patch) {
+  try {
+    core::validate_cluster_policy_spec("cluster-policy", patched(patch));
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.http_status, 422);
+    Answer a;
+    std::string what = e.what();
+    a.message = what.substr(what.find("ClusterPolicy.nvidia.com"));
+    for (const auto& c : e.causes) a.causes.push_back(c.field + "|" + c.reason + "|" + c.message);
+    return a;
+  }
+  return {};
+}
+
+const char* kPrefix = "ClusterPolicy.nvidia.com \"cluster-policy\" is invalid: ";
+
+TEST(ClusterPolicySchema, TypesOfObjectsBooleansStringsArrays) {
+  EXPECT_EQ(answer(R"({"spec":"x"})").message,
+            std::string(kPrefix) + R"(spec: Invalid value: "string": spec in body must be of type object: "string")");
+  EXPECT_EQ(answer(R"({"spec":[]})").message,
+            std::string(kPrefix) + R"(spec: Invalid value: "array": spec in body must be of type object: "array")");
+  Answer a = answer(R"({"spec":{"driver":"x"}})");
+  EXPECT_EQ(a.message,
+            std::string(kPrefix) +
+                R"(spec.driver: Invalid value: "string": spec.driver in body must be of type object: "string")");
+  EXPECT_EQ(
+      a.causes,
+      (std::vector<std::string>{
+          R"(spec.driver|FieldValueTypeInvalid|Invalid value: "string": spec.driver in body must be of type object: "string")"}));
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"enabled":"yes"}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.enabled: Invalid value: "string": spec.driver.enabled in body must be of type boolean: "string")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"repository":5}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.repository: Invalid value: "integer": spec.driver.repository in body must be of type string: "integer")");
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"env":"x"}}})").message,
+            std::string(kPrefix) +
+                R"(spec.driver.env: Invalid value: "string": spec.driver.env in body must be of type array: "string")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"env":[5]}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.env[0]: Invalid value: "integer": spec.driver.env[0] in body must be of type object: "integer")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"env":[{"name":5}]}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.env[0].name: Invalid value: "integer": spec.driver.env[0].name in body must be of type string: "integer")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"daemonsets":{"labels":{"a":5}}}})").message,
+      std::string(kPrefix) +
+          R"(spec.daemonsets.labels.a: Invalid value: "integer": spec.daemonsets.labels.a in body must be of type string: "integer")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"daemonsets":{"tolerations":[{"tolerationSeconds":"a"}]}}})").message,
+      std::string(kPrefix) +
+          R"(spec.daemonsets.tolerations[0].tolerationSeconds: Invalid value: "string": spec.daemonsets.tolerations[0].tolerationSeconds in body must be of type integer: "string")");
+}
+
+TEST(ClusterPolicySchema, EnumsAndMinimums) {
+  Answer a = answer(R"({"spec":{"mig":{"strategy":"bogus"}}})");
+  EXPECT_EQ(a.message,
+            std::string(kPrefix) +
+                R"(spec.mig.strategy: Unsupported value: "bogus": supported values: "none", "single", "mixed")");
+  EXPECT_EQ(
+      a.causes,
+      (std::vector<std::string>{
+          R"(spec.mig.strategy|FieldValueNotSupported|Unsupported value: "bogus": supported values: "none", "single", "mixed")"}));
+  // The wrong type and the enum, both.
+  EXPECT_EQ(
+      answer(R"({"spec":{"mig":{"strategy":5}}})").message,
+      std::string(kPrefix) +
+          R"([spec.mig.strategy: Invalid value: "integer": spec.mig.strategy in body must be of type string: "integer", spec.mig.strategy: Unsupported value: 5: supported values: "none", "single", "mixed"])");
+  EXPECT_EQ(
+      answer(R"({"spec":{"daemonsets":{"updateStrategy":"Bogus"}}})").message,
+      std::string(kPrefix) +
+          R"(spec.daemonsets.updateStrategy: Unsupported value: "Bogus": supported values: "RollingUpdate", "OnDelete")");
+  a = answer(R"({"spec":{"driver":{"startupProbe":{"periodSeconds":0}}}})");
+  EXPECT_EQ(
+      a.message,
+      std::string(kPrefix) +
+          R"(spec.driver.startupProbe.periodSeconds: Invalid value: 0: spec.driver.startupProbe.periodSeconds in body should be greater than or equal to 1)");
+  EXPECT_EQ(a.causes[0].substr(0, a.causes[0].find('|', a.causes[0].find('|') + 1)),
+            "spec.driver.startupProbe.periodSeconds|FieldValueInvalid");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"upgradePolicy":{"maxParallelUpgrades":-1}}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.upgradePolicy.maxParallelUpgrades: Invalid value: -1: spec.driver.upgradePolicy.maxParallelUpgrades in body should be greater than or equal to 0)");
+}
+
+TEST(ClusterPolicySchema, IntegersFormatsAndIntOrString) {
+  // 2.0 is an integer; 1.5 and "2" are not.
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"upgradePolicy":{"maxParallelUpgrades":2.0}}}})").message, "");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"upgradePolicy":{"maxParallelUpgrades":"2"}}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.upgradePolicy.maxParallelUpgrades: Invalid value: "string": spec.driver.upgradePolicy.maxParallelUpgrades in body must be of type integer: "string")");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"upgradePolicy":{"maxParallelUpgrades":1.5}}}})").causes,
+      (std::vector<std::string>{
+          R"(spec.driver.upgradePolicy.maxParallelUpgrades|FieldValueTypeInvalid|Invalid value: "number": spec.driver.upgradePolicy.maxParallelUpgrades in body must be of type integer: "number")",
+          R"(<nil>|FieldValueInvalid|Invalid value: "": Checked value must be of type integer (default format) in spec.driver.upgradePolicy.maxParallelUpgrades)"}));
+  EXPECT_EQ(
+      answer(R"({"spec":{"dcgm":{"hostPort":99999999999}}})").message,
+      std::string(kPrefix) +
+          R"(<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.dcgm.hostPort)");
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"upgradePolicy":{"maxUnavailable":"25%"}}}})").message, "");
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"upgradePolicy":{"maxUnavailable":3}}}})").message, "");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"upgradePolicy":{"maxUnavailable":1.5}}}})").message,
+      std::string(kPrefix) +
+          R"([spec.driver.upgradePolicy.maxUnavailable: Invalid value: "number": spec.driver.upgradePolicy.maxUnavailable in body must be of type integer,string: "number", <nil>: Invalid value: "": "spec.driver.upgradePolicy.maxUnavailable" must validate at least one schema (anyOf), spec.driver.upgradePolicy.maxUnavailable: Invalid value: "number": spec.driver.upgradePolicy.maxUnavailable in body must be of type integer: "number", <nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.driver.upgradePolicy.maxUnavailable])");
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"resources":{"limits":{"cpu":true}}}}})").causes,
+      (std::vector<std::string>{
+          R"(spec.driver.resources.limits.cpu|FieldValueTypeInvalid|Invalid value: "boolean": spec.driver.resources.limits.cpu in body must be of type integer,string: "boolean")",
+          R"(<nil>|FieldValueInvalid|Invalid value: "": "spec.driver.resources.limits.cpu" must validate at least one schema (anyOf))",
+          R"(spec.driver.resources.limits.cpu|FieldValueTypeInvalid|Invalid value: "boolean": spec.driver.resources.limits.cpu in body must be of type integer: "boolean")"}));
+}
+
+TEST(ClusterPolicySchema, RequiredUnknownAndNull) {
+  // A required field removed; the property errors come before the
+  // required ones, which follow the CRD's order.
+  EXPECT_EQ(answer(R"({"spec":{"driver":null}})").message, std::string(kPrefix) + "spec.driver: Required value");
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"env":[{"value":"a"}]},"toolkit":null}})").message,
+            std::string(kPrefix) + "[spec.driver.env[0].name: Required value, spec.toolkit: Required value]");
+  // Unknown fields are pruned, not refused (kubectl warns); null is pruned
+  // too; a whole spec removed leaves nothing to check.
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"enabeld":false}}})").message, "");
+  EXPECT_EQ(answer(R"({"spec":{"dcgmExporter":{"enabled":null}}})").message, "");
+  EXPECT_EQ(answer(R"({"spec":null})").message, "");
+  // A required field with a default is filled before validation.
+  EXPECT_EQ(answer(R"({"spec":{"operator":{}}})").message, "");
+}
+
+// Whatever the value (deep, wide, of any type), the check ends and only
+// names fields: depth is the schema's, not the value's.
+TEST(ClusterPolicySchema, AnyValueEnds) {
+  std::string deep = "1";
+  for (int i = 0; i < 5000; ++i) deep = "{\"a\":" + deep + "}";
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"enabeld":)" + deep + "}}}").message, "");
+  std::string arr = "[";
+  for (int i = 0; i < 5000; ++i) arr += std::string(i ? "," : "") + "[[[1]]]";
+  arr += "]";
+  EXPECT_NE(answer(R"({"spec":{"driver":{"env":)" + arr + "}}}").message, "");
+}
+
+}  // namespace
+}  // namespace gpuops
