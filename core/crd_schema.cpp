@@ -162,13 +162,12 @@ std::vector<InputError::Cause> schema_errors(const json::value& schema, const js
   return out;
 }
 
-void validate_cluster_policy_spec(const std::string& name, const json::object& raw) {
-  static const json::value schema = json::parse(crd_schema_text("clusterpolicy"));
-  const json::value* spec = raw.if_contains("spec");
-  if (!spec || spec->is_null()) return;
-  std::vector<Cause> errs = schema_errors(schema, *spec, "spec");
-  if (errs.empty()) return;
-  // field.ErrorList.ToAggregate: each distinct message once.
+namespace {
+
+// The 422 of a custom resource: `<Kind>.nvidia.com "NAME" is invalid: ...`
+// with each distinct message once (field.ErrorList.ToAggregate) and every
+// error a cause. REQUIRES: !errs.empty().
+[[noreturn]] void throw_invalid(const char* group_kind, const std::string& name, std::vector<Cause> errs) {
   std::vector<std::string> seen;
   for (const auto& c : errs) {
     std::string text = c.field + ": " + c.message;
@@ -181,9 +180,78 @@ void validate_cluster_policy_spec(const std::string& name, const json::object& r
     agg += "]";
   }
   InputError e = InputError::with_status(422, "", 0, errs[0].field,
-                                         "ClusterPolicy.nvidia.com \"" + name + "\" is invalid: " + agg);
+                                         std::string(group_kind) + " \"" + name + "\" is invalid: " + agg);
   e.causes = std::move(errs);
   throw e;
+}
+
+const json::value& schema_of(const char* name) {
+  static const json::value cluster_policy = json::parse(crd_schema_text("clusterpolicy"));
+  static const json::value nvidia_driver = json::parse(crd_schema_text("nvidiadriver"));
+  return std::string_view(name) == "clusterpolicy" ? cluster_policy : nvidia_driver;
+}
+
+// spec.<key> as stored: the value, else the schema's default (the API
+// server stores defaulted objects; gpuops keeps them as written), else
+// null.
+json::value stored_value(const json::value& schema, const json::object* spec, std::string_view key) {
+  if (spec)
+    if (const json::value* v = spec->if_contains(key); v && !v->is_null()) return *v;
+  if (const json::object* p = props(schema.as_object(), "properties"))
+    if (const json::value* s = p->if_contains(key); s && s->is_object())
+      if (const json::value* d = s->get_object().if_contains("default")) return *d;
+  return nullptr;
+}
+
+}  // namespace
+
+void validate_cluster_policy_spec(const std::string& name, const json::object& raw) {
+  const json::value* spec = raw.if_contains("spec");
+  if (!spec || spec->is_null()) return;
+  std::vector<Cause> errs = schema_errors(schema_of("clusterpolicy"), *spec, "spec");
+  if (!errs.empty()) throw_invalid("ClusterPolicy.nvidia.com", name, std::move(errs));
+}
+
+void validate_nvidia_driver_spec(const std::string& name, const json::object& raw, const json::object* old_raw) {
+  const json::value* spec = raw.if_contains("spec");
+  if (!spec || spec->is_null()) return;
+  const json::value& schema = schema_of("nvidiadriver");
+  std::vector<Cause> errs = schema_errors(schema, *spec, "spec");
+  if (!errs.empty()) {
+    // The CRD has CEL rules, which the API server does not run on an
+    // object its schema refused, and says so.
+    errs.push_back({"FieldValueInvalid", "<nil>",
+                    "Invalid value: null: some validation rules were not checked because the object was invalid; "
+                    "correct the existing errors to complete validation"});
+    throw_invalid("NVIDIADriver.nvidia.com", name, std::move(errs));
+  }
+  const json::object* s = spec->if_object();
+  // The x-kubernetes-validations of v26.7.0's CRD, the object's rule first,
+  // then its properties' (apiextensions-apiserver's CEL validator visits a
+  // node's rules before its children's).
+  // spec: has(self.default) && self.default ? !has(self.nodeSelector) ||
+  //   size(self.nodeSelector) == 0 : true
+  const json::value def = stored_value(schema, s, "default");
+  if (def.is_bool() && def.get_bool()) {
+    const json::value* ns = s ? s->if_contains("nodeSelector") : nullptr;
+    if (ns && ns->is_object() && !ns->get_object().empty())
+      errs.push_back({"FieldValueInvalid", "spec", "Invalid value: default NVIDIADriver must not use nodeSelector"});
+  }
+  // spec.driverType and spec.usePrecompiled: self == oldSelf (a transition
+  // rule: only on update, only when both the old and the new value exist).
+  if (old_raw) {
+    const json::value* old_spec_v = old_raw->if_contains("spec");
+    const json::object* old_spec = old_spec_v ? old_spec_v->if_object() : nullptr;
+    for (const char* key : {"driverType", "usePrecompiled"}) {
+      const json::value now = stored_value(schema, s, key), before = stored_value(schema, old_spec, key);
+      if (now.is_null() || before.is_null() || now == before) continue;
+      errs.push_back({"FieldValueInvalid", std::string("spec.") + key,
+                      "Invalid value: " + go_value(now) + ": " + key +
+                          " is an immutable field. Please create a new NvidiaDriver resource instead when you want "
+                          "to change this setting."});
+    }
+  }
+  if (!errs.empty()) throw_invalid("NVIDIADriver.nvidia.com", name, std::move(errs));
 }
 
 }  // namespace gpuops::core

@@ -28,7 +28,7 @@
 
 namespace gpuops::core {
 
-// The compiled-in schema text of `name` ("clusterpolicy"), "" when there is
+// The compiled-in schema text of `name` ("clusterpolicy", "nvidiadriver"), "" when there is
 // none (generated from data/crds/*.json by CMake).
 std::string crd_schema_text(const std::string& name);
 
@@ -58,5 +58,18 @@ std::vector<InputError::Cause> schema_errors(const boost::json::value& schema, c
 // "<field>: <message>", several as "[a, b]" (field.ErrorList.ToAggregate),
 // with every error in InputError::causes and field() the first's.
 void validate_cluster_policy_spec(const std::string& name, const boost::json::object& raw);
+
+// An NVIDIADriver's spec (its API JSON `raw`) against the compiled-in
+// schema (data/crds/nvidiadriver.json, v26.7.0's
+// nvidia.com_nvidiadrivers.yaml) and the CRD's CEL rules
+// (x-kubernetes-validations, mirrored as written: a default driver has no
+// nodeSelector; driverType and usePrecompiled cannot change, checked when
+// `old_raw`, the stored object of an update, is given; a field the object
+// leaves out has the schema's default, as the API server stores it). When
+// the schema refuses, the rules are not run and a last cause says so, as
+// the API server does. Throws InputError 422 `NVIDIADriver.nvidia.com
+// "NAME" is invalid: ...` as validate_cluster_policy_spec does.
+void validate_nvidia_driver_spec(const std::string& name, const boost::json::object& raw,
+                                 const boost::json::object* old_raw);
 
 }  // namespace gpuops::core

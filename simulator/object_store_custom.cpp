@@ -56,12 +56,18 @@ void clear_status(T& obj) {
   obj.raw.erase("status");
 }
 
-// The ClusterPolicy CRD's structural schema, as the API server's
-// validation of a custom resource answers it (core/crd_schema.h: types,
-// enums, minimums, int-or-string and the required spec fields, measured
-// against a v1.37 API server with the operator's CRD, docs/FIDELITY.md).
-void validate_custom(const core::ClusterPolicy& cp) { core::validate_cluster_policy_spec(cp.metadata.name, cp.raw); }
-void validate_custom(const core::NVIDIADriver&) {}
+// The CRDs' structural schemas and (NVIDIADriver) CEL rules, as the API
+// server's validation of a custom resource answers them (core/crd_schema.h:
+// types, enums, minimums, int-or-string, the required spec fields and the
+// immutable fields, measured against a v1.37 API server with the
+// operator's CRDs, docs/FIDELITY.md). `old`: the stored object of an update
+// (null on create).
+void validate_custom(const core::ClusterPolicy& cp, const core::ClusterPolicy*) {
+  core::validate_cluster_policy_spec(cp.metadata.name, cp.raw);
+}
+void validate_custom(const core::NVIDIADriver& d, const core::NVIDIADriver* old) {
+  core::validate_nvidia_driver_spec(d.metadata.name, d.raw, old ? &old->raw : nullptr);
+}
 
 template <class T>
 constexpr Kind kind_for() {
@@ -90,7 +96,7 @@ core::Object ObjectStore::create_custom(T obj) {
   // create() has stamped uid and creationTimestamp and checked the name. An
   // imported object was valid under its own cluster's CRD, whatever
   // version that was: it is kept as it is.
-  if (!restoring_) validate_custom(obj);
+  if (!restoring_) validate_custom(obj, static_cast<const T*>(nullptr));
   if (!restoring_) {
     clear_status(obj);
     obj.metadata.generation = 1;
@@ -120,7 +126,7 @@ core::Object ObjectStore::update_custom(T given, bool status) {
   if (status) {
     keep_spec(given, stored);
   } else {
-    validate_custom(given);
+    validate_custom(given, &stored);
     keep_status(given, stored);
     if (!same_spec(given.raw, stored.raw)) given.metadata.generation = stored.metadata.generation + 1;
   }

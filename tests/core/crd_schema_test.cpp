@@ -204,3 +204,72 @@ TEST(ClusterPolicySchema, AnyValueEnds) {
 
 }  // namespace
 }  // namespace gpuops
+
+namespace gpuops {
+namespace {
+
+// NVIDIADriver (v1alpha1): the schema, then the CRD's CEL rules. Measured
+// the same way, 2026-12-05, with v26.7.0's nvidia.com_nvidiadrivers.yaml
+// applied: `kubectl create` of `spec: {}` stored default: false,
+// driverType: gpu, image: nvcr.io/nvidia/driver, kernelModuleType: auto.
+std::string driver_answer(const std::string& spec, const std::string* old_spec = nullptr) {
+  auto wrap = [](const std::string& s) {
+    return json::parse(R"({"apiVersion":"nvidia.com/v1alpha1","kind":"NVIDIADriver","metadata":{"name":"d"},"spec":)" +
+                       s + "}")
+        .as_object();
+  };
+  json::object old = old_spec ? wrap(*old_spec) : json::object();
+  try {
+    core::validate_nvidia_driver_spec("d", wrap(spec), old_spec ? &old : nullptr);
+  } catch (const core::InputError& e) {
+    std::string what = e.what();
+    std::string out = what.substr(what.find("NVIDIADriver.nvidia.com"));
+    for (const auto& c : e.causes) out += "\n" + c.field + "|" + c.reason;
+    return out;
+  }
+  return "";
+}
+
+TEST(NVIDIADriverSchema, SchemaThenTheCelRules) {
+  const std::string not_checked =
+      "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct "
+      "the existing errors to complete validation";
+  EXPECT_EQ(driver_answer("{}"), "");
+  EXPECT_EQ(
+      driver_answer(R"({"image":5})"),
+      "NVIDIADriver.nvidia.com \"d\" is invalid: [spec.image: Invalid value: \"integer\": spec.image in body must "
+      "be of type string: \"integer\", " +
+          not_checked + "]\nspec.image|FieldValueTypeInvalid\n<nil>|FieldValueInvalid");
+  EXPECT_EQ(driver_answer(R"({"driverType":"bogus"})"),
+            "NVIDIADriver.nvidia.com \"d\" is invalid: [spec.driverType: Unsupported value: \"bogus\": supported "
+            "values: \"gpu\", \"vgpu\", \"vgpu-host-manager\", " +
+                not_checked + "]\nspec.driverType|FieldValueNotSupported\n<nil>|FieldValueInvalid");
+  EXPECT_EQ(driver_answer(R"("x")"),
+            "NVIDIADriver.nvidia.com \"d\" is invalid: [spec: Invalid value: \"string\": spec in body must be of type "
+            "object: \"string\", " +
+                not_checked + "]\nspec|FieldValueTypeInvalid\n<nil>|FieldValueInvalid");
+  // has(self.default) && self.default ? !has(self.nodeSelector) || size(self.nodeSelector) == 0 : true
+  EXPECT_EQ(driver_answer(R"({"default":true,"nodeSelector":{"a":"b"}})"),
+            "NVIDIADriver.nvidia.com \"d\" is invalid: spec: Invalid value: default NVIDIADriver must not use "
+            "nodeSelector\nspec|FieldValueInvalid");
+  EXPECT_EQ(driver_answer(R"({"default":true,"nodeSelector":{}})"), "");
+  EXPECT_EQ(driver_answer(R"({"nodeSelector":{"a":"b"}})"), "");
+  // self == oldSelf: driverType (defaulted to gpu when left out) and
+  // usePrecompiled (only when both have it).
+  const std::string stored = "{}";
+  EXPECT_EQ(driver_answer(R"({"driverType":"vgpu"})", &stored),
+            "NVIDIADriver.nvidia.com \"d\" is invalid: spec.driverType: Invalid value: \"vgpu\": driverType is an "
+            "immutable field. Please create a new NvidiaDriver resource instead when you want to change this "
+            "setting.\nspec.driverType|FieldValueInvalid");
+  EXPECT_EQ(driver_answer(R"({"driverType":"gpu"})", &stored), "");
+  EXPECT_EQ(driver_answer(R"({"usePrecompiled":true})", &stored), "");
+  const std::string precompiled = R"({"usePrecompiled":false})";
+  EXPECT_EQ(driver_answer(R"({"usePrecompiled":true})", &precompiled),
+            "NVIDIADriver.nvidia.com \"d\" is invalid: spec.usePrecompiled: Invalid value: true: usePrecompiled is an "
+            "immutable field. Please create a new NvidiaDriver resource instead when you want to change this "
+            "setting.\nspec.usePrecompiled|FieldValueInvalid");
+  EXPECT_EQ(driver_answer(R"({})", &precompiled), "");
+}
+
+}  // namespace
+}  // namespace gpuops
