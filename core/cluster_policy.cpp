@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/crd_schema.h"
 #include "core/operator_install.h"
 
 namespace gpuops::core {
@@ -126,9 +127,13 @@ LabellerPolicy labeller_policy(const ClusterPolicy& policy) {
 namespace gpuops::core {
 
 const std::vector<std::string>& required_spec_fields() {
-  static const std::vector<std::string> kRequired = {"daemonsets",         "dcgm",     "dcgmExporter",
-                                                     "devicePlugin",       "driver",   "gfd",
-                                                     "nodeStatusExporter", "operator", "toolkit"};
+  static const std::vector<std::string> kRequired = [] {
+    std::vector<std::string> out;
+    if (const auto* req = crd_schema("clusterpolicy").as_object().if_contains("required"); req && req->is_array())
+      for (const auto& r : req->get_array())
+        if (r.is_string()) out.emplace_back(r.get_string());
+    return out;
+  }();
   return kRequired;
 }
 

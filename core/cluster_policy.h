@@ -54,11 +54,13 @@ std::optional<bool> enabled_field(const ClusterPolicy& policy, const std::string
 // `spec.sandboxWorkloads.mode` ("" when unset).
 std::string sandbox_mode(const ClusterPolicy& policy);
 
-// The spec fields the ClusterPolicy CRD requires (spec.required of v25.3.4
-// deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml): daemonsets,
-// dcgm, dcgmExporter, devicePlugin, driver, gfd, nodeStatusExporter,
-// operator, toolkit. The Helm chart's ClusterPolicy always renders them; the
-// API server refuses a ClusterPolicy without one (422 "Required value").
+// The spec fields the ClusterPolicy CRD requires, read from the schema
+// gpuops carries (core/crd_schema.h; spec.required of the operator's
+// nvidia.com_clusterpolicies.yaml, the same in v25.3.4 and v26.7.0):
+// daemonsets, dcgm, dcgmExporter, devicePlugin, driver, gfd,
+// nodeStatusExporter, operator, toolkit. The Helm chart's ClusterPolicy
+// always renders them; the API server refuses a ClusterPolicy without one
+// (422 "Required value").
 const std::vector<std::string>& required_spec_fields();
 
 // `spec` with each required field it lacks added as {} (every component at

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -155,6 +156,14 @@ void check(const json::object& schema, const json::value& value, const std::stri
 
 }  // namespace
 
+const json::value& crd_schema(const std::string& name) {
+  static const json::value cluster_policy = json::parse(crd_schema_text("clusterpolicy"));
+  static const json::value nvidia_driver = json::parse(crd_schema_text("nvidiadriver"));
+  if (name == "clusterpolicy") return cluster_policy;
+  if (name == "nvidiadriver") return nvidia_driver;
+  throw std::invalid_argument("no CRD schema named " + name);
+}
+
 std::vector<InputError::Cause> schema_errors(const json::value& schema, const json::value& value,
                                              const std::string& path) {
   std::vector<Cause> out;
@@ -185,12 +194,6 @@ namespace {
   throw e;
 }
 
-const json::value& schema_of(const char* name) {
-  static const json::value cluster_policy = json::parse(crd_schema_text("clusterpolicy"));
-  static const json::value nvidia_driver = json::parse(crd_schema_text("nvidiadriver"));
-  return std::string_view(name) == "clusterpolicy" ? cluster_policy : nvidia_driver;
-}
-
 // spec.<key> as stored: the value, else the schema's default (the API
 // server stores defaulted objects; gpuops keeps them as written), else
 // null.
@@ -208,14 +211,14 @@ json::value stored_value(const json::value& schema, const json::object* spec, st
 void validate_cluster_policy_spec(const std::string& name, const json::object& raw) {
   const json::value* spec = raw.if_contains("spec");
   if (!spec || spec->is_null()) return;
-  std::vector<Cause> errs = schema_errors(schema_of("clusterpolicy"), *spec, "spec");
+  std::vector<Cause> errs = schema_errors(crd_schema("clusterpolicy"), *spec, "spec");
   if (!errs.empty()) throw_invalid("ClusterPolicy.nvidia.com", name, std::move(errs));
 }
 
 void validate_nvidia_driver_spec(const std::string& name, const json::object& raw, const json::object* old_raw) {
   const json::value* spec = raw.if_contains("spec");
   if (!spec || spec->is_null()) return;
-  const json::value& schema = schema_of("nvidiadriver");
+  const json::value& schema = crd_schema("nvidiadriver");
   std::vector<Cause> errs = schema_errors(schema, *spec, "spec");
   if (!errs.empty()) {
     // The CRD has CEL rules, which the API server does not run on an

@@ -32,6 +32,11 @@ namespace gpuops::core {
 // none (generated from data/crds/*.json by CMake).
 std::string crd_schema_text(const std::string& name);
 
+// The compiled-in schema `name` ("clusterpolicy", "nvidiadriver") parsed
+// once: the spec's schema node. Throws std::invalid_argument for another
+// name.
+const boost::json::value& crd_schema(const std::string& name);
+
 // The field errors of `value` (the object's spec, at field path `path`,
 // "spec") against `schema` (one node of a schema as crd-schema.py writes
 // it), in the API server's words: each an InputError::Cause (reason such

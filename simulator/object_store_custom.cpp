@@ -96,8 +96,8 @@ core::Object ObjectStore::create_custom(T obj) {
   // create() has stamped uid and creationTimestamp and checked the name. An
   // imported object was valid under its own cluster's CRD, whatever
   // version that was: it is kept as it is.
-  if (!restoring_) validate_custom(obj, static_cast<const T*>(nullptr));
   if (!restoring_) {
+    validate_custom(obj, static_cast<const T*>(nullptr));
     clear_status(obj);
     obj.metadata.generation = 1;
   } else if (obj.metadata.generation < 1) {
