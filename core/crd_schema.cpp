@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -66,6 +69,88 @@ const json::object* props(const json::object& schema, const char* key) {
   return v ? v->if_object() : nullptr;
 }
 
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Digits from `i`: how many (0: none).
+size_t digits(std::string_view s, size_t i) {
+  size_t n = 0;
+  while (i + n < s.size() && digit(s[i + n])) ++n;
+  return n;
+}
+
+// ([0-9]+(\.[0-9]*)?)|(\.[0-9]+) from `i`: its end, or npos.
+size_t decimal(std::string_view s, size_t i) {
+  if (size_t n = digits(s, i)) {
+    i += n;
+    if (i < s.size() && s[i] == '.') i += 1 + digits(s, i + 1);
+    return i;
+  }
+  if (i < s.size() && s[i] == '.')
+    if (size_t n = digits(s, i + 1)) return i + 1 + n;
+  return std::string_view::npos;
+}
+
+// The resource quantity expression of the CRDs (what controller-gen writes
+// for resource.Quantity):
+// ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
+bool quantity_matches(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  i = decimal(s, i);
+  if (i == std::string_view::npos) return false;
+  if (i == s.size()) return true;
+  std::string_view rest = s.substr(i);
+  if (rest.size() == 2 && std::string_view("KMGTPE").find(rest[0]) != std::string_view::npos && rest[1] == 'i')
+    return true;
+  if (rest.size() == 1 && std::string_view("numkMGTPE").find(rest[0]) != std::string_view::npos) return true;
+  if (rest[0] != 'e' && rest[0] != 'E') return false;
+  size_t j = 1;
+  if (j < rest.size() && (rest[j] == '+' || rest[j] == '-')) ++j;
+  j = decimal(rest, j);
+  return j == rest.size();
+}
+
+// The Prometheus Operator's duration expression (ServiceMonitor intervals):
+// ^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$
+// Each unit at most once, in that order; "5ms" is milliseconds (the only
+// reading under which the expression matches).
+bool monitoring_duration_matches(std::string_view s) {
+  if (s == "0") return true;
+  static constexpr std::string_view kUnits[] = {"y", "w", "d", "h", "m", "s", "ms"};
+  size_t i = 0, next_unit = 0;
+  while (i < s.size()) {
+    size_t n = digits(s, i);
+    if (!n) return false;
+    i += n;
+    std::string_view unit = s.substr(i, i + 1 < s.size() && s[i] == 'm' && s[i + 1] == 's' ? 2 : 1);
+    size_t u = next_unit;
+    while (u < std::size(kUnits) && kUnits[u] != unit) ++u;
+    if (u == std::size(kUnits)) return false;
+    next_unit = u + 1;
+    i += unit.size();
+  }
+  return true;
+}
+
+// Whether `s` matches the CRD pattern `pattern`, for the expressions the
+// operator's CRDs use; nullopt for any other (not checked: no regular
+// expression engine runs on request data).
+std::optional<bool> pattern_matches(std::string_view pattern, std::string_view s) {
+  if (pattern ==
+      R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)")
+    return quantity_matches(s);
+  if (pattern == R"([a-zA-Z0-9\-]+)")  // not anchored: one such character anywhere
+    return std::any_of(s.begin(), s.end(),
+                       [](char c) { return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'; });
+  if (pattern == R"(^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$)")
+    return monitoring_duration_matches(s);
+  if (pattern == R"(^[a-zA-Z_][a-zA-Z0-9_]*$)")
+    return !s.empty() && !digit(s[0]) && std::all_of(s.begin(), s.end(), [](char c) {
+      return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    });
+  return std::nullopt;
+}
+
 void type_invalid(std::vector<Cause>& out, const std::string& path, const std::string& got, const std::string& want) {
   out.push_back({"FieldValueTypeInvalid", path,
                  "Invalid value: \"" + got + "\": " + path + " in body must be of type " + want + ": \"" + got + "\""});
@@ -104,6 +189,13 @@ void check(const json::object& schema, const json::value& value, const std::stri
           unnamed(out, "Checked value must be of type integer with format int32 in " + path);
       }
     }
+  }
+  if (const json::value* pat = schema.if_contains("pattern"); pat && pat->is_string() && value.is_string()) {
+    const std::string_view text(value.get_string());
+    if (pattern_matches(pat->get_string(), text) == false)
+      out.push_back({"FieldValueInvalid", path,
+                     "Invalid value: " + go_value(value) + ": " + path + " in body should match '" +
+                         std::string(pat->get_string()) + "'"});
   }
   if (got == "integer" || got == "number") {
     const double d = number(value);

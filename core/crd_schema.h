@@ -8,11 +8,13 @@
 // the spec schema of gpu-operator v26.7.0's
 // deployments/gpu-operator/crds/nvidia.com_clusterpolicies.yaml, written by
 // `scripts/crd-schema.py CRD.yaml`: type, properties, items,
-// additionalProperties, required, enum, minimum, maximum, format (int32,
-// int64), default, x-kubernetes-int-or-string and
-// x-kubernetes-preserve-unknown-fields. Not checked: `pattern` (the API
-// server's regular expressions; 55 string fields, resource quantities and
-// names among them). v25.3.4's schema differs in three facts only: it
+// additionalProperties, required, enum, minimum, maximum, pattern, format
+// (int32, int64), default, x-kubernetes-int-or-string and
+// x-kubernetes-preserve-unknown-fields. A `pattern` is checked by a matcher
+// written for its expression (the four the operator's CRDs use: resource
+// quantities, images, ServiceMonitor durations, environment variable
+// names); another expression would not be checked (no regular expression
+// engine runs on request data). v25.3.4's schema differs in three facts only: it
 // requires spec.operator.defaultRuntime (defaulted, so never missing) and
 // limits it to docker, crio and containerd, and has no minimum on the
 // ServiceMonitor relabelings' modulus.
@@ -45,7 +47,7 @@ const boost::json::value& crd_schema(const std::string& name);
 // after the path, e.g. `Invalid value: "string": spec.driver in body must
 // be of type object: "string"`). Mirrors kube-openapi's type, format,
 // anyOf (x-kubernetes-int-or-string), minimum/maximum, enum and object
-// validators and the mapping of their errors in ValidateCustomResource
+// validators, `pattern` as above, and the mapping of their errors in ValidateCustomResource
 // (errors with no field name are on field "<nil>", as the API server prints
 // them). Null values are skipped (pruned by the API server before
 // validation); a required property with a default is not missing

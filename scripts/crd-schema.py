@@ -6,9 +6,9 @@
 Reads the first served version's openAPIV3Schema and keeps, under
 properties.spec, only what gpuops' structural validation reads
 (core/crd_schema.h): type, properties, items, additionalProperties,
-required, enum, minimum, maximum, format (int32 and int64), default,
-x-kubernetes-int-or-string and x-kubernetes-preserve-unknown-fields.
-Descriptions, patterns and everything else are left out. Needs python3
+required, enum, minimum, maximum, pattern, format (int32 and int64),
+default, x-kubernetes-int-or-string and x-kubernetes-preserve-unknown-fields.
+Descriptions and everything else are left out. Needs python3
 with PyYAML (python3-yaml).
 """
 import json
@@ -16,7 +16,7 @@ import sys
 
 import yaml
 
-KEEP = ("type", "required", "enum", "minimum", "maximum", "default",
+KEEP = ("type", "required", "enum", "minimum", "maximum", "default", "pattern",
         "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields")
 
 

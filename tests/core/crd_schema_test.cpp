@@ -175,6 +175,34 @@ TEST(ClusterPolicySchema, IntegersFormatsAndIntOrString) {
           R"(spec.driver.resources.limits.cpu|FieldValueTypeInvalid|Invalid value: "boolean": spec.driver.resources.limits.cpu in body must be of type integer: "boolean")"}));
 }
 
+// The CRDs' patterns, each value as the API server took it or refused it
+// ("should match '<pattern>'").
+TEST(ClusterPolicySchema, Patterns) {
+  const std::string quantity =
+      R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)";
+  for (const char* ok : {"1.", ".5", "1.5e3", "5Ki", "1e3.5", "+1E+2", "1Ei", "1.5Gi", "+.5e-3"})
+    EXPECT_EQ(answer(R"({"spec":{"driver":{"resources":{"limits":{"cpu":")" + std::string(ok) + "\"}}}}}").message, "")
+        << ok;
+  for (const char* bad : {"5ki", "-.", "1mi", "abc", "1e", ""})
+    EXPECT_EQ(answer(R"({"spec":{"driver":{"resources":{"limits":{"cpu":")" + std::string(bad) + "\"}}}}}").message,
+              std::string(kPrefix) + "spec.driver.resources.limits.cpu: Invalid value: \"" + bad +
+                  "\": spec.driver.resources.limits.cpu in body should match '" + quantity + "'")
+        << bad;
+  // Not anchored: one letter, digit or '-' anywhere will do.
+  EXPECT_EQ(answer(R"({"spec":{"driver":{"image":"a"}}})").message, "");
+  for (const char* bad : {"...", "", "é"})
+    EXPECT_EQ(answer(R"({"spec":{"driver":{"image":")" + std::string(bad) + "\"}}}").message,
+              std::string(kPrefix) + "spec.driver.image: Invalid value: \"" + bad +
+                  "\": spec.driver.image in body should match '[a-zA-Z0-9\\-]+'")
+        << bad;
+  const std::string interval = "{\"spec\":{\"dcgmExporter\":{\"serviceMonitor\":{\"interval\":\"";
+  for (const char* ok : {"5ms", "", "0", "1y2w3d4h5m6s7ms"})
+    EXPECT_EQ(answer(interval + ok + "\"}}}}").message, "") << ok;
+  for (const char* bad : {"5s1m", "00", "1h1h", "m"})
+    EXPECT_NE(answer(interval + bad + "\"}}}}").message.find("should match '^(0|(([0-9]+)y)?"), std::string::npos)
+        << bad;
+}
+
 TEST(ClusterPolicySchema, RequiredUnknownAndNull) {
   // A required field removed; the property errors come before the
   // required ones, which follow the CRD's order.
