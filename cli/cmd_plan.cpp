@@ -335,18 +335,29 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   }
   const uint64_t mark = copy.store().resource_version();
   // A change the (simulated) API server refuses (a node deleted twice, a
-  // ClusterPolicy or node the cluster does not have) is the change's fault:
-  // bad input (exit 2) naming the steps file and line, or the cluster it was
-  // planned on, and nothing is planned. Errors without an HTTP status (the
-  // simulator's own, such as a live-lock) stay cluster errors.
+  // ClusterPolicy or node the cluster does not have, a patch its schema
+  // refuses) is the change's fault: bad input (exit 2) naming the steps file
+  // and line, or the cluster it was planned on, and nothing is planned.
+  // Errors without an HTTP status (the simulator's own, such as a
+  // live-lock) stay cluster errors.
+  auto refused = [&](const core::Step& s, int status, const std::string& field, const std::string& message) {
+    core::InputError e =
+        steps_file
+            ? core::InputError::with_status(status, r["steps"].as<std::string>(), s.line, field, message)
+            : core::InputError::with_status(status, snapshot_list(o), 0, field.empty() ? words[0] : field, message);
+    return e;
+  };
   for (const auto& s : steps) {
     try {
       core::run_step_action(s, scenario, copy, nullptr);
     } catch (const core::ClusterError& e) {
       if (e.http_status() == 0) throw;
-      if (steps_file)
-        throw core::InputError::with_status(e.http_status(), r["steps"].as<std::string>(), s.line, "", e.what());
-      throw core::InputError::with_status(e.http_status(), snapshot_list(o), 0, words[0], e.what());
+      throw refused(s, e.http_status(), "", e.what());
+    } catch (const core::InputError& e) {
+      if (!e.file().empty()) throw;  // already names its file (a manifest of apply -f)
+      core::InputError named = refused(s, e.http_status, e.field(), e.message());
+      named.causes = e.causes;
+      throw named;
     }
   }
   for (const auto& [ns, pod] : evict) copy.delete_pod(ns, pod);

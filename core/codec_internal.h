@@ -243,6 +243,10 @@ ObjectMeta validate_object_meta(Decoder& d, const boost::json::object& root,
                                 std::string (*name_rule)(const std::string&), bool namespaced);
 std::string validate_port_number(int64_t port);
 std::string validate_port_name(const std::string& name);
+// field.ErrorList.ToAggregate's text of field errors "<field>: <message>":
+// each distinct text once, in order; one alone as it is, several as
+// "[a, b]". Linear in the errors (a request can carry 100,000).
+std::string aggregate(const std::vector<std::string>& texts);
 // strconv.Quote, what Go's %q and %#v print for a string: '"' and '\\'
 // escaped, control bytes as \n, \t, \r or \xNN.
 std::string go_quote(const std::string& s);

@@ -1,6 +1,7 @@
 #include "core/crd_schema.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -22,17 +23,27 @@ namespace {
 
 using Cause = InputError::Cause;
 
-// kube-openapi's name for the JSON type of `v` (an integral number is an
-// "integer", as swag.IsFloat64AJSONInteger has it). REQUIRES: not null.
+// The API server decodes a JSON number as Go's int64 when its text is an
+// integer that fits, else as float64 (sigs.k8s.io/json, UseNumber then
+// int64 or float64): Boost.JSON's int64 kind is the first, its uint64 (past
+// int64) and double kinds the second.
+bool go_float64(const json::value& v) { return v.is_uint64() || v.is_double(); }
+
+// swag.IsFloat64AJSONInteger: integral and within ±(2^53 - 1).
+bool json_integer(double d) {
+  constexpr double kMax = 9007199254740991.0;
+  return std::isfinite(d) && d == std::floor(d) && d >= -kMax && d <= kMax;
+}
+
+// kube-openapi's name for the JSON type of `v`: an int64 is an "integer",
+// a float64 too when swag.IsFloat64AJSONInteger says so, else a "number".
+// "null" for null (an array's item: nulls in objects are pruned first).
 std::string type_of(const json::value& v) {
   switch (v.kind()) {
     case json::kind::bool_: return "boolean";
-    case json::kind::int64:
-    case json::kind::uint64: return "integer";
-    case json::kind::double_: {
-      double d = v.get_double();
-      return std::isfinite(d) && d == std::floor(d) ? "integer" : "number";
-    }
+    case json::kind::int64: return "integer";
+    case json::kind::uint64: return json_integer(static_cast<double>(v.get_uint64())) ? "integer" : "number";
+    case json::kind::double_: return json_integer(v.get_double()) ? "integer" : "number";
     case json::kind::string: return "string";
     case json::kind::array: return "array";
     case json::kind::object: return "object";
@@ -41,10 +52,29 @@ std::string type_of(const json::value& v) {
   return "null";
 }
 
-// Go's %#v of a JSON scalar: a string quoted (strconv.Quote), a number or
-// boolean as JSON writes it.
+// Go's %v of a float64 (strconv.FormatFloat(f, 'g', -1, 64)): the shortest
+// digits, with an exponent ("1e+19", "-9.223372036854776e+18") when the
+// decimal exponent is below -4 or 6 and over, else plain ("-1.5", "100000").
+std::string go_float(double d) {
+  if (std::isinf(d)) return d > 0 ? "+Inf" : "-Inf";
+  if (std::isnan(d)) return "NaN";
+  char buf[64];
+  auto sci = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(sci.ptr - buf));
+  const size_t e = text.find('e');
+  int exp = 0;
+  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+'), text.data() + text.size(), exp);
+  if (exp < -4 || exp >= 6) return std::string(text);
+  auto fixed = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
+  return std::string(buf, fixed.ptr);
+}
+
+// Go's %#v of a JSON scalar as the API server holds it: a string quoted
+// (strconv.Quote), an int64 in decimal, a float64 as go_float, a boolean.
 std::string go_value(const json::value& v) {
   if (v.is_string()) return codec_internal::go_quote(std::string(v.get_string()));
+  if (v.is_uint64()) return go_float(static_cast<double>(v.get_uint64()));
+  if (v.is_double()) return go_float(v.get_double());
   return json::serialize(v);
 }
 
@@ -162,7 +192,6 @@ void unnamed(std::vector<Cause>& out, const std::string& message) {
 }
 
 void check(const json::object& schema, const json::value& value, const std::string& path, std::vector<Cause>& out) {
-  if (value.is_null()) return;  // pruned (nullable: false) before validation
   const std::string got = type_of(value);
   const json::value* type = schema.if_contains("type");
   const json::value* ios = schema.if_contains("x-kubernetes-int-or-string");
@@ -177,17 +206,26 @@ void check(const json::object& schema, const json::value& value, const std::stri
     }
   } else if (type && type->is_string()) {
     const std::string want(type->get_string());
-    if (got != want && !(want == "number" && got == "integer")) {
+    const json::value* f = schema.if_contains("format");
+    const std::string format = f && f->is_string() ? std::string(f->get_string()) : "";
+    if (want == "integer" && (format == "int32" || format == "int64") && value.is_number()) {
+      // The format's own check: a float64 that is not an integer (within
+      // ±(2^53 - 1)) of the
+      // format's range is of the wrong type; an int64 past int32 only fails
+      // the format.
+      const double d = number(value);
+      const bool in_range =
+          format == "int64" || (d >= std::numeric_limits<int32_t>::min() && d <= std::numeric_limits<int32_t>::max());
+      if (go_float64(value) && !(json_integer(d) && in_range)) {
+        type_invalid(out, path, "float64", format);
+        unnamed(out, "Checked value must be of type integer with format " + format + " in " + path);
+      } else if (!in_range) {
+        unnamed(out, "Checked value must be of type integer with format " + format + " in " + path);
+      }
+    } else if (got != want && !(want == "number" && got == "integer")) {
       type_invalid(out, path, got, want);
       if (want == "integer" && got == "number")
         unnamed(out, "Checked value must be of type integer (default format) in " + path);
-    } else if (want == "integer") {
-      const json::value* format = schema.if_contains("format");
-      if (format && format->is_string() && format->get_string() == "int32") {
-        double d = number(value);
-        if (d < std::numeric_limits<int32_t>::min() || d > std::numeric_limits<int32_t>::max())
-          unnamed(out, "Checked value must be of type integer with format int32 in " + path);
-      }
     }
   }
   if (const json::value* pat = schema.if_contains("pattern"); pat && pat->is_string() && value.is_string()) {
@@ -221,6 +259,7 @@ void check(const json::object& schema, const json::value& value, const std::stri
     const json::object* properties = props(schema, "properties");
     const json::object* additional = props(schema, "additionalProperties");
     for (const auto& [key, v] : *o) {
+      if (v.is_null()) continue;  // pruned (nullable: false) before validation
       const std::string child = path + "." + std::string(key);
       if (properties)
         if (const json::value* s = properties->if_contains(key); s && s->is_object()) {
@@ -269,19 +308,13 @@ namespace {
 // with each distinct message once (field.ErrorList.ToAggregate) and every
 // error a cause. REQUIRES: !errs.empty().
 [[noreturn]] void throw_invalid(const char* group_kind, const std::string& name, std::vector<Cause> errs) {
-  std::vector<std::string> seen;
-  for (const auto& c : errs) {
-    std::string text = c.field + ": " + c.message;
-    if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
-  }
-  std::string agg = seen[0];
-  if (seen.size() > 1) {
-    agg = "[";
-    for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
-    agg += "]";
-  }
-  InputError e = InputError::with_status(422, "", 0, errs[0].field,
-                                         std::string(group_kind) + " \"" + name + "\" is invalid: " + agg);
+  std::vector<std::string> texts;
+  texts.reserve(errs.size());
+  for (const auto& c : errs) texts.push_back(c.field + ": " + c.message);
+  // An error on no field ("<nil>") leaves field() empty: the message has it.
+  InputError e = InputError::with_status(
+      422, "", 0, errs[0].field == "<nil>" ? "" : errs[0].field,
+      std::string(group_kind) + " \"" + name + "\" is invalid: " + codec_internal::aggregate(texts));
   e.causes = std::move(errs);
   throw e;
 }

@@ -49,8 +49,11 @@ const boost::json::value& crd_schema(const std::string& name);
 // anyOf (x-kubernetes-int-or-string), minimum/maximum, enum and object
 // validators, `pattern` as above, and the mapping of their errors in ValidateCustomResource
 // (errors with no field name are on field "<nil>", as the API server prints
-// them). Null values are skipped (pruned by the API server before
-// validation); a required property with a default is not missing
+// them). Null members of objects are skipped (pruned by the API server
+// before validation), a null array item is of type "null"; JSON numbers
+// are typed as the API server decodes them (an int64 when the text is an
+// integer that fits, else a float64, an "integer" only within ±(2^53 - 1));
+// a required property with a default is not missing
 // (defaulting runs first). Order: an object's properties in the value's
 // order, depth first, then its missing required properties in the
 // schema's order (the API server's order among properties varies from

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/codec_internal.h"
+#include "core/crd_schema.h"
 #include "core/documents.h"
 #include "core/errors.h"
 #include "core/quantity.h"
@@ -741,15 +742,49 @@ Object decode_object_impl(Doc&& doc) {
 Object decode_object(const Document& doc) { return decode_object_impl(doc); }
 Object decode_object(Document&& doc) { return decode_object_impl(std::move(doc)); }
 
+namespace {
+
+// Runs `check` (a CRD schema's, core/crd_schema.h), its InputError given the
+// document's file and the line of its first field.
+template <class Check>
+void in_document(const Document& doc, Check check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    std::vector<std::string> segs;  // "spec.driver.env[0].name" -> spec, driver, env, 0, name
+    std::string seg;
+    for (char c : e.field()) {
+      if (c == '.' || c == '[' || c == ']') {
+        if (!seg.empty()) segs.push_back(std::move(seg));
+        seg.clear();
+      } else {
+        seg += c;
+      }
+    }
+    if (!seg.empty()) segs.push_back(std::move(seg));
+    InputError named = InputError::with_status(e.http_status, doc.file, doc.line_of(segs), e.field(), e.message());
+    named.causes = e.causes;
+    throw named;
+  }
+}
+
+}  // namespace
+
 Object decode_manifest(const Document& doc) {
   KindInfo k = kind_of(doc);
+  // The custom resources are judged by their CRDs as on a create (the
+  // NVIDIADriver's immutable fields need the stored object: not here).
   if (k.kind == "ClusterPolicy") {
     if (k.api_version != "nvidia.com/v1") no_match(doc, k);
-    return decode_cluster_policy(doc);
+    ClusterPolicy cp = decode_cluster_policy(doc);
+    in_document(doc, [&] { validate_cluster_policy_spec(cp.metadata.name, cp.raw); });
+    return cp;
   }
   if (k.kind == "NVIDIADriver") {
     if (k.api_version != "nvidia.com/v1alpha1") no_match(doc, k);
-    return decode_nvidia_driver(doc);
+    NVIDIADriver d = decode_nvidia_driver(doc);
+    in_document(doc, [&] { validate_nvidia_driver_spec(d.metadata.name, d.raw, nullptr); });
+    return d;
   }
   if (k.kind != "DaemonSet" && k.kind != "Node" && k.kind != "Pod" && k.kind != "Namespace")
     throw InputError(doc.file, doc.line_of({"kind"}), "kind",

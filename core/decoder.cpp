@@ -55,19 +55,10 @@ void Decoder::invalid(const Path& p, const std::string& detail) const {
 
 void Decoder::invalid_all(const std::vector<FieldError>& errs) const {
   if (errs.empty()) return;
-  std::vector<std::string> seen;
-  for (const auto& fe : errs) {
-    std::string text = fe.field + ": " + fe.body;
-    if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(std::move(text));
-  }
-  std::string agg;
-  if (seen.size() == 1) {
-    agg = seen[0];
-  } else {
-    agg = "[";
-    for (size_t i = 0; i < seen.size(); ++i) agg += (i ? ", " : "") + seen[i];
-    agg += "]";
-  }
+  std::vector<std::string> texts;
+  texts.reserve(errs.size());
+  for (const auto& fe : errs) texts.push_back(fe.field + ": " + fe.body);
+  const std::string agg = aggregate(texts);
   InputError e = InputError::with_status(422, doc_.file, doc_.line_of(errs[0].segs), errs[0].field,
                                          group_kind_ + " \"" + name_ + "\" is invalid: " + agg);
   for (const auto& fe : errs) e.causes.push_back({fe.reason, fe.field, fe.body});

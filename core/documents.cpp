@@ -532,6 +532,12 @@ class ListItemHandler {
 
 }  // namespace
 
+json::value yaml_node_to_json(const YAML::Node& node) {
+  Document d;
+  std::vector<std::string> path;
+  return yaml_to_json(node, path, d);
+}
+
 bool JsonShape::find(std::string_view key, const JsonShape*& child) const {
   for (const auto& [k, shape] : keys)
     if (k == key) {

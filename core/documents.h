@@ -20,6 +20,10 @@
 
 #include "core/errors.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace gpuops::core {
 
 // One document read from a file: its JSON value and where each value came
@@ -43,6 +47,12 @@ struct Document {
 // Throws InputError naming the file and line on a syntax error (e.g. a tab in
 // indentation).
 std::vector<Document> read_documents(const std::string& text, const std::string& file);
+
+// A YAML node (as load_yaml gives it: merges applied, duplicate keys
+// refused) as read_documents turns a document into JSON: a quoted scalar
+// stays a string, a plain one is resolved as go-yaml resolves it (numbers,
+// booleans, null). Never throws.
+boost::json::value yaml_node_to_json(const YAML::Node& node);
 
 // Reads a file, or every *.json/*.yaml/*.yml file of a folder (sorted by name,
 // not recursive), into documents. Throws InputError if a path does not exist or

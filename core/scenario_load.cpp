@@ -386,19 +386,17 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
 
 // A YAML map as the JSON object kubectl would send for it (core/documents.h
 // read_documents' typing), `line` its first line for errors.
-json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::string& field,
-                       const std::string& file) {
+json::object yaml_json(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
   if (!yaml.IsMap()) reader.fail(yaml, field, "must be a map");
-  YAML::Emitter out;
-  out << yaml;
-  // Named as the scenario file (a .yaml: read as YAML even in flow style).
-  auto docs = read_documents(out.c_str(), file);
-  if (docs.size() != 1 || !docs[0].value.is_object()) reader.fail(yaml, field, "must be a map");
-  return std::move(docs[0].value.as_object());
+  // The node itself, not a re-emitted copy: the emitter drops the quotes of
+  // a quoted "1.5" or "true", which a second reading took for a number or a
+  // boolean.
+  json::value v = yaml_node_to_json(yaml);
+  if (!v.is_object()) reader.fail(yaml, field, "must be a map");
+  return std::move(v.as_object());
 }
 
-OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const std::string& field,
-                           const std::string& file) {
+OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
   reader.keys(yaml, field, {"version", "namespace", "name", "clusterPolicy"});
   OperatorSpec op;
   op.line = yaml.Mark().line + 1;
@@ -412,7 +410,7 @@ OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const s
   if (yaml["namespace"]) op.namespace_ = reader.str(yaml["namespace"], field + ".namespace");
   if (yaml["name"]) op.policy_name = reader.str(yaml["name"], field + ".name");
   if (const YAML::Node cp = yaml["clusterPolicy"]; cp && !cp.IsNull())
-    op.spec = yaml_json(reader, cp, field + ".clusterPolicy", file);
+    op.spec = yaml_json(reader, cp, field + ".clusterPolicy");
   return op;
 }
 
@@ -548,14 +546,14 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
   } else if (step.action == "advance") {
     step.advance = reader.duration(args, args_field);
   } else if (step.action == "installOperator") {
-    step.operator_spec = read_operator(reader, args, args_field, reader.file());
+    step.operator_spec = read_operator(reader, args, args_field);
   } else if (step.action == "patchClusterPolicy") {
     reader.keys(args, args_field, {"name", "patch"});
     if (!args["patch"])
       reader.fail(args, args_field + ".patch",
                   "Required value: a JSON merge patch, e.g. {spec: {dcgm: {enabled: true}}}");
     if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
-    step.policy_patch = yaml_json(reader, args["patch"], args_field + ".patch", reader.file());
+    step.policy_patch = yaml_json(reader, args["patch"], args_field + ".patch");
   } else if (step.action == "removeOperator") {
     if (args.IsMap()) {
       reader.keys(args, args_field, {"name"});
@@ -671,7 +669,7 @@ Scenario load_scenario(const std::string& path) {
   if (root["description"]) scenario.description = reader.str(root["description"], "description");
   if (root["namespace"]) scenario.namespace_ = reader.str(root["namespace"], "namespace");
   fs::path dir = fs::path(path).parent_path();
-  if (const YAML::Node op = root["operator"]) scenario.operator_ = read_operator(reader, op, "operator", path);
+  if (const YAML::Node op = root["operator"]) scenario.operator_ = read_operator(reader, op, "operator");
   if (root["operands"]) {
     std::string operands = reader.str(root["operands"], "operands");
     if (builtin_catalog_text(operands).empty()) operands = (dir / operands).string();

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -149,6 +150,20 @@ std::vector<std::string> qualified_name_errors(const std::string& value) {
 // ---------------------------------------------------------------- objects
 
 namespace codec_internal {
+
+std::string aggregate(const std::vector<std::string>& texts) {
+  std::unordered_set<std::string_view> seen;
+  std::vector<std::string_view> distinct;
+  for (const auto& t : texts)
+    if (seen.insert(t).second) distinct.push_back(t);
+  if (distinct.size() == 1) return std::string(distinct[0]);
+  std::string agg = "[";
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    if (i) agg += ", ";
+    agg += distinct[i];
+  }
+  return agg + "]";
+}
 
 std::string go_quote(const std::string& s) {
   std::string out = "\"";

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/errors.h"
 
@@ -388,11 +389,9 @@ YAML::Node resolve_merges(const YAML::Node& n, const std::string& file, const st
   }
   if (!changed) return n;
   YAML::Node out(YAML::NodeType::Map);
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   auto add = [&](const YAML::Node& k, const YAML::Node& v) {
-    std::string key = k.IsScalar() ? k.Scalar() : "";
-    if (k.IsScalar() && std::find(seen.begin(), seen.end(), key) != seen.end()) return;
-    seen.push_back(key);
+    if (k.IsScalar() && !seen.insert(k.Scalar()).second) return;
     out.force_insert(k, v);
   };
   for (auto& [k, v] : own) add(k, v);

@@ -241,7 +241,17 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
                        first_gpu->metadata.name + ": label " + kKernelVersionLabel + " not found");
       return;
     }
-    core::DaemonSet ds = render_operand_daemonset(*op, cp, catalog_, ns_, os_tag);
+    // The rendered DaemonSet is judged as the API server judges a create (a
+    // policy whose fields it takes may render one it refuses: a toleration
+    // operator "Bogus" in spec.daemonsets.tolerations): the create fails,
+    // and with it the state, in the API server's words.
+    core::DaemonSet ds;
+    try {
+      ds = render_operand_daemonset(*op, cp, catalog_, ns_, os_tag);
+    } catch (const core::InputError& e) {
+      write_status(cp, "notReady", false, "ReconcileFailed", "Failed to reconcile " + state_name + ": " + e.message());
+      return;
+    }
     const std::string hash = object_hash(ds);
     ds.metadata.annotations[kLastAppliedHash] = hash;
     // Create, or Update by name (the operator updates a DaemonSet of that

@@ -840,9 +840,10 @@ TEST(Codec, NamespaceOfAClusterScopedKindIsDropped) {
 // apiextensions-apiserver checks a custom resource's.
 TEST(Codec, DecodeManifestTakesTheOperatorsResources) {
   auto one = [](const std::string& text) { return core::decode_manifest(core::read_documents(text, "m.yaml").at(0)); };
-  auto cp =
-      one("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
-          "  driver:\n    enabled: true\nstatus:\n  state: ready\n");
+  auto cp = one(
+      "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+      "  driver:\n    enabled: true\n  daemonsets: {}\n  dcgm: {}\n  dcgmExporter: {}\n  devicePlugin: {}\n  gfd: {}\n"
+      "  nodeStatusExporter: {}\n  operator: {}\n  toolkit: {}\nstatus:\n  state: ready\n");
   ASSERT_TRUE(std::holds_alternative<core::ClusterPolicy>(cp));
   EXPECT_EQ(std::get<core::ClusterPolicy>(cp).state, "ready");
   auto nd =
@@ -864,6 +865,21 @@ TEST(Codec, DecodeManifestTakesTheOperatorsResources) {
   EXPECT_EQ(e.http_status, 404);
   EXPECT_EQ(e.line(), 1);
   EXPECT_EQ(e.message(), "no matches for kind \"ClusterPolicy\" in version \"nvidia.com/v1alpha1\"");
+  // As the API server judges a create: the CRD's schema (core/crd_schema.h),
+  // the error on the line of the field (or of its parent, for one missing).
+  e =
+      err("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+          "  driver:\n    enabled: true\n");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.field(), "spec.daemonsets");
+  EXPECT_EQ(e.causes.size(), 8u);
+  e =
+      err("apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: d\nspec:\n"
+          "  driverType: vgpu\n  image:\n    name: x\n");
+  EXPECT_EQ(e.http_status, 422);
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_EQ(e.field(), "spec.image");
   e = err("apiVersion: nvidia.com/v1\nkind: NVIDIADriver\nmetadata:\n  name: default\n");
   EXPECT_EQ(e.message(), "no matches for kind \"NVIDIADriver\" in version \"nvidia.com/v1\"");
   e = err("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: Cluster_Policy\n");

@@ -203,6 +203,62 @@ TEST(ClusterPolicySchema, Patterns) {
         << bad;
 }
 
+// JSON numbers as the API server decodes them: an int64 when the text is
+// an integer that fits, else a float64, an integer only within
+// ±(2^53 - 1); the formats' own checks; float64 values printed as Go's %v.
+TEST(ClusterPolicySchema, NumbersAsGoDecodesThem) {
+  const std::string ts = "spec.daemonsets.tolerations[0].tolerationSeconds";
+  for (const char* v : {"9223372036854775808", "1e19", "-9223372036854775809", "1.5"})
+    EXPECT_EQ(
+        answer(R"({"spec":{"daemonsets":{"tolerations":[{"key":"a","tolerationSeconds":)" + std::string(v) + "}]}}}")
+            .message,
+        std::string(kPrefix) + "[" + ts + ": Invalid value: \"float64\": " + ts +
+            " in body must be of type int64: \"float64\", <nil>: Invalid value: \"\": Checked value must be of "
+            "type integer with format int64 in " +
+            ts + "]")
+        << v;
+  EXPECT_EQ(answer(R"({"spec":{"daemonsets":{"tolerations":[{"key":"a","tolerationSeconds":9223372036854775807}]}}})")
+                .message,
+            "");
+  const std::string hp = "spec.dcgm.hostPort";
+  for (const char* v : {"1e19", "1.5"})
+    EXPECT_EQ(answer(R"({"spec":{"dcgm":{"hostPort":)" + std::string(v) + "}}}").message,
+              std::string(kPrefix) + "[" + hp + ": Invalid value: \"float64\": " + hp +
+                  " in body must be of type int32: \"float64\", <nil>: Invalid value: \"\": Checked value must be of "
+                  "type integer with format int32 in " +
+                  hp + "]")
+        << v;
+  EXPECT_EQ(answer(R"({"spec":{"dcgm":{"hostPort":2.0}}})").message, "");
+  EXPECT_EQ(answer(R"({"spec":{"dcgm":{"hostPort":2147483648}}})").message,
+            std::string(kPrefix) +
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in " + hp);
+  const std::string mp = "spec.driver.upgradePolicy.maxParallelUpgrades";
+  const std::string not_integer = mp + ": Invalid value: \"number\": " + mp +
+                                  " in body must be of type integer: \"number\", <nil>: Invalid value: \"\": Checked "
+                                  "value must be of type integer (default format) in " +
+                                  mp;
+  auto mpu = [&](const std::string& v) {
+    return answer(R"({"spec":{"driver":{"upgradePolicy":{"maxParallelUpgrades":)" + v + "}}}}").message;
+  };
+  EXPECT_EQ(mpu("1e19"), std::string(kPrefix) + "[" + not_integer + "]");
+  EXPECT_EQ(mpu("9223372036854775808"), std::string(kPrefix) + "[" + not_integer + "]");
+  EXPECT_EQ(mpu("9007199254740992.0"), std::string(kPrefix) + "[" + not_integer + "]");
+  EXPECT_EQ(mpu("-9223372036854775809"), std::string(kPrefix) + "[" + not_integer + ", " + mp +
+                                             ": Invalid value: -9.223372036854776e+18: " + mp +
+                                             " in body should be greater than or equal to 0]");
+  EXPECT_EQ(mpu("-1.5"), std::string(kPrefix) + "[" + not_integer + ", " + mp + ": Invalid value: -1.5: " + mp +
+                             " in body should be greater than or equal to 0]");
+  EXPECT_EQ(mpu("-1e300"), std::string(kPrefix) + "[" + not_integer + ", " + mp + ": Invalid value: -1e+300: " + mp +
+                               " in body should be greater than or equal to 0]");
+  EXPECT_EQ(mpu("-9007199254740993"), std::string(kPrefix) + mp + ": Invalid value: -9007199254740993: " + mp +
+                                          " in body should be greater than or equal to 0");
+  // A null item of an array is not pruned: it is of type "null".
+  EXPECT_EQ(
+      answer(R"({"spec":{"driver":{"env":[null,{"name":"a"}]}}})").message,
+      std::string(kPrefix) +
+          R"(spec.driver.env[0]: Invalid value: "null": spec.driver.env[0] in body must be of type object: "null")");
+}
+
 TEST(ClusterPolicySchema, RequiredUnknownAndNull) {
   // A required field removed; the property errors come before the
   // required ones, which follow the CRD's order.

@@ -122,6 +122,34 @@ steps:
   EXPECT_TRUE(s.steps[3].simulator_only());
 }
 
+// A ClusterPolicy patch or spec in a scenario is the JSON kubectl would
+// send for that YAML: a quoted scalar stays a string, a plain one is typed
+// as go-yaml resolves it. (The patch was re-emitted and read again, and the
+// emitter dropped the quotes: "1.5" became a number, "false" a boolean.)
+TEST(Scenario, ClusterPolicyYamlKeepsItsQuotedStrings) {
+  TempDir d;
+  std::string f = d.write("s.yaml", R"(name: quoted
+operator:
+  version: v26.7
+  clusterPolicy: {driver: {version: "550", enabled: true}, mig: {strategy: "true"}}
+steps:
+  - patchClusterPolicy:
+      patch: {spec: {driver: {resources: {limits: {cpu: "1.5", memory: 2}}, enabled: "false", upgradePolicy: {maxParallelUpgrades: 3}}}}
+)");
+  core::Scenario s = core::load_scenario(f);
+  ASSERT_TRUE(s.operator_);
+  const auto& spec = s.operator_->spec;
+  EXPECT_EQ(spec.at("driver").at("version"), boost::json::value("550"));
+  EXPECT_EQ(spec.at("driver").at("enabled"), boost::json::value(true));
+  EXPECT_EQ(spec.at("mig").at("strategy"), boost::json::value("true"));
+  ASSERT_EQ(s.steps.size(), 1u);
+  const auto& driver = s.steps[0].policy_patch.at("spec").at("driver");
+  EXPECT_EQ(driver.at("resources").at("limits").at("cpu"), boost::json::value("1.5"));
+  EXPECT_EQ(driver.at("resources").at("limits").at("memory"), boost::json::value(2));
+  EXPECT_EQ(driver.at("enabled"), boost::json::value("false"));
+  EXPECT_EQ(driver.at("upgradePolicy").at("maxParallelUpgrades"), boost::json::value(3));
+}
+
 TEST(Scenario, MalformedScenariosNameFileLineField) {
   auto e = load_error("name: x\nsteps:\n  - lable: {node: a}\n");
   EXPECT_EQ(e.line(), 3);
