@@ -219,5 +219,50 @@ TEST(Import, APatchLeavingNoMetadataObjectIsRefused) {
   }
 }
 
+// A policy the API server takes can still render a DaemonSet it refuses
+// (spec.daemonsets.tolerations is a list of objects to the CRD; a
+// toleration's operator "Bogus" is refused only in the DaemonSet,
+// validateTolerations): the operator's write fails, and with it the state,
+// as a reconcile error does (ReconcileFailed, notReady, the API server's
+// message), and the DaemonSets stay as they were. Found by a hostile-input
+// run: the patch was a 422 of the patch itself, exit 2 from plan.
+TEST(Import, APolicyRenderingADaemonSetTheApiServerRefusesFailsTheState) {
+  const std::string dump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7";
+  core::SnapshotCluster snap({dump});
+  core::ClusterState state = snap.state("gpu-operator");
+  core::OperatorInstall install = core::detect_operator_install(state);
+  core::Catalog catalog = core::load_catalog(core::operator_catalog_name(install.version));
+  const std::string name = state.cluster_policies.at(0).metadata.name;
+  FakeCluster::Options o;
+  o.start = FakeCluster::import_start(state);
+  FakeCluster c(o);
+  c.import_state(state, &catalog);
+  c.settle();
+  const auto before = c.state("gpu-operator");
+  ASSERT_NO_THROW(c.patch_cluster_policy(
+      name, boost::json::parse(R"({"spec":{"daemonsets":{"tolerations":[{"key":"a","operator":"Bogus"}]}}})")
+                .as_object()));
+  c.settle();
+  const auto after = c.state("gpu-operator");
+  const core::ClusterPolicy& cp = after.cluster_policies.at(0);
+  EXPECT_EQ(cp.state, "notReady");
+  bool found = false;
+  for (const auto& cond : cp.conditions)
+    if (cond.type == "Error" && cond.status == "True") {
+      found = true;
+      EXPECT_EQ(cond.reason, "ReconcileFailed");
+      EXPECT_NE(cond.message.find("DaemonSet.apps \"nvidia-driver-daemonset\" is invalid: "
+                                  "spec.template.spec.tolerations[0].operator: Unsupported value: \"Bogus\": "
+                                  "supported values: \"Equal\", \"Exists\""),
+                std::string::npos)
+          << cond.message;
+    }
+  EXPECT_TRUE(found);
+  ASSERT_EQ(after.daemonsets.size(), before.daemonsets.size());
+  for (size_t i = 0; i < after.daemonsets.size(); ++i)
+    EXPECT_EQ(after.daemonsets[i].metadata.resource_version, before.daemonsets[i].metadata.resource_version)
+        << after.daemonsets[i].metadata.name;
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
