@@ -234,6 +234,21 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       for (const auto& node : target_nodes(names, selector, state, o, l.node_names))
         for (const auto& spec : specs) {
           TaintArg t = parse_taint(spec);
+          if (t.remove) {
+            // mirrors deleteTaints (k8s.io/kubectl pkg/cmd/taint/utils.go): a
+            // taint to remove that the node does not have (by key, and by
+            // effect when given) is an error: `taint "KEY[:EFFECT]" not found`.
+            bool found = false;
+            for (const auto& x : state.nodes)
+              if (x.metadata.name == node)
+                for (const auto& have : x.taints)
+                  found =
+                      found || (have.key == t.taint.key && (t.taint.effect.empty() || have.effect == t.taint.effect));
+            if (!found)
+              throw core::InputError(snapshot_list(o), 0, "taint",
+                                     "taint \"" + t.taint.key + (t.taint.effect.empty() ? "" : ":" + t.taint.effect) +
+                                         "\" not found on node " + node);
+          }
           core::Step s;
           s.action = t.remove ? "untaint" : "taint";
           s.node = node;

@@ -228,7 +228,8 @@ TEST(Plan, ClusterPolicyPatch) {
 // steps file and line) and kubectl's words for the refusal (404 NotFound:
 // `nodes "X" not found` for a node deleted a second time, `clusterpolicies.
 // nvidia.com "X" not found`; "No resources found" for a selector that
-// matches no node). Nothing is planned.
+// matches no node; `taint "KEY" not found` for a taint to remove the node
+// does not have). Nothing is planned.
 TEST(Plan, ChangesTheClusterWouldRefuseAreBadInput) {
   const std::string dump = op_dump("healthy-v26.7");
   auto twice = run_gpuops({"plan", "--snapshot", dump, "delete", "node", "gpu-node-1", "gpu-node-1"});
@@ -238,6 +239,12 @@ TEST(Plan, ChangesTheClusterWouldRefuseAreBadInput) {
   auto ghost = run_gpuops({"plan", "--snapshot", dump, "patch", "clusterpolicy", "ghost", "-p", "{}"});
   EXPECT_EQ(ghost.code, 2) << ghost.err;
   EXPECT_TRUE(has(ghost.err, dump + ": patch: clusterpolicies.nvidia.com \"ghost\" not found")) << ghost.err;
+  // kubectl taint's deleteTaints: a taint the node does not have is an error.
+  auto untaint = run_gpuops({"plan", "--snapshot", dump, "taint", "node", "gpu-node-1", "nope-"});
+  EXPECT_EQ(untaint.code, 2) << untaint.err;
+  EXPECT_TRUE(has(untaint.err, dump + ": taint: taint \"nope\" not found on node gpu-node-1")) << untaint.err;
+  untaint = run_gpuops({"plan", "--snapshot", dump, "taint", "node", "gpu-node-1", "nope:NoExecute-"});
+  EXPECT_TRUE(has(untaint.err, "taint \"nope:NoExecute\" not found")) << untaint.err;
   auto none = run_gpuops({"plan", "--snapshot", dump, "label", "nodes", "-l", "a>1", "x=y"});
   EXPECT_EQ(none.code, 2) << none.err;
   EXPECT_TRUE(has(none.err, dump + ": No resources found: no node matches -l a>1")) << none.err;

@@ -240,8 +240,8 @@ TEST(Import, APolicyRenderingADaemonSetTheApiServerRefusesFailsTheState) {
   c.settle();
   const auto before = c.state("gpu-operator");
   ASSERT_NO_THROW(c.patch_cluster_policy(
-      name, boost::json::parse(R"({"spec":{"daemonsets":{"tolerations":[{"key":"a","operator":"Bogus"}]}}})")
-                .as_object()));
+      name,
+      boost::json::parse(R"({"spec":{"daemonsets":{"tolerations":[{"key":"a","operator":"Bogus"}]}}})").as_object()));
   c.settle();
   const auto after = c.state("gpu-operator");
   const core::ClusterPolicy& cp = after.cluster_policies.at(0);
