@@ -73,13 +73,6 @@ InitRun DriverManager::progress(const PodRecord& pod, bool hang) {
   if (hang && !r.hang) {
     r.hang = true;
     queue(pod.id);
-  } else if (!hang && r.hang) {
-    // The fault cleared: the run goes on from where it hung, as the
-    // stuck-in-init fault's pods do without a played init container (the
-    // kwok profile), so a scenario reads the same in both profiles.
-    r.hang = false;
-    if (r.phase == Phase::kHung) r.phase = Phase::kUnload;
-    queue(pod.id);
   }
   InitRun out;
   out.restarts = r.restarts;
