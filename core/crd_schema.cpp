@@ -210,9 +210,8 @@ void check(const json::object& schema, const json::value& value, const std::stri
     const std::string format = f && f->is_string() ? std::string(f->get_string()) : "";
     if (want == "integer" && (format == "int32" || format == "int64") && value.is_number()) {
       // The format's own check: a float64 that is not an integer (within
-      // ±(2^53 - 1)) of the
-      // format's range is of the wrong type; an int64 past int32 only fails
-      // the format.
+      // ±(2^53 - 1)) in the format's range is of the wrong type; an int64
+      // past int32 only fails the format.
       const double d = number(value);
       const bool in_range =
           format == "int64" || (d >= std::numeric_limits<int32_t>::min() && d <= std::numeric_limits<int32_t>::max());
