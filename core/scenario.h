@@ -257,8 +257,13 @@ std::vector<Step> load_steps(const std::string& path, const Catalog& catalog);
 // catalog (an apply's operands, deletePod's lookup).
 void run_step_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim);
 
-// Parses "30s", "5m", "1h", "500ms", "1m30s" (Go's time.ParseDuration units
-// h, m, s, ms). Throws std::invalid_argument.
+// Parses a duration as Go's time.ParseDuration does ("30s", "5m", "1h30m",
+// "500ms", "1.5s", ".5s", "0"; units ns, us, \u00b5s, \u03bcs, ms, s, m, h; at
+// most 2562047h47m16.854775807s), truncated to whole milliseconds (the
+// simulator's clock). Throws std::invalid_argument with Go's message
+// ("time: invalid duration \"x\"", "time: missing unit in duration ...",
+// "time: unknown unit ...", an out-of-range one saying so) for what Go
+// refuses, and for a negative duration, which Go takes.
 Duration parse_duration(const std::string& text);
 
 struct StepResult {

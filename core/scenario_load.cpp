@@ -609,50 +609,118 @@ std::string Step::title() const {
   return action;
 }
 
+// mirrors time.ParseDuration (Go's src/time/format.go) with its helpers
+// leadingInt and leadingFraction: the same texts taken, the same values (a
+// fraction's part computed in float64, as Go does), the same errors; then a
+// negative duration is refused and the value is truncated to the
+// simulator's milliseconds.
 Duration parse_duration(const std::string& text) {
-  if (text.empty()) throw std::invalid_argument("empty duration: write e.g. 30s, 5m, 1h, 500ms");
-  // time.ParseDuration holds a duration in int64 nanoseconds: beyond
-  // 2562047h47m16.854775807s it is "invalid duration" (out of range).
-  constexpr double kMaxMs = 9223372036854.775807;
-  // Parts of the form [0-9]+(\.[0-9]+)?(ms|h|m|s), one after another, read
-  // by a scanner (std::regex recursed once per character: a 30,000-digit
-  // duration overflowed the stack), the number by strtod (std::stod threw
-  // out_of_range past a double: such a part is out of range, below).
-  auto digit = [&](size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
-  double total = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t i = pos;
-    if (!digit(i)) break;
-    while (digit(i)) ++i;
-    if (i + 1 < text.size() && text[i] == '.' && digit(i + 1)) {
-      i += 2;
-      while (digit(i)) ++i;
+  // time's own quote(): every byte below ' ' or from 0x80 as \xNN.
+  auto quote = [](std::string_view s) {
+    static const char* hex = "0123456789abcdef";
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      if (c < ' ' || c >= 0x80) {
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        if (c == '"' || c == '\\') out += '\\';
+        out += static_cast<char>(c);
+      }
     }
-    std::string_view rest = std::string_view(text).substr(i);
-    double scale = 0;
-    size_t unit = 0;
-    if (rest.starts_with("ms")) {
-      scale = 1, unit = 2;
-    } else if (rest.starts_with("h")) {
-      scale = 3600000, unit = 1;
-    } else if (rest.starts_with("m")) {
-      scale = 60000, unit = 1;
-    } else if (rest.starts_with("s")) {
-      scale = 1000, unit = 1;
-    } else {
-      break;
-    }
-    double value = std::strtod(text.substr(pos, i - pos).c_str(), nullptr);  // HUGE_VAL past a double
-    total += value * scale;
-    pos = i + unit;
+    return out + "\"";
+  };
+  constexpr uint64_t kTop = uint64_t{1} << 63;
+  auto invalid = [&](const char* why = "") {
+    return std::invalid_argument("time: invalid duration " + quote(text) + why);
+  };
+  std::string_view s = text;
+  bool neg = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
   }
-  if (pos != text.size())
-    throw std::invalid_argument("invalid duration \"" + text + "\": write e.g. 30s, 5m, 1h, 500ms");
-  if (!(total <= kMaxMs))
-    throw std::invalid_argument("invalid duration \"" + text +
-                                "\": out of range (at most 2562047h, as Go's time.Duration)");
-  return Duration(static_cast<long long>(total));
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  uint64_t d = 0;
+  if (s != "0") {
+    if (s.empty()) throw invalid();
+    while (!s.empty()) {
+      if (!(s[0] == '.' || is_digit(s[0]))) throw invalid();
+      // leadingInt: overflow past 1<<63 is an invalid duration.
+      uint64_t v = 0;
+      size_t i = 0;
+      for (; i < s.size() && is_digit(s[i]); ++i) {
+        if (v > kTop / 10) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+        v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+        if (v > kTop) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+      }
+      const bool pre = i > 0;
+      s.remove_prefix(i);
+      // leadingFraction: digits past what uint64 holds are read and dropped.
+      uint64_t f = 0;
+      double scale = 1;
+      bool post = false;
+      if (!s.empty() && s[0] == '.') {
+        s.remove_prefix(1);
+        bool overflow = false;
+        size_t j = 0;
+        for (; j < s.size() && is_digit(s[j]); ++j) {
+          if (overflow) continue;
+          if (f > (kTop - 1) / 10) {
+            overflow = true;
+            continue;
+          }
+          uint64_t y = f * 10 + static_cast<uint64_t>(s[j] - '0');
+          if (y > kTop) {
+            overflow = true;
+            continue;
+          }
+          f = y;
+          scale *= 10;
+        }
+        post = j > 0;
+        s.remove_prefix(j);
+      }
+      if (!pre && !post) throw invalid();
+      size_t u = 0;
+      while (u < s.size() && s[u] != '.' && !is_digit(s[u])) ++u;
+      if (u == 0) throw std::invalid_argument("time: missing unit in duration " + quote(text));
+      std::string_view name = s.substr(0, u);
+      s.remove_prefix(u);
+      uint64_t unit = 0;
+      if (name == "ns")
+        unit = 1;
+      else if (name == "us" || name == "\u00b5s" || name == "\u03bcs")  // U+00B5 micro sign, U+03BC mu
+        unit = 1000;
+      else if (name == "ms")
+        unit = 1000000;
+      else if (name == "s")
+        unit = 1000000000;
+      else if (name == "m")
+        unit = 60 * uint64_t{1000000000};
+      else if (name == "h")
+        unit = 3600 * uint64_t{1000000000};
+      else
+        throw std::invalid_argument("time: unknown unit " + quote(name) + " in duration " + quote(text) +
+                                    " (units: ns, us, ms, s, m, h)");
+      const char* range = " (out of range: at most 2562047h47m16.854775807s)";
+      if (v > kTop / unit) throw invalid(range);
+      v *= unit;
+      if (f > 0) {
+        v += static_cast<uint64_t>(static_cast<double>(f) * (static_cast<double>(unit) / scale));
+        if (v > kTop) throw invalid(range);
+      }
+      d += v;
+      if (d > kTop) throw invalid(range);
+    }
+  }
+  if (neg && d > 0)
+    throw std::invalid_argument("duration " + quote(text) +
+                                " is negative: a duration here is a time to wait or to move the clock forward");
+  if (d > kTop - 1) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+  // Go's Duration.Milliseconds(): truncated.
+  return Duration(static_cast<long long>(d / 1000000));
 }
 
 Scenario load_scenario(const std::string& path) {

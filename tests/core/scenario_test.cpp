@@ -182,27 +182,81 @@ TEST(Scenario, MalformedScenariosNameFileLineField) {
   EXPECT_NE(yaml.message().find("invalid YAML"), std::string::npos);
 }
 
+// Every value and message below is what go1.26's time.ParseDuration
+// returns for the text (a Go program printing int64(d) and err), the value
+// then truncated to milliseconds.
 TEST(Scenario, DurationsAsGo) {
+  auto ms = [](long long v) { return std::chrono::milliseconds(v); };
   EXPECT_EQ(core::parse_duration("30s"), std::chrono::seconds(30));
-  EXPECT_EQ(core::parse_duration("500ms"), std::chrono::milliseconds(500));
+  EXPECT_EQ(core::parse_duration("500ms"), ms(500));
   EXPECT_EQ(core::parse_duration("1h2m3s"), std::chrono::seconds(3723));
-  EXPECT_EQ(core::parse_duration("1.5s"), std::chrono::milliseconds(1500));
-  EXPECT_THROW(core::parse_duration("30"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("s"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration(""), std::invalid_argument);
-  // time.ParseDuration's range is int64 nanoseconds: 2562047h47m16.854775807s.
-  EXPECT_EQ(core::parse_duration("2562047h"), std::chrono::hours(2562047));
-  EXPECT_THROW(core::parse_duration("2562048h"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("999999999999999999h"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("99999999999999999999h"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("2562047h48m"), std::invalid_argument);
-  // The forms go's units take, part after part; a '.' needs digits after it.
-  EXPECT_EQ(core::parse_duration("1m1ms"), std::chrono::milliseconds(60001));
+  EXPECT_EQ(core::parse_duration("1.5s"), ms(1500));
+  EXPECT_EQ(core::parse_duration("1m1ms"), ms(60001));
   EXPECT_EQ(core::parse_duration("0.5h"), std::chrono::minutes(30));
-  EXPECT_THROW(core::parse_duration("1.s"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration(".5s"), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("1s "), std::invalid_argument);
-  EXPECT_THROW(core::parse_duration("1x"), std::invalid_argument);
+  // Go takes a bare 0, a sign, a '.' with digits on one side only, every
+  // unit, a unit repeated, and 5m.5s.
+  EXPECT_EQ(core::parse_duration("0"), ms(0));
+  EXPECT_EQ(core::parse_duration("+0"), ms(0));
+  EXPECT_EQ(core::parse_duration("-0"), ms(0));
+  EXPECT_EQ(core::parse_duration("0s"), ms(0));
+  EXPECT_EQ(core::parse_duration("+5s"), ms(5000));
+  EXPECT_EQ(core::parse_duration("1.s"), ms(1000));
+  EXPECT_EQ(core::parse_duration(".5s"), ms(500));
+  EXPECT_EQ(core::parse_duration("5m.5s"), ms(300500));
+  EXPECT_EQ(core::parse_duration("00001s"), ms(1000));
+  EXPECT_EQ(core::parse_duration("1h1h"), std::chrono::hours(2));
+  EXPECT_EQ(core::parse_duration("1500us"), ms(1));  // 1,500,000 ns
+  EXPECT_EQ(core::parse_duration("1500\u00b5s"), ms(1));
+  EXPECT_EQ(core::parse_duration("1500\u03bcs"), ms(1));
+  EXPECT_EQ(core::parse_duration("2500000ns"), ms(2));
+  EXPECT_EQ(core::parse_duration("1h30m0.5ms"), ms(5400000));            // 5400000500000 ns
+  EXPECT_EQ(core::parse_duration("0.9999999999999999999999ms"), ms(1));  // 1000000 ns
+  // The range is int64 nanoseconds, the fraction computed in float64:
+  // ...807999s rounds to the maximum, ...807999999999999s past it.
+  EXPECT_EQ(core::parse_duration("2562047h"), std::chrono::hours(2562047));
+  EXPECT_EQ(core::parse_duration("2562047h47m16.854775807s"), ms(9223372036854));
+  EXPECT_EQ(core::parse_duration("2562047h47m16.854775807999s"), ms(9223372036854));
+  EXPECT_EQ(core::parse_duration("9223372036854775807ns"), ms(9223372036854));
+  EXPECT_EQ(core::parse_duration("2562047h47m16s854775807ns"), ms(9223372036854));
+  EXPECT_EQ(core::parse_duration("9223372036854775.807us"), ms(9223372036854));
+  auto error = [](const std::string& text) {
+    try {
+      core::parse_duration(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string range = " (out of range: at most 2562047h47m16.854775807s)";
+  EXPECT_EQ(error("2562047h47m16.854775808s"), "time: invalid duration \"2562047h47m16.854775808s\"" + range);
+  EXPECT_EQ(error("2562047h47m16.854775807999999999999s"),
+            "time: invalid duration \"2562047h47m16.854775807999999999999s\"" + range);
+  EXPECT_EQ(error("2562047h47m16s854775808ns"), "time: invalid duration \"2562047h47m16s854775808ns\"" + range);
+  EXPECT_EQ(error("9223372036854775808ns"), "time: invalid duration \"9223372036854775808ns\"" + range);
+  EXPECT_EQ(error("99999999999999999999s"), "time: invalid duration \"99999999999999999999s\"" + range);
+  EXPECT_EQ(error("2562048h"), "time: invalid duration \"2562048h\"" + range);
+  EXPECT_EQ(error("2562047h48m"), "time: invalid duration \"2562047h48m\"" + range);
+  EXPECT_EQ(error(""), "time: invalid duration \"\"");
+  EXPECT_EQ(error("s"), "time: invalid duration \"s\"");
+  EXPECT_EQ(error(".s"), "time: invalid duration \".s\"");
+  EXPECT_EQ(error("-"), "time: invalid duration \"-\"");
+  EXPECT_EQ(error("-.s"), "time: invalid duration \"-.s\"");
+  EXPECT_EQ(error("\x01s"), "time: invalid duration \"\\x01s\"");
+  EXPECT_EQ(error("\xc3\xa9"), "time: invalid duration \"\\xc3\\xa9\"");
+  EXPECT_EQ(error("30"), "time: missing unit in duration \"30\"");
+  EXPECT_EQ(error("1."), "time: missing unit in duration \"1.\"");
+  EXPECT_EQ(error("1..5s"), "time: missing unit in duration \"1..5s\"");
+  const std::string units = " (units: ns, us, ms, s, m, h)";
+  EXPECT_EQ(error("1x"), "time: unknown unit \"x\" in duration \"1x\"" + units);
+  EXPECT_EQ(error("1S"), "time: unknown unit \"S\" in duration \"1S\"" + units);
+  EXPECT_EQ(error("1s "), "time: unknown unit \"s \" in duration \"1s \"" + units);
+  EXPECT_EQ(error("1h-1m"), "time: unknown unit \"h-\" in duration \"1h-1m\"" + units);
+  EXPECT_EQ(error("1e3s"), "time: unknown unit \"e\" in duration \"1e3s\"" + units);
+  EXPECT_EQ(error("1s\""), "time: unknown unit \"s\\\"\" in duration \"1s\\\"\"" + units);
+  EXPECT_EQ(error("1\u00b5x"), "time: unknown unit \"\\xc2\\xb5x\" in duration \"1\\xc2\\xb5x\"" + units);
+  // Go takes a negative duration; no step goes back in time.
+  EXPECT_NE(error("-5s").find("is negative"), std::string::npos);
+  EXPECT_NE(error("-2562047h47m16.854775808s").find("is negative"), std::string::npos);
 }
 
 // Found by a hostile-input run: a number of 400 digits threw out_of_range
