@@ -1,12 +1,13 @@
 // gpuops run: replay scenarios on the simulator (parallel, deterministic) or
 // on a real cluster (one at a time, expectations polled).
+#include <boost/regex.hpp>
+
 #include <chrono>
 #include <exception>
 #include <fstream>
 #include <future>
 #include <iostream>
 #include <mutex>
-#include <regex>
 #include <thread>
 
 #include "cli/app.h"
@@ -68,14 +69,26 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<core::Scenario> all = core::load_scenarios(r["paths"].as<std::vector<std::string>>());
   std::vector<core::Scenario> scenarios;
   if (r.count("filter")) {
-    std::regex re;
+    // Boost.Regex, not std::regex: std::regex_search recursed once per
+    // character of the name (a 40,000-character scenario name overflowed
+    // the stack); Boost's matcher is not recursive and gives up, with an
+    // error, on a match that would take exponential time.
+    boost::regex re;
     try {
-      re = std::regex(r["filter"].as<std::string>());
-    } catch (const std::regex_error& e) {
+      re = boost::regex(r["filter"].as<std::string>());
+    } catch (const boost::regex_error& e) {
       throw UsageError("--filter: invalid regular expression: " + std::string(e.what()));
     }
-    for (auto& s : all)
-      if (std::regex_search(s.name, re)) scenarios.push_back(std::move(s));
+    for (auto& s : all) {
+      bool match = false;
+      try {
+        match = boost::regex_search(s.name, re);
+      } catch (const std::runtime_error& e) {
+        throw UsageError("--filter: matching scenario \"" + s.name.substr(0, 80) +
+                         (s.name.size() > 80 ? "...\"" : "\"") + " gave up: " + e.what());
+      }
+      if (match) scenarios.push_back(std::move(s));
+    }
     if (scenarios.empty())
       throw UsageError("no scenario name matches --filter \"" + r["filter"].as<std::string>() + "\"");
   } else {

@@ -107,3 +107,24 @@ TEST(ScenarioRun, FilterSelectsByName) {
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "PASS opt-out (3 steps)\n1 passed, 0 failed\n");
 }
+
+// Found by a hostile-input run: --filter matched with std::regex_search,
+// which recursed once per character of the name: a 40,000-character name
+// (20,000 with '(a|b)*$') ended the process with SIGSEGV.
+TEST(ScenarioRun, FilterMatchesLongNamesWithoutRecursion) {
+  fs::path dir = fs::temp_directory_path() / "gpuops-filter-long-name";
+  fs::create_directories(dir);
+  const std::string name(40000, 'a');
+  std::ofstream(dir / "long.yaml") << "name: " << name
+                                   << "\ncluster: {nodes: [{name: x}]}\nsteps: [{createNamespace: gpu-operator}]\n";
+  for (const char* filter : {".*", "(a|b)*$", "^a+$"}) {
+    SCOPED_TRACE(filter);
+    auto r = run_gpuops({"run", (dir / "long.yaml").string(), "--filter", filter});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "PASS " + name + " (1 step)\n1 passed, 0 failed\n");
+  }
+  auto none = run_gpuops({"run", (dir / "long.yaml").string(), "--filter", "b"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no scenario name matches --filter \"b\""), std::string::npos) << none.err;
+  fs::remove_all(dir);
+}
