@@ -150,6 +150,39 @@ class AliasBudget : public YAML::EventHandler {
   throw InputError(file, line, "", msg);
 }
 
+// yaml-cpp 0.7 writes the escapes "\\N" (next line, U+0085) and "\\_"
+// (no-break space, U+00A0) of a double-quoted scalar as the one bytes 0x85
+// and 0xA0, which are not UTF-8; go-yaml (yaml_parser_scan_flow_scalar)
+// writes the characters' UTF-8. The text has passed check_characters, so a
+// byte that does not belong to a UTF-8 sequence can only be one of these:
+// `value` with each such byte written as its character's two bytes.
+std::string with_escapes_encoded(const std::string& value) {
+  auto lone = [&](size_t i, size_t& width) {
+    unsigned char c = static_cast<unsigned char>(value[i]);
+    width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (width == 0 || i + width > value.size()) return true;
+    for (size_t k = 1; k < width; ++k)
+      if ((static_cast<unsigned char>(value[i + k]) & 0xC0) != 0x80) return true;
+    return false;
+  };
+  size_t i = 0, width = 0;
+  while (i < value.size() && !lone(i, width)) i += width;
+  if (i == value.size()) return value;  // the usual case: nothing to mend
+  std::string out = value.substr(0, i);
+  while (i < value.size()) {
+    if (lone(i, width)) {
+      unsigned char c = static_cast<unsigned char>(value[i]);
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+      ++i;
+    } else {
+      out.append(value, i, width);
+      i += width;
+    }
+  }
+  return out;
+}
+
 // AliasBudget's checks and, for the documents asked for, the document's
 // nodes, in one pass of the parser (yaml-cpp's events are the same for
 // both: the checks used to be a second parse of the whole text, half of the
@@ -192,7 +225,7 @@ class BuildingBudget : public AliasBudget {
     AliasBudget::OnScalar(mark, tag, anchor, value);
     if (!build_) return;
     YAML::detail::node& node = push(mark, anchor);
-    node.set_scalar(value);
+    node.set_scalar(with_escapes_encoded(value));
     node.set_tag(tag);
     pop();
   }

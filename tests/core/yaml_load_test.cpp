@@ -54,6 +54,19 @@ core::InputError refused(const std::string& text) {
 
 // go-yaml's own test table (decode_test.go, unmarshalErrorTests) has
 // `a: &a\n  b: *a\n` -> "anchor 'a' value contains itself".
+// YAML 1.1/1.2's escapes \N (U+0085) and \_ (U+00A0) are characters, which
+// go-yaml writes as UTF-8 (C2 85, C2 A0); yaml-cpp 0.7 wrote the lone bytes
+// 0x85 and 0xA0, not UTF-8 (found by a hostile-input run: a --junit report
+// expat refused). \L and \P, and \x85 written out, were UTF-8 already.
+TEST(YamlLoad, NextLineAndNoBreakSpaceEscapesAreUtf8) {
+  YAML::Node n = core::load_yaml("a: \"x\\Ny\\_z\\Lw\\P\\x85\"\n\"k\\N\": v\n", "f.yaml");
+  EXPECT_EQ(n["a"].Scalar(), "x\u0085y\u00a0z\u2028w\u2029\u0085");
+  EXPECT_EQ(n["k\u0085"].Scalar(), "v");
+  // Characters around them are kept whole.
+  EXPECT_EQ(core::load_yaml("a: \"\u00e9\\N\u00e9\\_\U0001F600\"\n", "f.yaml")["a"].Scalar(),
+            "\u00e9\u0085\u00e9\u00a0\U0001F600");
+}
+
 TEST(YamlLoad, AliasInsideItsOwnAnchorIsRefused) {
   auto e = refused("a: &a\n  b: *a\n");
   EXPECT_EQ(e.message(), "invalid YAML: anchor 'a' value contains itself");
