@@ -16,6 +16,7 @@
 
 #include "core/encode.h"
 #include "core/placement.h"
+#include "core/terminal.h"
 #include "simulator/object_store_internal.h"
 
 namespace gpuops::simulator {
@@ -81,7 +82,7 @@ const char* internal::resource_name(Kind kind) {
 }
 
 void internal::not_found(Kind kind, const std::string& name) {
-  throw ClusterError(std::string(resource_name(kind)) + " \"" + name + "\" not found", 404);
+  throw ClusterError(std::string(resource_name(kind)) + " " + core::go_quote(name) + " not found", 404);
 }
 
 void internal::replace_record(PodRecord& rec, core::Pod pod) {
@@ -601,7 +602,14 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
         erase_pod(k);
         return;
       }
-      core::Time deadline = now_seconds() + std::chrono::seconds(grace);
+      // Saturated at the last second metav1.Time can write (RFC 3339 ends
+      // at year 9999): now + grace in milliseconds overflowed int64 for a
+      // grace past 9.2e15 s, which the API takes (an int64). Go's own
+      // time.Second * grace overflows too, so there is no value to mirror.
+      const core::Time now = now_seconds();
+      constexpr std::chrono::seconds kLast{253402300799};  // 9999-12-31T23:59:59Z
+      const auto left = std::chrono::duration_cast<std::chrono::seconds>(core::Time(kLast) - now);
+      core::Time deadline = grace >= left.count() ? core::Time(kLast) : now + std::chrono::seconds(grace);
       // A second delete may only shorten the grace period.
       if (pod.deletion_timestamp && *pod.deletion_timestamp <= deadline) return;
       write_pod(k, [&](PodRecord& p) {
