@@ -178,6 +178,16 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
         (is_change ? changes : names).push_back(rest[i]);
       }
       if (changes.empty()) throw UsageError("plan label: give KEY=VALUE or KEY-");
+      // mirrors parseLabels (kubectl pkg/cmd/label/label.go): a key both
+      // set and removed is refused before anything is read.
+      {
+        std::set<std::string> set_keys;
+        for (const auto& c : changes)
+          if (c.find('=') != std::string::npos) set_keys.insert(c.substr(0, c.find('=')));
+        for (const auto& c : changes)
+          if (c.find('=') == std::string::npos && set_keys.count(c.substr(0, c.size() - 1)))
+            throw core::InputError("", 0, "label", "can not both modify and remove a label in the same command");
+      }
       // With -l every positional is a change.
       for (const auto& node : target_nodes(names, selector, state, o, l.node_names)) {
         const core::Node* n = nullptr;

@@ -507,6 +507,11 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     }
     if (args["remove"]) step.label_remove = reader.strings(args["remove"], args_field + ".remove");
     if (step.label_set.empty() && step.label_remove.empty()) reader.fail(args, args_field, "give set or remove");
+    // kubectl label's rule (parseLabels, pkg/cmd/label/label.go).
+    for (size_t i = 0; i < step.label_remove.size(); ++i)
+      if (step.label_set.count(step.label_remove[i]))
+        reader.fail(args["remove"][i], args_field + ".remove[" + std::to_string(i) + "]",
+                    "can not both modify and remove a label in the same command");
   } else if (step.action == "addNode") {
     step.new_node = read_node(reader, args, args_field);
   } else if (step.action == "taint" || step.action == "untaint") {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "../common/cli_run.h"
 
@@ -54,6 +55,19 @@ TEST(Plan, LabelWithoutOverwriteIsRefused) {
   EXPECT_TRUE(
       has(r.err, "'nvidia.com/gpu.deploy.container-toolkit' already has a value (true), and --overwrite is false"))
       << r.err;
+}
+
+// kubectl label's parseLabels refuses a key both set and removed ("x=y x-"):
+// the plan planned the set and exited 1.
+TEST(Plan, LabelSetAndRemovedIsRefused) {
+  for (const auto& changes : std::vector<std::vector<std::string>>{{"x=y", "x-"}, {"x-", "x=y"}}) {
+    std::vector<std::string> args{"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1"};
+    args.insert(args.end(), changes.begin(), changes.end());
+    auto r = run_gpuops(args);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_TRUE(has(r.err, "can not both modify and remove a label in the same command")) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 // A change that changes nothing: exit 0, as kubectl diff.

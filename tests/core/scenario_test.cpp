@@ -164,6 +164,11 @@ TEST(Scenario, MalformedScenariosNameFileLineField) {
   EXPECT_EQ(unquoted.field(), "steps[0].label.set[k]");
   EXPECT_NE(unquoted.message().find("write \"true\" in quotes"), std::string::npos);
 
+  auto both = load_error("name: x\nsteps:\n  - label: {node: a, set: {k: v}, remove: [j, k]}\n");
+  EXPECT_EQ(both.field(), "steps[0].label.remove[1]");
+  EXPECT_EQ(both.line(), 3);
+  EXPECT_NE(both.message().find("can not both modify and remove a label in the same command"), std::string::npos);
+
   auto dur = load_error("name: x\nsteps:\n  - advance: soon\n");
   EXPECT_EQ(dur.field(), "steps[0].advance");
   EXPECT_NE(dur.message().find("invalid duration"), std::string::npos);
