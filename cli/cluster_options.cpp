@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/must_gather.h"
 #include "core/snapshot.h"
+#include "core/terminal.h"
 
 namespace gpuops::cli {
 
@@ -128,7 +129,7 @@ void require_node(const ClusterOptions& o, const std::vector<std::string>& sorte
   if (sorted_names.size() > 10) known += ", ... (" + std::to_string(sorted_names.size()) + " in all)";
   throw core::InputError(
       snapshot_list(o), 0, "",
-      "nodes \"" + node + "\" not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
+      "nodes " + core::go_quote(node) + " not found" + (known.empty() ? std::string() : " (nodes: " + known + ")"));
 }
 
 core::Catalog choose_catalog(const core::OperatorInstall& install, const std::string& operands, bool given,

@@ -32,6 +32,7 @@
 #include "core/documents.h"
 #include "core/model.h"
 #include "core/quantity.h"
+#include "core/terminal.h"
 
 namespace gpuops::core::codec_internal {
 
@@ -247,13 +248,8 @@ std::string validate_port_name(const std::string& name);
 // each distinct text once, in order; one alone as it is, several as
 // "[a, b]". Linear in the errors (a request can carry 100,000).
 std::string aggregate(const std::vector<std::string>& texts);
-// strconv.Quote, what Go's %q and %#v print for a string: '"' and '\\'
-// escaped; \a \b \f \n \r \t \v; other C0 controls and DEL as \xNN; a byte
-// that is not UTF-8 as \xNN; a code point strconv.IsPrint refuses (C1
-// controls, format and bidi characters such as U+202E, separators such as
-// U+2028, spaces but ' ', private use, unassigned) as \uXXXX or \UXXXXXXXX;
-// the rest as it is.
-std::string go_quote(const std::string& s);
+// strconv.Quote (core/terminal.h).
+using core::go_quote;
 // field.NotSupported's body: `Unsupported value: "v": supported values: "a", "b"`.
 std::string not_supported(const std::string& value, std::initializer_list<const char*> supported);
 void validate_port_num_or_name(const Decoder& d, const boost::json::value* v, const Path& p, const char* st);

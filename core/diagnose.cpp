@@ -1,4 +1,5 @@
 #include "core/diagnoser.h"
+#include "core/terminal.h"
 
 namespace gpuops::core {
 
@@ -198,7 +199,7 @@ namespace {
 
 const Node& require_node(const StateIndex& index, const std::string& name) {
   const Node* n = index.node(name);
-  if (!n) throw ClusterError("nodes \"" + name + "\" not found", 404);
+  if (!n) throw ClusterError("nodes " + core::go_quote(name) + " not found", 404);
   return *n;
 }
 

@@ -27,6 +27,7 @@
 #include "core/model.h"
 #include "core/operands.h"
 #include "core/simulation.h"
+#include "core/terminal.h"
 
 namespace gpuops::core {
 
@@ -204,7 +205,7 @@ void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, Sim
     ClusterState state = cluster.partial_state(scenario.namespace_, nodes_only);
     auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
                            [&](const Node& node) { return node.metadata.name == step.node; });
-    if (it == state.nodes.end()) throw ClusterError("node \"" + step.node + "\" not found", 404);
+    if (it == state.nodes.end()) throw ClusterError("node " + core::go_quote(step.node) + " not found", 404);
     std::vector<Taint> taints;
     for (const auto& taint : it->taints) {
       bool same = taint.key == step.taint.key && (step.taint.effect.empty() || taint.effect == step.taint.effect);

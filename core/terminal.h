@@ -16,4 +16,14 @@ namespace gpuops::core {
 // several lines).
 std::string escape_terminal(std::string_view in, bool keep_newlines = false);
 
+// strconv.Quote, what Go's %q and %#v print for a string (and so what the
+// API server's messages show of a name or value: NewNotFound's `%s %q not
+// found`, a field error's value): '"' and '\\' escaped; \a \b \f \n \r \t
+// \v; other C0 controls and DEL as \xNN; a byte that is not UTF-8 as \xNN;
+// a code point strconv.IsPrint refuses (C1 controls, format and bidi
+// characters such as U+202E, separators such as U+2028, spaces but ' ',
+// private use, unassigned; core/go_print_ranges.inc) as \uXXXX or
+// \UXXXXXXXX; the rest as it is.
+std::string go_quote(std::string_view s);
+
 }  // namespace gpuops::core

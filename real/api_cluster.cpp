@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/placement.h"
 #include "core/rfc3339.h"
+#include "core/terminal.h"
 #include "core/validation.h"
 
 namespace gpuops::real {
@@ -292,7 +293,7 @@ void ApiCluster::patch_node(const std::string& node, const json::object& patch, 
   try {
     send_write(r, "Node " + node);
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+    if (e.http_status() == 404) throw core::ClusterError("node " + core::go_quote(node) + " not found", 404);
     throw;
   }
 }
@@ -304,7 +305,8 @@ void ApiCluster::patch_cluster_policy(const std::string& name, const json::objec
   try {
     send_write(r, "ClusterPolicy " + name);
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+    if (e.http_status() == 404)
+      throw core::ClusterError("clusterpolicies.nvidia.com " + core::go_quote(name) + " not found", 404);
     throw;
   }
 }
@@ -313,7 +315,8 @@ void ApiCluster::delete_cluster_policy(const std::string& name) {
   try {
     client_->send(write_request(http_verb::delete_, "/apis/nvidia.com/v1/clusterpolicies/" + query_escape(name)));
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+    if (e.http_status() == 404)
+      throw core::ClusterError("clusterpolicies.nvidia.com " + core::go_quote(name) + " not found", 404);
     throw;
   }
 }
@@ -359,7 +362,7 @@ void ApiCluster::delete_node(const std::string& node) {
   try {
     client_->send(write_request(http_verb::delete_, node_path(node)));
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+    if (e.http_status() == 404) throw core::ClusterError("node " + core::go_quote(node) + " not found", 404);
     throw;
   }
 }
@@ -393,7 +396,7 @@ void ApiCluster::set_node_ready(const std::string& node, const std::string& stat
     try {
       cur = client_->send_json(Request{http_verb::get, node_path(node), {}, "", ""});
     } catch (const ApiError& e) {
-      if (e.http_status() == 404) throw core::ClusterError("node \"" + node + "\" not found", 404);
+      if (e.http_status() == 404) throw core::ClusterError("node " + core::go_quote(node) + " not found", 404);
       throw;
     }
     json::array conds;
@@ -440,7 +443,7 @@ void ApiCluster::delete_pod(const std::string& ns, const std::string& name) {
     client_->send(
         write_request(http_verb::delete_, "/api/v1/namespaces/" + query_escape(n) + "/pods/" + query_escape(name)));
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("pod \"" + n + "/" + name + "\" not found", 404);
+    if (e.http_status() == 404) throw core::ClusterError("pod " + core::go_quote(n + "/" + name) + " not found", 404);
     throw;
   }
 }
@@ -456,7 +459,8 @@ void ApiCluster::delete_daemonset(const std::string& ns, const std::string& name
   try {
     send_write(r, "DaemonSet " + n + "/" + name);
   } catch (const ApiError& e) {
-    if (e.http_status() == 404) throw core::ClusterError("daemonset \"" + n + "/" + name + "\" not found", 404);
+    if (e.http_status() == 404)
+      throw core::ClusterError("daemonset " + core::go_quote(n + "/" + name) + " not found", 404);
     throw;
   }
 }

@@ -2,6 +2,7 @@
 // k8s.io/apimachinery pkg/api/errors and k8s.io/apiserver
 // pkg/endpoints/handlers/responsewriters/status.go.
 #include "simulator/api_status.h"
+#include "core/terminal.h"
 
 #include <boost/json/array.hpp>
 
@@ -47,7 +48,7 @@ void throw_api(int code, const std::string& message, json::object details) {
 }
 
 void throw_not_found(const Resource& r, const std::string& name) {
-  throw_api(404, qualified(r) + " \"" + name + "\" not found", details_for(&r, name, false));
+  throw_api(404, qualified(r) + " " + core::go_quote(name) + " not found", details_for(&r, name, false));
 }
 
 void throw_method_not_allowed() { throw_api(405, "the server does not allow this method on the requested resource"); }

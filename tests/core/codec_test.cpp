@@ -938,7 +938,7 @@ TEST(Codec, TemplatesAreToldFromManifests) {
 // bytes (a Go program printing strconv.Quote(s)): what the API server's %q
 // shows in a field error's value.
 TEST(Codec, QuotesAsGoStrconvQuote) {
-  using core::codec_internal::go_quote;
+  using core::go_quote;
   EXPECT_EQ(go_quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(go_quote("\a\b\f\v\n\r\t"), "\"\\a\\b\\f\\v\\n\\r\\t\"");
   EXPECT_EQ(go_quote("\x01\x1b\x7f"), "\"\\x01\\x1b\\x7f\"");
