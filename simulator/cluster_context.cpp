@@ -14,7 +14,7 @@ void Timers::shift(Duration d) {
     timers_.pop();
   }
   for (Timer& t : all) {
-    t.at += d;
+    if (t.period > Duration(0)) t.at += d;
     timers_.push(std::move(t));
   }
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <queue>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -121,14 +122,16 @@ struct PodQueue {
 // A timer may say it belongs to a cycle of period `period` (> 0): firing it
 // repeats, every `period`, the same writes as long as nothing else changes
 // (the DaemonSet controller's failed-pod backoff at its cap). When every
-// pending timer says so, with one period, FakeCluster::advance may verify
-// one period and move the cycle forward whole periods at once (shift).
+// periodic timer pending has one period, FakeCluster::advance may verify one
+// period and move the cycle forward whole periods at once (shift), up to
+// the first timer that is not periodic (a grace period's end, say), which
+// stays where it is.
 class Timers {
  public:
   // Runs `fn` when virtual time reaches `t` (at once, at the next fire_due,
   // if `t` is already past).
   void at(Time t, std::string what, std::function<void()> fn, Duration period = Duration(0)) {
-    count(period, +1);
+    count(period, t, +1);
     timers_.push(Timer{t, seq_++, std::move(what), std::move(fn), period});
   }
   bool empty() const { return timers_.empty(); }
@@ -140,17 +143,22 @@ class Timers {
     while (!timers_.empty() && timers_.top().at <= now) {
       Timer t = timers_.top();
       timers_.pop();
-      count(t.period, -1);
+      count(t.period, t.at, -1);
       t.fn();
     }
   }
-  // The period every pending timer shares, or 0 when there is none, one is
-  // not periodic, or their periods differ.
+  // The period every pending periodic timer shares, or 0 when there is
+  // none or their periods differ.
   Duration cycle_period() const {
-    if (timers_.empty() || aperiodic_ > 0 || periods_.size() != 1) return Duration(0);
+    if (periods_.size() != 1) return Duration(0);
     return periods_.begin()->first;
   }
-  // Moves every pending timer `d` later (their order is kept).
+  // When the first pending timer that is not periodic is due (Time::max()
+  // when there is none), and how many there are.
+  Time next_aperiodic() const { return aperiodic_.empty() ? Time::max() : *aperiodic_.begin(); }
+  size_t aperiodic_count() const { return aperiodic_.size(); }
+  // Moves every pending periodic timer `d` later (their order among
+  // themselves is kept); the others stay.
   void shift(Duration d);
   // The first five distinct pending timers, "what at time; ...".
   std::string description() const;
@@ -166,16 +174,19 @@ class Timers {
   struct Later {
     bool operator()(const Timer& a, const Timer& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
   };
-  void count(Duration period, int delta) {
+  void count(Duration period, Time at, int delta) {
     if (period <= Duration(0)) {
-      aperiodic_ += delta;
+      if (delta > 0)
+        aperiodic_.insert(at);
+      else
+        aperiodic_.erase(aperiodic_.find(at));
       return;
     }
     if ((periods_[period] += delta) == 0) periods_.erase(period);
   }
   std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
   uint64_t seq_ = 0;
-  int64_t aperiodic_ = 0;
+  std::multiset<Time> aperiodic_;        // when each pending aperiodic timer is due
   std::map<Duration, int64_t> periods_;  // pending periodic timers by period
 };
 

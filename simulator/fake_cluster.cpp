@@ -35,6 +35,7 @@
 #include "core/encode.h"
 #include "core/errors.h"
 #include "core/rfc3339.h"
+#include "core/terminal.h"
 #include "core/validation.h"
 #include "simulator/api_patch.h"
 #include "simulator/cluster_context.h"
@@ -217,14 +218,22 @@ struct FakeCluster::Impl : StoreObserver {
   // every pod of the cycle is created anew before `end`, as it would be.
   // Only the names, uids and resourceVersions of the pods skipped over are
   // never made.
+  // Timers that are not periodic (a terminating pod's grace period, say)
+  // stay where they are: the cycle is moved forward only up to the first of
+  // them (`limit`), which then fires in the cycle's phase, as when played.
   void skip_steady_cycles(Time end) {
     const Duration period = ctx.timers.cycle_period();
-    if (period <= Duration(0) || end - ctx.now < 3 * period) return;
+    const Time next_aperiodic = ctx.timers.next_aperiodic();
+    const size_t aperiodic = ctx.timers.aperiodic_count();
+    const Time limit = std::min(end, next_aperiodic);
+    if (period <= Duration(0) || limit - ctx.now < 3 * period) return;
     const Time from = ctx.now;
     const std::vector<uint64_t> before = internal::steady_cycle_digest(ctx.store);
     while (!ctx.timers.empty() && ctx.timers.next() <= from + period) step_to_next_timer();
-    if (ctx.timers.cycle_period() != period || internal::steady_cycle_digest(ctx.store) != before) return;
-    const int64_t periods = (end - ctx.now) / period - 1;
+    if (ctx.timers.cycle_period() != period || ctx.timers.next_aperiodic() != next_aperiodic ||
+        ctx.timers.aperiodic_count() != aperiodic || internal::steady_cycle_digest(ctx.store) != before)
+      return;
+    const int64_t periods = (limit - ctx.now) / period - 1;
     if (periods <= 0) return;
     const Duration skip = periods * period;
     ctx.timers.shift(skip);
@@ -254,7 +263,8 @@ void FakeCluster::install_operator(const core::Catalog& catalog, const std::stri
 void FakeCluster::patch_cluster_policy(const std::string& name, const boost::json::object& merge_patch) {
   ObjectStore& s = impl_->ctx.store;
   auto cur = s.get(Kind::kClusterPolicy, "", name);
-  if (!s.gpu_operator_crds() || !cur) throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+  if (!s.gpu_operator_crds() || !cur)
+    throw ClusterError("clusterpolicies.nvidia.com " + core::go_quote(name) + " not found", 404);
   boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
   if (!patched.is_object())
     throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
@@ -277,7 +287,7 @@ void FakeCluster::patch_cluster_policy(const std::string& name, const boost::jso
 void FakeCluster::delete_cluster_policy(const std::string& name) {
   ObjectStore& s = impl_->ctx.store;
   if (!s.gpu_operator_crds() || !s.get(Kind::kClusterPolicy, "", name))
-    throw ClusterError("clusterpolicies.nvidia.com \"" + name + "\" not found", 404);
+    throw ClusterError("clusterpolicies.nvidia.com " + core::go_quote(name) + " not found", 404);
   s.remove(Kind::kClusterPolicy, "", name);
 }
 
@@ -489,7 +499,7 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
     const core::ObjectMeta& m = std::visit([](const auto& x) -> const core::ObjectMeta& { return x.metadata; }, obj);
     if (!namespaces.count(m.namespace_) && !s.find_namespace(m.namespace_)) {
       throw core::InputError::with_status(404, "", 0, "metadata.namespace",
-                                          "namespaces \"" + m.namespace_ + "\" not found");
+                                          "namespaces " + core::go_quote(m.namespace_) + " not found");
     }
     if (auto* d = std::get_if<core::DaemonSet>(&obj))
       if (const core::DaemonSet* cur = s.find_daemonset(m.namespace_, m.name))
