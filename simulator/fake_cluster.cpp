@@ -503,7 +503,17 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
     if (s.get(k, m.namespace_, m.name)) {
       if (k == Kind::kNamespace) continue;
       if (k == Kind::kNode) {
-        add_node(std::get<core::Node>(copy));
+        // apply of a Node that exists: its labels, annotations, taints and
+        // unschedulable flag, and its allocatable and conditions when given.
+        const core::Node& node = std::get<core::Node>(copy);
+        s.mutate_node(node.metadata.name, [&](core::Node& n) {
+          n.metadata.labels = node.metadata.labels;
+          n.metadata.annotations = node.metadata.annotations;
+          n.unschedulable = node.unschedulable;
+          n.taints = node.taints;
+          if (!node.allocatable.empty()) n.allocatable = node.allocatable;
+          if (!node.conditions.empty()) n.conditions = node.conditions;
+        });
         continue;
       }
       s.update(std::move(copy));
@@ -540,22 +550,11 @@ void FakeCluster::set_node_label(const std::string& node, const std::string& key
   });
 }
 
-void FakeCluster::add_node(const core::Node& node) {
-  ObjectStore& s = impl_->ctx.store;
-  const core::Node* cur = s.find_node(node.metadata.name);
-  if (!cur) {
-    s.create(node);
-    return;
-  }
-  s.mutate_node(node.metadata.name, [&](core::Node& n) {
-    n.metadata.labels = node.metadata.labels;
-    n.metadata.annotations = node.metadata.annotations;
-    n.unschedulable = node.unschedulable;
-    n.taints = node.taints;
-    if (!node.allocatable.empty()) n.allocatable = node.allocatable;
-    if (!node.conditions.empty()) n.conditions = node.conditions;
-  });
-}
+// A create, as POST /api/v1/nodes: a node of that name that exists already is
+// refused with 409 AlreadyExists (`nodes "NAME" already exists`) and left as
+// it is (mirrors Store.Create, staging/src/k8s.io/apiserver/pkg/registry/
+// generic/registry/store.go: storage.NewKeyExistsError -> NewAlreadyExists).
+void FakeCluster::add_node(const core::Node& node) { impl_->ctx.store.create(node); }
 
 void FakeCluster::delete_node(const std::string& node) { impl_->ctx.store.remove(Kind::kNode, "", node); }
 

@@ -259,6 +259,22 @@ TEST(Plan, ChangesTheClusterWouldRefuseAreBadInput) {
   EXPECT_EQ(steps.out, "");
 }
 
+// A node added that the cluster has already: kube-apiserver v1.37 answers
+// POST /api/v1/nodes of an existing name 409 AlreadyExists, `nodes
+// "gpu-node-1" already exists` (measured). Bad input, nothing planned.
+TEST(Plan, AddingANodeThatExistsIsRefused) {
+  const std::string dump = op_dump("healthy-v26.7");
+  std::string f = ::testing::TempDir() + "/plan-steps-add-existing.yaml";
+  {
+    std::ofstream o(f);
+    o << "- addNode: {name: gpu-node-1, labels: {nvidia.com/gpu.deploy.driver: \"false\"}}\n";
+  }
+  auto r = run_gpuops({"plan", "--snapshot", dump, "--steps", f});
+  EXPECT_EQ(r.code, 2) << r.err << r.out;
+  EXPECT_TRUE(has(r.err, f + ":1: nodes \"gpu-node-1\" already exists")) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 // A new DaemonSet whose pod cannot fit: created on the node it targets, and
 // said to stay Pending with the scheduler's FitError (NodeResourcesFit:
 // 100Ti requested; the other nodes fail NodeAffinity, the DaemonSet
