@@ -125,6 +125,7 @@ json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional
     if (r.route.status) internal::throw_not_found(r.res, r.route.name);
     core::Object obj = internal::decode_for_route(r, applied_cfg);
     core::ObjectMeta& m = meta_of(obj);
+  internal::check_identity(r, next);  // patch.go: checkName, then the strategy's validation
     internal::check_name(r, m);
     internal::ensure_namespace(r, m);
     if (r.dry_run) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/codec.h"
+#include "simulator/api_patch.h"
 #include "simulator/api_server_impl.h"
 
 namespace gpuops::simulator::internal {
@@ -56,8 +57,34 @@ core::Object decode_for_route(const ResourceRequest& r, json::value v) {
 }
 
 void check_name(const ResourceRequest& r, const core::ObjectMeta& m) {
-  if (m.name != r.route.name)
-    throw_api(400, "the name of the object (" + m.name + ") does not match the name on the URL (" + r.route.name + ")");
+  try {
+    check_object_name(m.name, r.route.name);
+  } catch (const core::InputError& e) {
+    throw_api(e.http_status, e.message());
+  }
+}
+
+void check_identity(const ResourceRequest& r, const json::value& v) {
+  try {
+    check_patched_identity(v, r.route.name, r.res.custom, r.res.kind_name, api_version(r.res));
+  } catch (const core::InputError& e) {
+    if (e.http_status != 422) throw_api(e.http_status, e.message());
+    // errors.NewInvalid(qualifiedKind, name, errs): the details name the
+    // object's own group and kind, as its message does.
+    const json::object& o = v.as_object();
+    const json::value* av = o.if_contains("apiVersion");
+    const json::value* kv = o.if_contains("kind");
+    std::string version = av && av->is_string() ? std::string(av->get_string()) : "";
+    json::object details;
+    details["name"] = r.route.name;
+    if (size_t slash = version.find('/'); slash != std::string::npos) details["group"] = version.substr(0, slash);
+    details["kind"] = kv && kv->is_string() ? std::string(kv->get_string()) : "";
+    json::array causes;
+    for (const auto& c : e.causes)
+      causes.push_back(json::object{{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+    details["causes"] = std::move(causes);
+    throw_api(422, e.message(), std::move(details));
+  }
 }
 
 void ensure_namespace(const ResourceRequest& r, core::ObjectMeta& m) {

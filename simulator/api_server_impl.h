@@ -146,7 +146,7 @@ core::Object decode_value(const boost::json::value& v, const std::string& file =
 // `v`, an object, with the route's apiVersion and kind, decoded; an
 // InputError is answered naming the route's object.
 core::Object decode_for_route(const ResourceRequest& r, boost::json::value v);
-// 400 unless the object's name is the one on the URL.
+// 400 unless the object's name is the one on the URL (check_object_name).
 void check_name(const ResourceRequest& r, const core::ObjectMeta& m);
 // A namespaced object without a namespace gets the request's; another one
 // is 400 (rest.EnsureObjectNamespaceMatchesRequestNamespace).
@@ -158,6 +158,11 @@ struct ApiServer::Impl {
   using Request = internal::Request;
   using Resource = internal::Resource;
   using ResourceRequest = internal::ResourceRequest;
+// The patched or replaced object `v` (PATCH, PUT) keeps its name and, for a
+// custom resource, its kind and apiVersion (check_patched_identity,
+// simulator/api_patch.h), answered as the API server answers: 400 without
+// details, or 422 Invalid naming the object's own group and kind.
+void check_identity(const ResourceRequest& r, const boost::json::value& v);
 
   Impl(FakeCluster& c, Options o) : cluster(c), opt(std::move(o)) {}
 

@@ -258,14 +258,17 @@ void FakeCluster::patch_cluster_policy(const std::string& name, const boost::jso
   boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
   if (!patched.is_object())
     throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
-  // A patch that sets metadata to null (removed), a string, a list or a
-  // number leaves no object to decode: refused, as the API server's decoding
-  // of the patched object into ObjectMeta refuses it.
+  // A patch that renames it (metadata or its name null too) or changes its
+  // kind or apiVersion: refused as the API server refuses it (400 / 422),
+  // nothing written.
+  check_patched_identity(patched, name, true, "ClusterPolicy", "nvidia.com/v1");
+  // A patch that sets metadata to a string, a list or a number leaves no
+  // object to decode: refused, as the API server's decoding of the patched
+  // object into ObjectMeta refuses it.
   boost::json::value* meta = patched.as_object().if_contains("metadata");
   if (!meta || !meta->is_object())
     throw core::InputError::with_status(422, "", 0, "metadata",
                                         "Invalid value: the patched ClusterPolicy's metadata must be an object");
-  meta->as_object()["name"] = name;  // a patch cannot rename
   core::Document doc;
   doc.value = std::move(patched);
   doc.file = "clusterpolicy/" + name;
