@@ -135,7 +135,7 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
       list(
           path, nullptr,
           [&](json::array& items) {
-            core::Document d{json::value(items.storage()), "GET " + path, 0, {}};
+            core::Document d{json::value(items.storage()), "GET " + path, 0, {}, {}};
             for (auto& item : items) {
               if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
               d.value = std::move(item);
@@ -173,7 +173,7 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
     list(
         path, &rv,
         [&](json::array& items) {
-          core::Document d{json::value(items.storage()), file, 0, {}};  // in the page's arena
+          core::Document d{json::value(items.storage()), file, 0, {}, {}};  // in the page's arena
           for (auto& item : items) {
             if (!item.is_object())
               throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + file +

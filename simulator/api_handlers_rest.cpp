@@ -38,11 +38,27 @@ json::value parse_json(const std::string& body) {
   return v;
 }
 
-core::Object decode_value(const json::value& v, const std::string& file) {
+core::Object decode_value(const json::value& v, const std::string& file,
+                          const std::optional<core::OutOfRangeNumber>& big) {
   core::Document doc;
   doc.value = v;
   doc.file = file;
+  doc.out_of_range_number = big;
   return core::decode_manifest(doc);
+}
+
+std::optional<core::OutOfRangeNumber> body_out_of_range_number(const ResourceRequest& r) {
+  const std::string& body = r.http.body();
+  const size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || (body[first] != '{' && body[first] != '[')) return std::nullopt;
+  std::optional<core::OutOfRangeNumber> big = core::first_out_of_range_number(body);
+  // mirrors the unstructured decoding of a custom resource (encoding/json
+  // into interface{}): the whole body is refused before anything else.
+  if (big && r.res.custom)
+    throw_api(400, std::string(r.res.kind_name) + " in version \"" + r.res.version + "\" cannot be handled as a " +
+                       r.res.kind_name + ": json: cannot unmarshal number " + big->literal +
+                       " into Go value of type float64");
+  return big;
 }
 
 core::Object decode_for_route(const ResourceRequest& r, json::value v) {
@@ -50,7 +66,7 @@ core::Object decode_for_route(const ResourceRequest& r, json::value v) {
   o["apiVersion"] = api_version(r.res);
   o["kind"] = r.res.kind_name;
   try {
-    return decode_value(v);
+    return decode_value(v, "request body", body_out_of_range_number(r));
   } catch (const core::InputError& e) {
     throw to_api_error(e, &r.res, r.route.name);
   }
