@@ -63,9 +63,10 @@ class Cluster {
   virtual void set_node_label(const std::string& node, const std::string& key,
                               const std::optional<std::string>& value) = 0;
 
-  // Adds a node; a node of that name that exists already takes the labels,
-  // annotations, taints and unschedulable flag of `node`, and its
-  // allocatable and conditions when `node` has them.
+  // Creates a node (POST /api/v1/nodes). A node of that name that exists
+  // already is refused, as the API server refuses it: ClusterError 409
+  // `nodes "NAME" already exists` (AlreadyExists), and nothing is written.
+  // (apply() of a Node is the create-or-update.)
   virtual void add_node(const Node& node) = 0;
   // Deletes a node. Its pods are garbage-collected as upstream does.
   virtual void delete_node(const std::string& node) = 0;

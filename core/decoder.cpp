@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -93,10 +94,15 @@ std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, con
   // it ("cannot unmarshal number 2147483648 into ... of type int32"); it
   // was cast, and wrapped.
   auto out_of_range = [&]() {
+    // An infinity is a number float64 could not hold: its text as written.
+    std::string number = json::serialize(*v);
+    if (v->is_double() && std::isinf(v->as_double()) && doc_.out_of_range_number &&
+        doc_.out_of_range_number->field == p.field())
+      number = doc_.out_of_range_number->literal;
     throw InputError::with_status(400, doc_.file, doc_.line_of(p.segs()), p.field(),
                                   kind_ + " in version \"" + version_ + "\" cannot be handled as a " + kind_ +
-                                      ": json: cannot unmarshal number " + json::serialize(*v) +
-                                      " into Go struct field " + st + "." + p.go() + " of type " + type);
+                                      ": json: cannot unmarshal number " + number + " into Go struct field " + st +
+                                      "." + p.go() + " of type " + type);
   };
   int64_t n = 0;
   if (v->is_int64()) {

@@ -496,7 +496,7 @@ class ListItemHandler {
   void hand_over() {
     // Constructed, not assigned: a value moved into a new value keeps its
     // storage, one assigned is copied to the default storage.
-    Document d{item_.release(), *file_, 0, {}};
+    Document d{item_.release(), *file_, 0, {}, {}};
     ++handed_;
     if (is_list(d.value)) {
       std::vector<Document> docs;
@@ -559,6 +559,67 @@ int Document::line_of(const std::vector<std::string>& path) const {
   return line;
 }
 
+std::optional<OutOfRangeNumber> first_out_of_range_number(std::string_view text) {
+  // One pass over the tokens, keeping the path: per open container, whether
+  // it is an object, its current key and its item count.
+  struct Level {
+    bool object;
+    std::string key;
+    size_t items = 0;
+  };
+  std::vector<Level> stack;
+  bool expect_key = false;  // in an object, the next string is a key
+  auto field = [&]() {
+    std::string f;
+    for (const auto& l : stack) {
+      if (l.object)
+        f += (f.empty() ? "" : ".") + l.key;
+      else
+        f += "[" + std::to_string(l.items) + "]";
+    }
+    return f;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j)
+        if (text[j] == '\\') ++j;
+      if (expect_key && !stack.empty())
+        stack.back().key = std::string(text.substr(i + 1, std::min(j, text.size()) - i - 1));  // escapes as written
+      expect_key = false;
+      i = j;
+    } else if (c == '{' || c == '[') {
+      stack.push_back({c == '{', "", 0});
+      expect_key = c == '{';
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == ',') {
+      if (!stack.empty()) {
+        ++stack.back().items;
+        expect_key = stack.back().object;
+      }
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i;
+      while (j < text.size() && (text[j] == '-' || text[j] == '+' || text[j] == '.' || text[j] == 'e' ||
+                                 text[j] == 'E' || (text[j] >= '0' && text[j] <= '9')))
+        ++j;
+      const std::string_view token = text.substr(i, j - i);
+      // Without an exponent a number needs over 308 digits to overflow.
+      if (token.find_first_of("eE") == std::string_view::npos && token.size() < 309) {
+        i = j - 1;
+        continue;
+      }
+      const std::string literal(token);
+      errno = 0;
+      const double d = std::strtod(literal.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(d)) return OutOfRangeNumber{literal, field(), i};
+      i = j - 1;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Document> read_documents(const std::string& text, const std::string& file) {
   std::vector<Document> out;
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -569,6 +630,13 @@ std::vector<Document> read_documents(const std::string& text, const std::string&
     size_t n = p.write_some(text.data(), text.size(), ec);
     if (!ec) p.finish(ec);
     if (ec) throw InputError(file, count_lines(text, n), "", "invalid JSON: " + ec.message());
+    // kubectl cannot decode the file (`error: unable to decode "FILE": json:
+    // cannot unmarshal number 1e400 into Go value of type float64`, measured
+    // with kubectl v1.37.2 create/apply --validate=false; with validation it
+    // is `error validating data: ...` of the same text): nothing is sent.
+    if (auto big = first_out_of_range_number(text))
+      throw InputError(file, count_lines(text, big->offset), "",
+                       "json: cannot unmarshal number " + big->literal + " into Go value of type float64");
     Document d;
     d.value = p.release();
     d.file = file;

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,23 @@ class Node;
 
 namespace gpuops::core {
 
+// A number in JSON text that float64 cannot hold (`1e400`, `-1e400`): its
+// text as written, the field path of the value in Kubernetes' field.Path
+// notation (".key" for object keys, "[i]" for array items:
+// "spec.revisionHistoryLimit", "[0].value.x") and its byte offset.
+struct OutOfRangeNumber {
+  std::string literal;
+  std::string field;
+  size_t offset = 0;
+};
+// The first such number of `text` (valid JSON), in document order, or
+// nullopt. Go's encoding/json refuses it wherever it decodes a number into
+// an interface{} (an unstructured object, a patch): strconv.ParseFloat's
+// range error, reported as `json: cannot unmarshal number 1e400 into Go
+// value of type float64` (literalStore, encoding/json/decode.go); Boost.JSON
+// would make it an infinity. An underflow (1e-400) is 0, no error.
+std::optional<OutOfRangeNumber> first_out_of_range_number(std::string_view text);
+
 // One document read from a file: its JSON value and where each value came
 // from. `lines` maps a path of keys/indices (joined with '\x1f', array indices
 // written as decimal) to a 1-based line; absent for JSON input.
@@ -34,6 +52,10 @@ struct Document {
   std::string file;
   int line = 0;  // line of the document's first key (0 if unknown)
   std::map<std::string, int> lines;
+  // The number of the JSON text this value was parsed from that float64
+  // cannot hold (it is an infinity in `value`), as written: decoding names
+  // it as Go does (`cannot unmarshal number 1e400 into Go struct field ...`).
+  std::optional<OutOfRangeNumber> out_of_range_number;
 
   // Line of the value at `path` (segments as in `lines`), falling back to the
   // nearest enclosing value that has one, then to `line`.

@@ -136,7 +136,7 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
       list(
           path, nullptr,
           [&](json::array& items) {
-            core::Document d{json::value(items.storage()), "GET " + path, 0, {}};
+            core::Document d{json::value(items.storage()), "GET " + path, 0, {}, {}};
             for (auto& item : items) {
               if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
               d.value = std::move(item);
@@ -174,7 +174,7 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
     list(
         path, &rv,
         [&](json::array& items) {
-          core::Document d{json::value(items.storage()), file, 0, {}};  // in the page's arena
+          core::Document d{json::value(items.storage()), file, 0, {}, {}};  // in the page's arena
           for (auto& item : items) {
             if (!item.is_object())
               throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + file +
@@ -356,7 +356,39 @@ void ApiCluster::set_node_label(const std::string& node, const std::string& key,
   patch_node(node, json::object{{"metadata", {{"labels", std::move(labels)}}}}, kMergePatch);
 }
 
-void ApiCluster::add_node(const core::Node& node) { apply({core::Object(node)}); }
+// mirrors kubectl create: a POST, which the API server refuses with 409
+// AlreadyExists when the node exists (nothing written); then the status, as
+// apply() sends it.
+void ApiCluster::add_node(const core::Node& node) {
+  const core::Object obj(node);
+  json::object body = core::encode(obj);
+  const std::string what = core::describe(obj);
+  core::Document d;
+  d.value = body;
+  d.file = what;
+  core::decode_manifest(d);  // throws InputError, as the API server would refuse it
+  json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
+  prepare_apply_body(body);
+  Request r = write_request(http_verb::post, "/api/v1/nodes");
+  r.query.emplace_back("fieldManager", options_.field_manager);
+  r.body = json::serialize(body);
+  r.content_type = "application/json";
+  try {
+    send_write(r, what);
+  } catch (const ApiError& e) {
+    const json::object* st = e.status().if_object();
+    const json::value* message = st ? st->if_contains("message") : nullptr;
+    if (e.http_status() == 409 && message && message->is_string())
+      throw core::ClusterError(std::string(message->get_string()), 409);
+    throw;
+  }
+  if (status.is_object() && !status.as_object().empty()) {
+    Request sr = write_request(http_verb::patch, node_path(node.metadata.name) + "/status");
+    sr.body = json::serialize(json::object{{"status", status}});
+    sr.content_type = kMergePatch;
+    send_write(sr, what);
+  }
+}
 
 void ApiCluster::delete_node(const std::string& node) {
   try {

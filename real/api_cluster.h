@@ -16,10 +16,12 @@
 //    --force-conflicts` (kubectl pkg/cmd/apply). Every object is re-validated
 //    with core::decode_object before the first request.
 //  - create_namespace: POST; 409 AlreadyExists is success.
-//  - add_node (and a Node in apply): server-side apply of the Node, then its
-//    status (allocatable, conditions, as a KWOK node needs) as a merge patch
-//    of the status subresource, since apply drops status (the Node strategy's
-//    reset fields); delete_node / delete_pod: DELETE.
+//  - a Node in apply: server-side apply of the Node, then its status
+//    (allocatable, conditions, as a KWOK node needs) as a merge patch of the
+//    status subresource, since apply drops status (the Node strategy's reset
+//    fields); add_node: POST of the Node (409 AlreadyExists when it exists:
+//    core::ClusterError 409 with the server's message), then its status the
+//    same way; delete_node / delete_pod: DELETE.
 //  - set_node_taints, set_node_unschedulable: merge patch of spec;
 //    set_node_ready: strategic merge patch of status.conditions (merge key
 //    "type") on the status subresource.

@@ -87,7 +87,7 @@ void Reflector::list_and_watch() {
   api.list(
       path_, &rv,
       [&](json::array& items) {
-        core::Document d{json::value(items.storage()), file, 0, {}};
+        core::Document d{json::value(items.storage()), file, 0, {}, {}};
         for (auto& item : items) {
           if (!item.is_object()) throw core::ClusterError(file + ": an item of the list is not an object");
           d.value = std::move(item);
@@ -131,7 +131,7 @@ void Reflector::list_and_watch() {
           }
           std::string next = resource_version_of(o);
           if (t == "ADDED" || t == "MODIFIED" || t == "DELETED") {
-            core::Document d{json::value(o), wfile, 0, {}};
+            core::Document d{json::value(o), wfile, 0, {}, {}};
             if (t == "DELETED")
               sink_.remove(d);
             else

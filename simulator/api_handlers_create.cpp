@@ -30,9 +30,11 @@ json::value ApiServer::Impl::create(const ResourceRequest& r, int& status) {
   } else {
     body = internal::read_body(r.http.body());
   }
+  const std::optional<core::OutOfRangeNumber> big =
+      ctype.rfind("application/vnd.kubernetes.protobuf", 0) == 0 ? std::nullopt : internal::body_out_of_range_number(r);
   core::Object obj;
   try {
-    obj = internal::decode_value(body);
+    obj = internal::decode_value(body, "request body", big);
   } catch (const core::InputError& e) {
     std::string name;
     if (auto* m = body.is_object() ? body.as_object().if_contains("metadata") : nullptr)

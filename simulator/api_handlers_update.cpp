@@ -57,6 +57,7 @@ json::value ApiServer::Impl::update(const ResourceRequest& r, const std::optiona
   if (!current) internal::throw_not_found(r.res, r.route.name);
   json::value body = internal::read_body(r.http.body());
   if (!body.is_object()) throw_api(400, "the object provided is unrecognized");
+  internal::check_identity(r, body);  // update.go: checkName, then the strategy's validation
   return store_update(r, current, body, false);
 }
 

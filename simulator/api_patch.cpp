@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "core/errors.h"
 
@@ -446,6 +447,52 @@ std::string patch_merge_key(const std::string& path) {
   };
   auto it = keys.find(last);
   return it == keys.end() ? "" : it->second;
+}
+
+// mirrors checkName, k8s.io/apiserver pkg/endpoints/handlers/rest.go
+void check_object_name(const std::string& object_name, const std::string& url_name) {
+  if (object_name.empty())
+    fail(400, "the name of the object (" + url_name + " based on URL) was undeterminable: name must be provided");
+  if (object_name != url_name)
+    fail(400, "the name of the object (" + object_name + ") does not match the name on the URL (" + url_name + ")");
+}
+
+void check_patched_identity(const json::value& patched, const std::string& url_name, bool custom,
+                            const std::string& kind, const std::string& api_version) {
+  const json::object* o = patched.if_object();
+  if (!o) return;
+  const json::value* meta = o->if_contains("metadata");
+  if (meta && !meta->is_null() && !meta->is_object()) return;  // the decoder refuses it (422 patch: ...)
+  const json::value* name = meta && meta->is_object() ? meta->as_object().if_contains("name") : nullptr;
+  if (!name || name->is_null()) check_object_name("", url_name);
+  if (name && name->is_string()) check_object_name(std::string(name->get_string()), url_name);
+  if (!custom) return;
+  // mirrors customResourceValidator.ValidateTypeMeta (apiextensions-apiserver
+  // pkg/registry/customresource/validator.go); the Invalid error names the
+  // patched object's own group and kind (errors.NewInvalid).
+  auto str = [&](const char* key) {
+    const json::value* v = o->if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  const std::string got_kind = str("kind");
+  const std::string got_version = str("apiVersion");
+  std::vector<core::InputError::Cause> causes;
+  if (got_kind != kind)
+    causes.push_back({"FieldValueInvalid", "kind", "Invalid value: \"" + got_kind + "\": must be " + kind});
+  if (got_version != api_version)
+    causes.push_back(
+        {"FieldValueInvalid", "apiVersion", "Invalid value: \"" + got_version + "\": must be " + api_version});
+  if (causes.empty()) return;
+  const size_t slash = got_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : got_version.substr(0, slash);
+  std::string list;
+  for (const auto& c : causes) list += (list.empty() ? "" : ", ") + c.field + ": " + c.message;
+  if (causes.size() > 1) list = "[" + list + "]";
+  core::InputError e = core::InputError::with_status(
+      422, "", 0, causes.size() == 1 ? causes[0].field : "",
+      got_kind + (group.empty() ? "" : "." + group) + " \"" + url_name + "\" is invalid: " + list);
+  e.causes = std::move(causes);
+  throw e;
 }
 
 }  // namespace gpuops::simulator

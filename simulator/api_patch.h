@@ -55,4 +55,35 @@ boost::json::value strategic_merge_patch(const boost::json::value& target, const
 // wherever it sits).
 std::string patch_merge_key(const std::string& path);
 
+// What an object written to an existing name must keep: the one rule for
+// every front end that patches (scenario and plan steps through FakeCluster,
+// PATCH and PUT through `gpuops serve`). Throws core::InputError with
+// http_status:
+//  * 400, field "", when metadata.name is not `url_name`: "the name of the
+//    object (OTHER) does not match the name on the URL (NAME)", or, when it
+//    is missing, null or "": "the name of the object (NAME based on URL) was
+//    undeterminable: name must be provided" (metadata itself null or
+//    missing too; metadata that is not an object is left to the decoder)
+//    (mirrors checkName,
+//    k8s.io/apiserver pkg/endpoints/handlers/rest.go, which patch.go and
+//    update.go call on the patched object). A name that is not a string is
+//    left to the decoder.
+//  * 422 when `custom` (a CRD's object: ClusterPolicy, NVIDIADriver) and its
+//    kind or apiVersion is not `kind` / `api_version`: "<Kind>[.<group>]
+//    \"NAME\" is invalid: kind: Invalid value: \"Other\": must be
+//    ClusterPolicy", both errors as "[kind: ..., apiVersion: ...]", field and
+//    causes set; Kind and group are the patched object's (mirrors
+//    customResourceValidator.ValidateTypeMeta, k8s.io/apiextensions-apiserver
+//    pkg/registry/customresource/validator.go, and errors.NewInvalid). The
+//    name is checked first, as upstream (checkName before the strategy's
+//    validation). A built-in kind's kind and apiVersion are not checked here.
+// Measured on kube-apiserver v1.37.2 (tests/simulator/import_test.cpp,
+// tests/serve/operator_test.cpp).
+void check_patched_identity(const boost::json::value& patched, const std::string& url_name, bool custom,
+                            const std::string& kind, const std::string& api_version);
+
+// The name part of check_patched_identity alone (checkName, rest.go), for an
+// object already decoded.
+void check_object_name(const std::string& object_name, const std::string& url_name);
+
 }  // namespace gpuops::simulator

@@ -268,14 +268,17 @@ void FakeCluster::patch_cluster_policy(const std::string& name, const boost::jso
   boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
   if (!patched.is_object())
     throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
-  // A patch that sets metadata to null (removed), a string, a list or a
-  // number leaves no object to decode: refused, as the API server's decoding
-  // of the patched object into ObjectMeta refuses it.
+  // A patch that renames it (metadata or its name null too) or changes its
+  // kind or apiVersion: refused as the API server refuses it (400 / 422),
+  // nothing written.
+  check_patched_identity(patched, name, true, "ClusterPolicy", "nvidia.com/v1");
+  // A patch that sets metadata to a string, a list or a number leaves no
+  // object to decode: refused, as the API server's decoding of the patched
+  // object into ObjectMeta refuses it.
   boost::json::value* meta = patched.as_object().if_contains("metadata");
   if (!meta || !meta->is_object())
     throw core::InputError::with_status(422, "", 0, "metadata",
                                         "Invalid value: the patched ClusterPolicy's metadata must be an object");
-  meta->as_object()["name"] = name;  // a patch cannot rename
   core::Document doc;
   doc.value = std::move(patched);
   doc.file = "clusterpolicy/" + name;
@@ -513,7 +516,17 @@ void FakeCluster::apply(const std::vector<core::Object>& objects) {
     if (s.get(k, m.namespace_, m.name)) {
       if (k == Kind::kNamespace) continue;
       if (k == Kind::kNode) {
-        add_node(std::get<core::Node>(copy));
+        // apply of a Node that exists: its labels, annotations, taints and
+        // unschedulable flag, and its allocatable and conditions when given.
+        const core::Node& node = std::get<core::Node>(copy);
+        s.mutate_node(node.metadata.name, [&](core::Node& n) {
+          n.metadata.labels = node.metadata.labels;
+          n.metadata.annotations = node.metadata.annotations;
+          n.unschedulable = node.unschedulable;
+          n.taints = node.taints;
+          if (!node.allocatable.empty()) n.allocatable = node.allocatable;
+          if (!node.conditions.empty()) n.conditions = node.conditions;
+        });
         continue;
       }
       s.update(std::move(copy));
@@ -550,22 +563,11 @@ void FakeCluster::set_node_label(const std::string& node, const std::string& key
   });
 }
 
-void FakeCluster::add_node(const core::Node& node) {
-  ObjectStore& s = impl_->ctx.store;
-  const core::Node* cur = s.find_node(node.metadata.name);
-  if (!cur) {
-    s.create(node);
-    return;
-  }
-  s.mutate_node(node.metadata.name, [&](core::Node& n) {
-    n.metadata.labels = node.metadata.labels;
-    n.metadata.annotations = node.metadata.annotations;
-    n.unschedulable = node.unschedulable;
-    n.taints = node.taints;
-    if (!node.allocatable.empty()) n.allocatable = node.allocatable;
-    if (!node.conditions.empty()) n.conditions = node.conditions;
-  });
-}
+// A create, as POST /api/v1/nodes: a node of that name that exists already is
+// refused with 409 AlreadyExists (`nodes "NAME" already exists`) and left as
+// it is (mirrors Store.Create, staging/src/k8s.io/apiserver/pkg/registry/
+// generic/registry/store.go: storage.NewKeyExistsError -> NewAlreadyExists).
+void FakeCluster::add_node(const core::Node& node) { impl_->ctx.store.create(node); }
 
 void FakeCluster::delete_node(const std::string& node) { impl_->ctx.store.remove(Kind::kNode, "", node); }
 

@@ -204,4 +204,48 @@ TEST(Lint, TheExportersManifestsPassAndABrokenOneIsRefused) {
                        "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor or PrometheusRule\n");
 }
 
+// A number float64 cannot hold, in a manifest, as kubectl v1.37.2 and
+// kube-apiserver v1.37.2 judged it (measured): in a JSON file kubectl cannot
+// decode the file (`json: cannot unmarshal number 1e400 into Go value of
+// type float64`, nothing sent); in a YAML file the scalar 1e400 is a string
+// (go-yaml: ParseFloat's range error) and the API server refuses the string
+// in an int field: a DaemonSet's revisionHistoryLimit (400, `cannot
+// unmarshal string into Go struct field ...`) and a ClusterPolicy's integer
+// (422, `... must be of type integer: "string"`). Exit 2.
+TEST(Lint, NumbersBeyondFloat64) {
+  TempFile json_ds("ds.json",
+                   "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"d3\",\"namespace\":"
+                   "\"default\"},\"spec\":{\"revisionHistoryLimit\":1e400,\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
+                   "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+                   "\"image\":\"i\"}]}}}}\n");
+  auto r = run_gpuops({"lint", json_ds.path});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "gpuops: error: " + json_ds.path +
+                       ":1: json: cannot unmarshal number 1e400 into Go value of type "
+                       "float64\n");
+  TempFile yaml_ds("ds.yaml",
+                   "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: d2\n  namespace: default\nspec:\n"
+                   "  revisionHistoryLimit: 1e400\n  selector:\n    matchLabels: {a: b}\n  template:\n    metadata:\n"
+                   "      labels: {a: b}\n    spec:\n      containers:\n      - {name: c, image: i}\n");
+  r = run_gpuops({"lint", yaml_ds.path});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "gpuops: error: " + yaml_ds.path +
+                       ":7: spec.revisionHistoryLimit: DaemonSet in version \"v1\" cannot be handled as a DaemonSet: "
+                       "json: cannot unmarshal string into Go struct field DaemonSetSpec.spec.revisionHistoryLimit of "
+                       "type int32\n");
+  TempFile yaml_cp("cp.yaml",
+                   "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cp3\nspec:\n"
+                   "  operator: {defaultRuntime: containerd}\n  daemonsets: {}\n"
+                   "  driver: {enabled: true, startupProbe: {initialDelaySeconds: 1e400}}\n  toolkit: {enabled: true}\n"
+                   "  devicePlugin: {}\n  dcgm: {}\n  dcgmExporter: {}\n  gfd: {}\n  nodeStatusExporter: {}\n"
+                   "  validator: {}\n  mig: {}\n");
+  r = run_gpuops({"lint", yaml_cp.path});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("ClusterPolicy.nvidia.com \"cp3\" is invalid: spec.driver.startupProbe.initialDelaySeconds: "
+                       "Invalid value: \"string\": spec.driver.startupProbe.initialDelaySeconds in body must be of "
+                       "type integer: \"string\""),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

@@ -273,6 +273,47 @@ TEST(Plan, ChangesTheClusterWouldRefuseAreBadInput) {
   EXPECT_EQ(steps.out, "");
 }
 
+// A node added that the cluster has already: kube-apiserver v1.37 answers
+// POST /api/v1/nodes of an existing name 409 AlreadyExists, `nodes
+// "gpu-node-1" already exists` (measured). Bad input, nothing planned.
+TEST(Plan, AddingANodeThatExistsIsRefused) {
+  const std::string dump = op_dump("healthy-v26.7");
+  std::string f = ::testing::TempDir() + "/plan-steps-add-existing.yaml";
+  {
+    std::ofstream o(f);
+    o << "- addNode: {name: gpu-node-1, labels: {nvidia.com/gpu.deploy.driver: \"false\"}}\n";
+  }
+  auto r = run_gpuops({"plan", "--snapshot", dump, "--steps", f});
+  EXPECT_EQ(r.code, 2) << r.err << r.out;
+  EXPECT_TRUE(has(r.err, f + ":1: nodes \"gpu-node-1\" already exists")) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// A ClusterPolicy patch that renames it or changes its kind: kube-apiserver
+// v1.37.2 refuses the merge patch (measured): 400 `the name of the object
+// (other) does not match the name on the URL (cluster-policy)`, 422
+// `Other.nvidia.com "cluster-policy" is invalid: kind: Invalid value:
+// "Other": must be ClusterPolicy`. Bad input, nothing planned (it was
+// planned as no change).
+TEST(Plan, AClusterPolicyPatchChangingItsNameOrKindIsRefused) {
+  const std::string dump = op_dump("healthy-v26.7");
+  auto name = run_gpuops({"plan", "--snapshot", dump, "patch", "clusterpolicy", "cluster-policy", "--type", "merge",
+                          "-p", R"({"metadata":{"name":"other"}})"});
+  EXPECT_EQ(name.code, 2) << name.err << name.out;
+  EXPECT_TRUE(has(name.err,
+                  dump + ": patch: the name of the object (other) does not match the name on the URL (cluster-policy)"))
+      << name.err;
+  EXPECT_EQ(name.out, "");
+  auto kind = run_gpuops({"plan", "--snapshot", dump, "patch", "clusterpolicy", "cluster-policy", "--type", "merge",
+                          "-p", R"({"kind":"Other"})"});
+  EXPECT_EQ(kind.code, 2) << kind.err << kind.out;
+  EXPECT_TRUE(has(kind.err,
+                  "Other.nvidia.com \"cluster-policy\" is invalid: kind: Invalid value: \"Other\": must "
+                  "be ClusterPolicy"))
+      << kind.err;
+  EXPECT_EQ(kind.out, "");
+}
+
 // A new DaemonSet whose pod cannot fit: created on the node it targets, and
 // said to stay Pending with the scheduler's FitError (NodeResourcesFit:
 // 100Ti requested; the other nodes fail NodeAffinity, the DaemonSet

@@ -144,6 +144,46 @@ TEST(Codec, Yaml11NumbersOutOfRange) {
   EXPECT_EQ(o.at("f"), json::value(-9223372036854775809.0));
 }
 
+// A JSON file with a number float64 cannot hold is refused at reading, as
+// kubectl v1.37.2 refuses to decode it (measured: `kubectl create -f
+// ds.json --validate=false` says `error: unable to decode "ds.json": json:
+// cannot unmarshal number 1e400 into Go value of type float64`; Boost.JSON
+// made it an infinity, which decoding then called a type error). The
+// literal as written, its line, whatever the kind and field.
+TEST(Codec, JsonNumberBeyondFloat64IsRefusedAtReading) {
+  for (const char* lit : {"1e400", "-1e400", "1.5E+309"}) {
+    SCOPED_TRACE(lit);
+    const std::string text = std::string("{\"apiVersion\": \"apps/v1\", \"kind\": \"DaemonSet\",\n") +
+                             "\"spec\": {\"revisionHistoryLimit\": " + lit + "}}\n";
+    try {
+      core::read_documents(text, "ds.json");
+      ADD_FAILURE() << "read";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.what(),
+                "ds.json:2: json: cannot unmarshal number " + std::string(lit) + " into Go value of type float64");
+    }
+  }
+  // An underflow is 0 (strconv.ParseFloat: no error); 1e308 fits.
+  auto docs = core::read_documents(R"({"a": 1e-400, "b": 1e308, "c": "1e400"})", "x.json");
+  EXPECT_EQ(docs.at(0).value.at("a"), json::value(0.0));
+  EXPECT_EQ(docs.at(0).value.at("c"), json::value("1e400"));
+}
+
+// Where the first such number is: its text and field path, strings and keys
+// that look like numbers skipped.
+TEST(Codec, FirstOutOfRangeNumber) {
+  auto n = core::first_out_of_range_number(
+      R"({"x\"1e400": "1e400", "spec": {"a": [1, {"b": 2e308}], "c": 1e400}, "d": -1e999})");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->literal, "2e308");
+  EXPECT_EQ(n->field, "spec.a[1].b");
+  n = core::first_out_of_range_number(R"([{"op": "add", "path": "/a", "value": {"b": [0, -1e400]}}])");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->literal, "-1e400");
+  EXPECT_EQ(n->field, "[0].value.b[1]");
+  EXPECT_FALSE(core::first_out_of_range_number(R"({"a": 1e308, "b": -1e-400, "c": 123456789012345678901234567890})"));
+}
+
 // The number forms of go-yaml v2's resolve table are the regular
 // expressions of resolve.go; gpuops scans them. Every plain scalar of up to
 // four characters over the characters those expressions read resolves as

@@ -333,7 +333,8 @@ TEST(ApiClusterWrites, ApplyIsServerSideApplyWithFieldManagerAndForce) {
   EXPECT_EQ(body.at("spec").at("template").at("spec").at("nodeSelector").at(kDriverLabel), "true");
 }
 
-TEST(ApiClusterWrites, AddNodeAppliesThenPatchesStatus) {
+// add_node is a create (kubectl create): a POST, then the status.
+TEST(ApiClusterWrites, AddNodeCreatesThenPatchesStatus) {
   Fixture f;
   ApiCluster c(f.config(), f.options());
   core::Node n;
@@ -343,12 +344,35 @@ TEST(ApiClusterWrites, AddNodeAppliesThenPatchesStatus) {
   c.add_node(n);
   auto seen = f.server.seen();
   ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0].method + " " + seen[0].target, "PATCH /api/v1/nodes/gpu-small?fieldManager=gpuops&force=true");
-  EXPECT_EQ(seen[0].content_type, "application/apply-patch+yaml");
+  EXPECT_EQ(seen[0].method + " " + seen[0].target, "POST /api/v1/nodes?fieldManager=gpuops");
+  EXPECT_EQ(seen[0].content_type, "application/json");
+  EXPECT_EQ(json::parse(seen[0].body).at("metadata").at("name"), "gpu-small");
   EXPECT_FALSE(json::parse(seen[0].body).as_object().contains("status"));
   EXPECT_EQ(seen[1].method + " " + seen[1].target, "PATCH /api/v1/nodes/gpu-small/status");
   EXPECT_EQ(seen[1].content_type, "application/merge-patch+json");
   EXPECT_EQ(json::parse(seen[1].body).at("status").at("allocatable").at("memory"), "768Mi");
+}
+
+// A node that exists: the API server's 409 AlreadyExists (kube-apiserver
+// v1.37.2: `nodes "gpu-small" already exists`, measured) is a ClusterError
+// 409 with its message, as the simulator's; the status is not sent.
+TEST(ApiClusterWrites, AddNodeThatExistsIsAlreadyExists) {
+  Fixture f;
+  f.api.on_write = [](const HttpRequest&, Exchange& ex) {
+    ex.reply(409, status_json(409, "AlreadyExists", "nodes \"gpu-small\" already exists"));
+  };
+  ApiCluster c(f.config(), f.options());
+  core::Node n;
+  n.metadata.name = "gpu-small";
+  n.allocatable["memory"] = core::Quantity::parse("768Mi");
+  try {
+    c.add_node(n);
+    FAIL() << "accepted";
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 409);
+    EXPECT_STREQ(e.what(), "nodes \"gpu-small\" already exists");
+  }
+  EXPECT_EQ(f.server.seen().size(), 1u);
 }
 
 TEST(ApiClusterWrites, DryRunSendsDryRunAll) {

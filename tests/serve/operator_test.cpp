@@ -145,6 +145,53 @@ TEST(ServeOperator, ApplyGetPatchDeleteAClusterPolicy) {
   EXPECT_EQ(none.out, "");
 }
 
+// A patch that renames a custom resource or changes its kind or apiVersion,
+// as kube-apiserver v1.37.2 with the v25.3.4 CRDs answered kubectl v1.37.2
+// (measured): the name 400 BadRequest (checkName), the kind and apiVersion
+// 422 Invalid naming the patched object's kind (ValidateTypeMeta), for a
+// merge patch and a JSON patch alike. The policy is left as it was.
+TEST(ServeOperator, APatchChangingTheNameOrKindOfACustomResourceIsRefused) {
+  Served s(false, {}, gpu_nodes_and_operator);
+  ASSERT_EQ(s.kubectl_stdin(kPolicy, {"apply", "-f", "-"}).code, 0);
+  Proc gen0 = s.kubectl({"get", "clusterpolicy", "cluster-policy", "-o", "jsonpath={.metadata.resourceVersion}"});
+  Proc name = s.kubectl(
+      {"patch", "clusterpolicy", "cluster-policy", "--type", "merge", "-p", R"({"metadata":{"name":"other"}})"});
+  EXPECT_NE(name.code, 0);
+  EXPECT_EQ(name.err,
+            "Error from server (BadRequest): the name of the object (other) does not match the name on the URL "
+            "(cluster-policy)\n");
+  Proc json_name = s.kubectl({"patch", "clusterpolicy", "cluster-policy", "--type", "json", "-p",
+                              R"([{"op":"replace","path":"/metadata/name","value":"other"}])"});
+  EXPECT_EQ(json_name.err, name.err);
+  Proc kind = s.kubectl({"patch", "clusterpolicy", "cluster-policy", "--type", "merge", "-p", R"({"kind":"Other"})"});
+  EXPECT_NE(kind.code, 0);
+  EXPECT_EQ(kind.err,
+            "The Other \"cluster-policy\" is invalid: kind: Invalid value: \"Other\": must be ClusterPolicy\n");
+  Proc version = s.kubectl({"patch", "clusterpolicy", "cluster-policy", "--type", "json", "-p",
+                            R"([{"op":"replace","path":"/apiVersion","value":"nvidia.com/v2"}])"});
+  EXPECT_NE(version.code, 0);
+  EXPECT_THAT(version.err, HasSubstr("The ClusterPolicy \"cluster-policy\" is invalid: apiVersion: Invalid value: "
+                                     "\"nvidia.com/v2\": must be nvidia.com/v1\n"));
+  Proc gen1 = s.kubectl({"get", "clusterpolicy", "cluster-policy", "-o", "jsonpath={.metadata.resourceVersion}"});
+  EXPECT_EQ(gen1.out, gen0.out);
+  Proc nvd = s.kubectl_stdin(R"(apiVersion: nvidia.com/v1alpha1
+kind: NVIDIADriver
+metadata:
+  name: default
+spec:
+  driverType: gpu
+  image: driver
+  repository: nvcr.io/nvidia
+  version: "570.172.08"
+)",
+                             {"apply", "-f", "-"});
+  ASSERT_EQ(nvd.code, 0) << nvd.err;
+  Proc nvd_kind =
+      s.kubectl({"patch", "nvidiadriver", "default", "--type", "merge", "-p", R"({"kind":"ClusterPolicy"})"});
+  EXPECT_EQ(nvd_kind.err,
+            "The ClusterPolicy \"default\" is invalid: kind: Invalid value: \"ClusterPolicy\": must be NVIDIADriver\n");
+}
+
 TEST(ServeOperator, NoNvidiaDrivers) {
   Served s(false, {}, gpu_nodes_and_operator);
   Proc g = s.kubectl({"get", "nvd"});

@@ -32,6 +32,33 @@ TEST(ObjectStore, ResourceVersionIsOneClusterWideCounter) {
   EXPECT_EQ(std::get<core::Node>(*s.get(Kind::kNode, "", "a")).metadata.resource_version, std::to_string(v0 + 3));
 }
 
+// Creating a node that exists is refused as kube-apiserver v1.37 refuses
+// POST /api/v1/nodes of an existing name: 409, reason AlreadyExists,
+// message `nodes "x" already exists` (measured; kubectl create prints
+// `Error from server (AlreadyExists): nodes "x" already exists`). The node
+// is left as it was: no write, no event.
+TEST(ObjectStore, AddingANodeThatExistsIsAlreadyExists) {
+  FakeCluster c;
+  ObjectStore& s = c.store();
+  c.add_node(make_node("x", {{"nvidia.com/gpu.deploy.driver", "true"}}));
+  const uint64_t v = s.resource_version();
+  try {
+    c.add_node(make_node("x", {{"nvidia.com/gpu.deploy.driver", "false"}}));
+    FAIL() << "a second add_node of x succeeded";
+  } catch (const core::ClusterError& e) {
+    EXPECT_EQ(e.http_status(), 409);
+    EXPECT_STREQ(e.what(), "nodes \"x\" already exists");
+  }
+  EXPECT_EQ(s.resource_version(), v);
+  EXPECT_EQ(std::get<core::Node>(*s.get(Kind::kNode, "", "x")).metadata.labels.at("nvidia.com/gpu.deploy.driver"),
+            "true");
+  // apply() of a Node is still the create-or-update.
+  core::Node relabelled = make_node("x", {{"nvidia.com/gpu.deploy.driver", "false"}});
+  c.apply({relabelled});
+  EXPECT_EQ(std::get<core::Node>(*s.get(Kind::kNode, "", "x")).metadata.labels.at("nvidia.com/gpu.deploy.driver"),
+            "false");
+}
+
 // pkg/registry/apps/daemonset/strategy.go: generation starts at 1 and is
 // bumped by spec changes only; status writes do not bump it.
 TEST(ObjectStore, DaemonSetGeneration) {
