@@ -13,12 +13,19 @@
 #include <utility>
 #include <vector>
 
+#include "core/terminal.h"
+
 namespace gpuops::core {
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
 std::string render_console(const std::vector<ScenarioResult>& results) {
+  // Names, titles and messages come from the scenario file and the cluster:
+  // what a terminal would act on (ESC, CR, other controls) is written out,
+  // as everywhere gpuops prints cluster text (core/terminal.h). A
+  // scenario's `name: "\e[2J"` cleared the screen.
+  auto safe = [](const std::string& s) { return escape_terminal(s); };
   std::ostringstream os;
   int passed = 0, failed = 0, skipped_steps = 0;
   for (const auto& result : results) {
@@ -26,19 +33,20 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
     int skipped = 0;
     for (const auto& step : result.steps) skipped += step.status == StepResult::Status::kSkipped;
     skipped_steps += skipped;
-    os << (result.passed ? "PASS " : "FAIL ") << result.name << " (" << steps << (steps == 1 ? " step" : " steps");
+    os << (result.passed ? "PASS " : "FAIL ") << safe(result.name) << " (" << steps
+       << (steps == 1 ? " step" : " steps");
     if (skipped) os << ", " << skipped << " skipped";
     os << ")\n";
-    if (!result.error.empty()) os << "  " << result.file << ": " << result.error << "\n";
+    if (!result.error.empty()) os << "  " << safe(result.file) << ": " << escape_terminal(result.error, true) << "\n";
     for (const auto& step : result.steps) {
       if (step.status == StepResult::Status::kFailed) {
-        os << "  " << result.file << ":" << step.line << ": step \"" << step.title << "\"\n";
+        os << "  " << safe(result.file) << ":" << step.line << ": step \"" << safe(step.title) << "\"\n";
         for (const auto& failure : step.failures) {
           std::istringstream in(failure);
-          for (std::string line; std::getline(in, line);) os << "    " << line << "\n";
+          for (std::string line; std::getline(in, line);) os << "    " << safe(line) << "\n";
         }
       } else if (step.status == StepResult::Status::kSkipped && step.skip_reason != "an earlier step failed") {
-        os << "  skipped \"" << step.title << "\": " << step.skip_reason << "\n";
+        os << "  skipped \"" << safe(step.title) << "\": " << safe(step.skip_reason) << "\n";
       }
     }
     (result.passed ? passed : failed)++;

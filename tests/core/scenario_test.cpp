@@ -356,6 +356,41 @@ steps:
   EXPECT_EQ(console.substr(console.size() - 19), "0 passed, 1 failed\n");
 }
 
+// Text from the scenario file and the cluster printed as kubectl prints
+// cluster text (EscapeTerminal: ESC as ^[, CR as \r; other controls as
+// \xNN): a hostile-input run's `name: "esc\e[2J"` cleared the screen.
+TEST(Scenario, ConsoleReportEscapesWhatATerminalWouldActOn) {
+  core::ScenarioResult r;
+  r.name = "esc\x1b[2Jape";
+  r.file = "s.yaml";
+  r.passed = false;
+  core::StepResult step;
+  step.title = "label gpu\x1b[31mx";
+  step.line = 4;
+  step.status = core::StepResult::Status::kFailed;
+  step.failures = {"pods (line 6): gpu\x1b]0;pwned\x07: expected 1\rgot 2\nsecond line\x9b"};
+  r.steps.push_back(step);
+  core::StepResult skipped;
+  skipped.title = "t\x1b";
+  skipped.status = core::StepResult::Status::kSkipped;
+  skipped.skip_reason = "r\x1b";
+  r.steps.push_back(skipped);
+  EXPECT_EQ(core::render_console({r}),
+            "FAIL esc^[[2Jape (2 steps, 1 skipped)\n"
+            "  s.yaml:4: step \"label gpu^[[31mx\"\n"
+            "    pods (line 6): gpu^[]0;pwned\\x07: expected 1\\rgot 2\n"
+            "    second line\x9b\n"
+            "  skipped \"t^[\": r^[\n"
+            "0 passed, 1 failed\n");
+  core::ScenarioResult e;
+  e.name = "n";
+  e.file = "s.yaml";
+  e.passed = false;
+  e.error = "setting up the initial cluster: bad\x1b[2J\nsecond";
+  EXPECT_EQ(core::render_console({e}),
+            "FAIL n (0 steps)\n  s.yaml: setting up the initial cluster: bad^[[2J\nsecond\n0 passed, 1 failed\n");
+}
+
 TEST(Scenario, ExpectErrorChecksExitFieldAndLine) {
   TempDir d;
   d.write("bad.yaml",
