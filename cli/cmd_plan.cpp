@@ -161,6 +161,15 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                                "step \"" + s.title() +
                                    "\" is simulator only (faults, host facts, virtual time): plan replays what a "
                                    "change to the real cluster does");
+      // What plan does not do with a step is refused, not dropped.
+      if (!s.expect.empty() || s.expect_error || s.timeout)
+        throw core::InputError(r["steps"].as<std::string>(), s.line, "",
+                               "step \"" + s.title() +
+                                   "\" has expect, expectError or timeout: plan predicts what the steps change and "
+                                   "checks nothing; give the steps alone (expectations are for gpuops run)");
+      if (s.action.empty())
+        throw core::InputError(r["steps"].as<std::string>(), s.line, "",
+                               "step \"" + s.title() + "\" changes nothing: plan replays changes");
       for (const auto& [k, v] : s.label_set) direct.insert({s.node, k});
       for (const auto& k : s.label_remove) direct.insert({s.node, k});
       for (const auto& [k, v] : s.new_node.metadata.labels) direct.insert({s.new_node.metadata.name, k});

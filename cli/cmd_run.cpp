@@ -102,6 +102,14 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   // (scripts/fidelity.sh compares the two backends with it).
   opt.observe = r.count("report-json") > 0;
   std::vector<core::ScenarioResult> results;
+  // Read on either backend (the simulator does not wait, but a bad value
+  // is a bad command line there too).
+  core::Duration timeout{};
+  try {
+    timeout = core::parse_duration(r["timeout"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--timeout: " + std::string(e.what()));
+  }
   if (backend == "sim") {
     unsigned jobs = r.count("jobs") ? static_cast<unsigned>(r["jobs"].as<int>())
                                     : std::max(1u, std::thread::hardware_concurrency());
@@ -141,12 +149,7 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
                              r.count("context") ? r["context"].as<std::string>() : "", "", &context_ns);
     opt.poll = true;
     opt.clean_up = true;
-    try {
-      opt.default_timeout = core::parse_duration(r["timeout"].as<std::string>());
-    } catch (const std::invalid_argument&) {
-      throw UsageError("--timeout must be a duration such as 60s or 2m, not \"" + r["timeout"].as<std::string>() +
-                       "\"");
-    }
+    opt.default_timeout = timeout;
     // One read first: an unreachable cluster or refused credentials are a
     // cluster error (exit 3), not a failed scenario each; so is a cluster
     // that already has nodes, which every scenario would refuse (see

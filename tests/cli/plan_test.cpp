@@ -364,6 +364,18 @@ TEST(Plan, StepsFile) {
   r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "is simulator only")) << r.err;
+  // Expectations were dropped without a word (a hostile-input run): the
+  // user read the plan as having checked them.
+  {
+    std::ofstream o(f);
+    o << "- label: {node: lab-node-0, set: {nvidia.com/gpu.deploy.dcgm-exporter: \"false\"}}\n"
+         "- cordon: lab-node-1\n"
+         "  expect: {running: {nvidia-dcgm-exporter: []}}\n";
+  }
+  r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, f + ":2: step \"cordon lab-node-1\" has expect, expectError or timeout")) << r.err;
+  EXPECT_EQ(r.out, "");
   auto none = run_gpuops({"plan", "--snapshot", lab_state()});
   EXPECT_EQ(none.code, 2);
 }

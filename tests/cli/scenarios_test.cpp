@@ -102,6 +102,21 @@ TEST(ScenarioRun, InvalidScenarioIsExit2) {
   EXPECT_EQ(run_gpuops({"run", "--backend", "moon", kScenarios}).code, 2);
 }
 
+// --timeout is read on the simulator backend too (a hostile-input run:
+// `--timeout abc`, `-1s`, '' and one nanosecond past Go's maximum were
+// taken with exit 0 there, refused only with --backend real).
+TEST(ScenarioRun, TimeoutIsCheckedOnEitherBackend) {
+  for (const std::string bad : {"abc", "-1s", "", "2562047h47m16.854775808s"}) {
+    SCOPED_TRACE(bad);
+    auto r = run_gpuops({"run", kScenarios, "--filter", "^opt-out$", "--timeout", bad});
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.err.find("--timeout: "), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  auto ok = run_gpuops({"run", kScenarios, "--filter", "^opt-out$", "--timeout", "0"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
 TEST(ScenarioRun, FilterSelectsByName) {
   auto r = run_gpuops({"run", kScenarios, "--filter", "^opt-out$"});
   EXPECT_EQ(r.code, 0);
