@@ -76,27 +76,38 @@ TaintArg parse_taint(const std::string& spec) {
     t.remove = true;
     s.pop_back();
   }
-  std::string kv = s, effect;
-  if (auto colon = s.find(':'); colon != std::string::npos) {
-    kv = s.substr(0, colon);
-    effect = s.substr(colon + 1);
+  auto invalid = [&](const std::string& why) {
+    return core::InputError("", 0, "taint", "invalid taint spec: " + spec + (why.empty() ? "" : ", " + why));
+  };
+  // mirrors parseTaint: KEY, or KEY[=VALUE]:EFFECT; one ':' and one '=' at most.
+  std::vector<std::string> parts;
+  for (size_t from = 0;;) {
+    size_t colon = s.find(':', from);
+    parts.push_back(s.substr(from, colon == std::string::npos ? std::string::npos : colon - from));
+    if (colon == std::string::npos) break;
+    from = colon + 1;
   }
-  if (auto eq = kv.find('='); eq != std::string::npos) {
-    t.taint.key = kv.substr(0, eq);
-    t.taint.value = kv.substr(eq + 1);
+  if (parts.size() > 2) throw invalid("");
+  if (parts.size() == 1) {
+    t.taint.key = parts[0];
   } else {
-    t.taint.key = kv;
+    t.taint.effect = parts[1];
+    if (t.taint.effect != "NoSchedule" && t.taint.effect != "PreferNoSchedule" && t.taint.effect != "NoExecute")
+      throw core::InputError("", 0, "taint",
+                             "invalid taint effect: " + t.taint.effect +
+                                 ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
+    const std::string& kv = parts[0];
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos && kv.find('=', eq + 1) != std::string::npos) throw invalid("");
+    t.taint.key = kv.substr(0, eq);
+    if (eq != std::string::npos) {
+      t.taint.value = kv.substr(eq + 1);
+      if (std::string e = core::validate_label_value(t.taint.value); !e.empty()) throw invalid(e);
+    }
   }
-  t.taint.effect = effect;
-  if (!t.remove && effect.empty())
-    throw core::InputError("", 0, "taint",
-                           "invalid taint spec: " + spec + ", unknown taint effect (give key=value:Effect)");
-  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
-    throw core::InputError(
-        "", 0, "taint",
-        "invalid taint effect: " + effect + ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
-  if (std::string e = core::validate_label_key(t.taint.key); !e.empty())
-    throw core::InputError("", 0, "taint", "invalid taint spec: " + spec + ", " + e);
+  if (std::string e = core::validate_label_key(t.taint.key); !e.empty()) throw invalid(e);
+  // parseTaints: a taint to add needs its effect.
+  if (!t.remove && t.taint.effect.empty()) throw invalid("unknown taint effect (give key=value:Effect)");
   return t;
 }
 
@@ -250,6 +261,18 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
         (is_spec ? specs : names).push_back(rest[i]);  // a node name has no '=' or ':' and ends in [a-z0-9]
       }
       if (specs.empty()) throw UsageError("plan taint: give KEY=VALUE:EFFECT, KEY:EFFECT- or KEY-");
+      {
+        // parseTaints: every spec read before anything is done, and two taints
+        // to add with one key and effect refused (Go's %v of the v1.Taint).
+        std::set<std::pair<std::string, std::string>> adding;
+        for (const auto& spec : specs) {
+          TaintArg t = parse_taint(spec);
+          if (!t.remove && !adding.insert({t.taint.effect, t.taint.key}).second)
+            throw core::InputError("", 0, "taint",
+                                   "duplicated taints with the same key and effect: {" + t.taint.key + " " +
+                                       t.taint.value + " " + t.taint.effect + " <nil>}");
+        }
+      }
       for (const auto& node : target_nodes(names, selector, state, o, l.node_names))
         for (const auto& spec : specs) {
           TaintArg t = parse_taint(spec);

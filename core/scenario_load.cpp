@@ -28,6 +28,7 @@
 #include "core/operands.h"
 #include "core/operator_install.h"
 #include "core/quantity.h"
+#include "core/terminal.h"
 #include "core/validation.h"
 #include "core/yaml_load.h"
 
@@ -143,7 +144,15 @@ Taint read_taint(const Reader& reader, const YAML::Node& yaml, const std::string
   Taint taint;
   if (!yaml["key"]) reader.fail(yaml, field + ".key", "Required value");
   taint.key = reader.str(yaml["key"], field + ".key");
-  if (yaml["value"]) taint.value = reader.label_value(yaml["value"], field + ".value");
+  // The API server's rules for a node's taints (validateNodeTaints): the key
+  // a qualified name, the value a label value.
+  if (std::string e = validate_label_key(taint.key); !e.empty())
+    reader.fail(yaml["key"], field + ".key", "Invalid value: " + go_quote(taint.key) + ": " + e);
+  if (yaml["value"]) {
+    taint.value = reader.label_value(yaml["value"], field + ".value");
+    if (std::string e = validate_label_value(taint.value); !e.empty())
+      reader.fail(yaml["value"], field + ".value", "Invalid value: " + go_quote(taint.value) + ": " + e);
+  }
   if (yaml["effect"]) taint.effect = reader.str(yaml["effect"], field + ".effect");
   if (effect_required && taint.effect.empty()) reader.fail(yaml, field + ".effect", "Required value");
   if (!taint.effect.empty() && taint.effect != "NoSchedule" && taint.effect != "PreferNoSchedule" &&

@@ -104,6 +104,25 @@ TEST(Plan, TaintsAsTheDaemonSetControllerReadsThem) {
   auto bad = run_gpuops({"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0", "dedicated=ml:Sometimes"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_TRUE(has(bad.err, "invalid taint effect: Sometimes")) << bad.err;
+  // kubectl taint's parseTaint and parseTaints (a hostile-input run: these
+  // were planned, `a=b=c` as the value "b=c").
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"a=b!c:NoExecute"},
+       "invalid taint spec: a=b!c:NoExecute, a valid label must be an empty string or consist of alphanumeric "
+       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+       "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+      {{"a=b=c:NoExecute"}, "invalid taint spec: a=b=c:NoExecute"},
+      {{"a:NoExecute:x"}, "invalid taint spec: a:NoExecute:x"},
+      {{"a=b:NoExecute", "a=c:NoExecute"}, "duplicated taints with the same key and effect: {a c NoExecute <nil>}"},
+  };
+  for (const auto& [specs, message] : refused) {
+    std::vector<std::string> args{"plan", "--snapshot", lab_state(), "taint", "node", "lab-node-0"};
+    args.insert(args.end(), specs.begin(), specs.end());
+    auto r2 = run_gpuops(args);
+    EXPECT_EQ(r2.code, 2) << specs[0];
+    EXPECT_TRUE(has(r2.err, message)) << r2.err;
+    EXPECT_EQ(r2.out, "");
+  }
 }
 
 // Deleting a node takes its pods (pod GC); cordon changes no DaemonSet pod

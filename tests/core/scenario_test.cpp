@@ -164,6 +164,19 @@ TEST(Scenario, MalformedScenariosNameFileLineField) {
   EXPECT_EQ(unquoted.field(), "steps[0].label.set[k]");
   EXPECT_NE(unquoted.message().find("write \"true\" in quotes"), std::string::npos);
 
+  // validateNodeTaints' rules for a taint step and a node's taints (both
+  // were taken: "x=y" as a value, "b!c" under cluster.nodes).
+  auto tv = load_error("name: x\nsteps:\n  - taint: {node: a, key: k, value: \"x=y\", effect: NoSchedule}\n");
+  EXPECT_EQ(tv.field(), "steps[0].taint.value");
+  EXPECT_NE(tv.message().find("Invalid value: \"x=y\": a valid label must be an empty string"), std::string::npos)
+      << tv.message();
+  auto tk = load_error(
+      "name: x\ncluster:\n  nodes:\n    - name: a\n      taints: [{key: \"bad key\", effect: NoSchedule}]\nsteps: "
+      "[]\n");
+  EXPECT_EQ(tk.field(), "cluster.nodes[0].taints[0].key");
+  EXPECT_NE(tk.message().find("Invalid value: \"bad key\": name part must consist of"), std::string::npos)
+      << tk.message();
+
   auto both = load_error("name: x\nsteps:\n  - label: {node: a, set: {k: v}, remove: [j, k]}\n");
   EXPECT_EQ(both.field(), "steps[0].label.remove[1]");
   EXPECT_EQ(both.line(), 3);
