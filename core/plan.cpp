@@ -186,12 +186,32 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
   std::set<PodKey> keys;
   for (const auto& [k, v] : b) keys.insert(k);
   for (const auto& [k, v] : a) keys.insert(k);
+  // A pod that is there before and after (one uid) changed group only: a
+  // DaemonSet deleted with --cascade=orphan leaves its pods running without
+  // an owner. It is neither deleted nor created.
+  std::set<std::string> uids_before, kept_uids;
+  for (const auto& [k, pods] : b)
+    for (const Pod* p : pods) uids_before.insert(p->metadata.uid);
+  for (const auto& [k, pods] : a)
+    for (const Pod* p : pods)
+      if (uids_before.count(p->metadata.uid)) kept_uids.insert(p->metadata.uid);
   for (const auto& key : keys) {
     const std::string& node = key.first;  // (no structured bindings: the lambda below captures them)
     const std::string& ds = key.second;
     const std::vector<const Pod*> none;
-    const auto& was = b.count(key) ? b.at(key) : none;
-    const auto& now = a.count(key) ? a.at(key) : none;
+    const std::vector<const Pod*> was_all = b.count(key) ? b.at(key) : none;
+    const std::vector<const Pod*> now_all = a.count(key) ? a.at(key) : none;
+    // Pods of one uid in both states and the same group are compared below
+    // as before; one that moved to another group is left out of both.
+    std::set<std::string> here_before, here_after;
+    for (const Pod* p : was_all) here_before.insert(p->metadata.uid);
+    for (const Pod* p : now_all) here_after.insert(p->metadata.uid);
+    std::vector<const Pod*> was, now;
+    for (const Pod* p : was_all)
+      if (!kept_uids.count(p->metadata.uid) || here_after.count(p->metadata.uid)) was.push_back(p);
+    for (const Pod* p : now_all)
+      if (!kept_uids.count(p->metadata.uid) || here_before.count(p->metadata.uid)) now.push_back(p);
+    if (was.empty() && now.empty()) continue;
     const DaemonSet* d_after = ds.empty() ? nullptr : in_after.daemonset(ds);
     const DaemonSet* d_before = ds.empty() ? nullptr : in_before.daemonset(ds);
     const Node* n_after = in_after.node(node);

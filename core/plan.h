@@ -75,7 +75,12 @@ struct PlanResult {
   // Kubernetes' controllers add ", 2 labels by Kubernetes controllers" after
   // the operator's count when there are any.
   std::string summary;
-  bool changes() const { return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty(); }
+  // Whether anything would change: a pod, a label, a node, or a cell of the
+  // matrix (a pod left running without its DaemonSet, --cascade=orphan,
+  // changes no pod but takes the operand's cell).
+  bool changes() const {
+    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty() || !cells.empty();
+  }
 };
 
 // The plan of a change: `before` and `after` are the settled states (same

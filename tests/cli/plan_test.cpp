@@ -70,6 +70,23 @@ TEST(Plan, LabelSetAndRemovedIsRefused) {
   }
 }
 
+// A DaemonSet deleted with --cascade=orphan leaves its pods running, without
+// an owner (the garbage collector's orphan policy): no pod is deleted or
+// created (a hostile-input run: the same pod was listed as deleted and as
+// created), and the operand's cell goes, so the plan changes something.
+TEST(Plan, OrphanedPodsAreNeitherDeletedNorCreated) {
+  const std::string f = ::testing::TempDir() + "/plan-orphan.yaml";
+  std::ofstream(f) << "- deleteDaemonSet: {name: nvidia-driver-daemonset, cascade: orphan}\n";
+  auto r = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f, "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  auto j = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(j.at("pods").as_array().size(), 0u) << r.out;
+  EXPECT_EQ(j.at("changes").as_bool(), true);
+  EXPECT_TRUE(has(r.out, "\"summary\":\"0 pods deleted on 0 nodes, 0 created, 0 replaced")) << r.out;
+  auto text = run_gpuops({"plan", "--snapshot", lab_state(), "--steps", f});
+  EXPECT_TRUE(has(text.out, "lab-node-0 driver=yes->no")) << text.out;
+}
+
 // A change that changes nothing: exit 0, as kubectl diff.
 TEST(Plan, NoChangeExitsZero) {
   auto r = run_gpuops({"plan", "--snapshot", lab_state(), "label", "node", "lab-node-1",
