@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/cluster_policy.h"
+#include "core/crd_schema.h"
 #include "core/documents.h"
 #include "core/errors.h"
 #include "core/input_file.h"
@@ -418,8 +420,34 @@ OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const s
   op.catalog.operator_mode = true;
   if (yaml["namespace"]) op.namespace_ = reader.str(yaml["namespace"], field + ".namespace");
   if (yaml["name"]) op.policy_name = reader.str(yaml["name"], field + ".name");
-  if (const YAML::Node cp = yaml["clusterPolicy"]; cp && !cp.IsNull())
+  if (const YAML::Node cp = yaml["clusterPolicy"]; cp && !cp.IsNull()) {
     op.spec = yaml_json(reader, cp, field + ".clusterPolicy");
+    // The policy installOperator creates, judged now as the API server would
+    // judge it then (core/crd_schema.h): bad input names its line, where
+    // the run would fail the scenario at setting up, with no line.
+    json::object raw{
+        {"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields(op.spec)}};
+    try {
+      validate_cluster_policy_spec(op.policy_name, raw);
+    } catch (const InputError& e) {
+      // The line of the first field in error, as far as the YAML has it.
+      // (reset, not =: a Node's = writes into the node it refers to.)
+      YAML::Node at;
+      at.reset(cp);
+      std::string f = e.field();
+      if (f.starts_with("spec.")) f = f.substr(5);
+      for (size_t from = 0; from < f.size() && at.IsMap();) {
+        size_t dot = f.find_first_of(".[", from);
+        const std::string key = f.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+        const YAML::Node next = static_cast<const YAML::Node&>(at)[key];
+        if (!next) break;
+        at.reset(next);
+        if (dot == std::string::npos || f[dot] == '[') break;
+        from = dot + 1;
+      }
+      reader.fail(at, field + ".clusterPolicy", e.message());
+    }
+  }
   return op;
 }
 

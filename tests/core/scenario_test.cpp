@@ -131,7 +131,7 @@ TEST(Scenario, ClusterPolicyYamlKeepsItsQuotedStrings) {
   std::string f = d.write("s.yaml", R"(name: quoted
 operator:
   version: v26.7
-  clusterPolicy: {driver: {version: "550", enabled: true}, mig: {strategy: "true"}}
+  clusterPolicy: {driver: {version: "550", enabled: true, repository: "true"}}
 steps:
   - patchClusterPolicy:
       patch: {spec: {driver: {resources: {limits: {cpu: "1.5", memory: 2}}, enabled: "false", upgradePolicy: {maxParallelUpgrades: 3}}}}
@@ -141,7 +141,7 @@ steps:
   const auto& spec = s.operator_->spec;
   EXPECT_EQ(spec.at("driver").at("version"), boost::json::value("550"));
   EXPECT_EQ(spec.at("driver").at("enabled"), boost::json::value(true));
-  EXPECT_EQ(spec.at("mig").at("strategy"), boost::json::value("true"));
+  EXPECT_EQ(spec.at("driver").at("repository"), boost::json::value("true"));
   ASSERT_EQ(s.steps.size(), 1u);
   const auto& driver = s.steps[0].policy_patch.at("spec").at("driver");
   EXPECT_EQ(driver.at("resources").at("limits").at("cpu"), boost::json::value("1.5"));
@@ -176,6 +176,19 @@ TEST(Scenario, MalformedScenariosNameFileLineField) {
   EXPECT_EQ(tk.field(), "cluster.nodes[0].taints[0].key");
   EXPECT_NE(tk.message().find("Invalid value: \"bad key\": name part must consist of"), std::string::npos)
       << tk.message();
+
+  // The operator's ClusterPolicy is judged at load by its CRD's schema, as
+  // the API server will judge it at installOperator (it failed the run's
+  // set-up, exit 1, with no line).
+  auto cp = load_error(
+      "name: x\noperator:\n  version: v26.7\n  clusterPolicy:\n    driver:\n      upgradePolicy:\n"
+      "        maxParallelUpgrades: -3\nsteps: []\n");
+  EXPECT_EQ(cp.line(), 7);
+  EXPECT_EQ(cp.field(), "operator.clusterPolicy");
+  EXPECT_EQ(cp.message(),
+            "ClusterPolicy.nvidia.com \"cluster-policy\" is invalid: spec.driver.upgradePolicy.maxParallelUpgrades: "
+            "Invalid value: -3: spec.driver.upgradePolicy.maxParallelUpgrades in body should be greater than or "
+            "equal to 0");
 
   auto both = load_error("name: x\nsteps:\n  - label: {node: a, set: {k: v}, remove: [j, k]}\n");
   EXPECT_EQ(both.field(), "steps[0].label.remove[1]");
