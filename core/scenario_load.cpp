@@ -674,6 +674,7 @@ Duration parse_duration(const std::string& text) {
     return out + "\"";
   };
   constexpr uint64_t kTop = uint64_t{1} << 63;
+  const char* range = " (out of range: at most 2562047h47m16.854775807s)";
   auto invalid = [&](const char* why = "") {
     return std::invalid_argument("time: invalid duration " + quote(text) + why);
   };
@@ -693,9 +694,9 @@ Duration parse_duration(const std::string& text) {
       uint64_t v = 0;
       size_t i = 0;
       for (; i < s.size() && is_digit(s[i]); ++i) {
-        if (v > kTop / 10) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+        if (v > kTop / 10) throw invalid(range);
         v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-        if (v > kTop) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+        if (v > kTop) throw invalid(range);
       }
       const bool pre = i > 0;
       s.remove_prefix(i);
@@ -746,7 +747,6 @@ Duration parse_duration(const std::string& text) {
       else
         throw std::invalid_argument("time: unknown unit " + quote(name) + " in duration " + quote(text) +
                                     " (units: ns, us, ms, s, m, h)");
-      const char* range = " (out of range: at most 2562047h47m16.854775807s)";
       if (v > kTop / unit) throw invalid(range);
       v *= unit;
       if (f > 0) {
@@ -760,7 +760,7 @@ Duration parse_duration(const std::string& text) {
   if (neg && d > 0)
     throw std::invalid_argument("duration " + quote(text) +
                                 " is negative: a duration here is a time to wait or to move the clock forward");
-  if (d > kTop - 1) throw invalid(" (out of range: at most 2562047h47m16.854775807s)");
+  if (d > kTop - 1) throw invalid(range);
   // Go's Duration.Milliseconds(): truncated.
   return Duration(static_cast<long long>(d / 1000000));
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -60,6 +61,30 @@ void prepare_apply_body(json::object& body) {
       mo.erase(k);
   }
   body.erase("status");
+}
+
+// The body of a write, as apply() and add_node() send it: checked as the
+// API server would check it (core::decode_manifest: InputError, nothing
+// sent), then readied (prepare_apply_body). Returns the status it had
+// (null when none), which neither a create nor a server-side apply keeps
+// (the Node strategy's reset fields).
+json::value checked_write_body(json::object& body, const std::string& what) {
+  core::Document d;
+  d.value = body;
+  d.file = what;
+  core::decode_manifest(d);
+  json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
+  prepare_apply_body(body);
+  return status;
+}
+
+// A Node's status for its status subresource, as a merge patch on `r` (a
+// PATCH of .../status), or nothing when the status is empty.
+std::optional<Request> node_status_patch(Request r, const json::value& status) {
+  if (!status.is_object() || status.as_object().empty()) return std::nullopt;
+  r.body = json::serialize(json::object{{"status", status}});
+  r.content_type = kMergePatch;
+  return r;
 }
 
 }  // namespace
@@ -246,12 +271,7 @@ void ApiCluster::apply(const std::vector<core::Object>& objects) {
       path = "/apis/nvidia.com/v1alpha1/nvidiadrivers/" + query_escape(name);
     }
     if (!ns.empty()) body["metadata"].as_object()["namespace"] = ns;
-    core::Document d;
-    d.value = body;
-    d.file = what;
-    core::decode_manifest(d);  // throws InputError, as the API server would refuse it
-    json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
-    prepare_apply_body(body);
+    json::value status = checked_write_body(body, what);
     // mirrors kubectl apply --server-side --force-conflicts (ApplyPatchType)
     Request r = write_request(http_verb::patch, path);
     r.query.emplace_back("fieldManager", options_.field_manager);
@@ -263,12 +283,8 @@ void ApiCluster::apply(const std::vector<core::Object>& objects) {
     // Node's status (allocatable, conditions: what a KWOK node carries) goes
     // to the status subresource as a merge patch.
     if (std::holds_alternative<core::Node>(obj))
-      if (status.is_object() && !status.as_object().empty()) {
-        Request sr = write_request(http_verb::patch, path + "/status");
-        sr.body = json::serialize(json::object{{"status", status}});
-        sr.content_type = kMergePatch;
-        writes.emplace_back(std::move(sr), what);
-      }
+      if (auto sr = node_status_patch(write_request(http_verb::patch, path + "/status"), status))
+        writes.emplace_back(std::move(*sr), what);
   }
   for (const auto& [r, what] : writes) send_write(r, what);
 }
@@ -363,12 +379,7 @@ void ApiCluster::add_node(const core::Node& node) {
   const core::Object obj(node);
   json::object body = core::encode(obj);
   const std::string what = core::describe(obj);
-  core::Document d;
-  d.value = body;
-  d.file = what;
-  core::decode_manifest(d);  // throws InputError, as the API server would refuse it
-  json::value status = body.contains("status") ? body.at("status") : json::value(nullptr);
-  prepare_apply_body(body);
+  json::value status = checked_write_body(body, what);
   Request r = write_request(http_verb::post, "/api/v1/nodes");
   r.query.emplace_back("fieldManager", options_.field_manager);
   r.body = json::serialize(body);
@@ -382,12 +393,8 @@ void ApiCluster::add_node(const core::Node& node) {
       throw core::ClusterError(std::string(message->get_string()), 409);
     throw;
   }
-  if (status.is_object() && !status.as_object().empty()) {
-    Request sr = write_request(http_verb::patch, node_path(node.metadata.name) + "/status");
-    sr.body = json::serialize(json::object{{"status", status}});
-    sr.content_type = kMergePatch;
-    send_write(sr, what);
-  }
+  if (auto sr = node_status_patch(write_request(http_verb::patch, node_path(node.metadata.name) + "/status"), status))
+    send_write(*sr, what);
 }
 
 void ApiCluster::delete_node(const std::string& node) {
