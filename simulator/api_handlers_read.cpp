@@ -295,7 +295,29 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
   auto item_labels = [&](size_t i) -> const core::Labels& {
     return pods ? snap->pods[i].shared_meta().labels : meta_of(snap->objects[i]).labels;
   };
-  std::vector<json::object> items;
+  // The page's items: a Table's rows are built from their JSON; a list's
+  // items are written as text one by one (`text`, comma separated), the
+  // list's envelope around them, as the API server's streaming list
+  // encoder writes a list (streamingEncodeList, encodeItemsObjectIterator,
+  // apimachinery/pkg/runtime/serializer/json/collections.go); the bytes are
+  // those of serialising the whole list as one value.
+  std::vector<json::object> rows;
+  std::string text;
+  int64_t count = 0;
+  auto take = [&](size_t i, std::optional<json::object>& j) {
+    ++count;
+    if (o.table) {
+      rows.push_back(j ? std::move(*j) : encode_item(i));
+      return;
+    }
+    if (count > 1) text += ',';
+    if (j)
+      text += json::serialize(*j);
+    else if (pods)
+      pod_json.append_serialized(snap->pods[i], text);
+    else
+      text += json::serialize(core::encode(snap->objects[i]));
+  };
   std::string last_key;
   bool more = false;
   int64_t remaining = 0;
@@ -310,7 +332,7 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
         if (!o.fields.matches(*j)) continue;
       }
     }
-    if (limit > 0 && static_cast<int64_t>(items.size()) >= limit) {
+    if (limit > 0 && count >= limit) {
       more = true;
       if (selecting) break;  // remainingItemCount is only sent without selectors
       if (snap->sorted) {
@@ -320,7 +342,7 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
       ++remaining;
       continue;
     }
-    items.push_back(j ? std::move(*j) : encode_item(i));
+    take(i, j);
     last_key = key;
   }
   if (!node) list_snapshot = more ? snap : nullptr;  // a node's pods are not the kind's snapshot
@@ -330,16 +352,24 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
     md["continue"] = encode_continue(store.resource_version(), last_key);
     if (o.labels.empty() && o.fields.empty()) md["remainingItemCount"] = remaining;
   }
-  if (o.table) return make_table(res, items, cluster.now(), o.include, md);
-  json::object page(sp);
+  if (o.table) return make_table(res, rows, cluster.now(), o.include, md);
+  json::object page;
   page["kind"] = std::string(res.kind_name) + "List";
   page["apiVersion"] = internal::api_version(res);
   page["metadata"] = std::move(md);
-  json::array arr(sp);
-  arr.reserve(items.size());
-  for (auto& i : items) arr.push_back(std::move(i));
-  page["items"] = std::move(arr);
-  return page;
+  page["items"] = json::array();
+  // The envelope ends with the empty items array and the closing brace:
+  // the items go between the brackets.
+  std::string envelope = json::serialize(page);
+  constexpr std::string_view kEnd = "[]}";
+  if (envelope.size() < kEnd.size() || envelope.compare(envelope.size() - kEnd.size(), kEnd.size(), kEnd) != 0)
+    throw std::logic_error("list envelope does not end with its items");
+  std::string& body = serialized_body.emplace();
+  body.reserve(envelope.size() + text.size());
+  body.append(envelope, 0, envelope.size() - 2);
+  body += text;
+  body += "]}";
+  return nullptr;
 }
 
 }  // namespace gpuops::simulator

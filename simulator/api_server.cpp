@@ -625,6 +625,7 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
     // monotonic_resource by plain pointer, so the values are not walked
     // on destruction either.
     json::monotonic_resource arena;
+    serialized_body.reset();
     json::value body = dispatch(req, s, status, watching, json::storage_ptr(&arena));
     if (watching) return false;
     if (mutating && status < 300) {
@@ -635,7 +636,12 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
       }
     }
     res.result(static_cast<http::status>(status));
-    res.body() = json::serialize(body);
+    if (serialized_body) {
+      res.body() = std::move(*serialized_body);
+      serialized_body.reset();
+    } else {
+      res.body() = json::serialize(body);
+    }
   } catch (const ApiError& e) {
     reply_status(e);
   } catch (const core::InputError& e) {

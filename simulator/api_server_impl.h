@@ -246,6 +246,9 @@ struct ApiServer::Impl {
   std::shared_ptr<const ListSnapshot> list_snapshot;
   // Pod JSON built once per shared template part and status (list pages).
   PodJsonEncoder pod_json;
+  // The answer's body when a handler wrote it as text (a list); handle()
+  // sends it instead of serialising dispatch()'s value, and clears it.
+  std::optional<std::string> serialized_body;
 
   // ---- the server (api_server.cpp) ----
   void accept();
@@ -276,7 +279,8 @@ struct ApiServer::Impl {
   // to one handler per verb below. A list page is built in `sp` (the
   // caller's arena for this answer); other answers may use the default
   // resource. `status` is the answer's HTTP code (200 unless a handler sets
-  // it); `watching` is set when the request became a watch.
+  // it); `watching` is set when the request became a watch. A handler that
+  // wrote its answer as text (list()) sets `serialized_body` instead.
   boost::json::value dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status, bool& watching,
                               boost::json::storage_ptr sp);
   // Hands a watch to its session: `initial` (the events before the live
@@ -302,6 +306,8 @@ struct ApiServer::Impl {
   // ListResource, which hands watches to watch.go serveWatch).
   boost::json::value list_or_watch(const ResourceRequest& r, const std::shared_ptr<Session>& s, bool& watching,
                                    boost::json::storage_ptr sp);
+  // A list page: a Table (as a value), or else the list written as text
+  // into `serialized_body` (the value returned is then null).
   boost::json::value list(const ResourceRequest& r, const internal::ListOptions& o, boost::json::storage_ptr sp);
   boost::json::value watch(const ResourceRequest& r, const internal::ListOptions& o, const std::shared_ptr<Session>& s,
                            bool& watching);

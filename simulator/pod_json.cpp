@@ -2,7 +2,10 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/encode.h"
 #include "core/rfc3339.h"
@@ -40,16 +43,24 @@ json::object& at_object(json::object& o, const char* key) { return o.at(key).as_
 
 }  // namespace
 
-json::object PodJsonEncoder::encode(const PodRecord& rec, json::storage_ptr sp) {
-  unsigned shape = shape_of(rec);
+PodJsonEncoder::Proto& PodJsonEncoder::proto(const PodRecord& rec, unsigned shape) {
   Key key{rec.base.get(), rec.status.get(), shape};
   auto it = protos_.find(key);
   if (it == protos_.end()) {
     // The first pod of this key is its own prototype; the fields set below
     // overwrite its per-pod values with the same ones.
-    it = protos_.emplace(key, Proto{rec.base, rec.status, core::encode(rec.pod())}).first;
+    Proto p;
+    p.base = rec.base;
+    p.status = rec.status;
+    p.json = core::encode(rec.pod());
+    it = protos_.emplace(key, std::move(p)).first;
   }
-  json::object o(it->second.json, std::move(sp));
+  return it->second;
+}
+
+json::object PodJsonEncoder::encode(const PodRecord& rec, json::storage_ptr sp) {
+  unsigned shape = shape_of(rec);
+  json::object o(proto(rec, shape).json, std::move(sp));
   // What encode_meta and encode_pod_spec write from the per-pod fields
   // (PodRecord::pod), each into the slot the prototype already has.
   json::object& m = at_object(o, "metadata");
@@ -73,6 +84,97 @@ json::object PodJsonEncoder::encode(const PodRecord& rec, json::storage_ptr sp) 
     }
   }
   return o;
+}
+
+}  // namespace gpuops::simulator
+
+namespace gpuops::simulator {
+
+namespace {
+
+// A slot's marker: a string no modelled value holds (control characters,
+// which the serialiser escapes); build_text checks that each occurs once.
+std::string marker(unsigned bit) { return std::string("\x01gpuops-pod-slot-") + std::to_string(bit) + "\x01"; }
+
+}  // namespace
+
+void PodJsonEncoder::build_text(Proto& p, unsigned shape) {
+  p.text_built = true;
+  // The prototype with each present slot's value replaced by its marker
+  // (deletionGracePeriodSeconds, a number, too: only its text is looked for).
+  json::object o = p.json;
+  json::object& m = at_object(o, "metadata");
+  m.at("name") = marker(0);
+  if (shape & kUid) m.at("uid") = marker(kUid);
+  if (shape & kResourceVersion) m.at("resourceVersion") = marker(kResourceVersion);
+  if (shape & kCreation) m.at("creationTimestamp") = marker(kCreation);
+  if (shape & kDeletion) m.at("deletionTimestamp") = marker(kDeletion);
+  if (shape & kGrace) m.at("deletionGracePeriodSeconds") = marker(kGrace);
+  if (shape & (kNodeName | kPinned)) {
+    json::object& spec = at_object(o, "spec");
+    if (shape & kNodeName) spec.at("nodeName") = marker(kNodeName);
+    if (shape & kPinned) {
+      json::object& req = at_object(at_object(at_object(spec, "affinity"), "nodeAffinity"),
+                                    "requiredDuringSchedulingIgnoredDuringExecution");
+      json::object& term = req.at("nodeSelectorTerms").as_array().at(0).as_object();
+      json::object& field = term.at("matchFields").as_array().at(0).as_object();
+      field.at("values").as_array().at(0) = marker(kPinned);
+    }
+  }
+  std::string text = json::serialize(o);
+  std::vector<std::pair<size_t, unsigned>> at;  // (offset, slot)
+  std::vector<size_t> lengths;
+  for (unsigned bit : {0u, unsigned(kUid), unsigned(kResourceVersion), unsigned(kCreation), unsigned(kDeletion),
+                       unsigned(kGrace), unsigned(kNodeName), unsigned(kPinned)}) {
+    if (bit && !(shape & bit)) continue;
+    std::string quoted = json::serialize(json::string_view(marker(bit)));
+    size_t pos = text.find(quoted);
+    if (pos == std::string::npos || text.find(quoted, pos + 1) != std::string::npos) return;  // text_ok stays false
+    at.emplace_back(pos, bit);
+  }
+  std::sort(at.begin(), at.end());
+  size_t from = 0;
+  for (auto [pos, bit] : at) {
+    p.pieces.push_back(text.substr(from, pos - from));
+    p.slots.push_back(bit);
+    from = pos + json::serialize(json::string_view(marker(bit))).size();
+  }
+  p.pieces.push_back(text.substr(from));
+  p.text_ok = true;
+}
+
+void PodJsonEncoder::append_string(std::string& out, std::string_view s) {
+  value_writer_.reset(json::string_view(s.data(), s.size()));
+  char buf[512];
+  while (!value_writer_.done()) {
+    json::string_view part = value_writer_.read(buf, sizeof buf);
+    out.append(part.data(), part.size());
+  }
+}
+
+void PodJsonEncoder::append_serialized(const PodRecord& rec, std::string& out) {
+  unsigned shape = shape_of(rec);
+  Proto& p = proto(rec, shape);
+  if (!p.text_built) build_text(p, shape);
+  if (!p.text_ok) {
+    out += json::serialize(encode(rec));
+    return;
+  }
+  out += p.pieces[0];
+  for (size_t i = 0; i < p.slots.size(); ++i) {
+    // The values encode() sets, serialised as the serialiser writes them.
+    switch (p.slots[i]) {
+      case 0: append_string(out, rec.name); break;
+      case kUid: append_string(out, rec.uid); break;
+      case kResourceVersion: append_string(out, std::to_string(rec.resource_version)); break;
+      case kCreation: append_string(out, core::format_time(*rec.creation_timestamp)); break;
+      case kDeletion: append_string(out, core::format_time(*rec.deletion_timestamp)); break;
+      case kGrace: out += json::serialize(json::value(*rec.deletion_grace_period_seconds)); break;
+      case kNodeName: append_string(out, rec.node_name); break;
+      case kPinned: append_string(out, rec.pinned_node); break;
+    }
+    out += p.pieces[i + 1];
+  }
 }
 
 }  // namespace gpuops::simulator

@@ -1,5 +1,6 @@
 // PodJsonEncoder: the JSON of a stored pod equals core::encode(record.pod()),
-// byte for byte, for every shape of pod the store holds.
+// byte for byte, for every shape of pod the store holds; so does its text
+// (append_serialized) equal that JSON serialised.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -21,6 +22,9 @@ size_t expect_same_json(const ObjectStore& s, PodJsonEncoder& enc) {
     std::string want = boost::json::serialize(core::encode(r->pod()));
     EXPECT_EQ(boost::json::serialize(enc.encode(*r)), want) << r->name;
     EXPECT_EQ(boost::json::serialize(enc.encode(*r, sp)), want) << r->name;
+    std::string text = "x";  // appended to, not replaced
+    enc.append_serialized(*r, text);
+    EXPECT_EQ(text, "x" + want) << r->name;
     ++n;
   }
   return n;
@@ -77,6 +81,28 @@ TEST(PodJsonEncoder, EqualsEncodeOfThePod) {
   enc.clear();
   EXPECT_EQ(enc.size(), 0u);
   expect_same_json(s, enc);
+}
+
+// A pod whose own fields hold the text the encoder marks its per-pod slots
+// with (control characters, quotes, non-ASCII in an annotation) is still
+// written as core::encode writes it.
+TEST(PodJsonEncoder, TextOfAPodHoldingTheSlotMarker) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  ObjectStore& s = c.store();
+  for (std::string note : {std::string("\x01gpuops-pod-slot-0\x01"), std::string("\x01gpuops-pod-slot-32\x01"),
+                           std::string("\"q\" \\ \u2028 \x7f")}) {
+    core::Pod p;
+    p.metadata.namespace_ = kNs;
+    p.metadata.labels["app"] = "mine";
+    p.raw = boost::json::object{{"metadata", boost::json::object{{"generateName", "mypod-"},
+                                                                 {"annotations", boost::json::object{{"n", note}}}}},
+                                {"spec", boost::json::object{{"nodeName", "b"}}}};
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    s.create(p);
+  }
+  PodJsonEncoder enc;
+  EXPECT_EQ(expect_same_json(s, enc), 3u);
 }
 
 }  // namespace
