@@ -5,7 +5,8 @@
 // Pods by core::typed_shape must decode as building them whole), then every
 // namespace's
 // state diagnosed with the lab catalog, as `gpuops diagnose` does, and audited,
-// matrixed and diagnosed in operator mode. Anything
+// matrixed and diagnosed in operator mode; and the input read as a PodList
+// answer by core::read_pod_list_page agrees with the DOM path. Anything
 // but core::InputError (what the CLI reports as bad input, exit 2) escaping
 // is a bug, as is any sanitizer report.
 // The body of fuzz/fuzz_snapshot.cpp; tests replay fuzz/regressions/snapshot/ with it.
@@ -28,6 +29,7 @@
 #include "core/operator_install.h"
 #include "core/snapshot.h"
 #include "fuzz/fuzz_common.h"
+#include "fuzz/pod_list.h"
 
 namespace gpuops::fuzz {
 
@@ -134,6 +136,9 @@ inline void snapshot_one(const uint8_t* data, size_t size) {
   if (!stream_disagreement(path).empty()) __builtin_trap();
   // Building Nodes and Pods by their decoders' shape decodes the same.
   if (!shape_disagreement(path).empty()) __builtin_trap();
+  // The input as a PodList answer: the API audit's DOM-less page reader
+  // reads it as the DOM path does, or gives it up.
+  if (!pod_list::disagreement(std::string_view(reinterpret_cast<const char*>(data), size)).empty()) __builtin_trap();
   try {
     gpuops::core::SnapshotCluster snap({path});
     auto nss = snap.namespaces();

@@ -16,6 +16,7 @@
 #include "core/encode.h"
 #include "core/errors.h"
 #include "core/placement.h"
+#include "core/pod_list_reader.h"
 #include "core/rfc3339.h"
 #include "core/terminal.h"
 #include "core/validation.h"
@@ -97,7 +98,8 @@ ApiCluster::ApiCluster(RestConfig config, ApiClusterOptions options, ClientOptio
 }
 
 void ApiCluster::list(const std::string& path, std::string* resource_version,
-                      const std::function<void(json::array&)>& on_page, const std::function<void()>& on_restart) {
+                      const std::function<void(json::array&)>& on_page, const std::function<void()>& on_restart,
+                      const PageReader& read_page) {
   // mirrors ListPager.List (client-go tools/pager/pager.go) with
   // FullListIfExpired: an expired continue token restarts without a limit.
   std::string cont;
@@ -114,8 +116,9 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
     json::monotonic_resource arena;
     json::storage_ptr sp(&arena);
     json::value page(sp);
+    Response answer;
     try {
-      page = client_->send_json(r, sp);
+      answer = client_->send(r);
     } catch (const ApiError& e) {
       if (e.http_status() == 410 && !cont.empty() && !full) {
         full = true;
@@ -125,21 +128,29 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
       }
       throw;
     }
-    json::object* po = page.if_object();  // not const: the items are handed out to modify
-    if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
-    // A List's items are an array (absent or null: none, as Go decodes
-    // them); anything else is a broken server, not an empty cluster.
-    json::value* items = po->if_contains("items");
-    if (items && !items->is_array() && !items->is_null())
-      throw core::ClusterError("GET " + path + ": the answer is not a list (items is not an array)");
-    cont.clear();
-    if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
-      auto& mo = md->as_object();
-      if (auto* rv = mo.if_contains("resourceVersion"); rv && rv->is_string() && resource_version)
-        *resource_version = std::string(rv->as_string());
-      if (auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->as_string());
+    std::string next;
+    std::optional<std::string> rv;
+    if (read_page && read_page(answer.body, next, rv)) {
+      cont = std::move(next);
+      if (rv && resource_version) *resource_version = std::move(*rv);
+    } else {
+      page = client_->parse_json(r, answer.body, sp);
+      json::object* po = page.if_object();  // not const: the items are handed out to modify
+      if (!po) throw core::ClusterError("GET " + path + ": the answer is not a list");
+      // A List's items are an array (absent or null: none, as Go decodes
+      // them); anything else is a broken server, not an empty cluster.
+      json::value* items = po->if_contains("items");
+      if (items && !items->is_array() && !items->is_null())
+        throw core::ClusterError("GET " + path + ": the answer is not a list (items is not an array)");
+      cont.clear();
+      if (auto* md = po->if_contains("metadata"); md && md->is_object()) {
+        auto& mo = md->as_object();
+        if (auto* v = mo.if_contains("resourceVersion"); v && v->is_string() && resource_version)
+          *resource_version = std::string(v->as_string());
+        if (auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->as_string());
+      }
+      if (items && items->is_array()) on_page(items->as_array());
     }
-    if (items && items->is_array()) on_page(items->as_array());
     if (cont.empty() || full) return;
     if (!tokens.insert(cont).second)
       throw core::ClusterError("GET " + path +
@@ -193,7 +204,8 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
   s.observed_at = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
   // The objects keep no `raw`: what reads a state reads the typed fields
   // (the analyses, settle, the runners), and nothing writes them back.
-  auto decode_all = [&](const std::string& path, const char* kind, auto decode, auto& out) {
+  auto decode_all = [&](const std::string& path, const char* kind, auto decode, auto& out,
+                        const PageReader& read_page = {}) {
     std::string rv;
     const std::string file = "GET " + path;
     list(
@@ -212,13 +224,24 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
             }
           }
         },
-        [&] { out.clear(); });
+        [&] { out.clear(); }, read_page);
     return rv;
   };
   decode_all("/api/v1/nodes", "Node", core::decode_node_typed, s.nodes);
   decode_all("/apis/apps/v1/namespaces/" + query_escape(ns) + "/daemonsets", "DaemonSet", core::decode_daemonset_typed,
              s.daemonsets);
-  last_pods_rv_ = decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "Pod", core::decode_pod_typed, s.pods);
+  // Pod pages without a DOM where the page allows it (core::read_pod_list_page:
+  // the same pods decode_pod_typed gives); any other page as the others.
+  core::PodListPage fast;
+  auto read_pods = [&](const std::string& body, std::string& cont, std::optional<std::string>& rv) {
+    if (!core::read_pod_list_page(body, fast)) return false;
+    for (core::Pod& p : fast.pods) s.pods.push_back(std::move(p));
+    cont = std::move(fast.continue_token);
+    rv = std::move(fast.resource_version);
+    return true;
+  };
+  last_pods_rv_ =
+      decode_all("/api/v1/namespaces/" + query_escape(ns) + "/pods", "Pod", core::decode_pod_typed, s.pods, read_pods);
   return s;
 }
 

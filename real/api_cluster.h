@@ -42,6 +42,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -123,8 +124,17 @@ class ApiCluster : public core::Cluster {
   // `resource_version` to the list's. Throws as Client::send_json, and
   // core::ClusterError for an answer that is not a List or a list without
   // end. Also what real::Reflector lists with.
+  //
+  // `read_page`, when given, is offered each page's body first: it returns
+  // true when it read the page (its items, and the list's continue token
+  // and resource version into its arguments, as the list reads them), and
+  // false to have the page parsed and handed to `on_page` as above (its
+  // partial results are then the callee's to drop).
+  using PageReader = std::function<bool(const std::string& body, std::string& continue_token,
+                                        std::optional<std::string>& resource_version)>;
   void list(const std::string& path, std::string* resource_version,
-            const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart);
+            const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart,
+            const PageReader& read_page = {});
 
  private:
   Request write_request(boost::beast::http::verb method, const std::string& path) const;

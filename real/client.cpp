@@ -635,8 +635,12 @@ Response Client::send(const Request& request) { return impl_->send(request); }
 
 json::value Client::send_json(const Request& request, json::storage_ptr sp) {
   Response r = send(request);
+  return parse_json(request, r.body, std::move(sp));
+}
+
+json::value Client::parse_json(const Request& request, const std::string& body, json::storage_ptr sp) const {
   error_code ec;
-  json::value v = json::parse(r.body, ec, std::move(sp));
+  json::value v = json::parse(body, ec, std::move(sp));
   if (ec)
     throw core::ClusterError(verb_name(request.method) + " " + impl_->cfg.path_prefix + request.path +
                              ": the answer is not JSON");

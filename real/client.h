@@ -138,6 +138,11 @@ class Client {
   // that is read once). Throws as send(), and ClusterError when the body is
   // not JSON.
   boost::json::value send_json(const Request& request, boost::json::storage_ptr sp = {});
+  // The body of an answer to `request` as JSON, as send_json() decodes it
+  // (for a caller that read the body with send() and looked at it first).
+  // Throws ClusterError when the body is not JSON.
+  boost::json::value parse_json(const Request& request, const std::string& body,
+                                boost::json::storage_ptr sp = {}) const;
 
   enum class WatchEnd {
     kStopped,   // on_event returned false
