@@ -103,8 +103,8 @@ enum {
 };
 constexpr std::string_view kOwnerRefF[] = {"apiVersion", "kind", "name", "uid", "controller"};
 enum { orApiVersion = 1, orKind, orName, orUid, orController };
-constexpr std::string_view kSpecF[] = {"nodeName",    "nodeSelector", "hostNetwork",    "terminationGracePeriodSeconds",
-                                       "affinity",    "tolerations",  "initContainers", "containers"};
+constexpr std::string_view kSpecF[] = {"nodeName", "nodeSelector", "hostNetwork",    "terminationGracePeriodSeconds",
+                                       "affinity", "tolerations",  "initContainers", "containers"};
 enum { sNodeName = 1, sNodeSelector, sHostNetwork, sGrace, sAffinity, sTolerations, sInitContainers, sContainers };
 constexpr std::string_view kAffinityF[] = {"nodeAffinity"};
 constexpr std::string_view kNodeAffinityF[] = {"requiredDuringSchedulingIgnoredDuringExecution"};
@@ -119,8 +119,8 @@ constexpr std::string_view kContainerF[] = {"name", "image", "resources"};
 enum { cName = 1, cImage, cResources };
 constexpr std::string_view kResourcesF[] = {"requests", "limits"};
 enum { rsRequests = 1, rsLimits };
-constexpr std::string_view kStatusF[] = {"phase",      "reason",       "message",          "startTime",
-                                         "conditions", "initContainerStatuses", "containerStatuses"};
+constexpr std::string_view kStatusF[] = {
+    "phase", "reason", "message", "startTime", "conditions", "initContainerStatuses", "containerStatuses"};
 enum { stPhase = 1, stReason, stMessage, stStartTime, stConditions, stInitStatuses, stStatuses };
 constexpr std::string_view kConditionF[] = {"type", "status", "reason", "message", "lastTransitionTime"};
 enum { coType = 1, coStatus, coReason, coMessage, coTransition };
@@ -235,9 +235,7 @@ class Handler {
         subs_[which].present = true;
         return push(Ctx::kStateDetail, false, which), true;
       }
-      case key(Ctx::kLastState, 1):
-        status().last_terminated.emplace();
-        return push(Ctx::kTerminated, false), true;
+      case key(Ctx::kLastState, 1): status().last_terminated.emplace(); return push(Ctx::kTerminated, false), true;
       default: return give_up(ec);
     }
   }
@@ -356,9 +354,9 @@ class Handler {
   struct Frame {
     Ctx ctx;
     bool array;
-    uint8_t which;   // kResourceList: requests 0, limits 1; kStateDetail: the state
-    uint8_t field;   // objects: the member whose value comes next (0: not read)
-    uint32_t seen;   // objects: the members read so far (bit = field id)
+    uint8_t which;  // kResourceList: requests 0, limits 1; kStateDetail: the state
+    uint8_t field;  // objects: the member whose value comes next (0: not read)
+    uint32_t seen;  // objects: the members read so far (bit = field id)
   };
   // One of a ContainerStatus's states, as read; applied at its end.
   struct Sub {
@@ -387,9 +385,7 @@ class Handler {
   std::vector<Requirement>& reqs() {
     return req_which_ ? terms().back().match_fields : terms().back().match_expressions;
   }
-  std::vector<Container>& containers() {
-    return container_which_ ? pod().spec.containers : pod().spec.init_containers;
-  }
+  std::vector<Container>& containers() { return container_which_ ? pod().spec.containers : pod().spec.init_containers; }
   std::vector<ContainerStatus>& statuses() {
     return status_which_ ? pod().status.container_statuses : pod().status.init_container_statuses;
   }

@@ -24,27 +24,33 @@ namespace gpuops::fuzz::pod_list {
 namespace json = boost::json;
 using namespace gpuops::core;
 
-inline std::string time_text(const std::optional<Time>& t) { return t ? format_time(*t) + "/" + std::to_string(t->time_since_epoch().count()) : "-"; }
+// Each string quoted and escaped (JSON), so no two different values print
+// alike; an absent optional prints `-`, which no quoted value is.
+inline std::string q(const std::string& s) { return json::serialize(json::string_view(s)); }
+inline std::string time_text(const std::optional<Time>& t) {
+  return t ? q(format_time(*t)) + "/" + std::to_string(t->time_since_epoch().count()) : "-";
+}
 template <class T>
 inline std::string opt(const std::optional<T>& v) {
   return v ? std::to_string(*v) : "-";
 }
 inline std::string map_text(const Labels& m) {
   std::string s = "{";
-  for (const auto& [k, v] : m) s += k + "=" + v + ";";
+  for (const auto& [k, v] : m) s += q(k) + ":" + q(v) + ",";
   return s + "}";
 }
 inline std::string quantities(const std::map<std::string, Quantity>& m) {
   std::string s = "{";
-  for (const auto& [k, q] : m) s += k + "=" + q.to_string() + "/" + std::to_string(static_cast<long long>(q.nanos())) + ";";
+  for (const auto& [k, v] : m)
+    s += q(k) + ":" + q(v.to_string()) + "/" + std::to_string(static_cast<long long>(v.nanos())) + ",";
   return s + "}";
 }
 inline std::string reqs(const std::vector<Requirement>& rs) {
   std::string s = "[";
   for (const auto& r : rs) {
-    s += r.key + " " + std::to_string(static_cast<int>(r.op)) + " " + r.unknown_op + " (";
-    for (const auto& v : r.values) s += v + ",";
-    s += ");";
+    s += "{" + q(r.key) + " " + std::to_string(static_cast<int>(r.op)) + " " + q(r.unknown_op) + " [";
+    for (const auto& v : r.values) s += q(v) + ",";
+    s += "]}";
   }
   return s + "]";
 }
@@ -53,18 +59,19 @@ inline std::string reqs(const std::vector<Requirement>& rs) {
 inline std::string describe(const Pod& p) {
   std::ostringstream o;
   const ObjectMeta& m = p.metadata;
-  o << "name=" << m.name << " ns=" << m.namespace_ << " uid=" << m.uid << " rv=" << m.resource_version
+  o << "name=" << q(m.name) << " ns=" << q(m.namespace_) << " uid=" << q(m.uid) << " rv=" << q(m.resource_version)
     << " gen=" << m.generation << " created=" << time_text(m.creation_timestamp)
     << " deleted=" << time_text(m.deletion_timestamp) << " grace=" << opt(m.deletion_grace_period_seconds)
     << " labels=" << map_text(m.labels) << " annotations=" << map_text(m.annotations) << " owners=[";
   for (const auto& r : m.owner_references)
-    o << r.api_version << "," << r.kind << "," << r.name << "," << r.uid << "," << r.controller << ";";
+    o << "{" << q(r.api_version) << "," << q(r.kind) << "," << q(r.name) << "," << q(r.uid) << "," << r.controller
+      << "}";
   o << "] finalizers=[";
-  for (const auto& f : m.finalizers) o << f << ";";
+  for (const auto& f : m.finalizers) o << q(f) << ",";
   o << "]\n";
   const PodSpec& s = p.spec;
-  o << "nodeName=" << s.node_name << " nodeSelector=" << map_text(s.node_selector) << " hostNetwork=" << s.host_network
-    << " tgps=" << opt(s.termination_grace_period_seconds) << " affinity=";
+  o << "nodeName=" << q(s.node_name) << " nodeSelector=" << map_text(s.node_selector)
+    << " hostNetwork=" << s.host_network << " tgps=" << opt(s.termination_grace_period_seconds) << " affinity=";
   if (!s.required_node_affinity) {
     o << "none";
   } else {
@@ -75,29 +82,31 @@ inline std::string describe(const Pod& p) {
   }
   o << " tolerations=[";
   for (const auto& t : s.tolerations)
-    o << t.key << "," << t.op << "," << t.value << "," << t.effect << "," << opt(t.toleration_seconds) << ";";
+    o << "{" << q(t.key) << "," << q(t.op) << "," << q(t.value) << "," << q(t.effect) << ","
+      << opt(t.toleration_seconds) << "}";
   o << "]\n";
   for (const auto* cs : {&s.init_containers, &s.containers}) {
     o << "containers=[";
-    for (const auto& c : *cs) o << c.name << "," << c.image << "," << quantities(c.requests) << "," << quantities(c.limits) << ";";
+    for (const auto& c : *cs)
+      o << "{" << q(c.name) << "," << q(c.image) << "," << quantities(c.requests) << "," << quantities(c.limits) << "}";
     o << "]\n";
   }
   const PodStatus& st = p.status;
-  o << "phase=" << st.phase << " reason=" << st.reason << " message=" << st.message
+  o << "phase=" << q(st.phase) << " reason=" << q(st.reason) << " message=" << q(st.message)
     << " start=" << time_text(st.start_time) << " conditions=[";
   for (const auto& c : st.conditions)
-    o << c.type << "," << c.status << "," << c.reason << "," << c.message << "," << time_text(c.last_transition_time)
-      << ";";
+    o << "{" << q(c.type) << "," << q(c.status) << "," << q(c.reason) << "," << q(c.message) << ","
+      << time_text(c.last_transition_time) << "}";
   o << "]\n";
   for (const auto* v : {&st.init_container_statuses, &st.container_statuses}) {
     o << "statuses=[";
     for (const auto& c : *v) {
-      o << c.name << "," << c.ready << "," << c.restart_count << "," << c.state << "," << c.reason << "," << c.message
-        << "," << opt(c.exit_code) << "," << time_text(c.started_at) << ",";
+      o << "{" << q(c.name) << "," << c.ready << "," << c.restart_count << "," << q(c.state) << "," << q(c.reason)
+        << "," << q(c.message) << "," << opt(c.exit_code) << "," << time_text(c.started_at) << ",";
       if (c.last_terminated)
-        o << "last{" << opt(c.last_terminated->exit_code) << "," << c.last_terminated->reason << ","
-          << c.last_terminated->message << "}";
-      o << ";";
+        o << "last{" << opt(c.last_terminated->exit_code) << "," << q(c.last_terminated->reason) << ","
+          << q(c.last_terminated->message) << "}";
+      o << "}";
     }
     o << "]\n";
   }
@@ -136,8 +145,8 @@ inline std::optional<PodListPage> via_dom(const std::string& text) {
 }
 
 inline std::string describe(const PodListPage& p) {
-  std::string s = "rv=" + (p.resource_version ? *p.resource_version : std::string("-")) + " continue=" +
-                  p.continue_token + " pods=" + std::to_string(p.pods.size()) + "\n";
+  std::string s = "rv=" + (p.resource_version ? q(*p.resource_version) : std::string("-")) +
+                  " continue=" + q(p.continue_token) + " pods=" + std::to_string(p.pods.size()) + "\n";
   for (const auto& pod : p.pods) s += describe(pod);
   return s;
 }

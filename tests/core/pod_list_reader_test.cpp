@@ -112,11 +112,13 @@ TEST(PodListReader, ReadsWhatDecodePodTypedDecodes) {
 }
 
 TEST(PodListReader, EmptyAndMissingParts) {
-  for (const char* text : {R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})",
-                           R"({"kind":"PodList","apiVersion":"v1","metadata":{}})", R"({})",
-                           R"({"items":[{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}}}]})",
-                           // A map key given twice: the last value, in both.
-                           R"({"items":[{"metadata":{"labels":{"a":"1","a":"2"}},"spec":{"containers":[{"resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}]})"}) {
+  for (
+      const char* text :
+      {R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})",
+       R"({"kind":"PodList","apiVersion":"v1","metadata":{}})", R"({})",
+       R"({"items":[{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}}}]})",
+       // A map key given twice: the last value, in both.
+       R"({"items":[{"metadata":{"labels":{"a":"1","a":"2"}},"spec":{"containers":[{"resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}]})"}) {
     PodListPage fast;
     ASSERT_TRUE(read_pod_list_page(text, fast)) << text;
     std::optional<PodListPage> dom = via_dom(text);
@@ -125,18 +127,47 @@ TEST(PodListReader, EmptyAndMissingParts) {
   }
 }
 
+// Strings and keys longer than the parser's buffer, with escapes: given to
+// the reader in several parts.
+TEST(PodListReader, LongEscapedStringsInParts) {
+  std::string value, key;
+  for (int i = 0; i < 600; ++i) value += "line \\\"" + std::to_string(i) + "\\\" \\u00e9\\n";
+  for (int i = 0; i < 800; ++i) key += "k\\u0041";
+  std::string text = R"({"items":[{"metadata":{"name":"p","annotations":{")" + key + R"(":")" + value +
+                     R"("}},"status":{"message":")" + value + R"("}}]})";
+  PodListPage fast;
+  ASSERT_TRUE(read_pod_list_page(text, fast));
+  std::optional<PodListPage> dom = via_dom(text);
+  ASSERT_TRUE(dom);
+  EXPECT_EQ(describe(fast), describe(*dom));
+  ASSERT_EQ(fast.pods.size(), 1u);
+  EXPECT_GT(fast.pods[0].status.message.size(), 8000u);
+  EXPECT_EQ(fast.pods[0].metadata.annotations.begin()->first.substr(0, 4), "kAkA");
+}
+
 // Pages it gives up: the DOM path decides (a result, a conversion or an
 // error of decode_pod_typed or of the list).
 TEST(PodListReader, GivesUpWhatItDoesNotDecodeAsTheDomPath) {
   for (const char* text : {
-           "", "[]", "nul", R"({"items":{}})", R"({"items":[1]})", R"({"items":[null]})", R"({"items":[[]]})",
-           R"({"items":[]} x)", R"({"items":[{"metadata":{"name":null}}]})",
+           "",
+           "[]",
+           "nul",
+           R"({"items":{}})",
+           R"({"items":[1]})",
+           R"({"items":[null]})",
+           R"({"items":[[]]})",
+           R"({"items":[]} x)",
+           R"({"items":[{"metadata":{"name":null}}]})",
+           R"({"items":[{"spec":{"nodeName":"a","nodeName":"b"}}]})",
+           R"({"items":[{"status":{"containerStatuses":[{"state":{"running":{},"running":{}}}]}}]})",
            R"({"items":[{"metadata":{"name":"a","name":"b"}}]})",
-           R"({"items":[{"metadata":{"generation":"3"}}]})", R"({"items":[{"metadata":{"generation":3.0}}]})",
+           R"({"items":[{"metadata":{"generation":"3"}}]})",
+           R"({"items":[{"metadata":{"generation":3.0}}]})",
            R"({"items":[{"metadata":{"generation":18446744073709551615}}]})",
            R"({"items":[{"metadata":{"creationTimestamp":"yesterday"}}]})",
            R"({"items":[{"metadata":{"namespace":"Not_A_Label"}}]})",
-           R"({"items":[{"metadata":{"labels":{"a":null}}}]})", R"({"items":[{"metadata":{"labels":{"a":1}}}]})",
+           R"({"items":[{"metadata":{"labels":{"a":null}}}]})",
+           R"({"items":[{"metadata":{"labels":{"a":1}}}]})",
            R"({"items":[{"metadata":{"labels":[]}}]})",
            R"({"items":[{"spec":{"containers":[{"resources":{"requests":{"cpu":1}}}]}}]})",
            R"({"items":[{"spec":{"containers":[{"resources":{"requests":{"cpu":"lots"}}}]}}]})",
@@ -144,7 +175,9 @@ TEST(PodListReader, GivesUpWhatItDoesNotDecodeAsTheDomPath) {
            R"({"items":[{"status":{"containerStatuses":[{"restartCount":2147483648}]}}]})",
            R"({"items":[{"status":{"containerStatuses":[{"state":{"running":{"startedAt":"x"}}}]}}]})",
            R"({"items":[{"status":{"containerStatuses":[{"state":{"waiting":null}}]}}]})",
-           R"({"metadata":{"resourceVersion":5}})", R"({"metadata":[]})", R"({"items":[], "items":[]})",
+           R"({"metadata":{"resourceVersion":5}})",
+           R"({"metadata":[]})",
+           R"({"items":[], "items":[]})",
            "{\"items\":[{\"metadata\":{\"name\":\"\xff\"}}]}",
            R"({"items":[{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]})",
        }) {
@@ -184,8 +217,8 @@ TEST(PodListReader, EveryMutationReadsAsTheDomPathOrIsGivenUp) {
       };
   std::vector<std::variant<std::string, size_t>> path;
   walk(base, path);
-  const std::vector<json::value> replacements{nullptr, 1, -1, 2147483648, 1.5, "", "x", "2026-12-01T10:00:00Z",
-                                              true, json::array(), json::object()};
+  const std::vector<json::value> replacements{
+      nullptr, 1, -1, 2147483648, 1.5, "", "x", "2026-12-01T10:00:00Z", true, json::array(), json::object()};
   size_t read = 0, given_up = 0;
   auto check = [&](const json::value& v, const std::string& what) {
     std::string text = json::serialize(v);
@@ -204,13 +237,13 @@ TEST(PodListReader, EveryMutationReadsAsTheDomPathOrIsGivenUp) {
       json::value* cur = &root;
       for (const auto& seg : p)
         cur = std::holds_alternative<size_t>(seg) ? &cur->as_array()[std::get<size_t>(seg)]
-                                                   : &cur->as_object()[std::get<std::string>(seg)];
+                                                  : &cur->as_object()[std::get<std::string>(seg)];
       return cur;
     };
     std::string where;
     for (const auto& seg : p)
       where += std::holds_alternative<size_t>(seg) ? "[" + std::to_string(std::get<size_t>(seg)) + "]"
-                                                    : "." + std::get<std::string>(seg);
+                                                   : "." + std::get<std::string>(seg);
     for (const auto& r : replacements) {
       json::value copy = base;
       *at(copy) = r;
@@ -223,7 +256,7 @@ TEST(PodListReader, EveryMutationReadsAsTheDomPathOrIsGivenUp) {
       json::value* cur = &copy;
       for (const auto& seg : parent)
         cur = std::holds_alternative<size_t>(seg) ? &cur->as_array()[std::get<size_t>(seg)]
-                                                   : &cur->as_object()[std::get<std::string>(seg)];
+                                                  : &cur->as_object()[std::get<std::string>(seg)];
       cur->as_object().erase(std::get<std::string>(p.back()));
       check(copy, where + " removed");
     }
