@@ -15,6 +15,7 @@
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"
+#include "core/rfc3339.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {
@@ -233,6 +234,47 @@ TEST(ApiClusterState, ReadsTheOperatorsResources) {
   };
   ApiCluster b(broken.config(), broken.options());
   EXPECT_THROW(b.state("gpu-operator"), ApiError);
+}
+
+// Pod pages are read without a DOM where the reader can (core::read_pod_list_page)
+// and through it where it gives the page up: one list mixes both (a null
+// nodeSelector, which decode_pod_typed takes as none, on the first page of
+// two), and the pods are what decode_pod_typed gives. A pod the decoder
+// refuses is the decoder's error.
+TEST(ApiClusterState, PodPagesWithAndWithoutTheDom) {
+  Fixture f;
+  f.api.pods.push_back(pod_json("driver-a", "n1", "Running"));
+  json::object b = pod_json("driver-b", "n2", "Pending");
+  b.at("spec").as_object()["nodeSelector"] = nullptr;
+  f.api.pods.push_back(b);
+  json::object c = pod_json("driver-c", "n3", "Running");
+  c.at("metadata").as_object()["creationTimestamp"] = "2026-12-05T10:00:00Z";
+  f.api.pods.push_back(c);
+  ApiCluster cluster(f.config(), f.options());
+  core::ClusterState s = cluster.state("gpu-operator");
+  ASSERT_EQ(s.pods.size(), 3u);
+  EXPECT_EQ(s.pods[0].metadata.name, "driver-a");
+  EXPECT_EQ(s.pods[1].metadata.name, "driver-b");
+  EXPECT_TRUE(s.pods[1].spec.node_selector.empty());
+  EXPECT_EQ(s.pods[1].status.phase, "Pending");
+  EXPECT_EQ(s.pods[2].spec.node_name, "n3");
+  ASSERT_TRUE(s.pods[2].metadata.creation_timestamp);
+  EXPECT_EQ(core::format_time(*s.pods[2].metadata.creation_timestamp), "2026-12-05T10:00:00Z");
+  ASSERT_EQ(s.pods[0].metadata.owner_references.size(), 1u);
+  EXPECT_TRUE(s.pods[0].metadata.owner_references[0].controller);
+
+  Fixture bad;
+  json::object d = pod_json("driver-d", "n1", "Running");
+  d.at("metadata").as_object()["creationTimestamp"] = "yesterday";
+  bad.api.pods.push_back(d);
+  ApiCluster b2(bad.config(), bad.options());
+  try {
+    b2.state("gpu-operator");
+    FAIL() << "a pod with a bad time was read";
+  } catch (const core::ClusterError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot read a Pod from the API server"));
+    EXPECT_THAT(e.what(), HasSubstr("parsing time \"yesterday\" as RFC3339"));
+  }
 }
 
 TEST(ApiClusterState, ExpiredContinueRestartsTheListWithoutLimit) {
