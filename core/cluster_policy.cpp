@@ -143,4 +143,9 @@ boost::json::object with_required_spec_fields(boost::json::object spec) {
   return spec;
 }
 
+boost::json::object cluster_policy_object(boost::json::object spec) {
+  return boost::json::object{
+      {"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields(std::move(spec))}};
+}
+
 }  // namespace gpuops::core

@@ -67,6 +67,12 @@ const std::vector<std::string>& required_spec_fields();
 // its default: IsEnabled and the defaults read an empty block as absent).
 boost::json::object with_required_spec_fields(boost::json::object spec);
 
+// A ClusterPolicy's `raw` as installOperator and the lab's operator install
+// apply it (its metadata is the typed ObjectMeta's): apiVersion
+// nvidia.com/v1, kind ClusterPolicy, and `spec` with_required_spec_fields.
+// Also what a scenario's operator.clusterPolicy is validated as at load.
+boost::json::object cluster_policy_object(boost::json::object spec);
+
 // What the node labeller reads of the policy (core/gpu_node_rules.h).
 LabellerPolicy labeller_policy(const ClusterPolicy& policy);
 

@@ -26,8 +26,7 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
   sim.install_operator(oc, ns);
   ClusterPolicy cp;
   cp.metadata.name = "cluster-policy";
-  cp.raw = boost::json::object{
-      {"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields({})}};
+  cp.raw = cluster_policy_object({});
   cluster.apply({Object(cp)});
   say("helm install gpu-operator (its ClusterPolicy at the defaults)");
   cluster.settle();

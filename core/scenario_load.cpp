@@ -425,10 +425,8 @@ OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const s
     // The policy installOperator creates, judged now as the API server would
     // judge it then (core/crd_schema.h): bad input names its line, where
     // the run would fail the scenario at setting up, with no line.
-    json::object raw{
-        {"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", with_required_spec_fields(op.spec)}};
     try {
-      validate_cluster_policy_spec(op.policy_name, raw);
+      validate_cluster_policy_spec(op.policy_name, cluster_policy_object(op.spec));
     } catch (const InputError& e) {
       // The line of the first field in error, as far as the YAML has it.
       // (reset, not =: a Node's = writes into the node it refers to.)

@@ -173,8 +173,7 @@ void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationContro
     cluster.create_namespace(op.namespace_);
   ClusterPolicy cp;
   cp.metadata.name = op.policy_name;
-  boost::json::object spec = with_required_spec_fields(op.spec);
-  cp.raw = boost::json::object{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"spec", std::move(spec)}};
+  cp.raw = cluster_policy_object(op.spec);
   cluster.apply({Object(std::move(cp))});
 }
 
