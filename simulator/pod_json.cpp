@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,42 @@ unsigned shape_of(const PodRecord& r) {
 
 json::object& at_object(json::object& o, const char* key) { return o.at(key).as_object(); }
 
+// metadata.name, in every shape (not a Shape bit: a slot id beside them).
+constexpr unsigned kName = 0;
+
+// Sets each per-pod slot of `shape` in the prototype copy `o` to
+// value(slot), where encode_meta and encode_pod_spec write it (PodRecord::pod),
+// in the order the slots are listed here. The one place that knows where the
+// slots are: encode() fills them with a pod's values, build_text() with
+// markers.
+template <class Value>
+void set_slots(json::object& o, unsigned shape, const Value& value) {
+  json::object& m = at_object(o, "metadata");
+  m.at("name") = value(kName);
+  if (shape & kUid) m.at("uid") = value(kUid);
+  if (shape & kResourceVersion) m.at("resourceVersion") = value(kResourceVersion);
+  if (shape & kCreation) m.at("creationTimestamp") = value(kCreation);
+  if (shape & kDeletion) m.at("deletionTimestamp") = value(kDeletion);
+  if (shape & kGrace) m.at("deletionGracePeriodSeconds") = value(kGrace);
+  if (shape & (kNodeName | kPinned)) {
+    json::object& spec = at_object(o, "spec");
+    if (shape & kNodeName) spec.at("nodeName") = value(kNodeName);
+    if (shape & kPinned) {
+      // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+      //   .nodeSelectorTerms[0].matchFields[0].values[0] (pin_terms)
+      json::object& req = at_object(at_object(at_object(spec, "affinity"), "nodeAffinity"),
+                                    "requiredDuringSchedulingIgnoredDuringExecution");
+      json::object& term = req.at("nodeSelectorTerms").as_array().at(0).as_object();
+      json::object& field = term.at("matchFields").as_array().at(0).as_object();
+      field.at("values").as_array().at(0) = value(kPinned);
+    }
+  }
+}
+
+// A slot's marker: a string no modelled value holds (control characters,
+// which the serialiser escapes); build_text checks that each occurs once.
+std::string marker(unsigned slot) { return std::string("\x01gpuops-pod-slot-") + std::to_string(slot) + "\x01"; }
+
 }  // namespace
 
 PodJsonEncoder::Proto& PodJsonEncoder::proto(const PodRecord& rec, unsigned shape) {
@@ -61,83 +98,49 @@ PodJsonEncoder::Proto& PodJsonEncoder::proto(const PodRecord& rec, unsigned shap
 json::object PodJsonEncoder::encode(const PodRecord& rec, json::storage_ptr sp) {
   unsigned shape = shape_of(rec);
   json::object o(proto(rec, shape).json, std::move(sp));
-  // What encode_meta and encode_pod_spec write from the per-pod fields
-  // (PodRecord::pod), each into the slot the prototype already has.
-  json::object& m = at_object(o, "metadata");
-  m.at("name") = rec.name;
-  if (shape & kUid) m.at("uid") = rec.uid;
-  if (shape & kResourceVersion) m.at("resourceVersion") = std::to_string(rec.resource_version);
-  if (shape & kCreation) m.at("creationTimestamp") = core::format_time(*rec.creation_timestamp);
-  if (shape & kDeletion) m.at("deletionTimestamp") = core::format_time(*rec.deletion_timestamp);
-  if (shape & kGrace) m.at("deletionGracePeriodSeconds") = *rec.deletion_grace_period_seconds;
-  if (shape & (kNodeName | kPinned)) {
-    json::object& spec = at_object(o, "spec");
-    if (shape & kNodeName) spec.at("nodeName") = rec.node_name;
-    if (shape & kPinned) {
-      // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
-      //   .nodeSelectorTerms[0].matchFields[0].values[0] (pin_terms)
-      json::object& req = at_object(at_object(at_object(spec, "affinity"), "nodeAffinity"),
-                                    "requiredDuringSchedulingIgnoredDuringExecution");
-      json::object& term = req.at("nodeSelectorTerms").as_array().at(0).as_object();
-      json::object& field = term.at("matchFields").as_array().at(0).as_object();
-      field.at("values").as_array().at(0) = rec.pinned_node;
+  // Each value built in `o`'s storage, so that setting it moves it.
+  const json::storage_ptr& st = o.storage();
+  auto str = [&](std::string_view v) { return json::value(json::string_view(v.data(), v.size()), st); };
+  set_slots(o, shape, [&](unsigned slot) -> json::value {
+    switch (slot) {
+      case kName: return str(rec.name);
+      case kUid: return str(rec.uid);
+      case kResourceVersion: return str(std::to_string(rec.resource_version));
+      case kCreation: return str(core::format_time(*rec.creation_timestamp));
+      case kDeletion: return str(core::format_time(*rec.deletion_timestamp));
+      case kGrace: return json::value(*rec.deletion_grace_period_seconds, st);
+      case kNodeName: return str(rec.node_name);
+      default: return str(rec.pinned_node);  // kPinned
     }
-  }
+  });
   return o;
 }
-
-}  // namespace gpuops::simulator
-
-namespace gpuops::simulator {
-
-namespace {
-
-// A slot's marker: a string no modelled value holds (control characters,
-// which the serialiser escapes); build_text checks that each occurs once.
-std::string marker(unsigned bit) { return std::string("\x01gpuops-pod-slot-") + std::to_string(bit) + "\x01"; }
-
-}  // namespace
 
 void PodJsonEncoder::build_text(Proto& p, unsigned shape) {
   p.text_built = true;
   // The prototype with each present slot's value replaced by its marker
   // (deletionGracePeriodSeconds, a number, too: only its text is looked for).
   json::object o = p.json;
-  json::object& m = at_object(o, "metadata");
-  m.at("name") = marker(0);
-  if (shape & kUid) m.at("uid") = marker(kUid);
-  if (shape & kResourceVersion) m.at("resourceVersion") = marker(kResourceVersion);
-  if (shape & kCreation) m.at("creationTimestamp") = marker(kCreation);
-  if (shape & kDeletion) m.at("deletionTimestamp") = marker(kDeletion);
-  if (shape & kGrace) m.at("deletionGracePeriodSeconds") = marker(kGrace);
-  if (shape & (kNodeName | kPinned)) {
-    json::object& spec = at_object(o, "spec");
-    if (shape & kNodeName) spec.at("nodeName") = marker(kNodeName);
-    if (shape & kPinned) {
-      json::object& req = at_object(at_object(at_object(spec, "affinity"), "nodeAffinity"),
-                                    "requiredDuringSchedulingIgnoredDuringExecution");
-      json::object& term = req.at("nodeSelectorTerms").as_array().at(0).as_object();
-      json::object& field = term.at("matchFields").as_array().at(0).as_object();
-      field.at("values").as_array().at(0) = marker(kPinned);
-    }
-  }
+  std::vector<std::pair<std::string, unsigned>> quoted;  // (marker as serialised, slot)
+  set_slots(o, shape, [&](unsigned slot) -> json::value {
+    std::string mark = marker(slot);
+    quoted.emplace_back(json::serialize(json::string_view(mark)), slot);
+    return json::string(mark);
+  });
   std::string text = json::serialize(o);
-  std::vector<std::pair<size_t, unsigned>> at;  // (offset, slot)
-  std::vector<size_t> lengths;
-  for (unsigned bit : {0u, unsigned(kUid), unsigned(kResourceVersion), unsigned(kCreation), unsigned(kDeletion),
-                       unsigned(kGrace), unsigned(kNodeName), unsigned(kPinned)}) {
-    if (bit && !(shape & bit)) continue;
-    std::string quoted = json::serialize(json::string_view(marker(bit)));
-    size_t pos = text.find(quoted);
-    if (pos == std::string::npos || text.find(quoted, pos + 1) != std::string::npos) return;  // text_ok stays false
-    at.emplace_back(pos, bit);
+  std::vector<std::pair<size_t, size_t>> at;  // (offset, index in quoted)
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    size_t pos = text.find(quoted[i].first);
+    if (pos == std::string::npos || text.find(quoted[i].first, pos + 1) != std::string::npos)
+      return;  // text_ok stays false
+    at.emplace_back(pos, i);
   }
   std::sort(at.begin(), at.end());
   size_t from = 0;
-  for (auto [pos, bit] : at) {
+  for (auto [pos, i] : at) {
     p.pieces.push_back(text.substr(from, pos - from));
-    p.slots.push_back(bit);
-    from = pos + json::serialize(json::string_view(marker(bit))).size();
+    p.slots.push_back(quoted[i].second);
+    from = pos + quoted[i].first.size();
   }
   p.pieces.push_back(text.substr(from));
   p.text_ok = true;
@@ -162,9 +165,10 @@ void PodJsonEncoder::append_serialized(const PodRecord& rec, std::string& out) {
   }
   out += p.pieces[0];
   for (size_t i = 0; i < p.slots.size(); ++i) {
-    // The values encode() sets, serialised as the serialiser writes them.
+    // The values encode() sets (as text: no json::value built per pod),
+    // serialised as the serialiser writes them.
     switch (p.slots[i]) {
-      case 0: append_string(out, rec.name); break;
+      case kName: append_string(out, rec.name); break;
       case kUid: append_string(out, rec.uid); break;
       case kResourceVersion: append_string(out, std::to_string(rec.resource_version)); break;
       case kCreation: append_string(out, core::format_time(*rec.creation_timestamp)); break;
