@@ -125,9 +125,9 @@ std::optional<int64_t> Decoder::integer(const json::value* v, const Path& p, con
   return n;
 }
 Labels Decoder::string_map(const json::value* v, const Path& p, const char* st) const {
-  Labels out;
+  LabelsBuilder out;
   const json::object* o = object(v, p, st, "map[string]string");
-  if (!o) return out;
+  if (!o) return out.take();
   for (const auto& kv : *o) {
     std::string_view key(kv.key());
     std::string_view value;
@@ -138,10 +138,9 @@ Labels Decoder::string_map(const json::value* v, const Path& p, const char* st) 
       value = kv.value().get_string();
     }
     // A key given twice: the last value wins, as in Go's map decoding.
-    auto [it, inserted] = out.try_emplace(std::string(key), value);
-    if (!inserted) it->second = std::string(value);
+    out.add(std::string(key), std::string(value));
   }
-  return out;
+  return out.take();
 }
 std::optional<Time> Decoder::time(const json::value* v, const Path& p, const char* st) const {
   std::string s = string(v, p, st);

@@ -1,6 +1,25 @@
 #include "core/model.h"
 
+#include <algorithm>
+
 namespace gpuops::core {
+
+Labels LabelsBuilder::take() {
+  Labels::sequence_type pairs = std::move(pairs_);
+  pairs_.clear();
+  // Stable, so that of a key's pairs the last added stays last; keep that one.
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t out = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i + 1 < pairs.size() && pairs[i + 1].first == pairs[i].first) continue;
+    if (out != i) pairs[out] = std::move(pairs[i]);
+    ++out;
+  }
+  pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(out), pairs.end());
+  Labels labels;
+  labels.adopt_sequence(boost::container::ordered_unique_range, std::move(pairs));
+  return labels;
+}
 
 const char* selector_operator_name(SelectorOperator op) {
   switch (op) {

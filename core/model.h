@@ -12,6 +12,7 @@
 // the wall clock. Resource amounts are core::Quantity (exact).
 #pragma once
 
+#include <boost/container/flat_map.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -31,7 +32,29 @@ namespace gpuops::core {
 using Duration = std::chrono::milliseconds;
 using Time = std::chrono::sys_time<std::chrono::milliseconds>;
 
-using Labels = std::map<std::string, std::string>;
+// A Kubernetes map[string]string (labels, annotations, a nodeSelector), in key
+// order, as Go's encoders print it. A sorted flat array (Boost.Container's
+// flat_map), not a tree: the DaemonSet controller and the scheduler read a
+// node's labels once per DaemonSet, and contiguous pairs cost a cache line or
+// two per lookup where std::map's nodes cost about ten (docs/PERFORMANCE.md,
+// "Past upstream's 5,000-node limit"). As a sorted array, an insert shifts the
+// pairs after it and invalidates iterators and references into the map: keys
+// in order append in O(1); code that builds one from input in any order goes
+// through LabelsBuilder, which sorts once.
+using Labels = boost::container::flat_map<std::string, std::string>;
+
+// Builds a Labels from pairs in any order in O(n log n): a key added more than
+// once keeps its last value (as Go's map decoding and `kubectl label` do).
+class LabelsBuilder {
+ public:
+  void add(std::string key, std::string value) { pairs_.emplace_back(std::move(key), std::move(value)); }
+  bool empty() const { return pairs_.empty(); }
+  // The map; the builder is left empty.
+  Labels take();
+
+ private:
+  Labels::sequence_type pairs_;
+};
 
 struct OwnerReference {
   std::string api_version;  // "apps/v1"

@@ -101,20 +101,32 @@ class NodeList {
     if (auto it = index_.find(name); it != index_.end()) {
       nodes_[it->second] = Node{};
       nodes_[it->second].metadata.name = name;
+      labels_[it->second] = LabelsBuilder{};
+      current_ = it->second;
       return nodes_[it->second];
     }
     if (nodes_.size() >= kMaxNodes)
       throw InputError(file_, line, "", "more than " + std::to_string(kMaxNodes) + " nodes");
     index_.emplace(name, nodes_.size());
+    current_ = nodes_.size();
     nodes_.emplace_back();
+    labels_.emplace_back();
     nodes_.back().metadata.name = name;
     return nodes_.back();
   }
-  std::vector<Node> take() { return std::move(nodes_); }
+  // The labels of the node start() returned last, gathered in the file's
+  // order and sorted once by take().
+  LabelsBuilder& labels() { return labels_[current_]; }
+  std::vector<Node> take() {
+    for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].metadata.labels = labels_[i].take();
+    return std::move(nodes_);
+  }
 
  private:
   const std::string& file_;
   std::vector<Node> nodes_;
+  std::vector<LabelsBuilder> labels_;  // beside nodes_
+  size_t current_ = 0;
   std::map<std::string, size_t> index_;
 };
 
@@ -125,7 +137,8 @@ void check_node_name(const std::string& name, const std::string& file, int line)
 
 // `key=value` (the value may be empty) into `labels`, checked as
 // ValidateLabels checks a Node's.
-void add_label(std::string_view text, Labels& labels, const std::string& node, const std::string& file, int line) {
+void add_label(std::string_view text, LabelsBuilder& labels, const std::string& node, const std::string& file,
+               int line) {
   size_t eq = text.find('=');
   if (eq == std::string_view::npos)
     throw InputError(file, line, "", "node \"" + node + "\": " + quote(text) + " is not a key=value label");
@@ -134,7 +147,7 @@ void add_label(std::string_view text, Labels& labels, const std::string& node, c
     throw InputError(file, line, "", "node \"" + node + "\": label key " + quote(key) + ": " + e);
   if (std::string e = validate_label_value(value); !e.empty())
     throw InputError(file, line, "", "node \"" + node + "\": label " + key + " value " + quote(value) + ": " + e);
-  labels[key] = value;
+  labels.add(std::move(key), std::move(value));  // a key given twice: the last line wins
 }
 
 }  // namespace
@@ -220,10 +233,10 @@ std::vector<Node> parse_must_gather_labels(const std::string& text, const std::s
     if (label || empty_map || go_map) {
       if (!cur)
         throw InputError(file, line, "", quote(l) + " comes before any node name (a node's name, then its labels)");
-      if (label) add_label(trim(l.substr(1)), cur->metadata.labels, cur->metadata.name, file, line);
+      if (label) add_label(trim(l.substr(1)), nodes.labels(), cur->metadata.name, file, line);
       if (go_map)
         for (std::string_view w : words(l.substr(4, l.size() - 5)))
-          add_label(w, cur->metadata.labels, cur->metadata.name, file, line);
+          add_label(w, nodes.labels(), cur->metadata.name, file, line);
       return;
     }
     std::string name(l);
@@ -273,7 +286,7 @@ class DescribeReader {
     std::string_view t = trim(l);
     const std::string& node = cur_->metadata.name;
     switch (section_) {
-      case Section::kLabels: return add_label(t, cur_->metadata.labels, node, file_, number);
+      case Section::kLabels: return add_label(t, nodes_.labels(), node, file_, number);
       case Section::kTaints: cur_->taints.push_back(parse_taint(t, node, file_, number)); return;
       case Section::kConditions: return condition(l, number);
       case Section::kAllocatable: return allocatable(t, number);
@@ -306,7 +319,7 @@ class DescribeReader {
     section_ = Section::kOther;
     if (key == "Labels") {
       section_ = Section::kLabels;
-      if (!rest.empty() && rest != "<none>") add_label(rest, cur_->metadata.labels, node, file_, number);
+      if (!rest.empty() && rest != "<none>") add_label(rest, nodes_.labels(), node, file_, number);
     } else if (key == "Taints") {
       section_ = Section::kTaints;
       if (!rest.empty() && rest != "<none>") cur_->taints.push_back(parse_taint(rest, node, file_, number));

@@ -412,6 +412,12 @@ class Handler {
     }
   }
 
+  bool append_in_order(Labels& map, std::string_view s) {
+    if (!map.empty() && !(map.rbegin()->first < map_key_)) return false;
+    map.emplace_hint(map.end(), map_key_, s);
+    return true;
+  }
+
   bool string(std::string_view s) {
     if (stack_.empty()) return false;
     Frame& f = stack_.back();
@@ -421,11 +427,15 @@ class Handler {
       return false;
     }
     switch (f.ctx) {
-      // Maps: the last value of a key given twice wins, as Decoder::string_map
-      // and decode_resource_list.
-      case Ctx::kLabels: return meta().labels.insert_or_assign(map_key_, std::string(s)), true;
-      case Ctx::kAnnotations: return meta().annotations.insert_or_assign(map_key_, std::string(s)), true;
-      case Ctx::kNodeSelector: return pod().spec.node_selector.insert_or_assign(map_key_, std::string(s)), true;
+      // String maps: keys in order (as Go's encoder writes a map) are appended;
+      // a key out of order or given twice gives the page up to
+      // Decoder::string_map, which sorts once (a flat map's insert in the
+      // middle would make a hostile page quadratic).
+      case Ctx::kLabels: return append_in_order(meta().labels, s);
+      case Ctx::kAnnotations: return append_in_order(meta().annotations, s);
+      case Ctx::kNodeSelector: return append_in_order(pod().spec.node_selector, s);
+      // The resource lists: the last value of a key given twice wins, as
+      // decode_resource_list.
       case Ctx::kResourceList: {
         Container& c = containers().back();
         auto& list = f.which ? c.limits : c.requests;

@@ -201,6 +201,7 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
   node.metadata.name = reader.str(yaml["name"], field + ".name");
   if (const YAML::Node labels = yaml["labels"]) {
     if (!labels.IsMap()) reader.fail(labels, field + ".labels", "must be a map");
+    LabelsBuilder built;
     for (auto it = labels.begin(); it != labels.end(); ++it) {
       std::string k = it->first.Scalar();
       std::string key_field = field + ".labels[" + k + "]";
@@ -209,8 +210,9 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
       std::string v = reader.label_value(it->second, key_field);
       error = validate_label_value(v);
       if (!error.empty()) reader.fail(it->second, key_field, error);
-      node.metadata.labels[k] = v;
+      built.add(std::move(k), std::move(v));
     }
+    node.metadata.labels = built.take();
   }
   if (const YAML::Node taints = yaml["taints"]) {
     if (!taints.IsSequence()) reader.fail(taints, field + ".taints", "must be a list");
@@ -536,9 +538,10 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     step.node = reader.str(args["node"], args_field + ".node");
     if (const YAML::Node set = args["set"]) {
       if (!set.IsMap()) reader.fail(set, args_field + ".set", "must be a map");
+      LabelsBuilder built;
       for (auto it = set.begin(); it != set.end(); ++it)
-        step.label_set[it->first.Scalar()] =
-            reader.label_value(it->second, args_field + ".set[" + it->first.Scalar() + "]");
+        built.add(it->first.Scalar(), reader.label_value(it->second, args_field + ".set[" + it->first.Scalar() + "]"));
+      step.label_set = built.take();
     }
     if (args["remove"]) step.label_remove = reader.strings(args["remove"], args_field + ".remove");
     if (step.label_set.empty() && step.label_remove.empty()) reader.fail(args, args_field, "give set or remove");

@@ -39,9 +39,9 @@ const char* kPage = R"({"kind":"PodList","apiVersion":"v1",
   "namespace":"gpu-operator","uid":"5b0e6c0e-1111-4a6b-9c1e-000000000001","resourceVersion":"811",
   "generation":3,"creationTimestamp":"2026-12-01T10:00:00Z","deletionTimestamp":"2026-12-01T11:00:00.5+01:00",
   "deletionGracePeriodSeconds":30,
-  "labels":{"app":"nvidia-device-plugin-daemonset","controller-revision-hash":"7d9f8b6c4","pod-template-generation":"1",
-            "esc\"aped":"v\u00e9"},
-  "annotations":{"note":"a \"quoted\" line\nand \u2028 more","empty":""},
+  "labels":{"app":"nvidia-device-plugin-daemonset","controller-revision-hash":"7d9f8b6c4","esc\"aped":"v\u00e9",
+            "pod-template-generation":"1"},
+  "annotations":{"empty":"","note":"a \"quoted\" line\nand \u2028 more"},
   "ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"nvidia-device-plugin-daemonset",
     "uid":"0b0e6c0e-1111-4a6b-9c1e-000000000002","controller":true,"blockOwnerDeletion":true}],
   "finalizers":["example.com/keep","x/y"],
@@ -121,13 +121,13 @@ TEST(PodListReader, ReadsWhatDecodePodTypedDecodes) {
 }
 
 TEST(PodListReader, EmptyAndMissingParts) {
-  for (
-      const char* text :
-      {R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})",
-       R"({"kind":"PodList","apiVersion":"v1","metadata":{}})", R"({})",
-       R"({"items":[{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}}}]})",
-       // A map key given twice: the last value, in both.
-       R"({"items":[{"metadata":{"labels":{"a":"1","a":"2"}},"spec":{"containers":[{"resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}]})"}) {
+  for (const char* text :
+       {R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})",
+        R"({"kind":"PodList","apiVersion":"v1","metadata":{}})", R"({})",
+        R"({"items":[{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}}}]})",
+        // A resource list's key given twice: the last value, in both (a
+        // string map's is given up, below).
+        R"({"items":[{"spec":{"containers":[{"resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}]})"}) {
     read_as_dom(text);
   }
 }
@@ -170,6 +170,11 @@ TEST(PodListReader, GivesUpWhatItDoesNotDecodeAsTheDomPath) {
            R"({"items":[{"metadata":{"labels":{"a":null}}}]})",
            R"({"items":[{"metadata":{"labels":{"a":1}}}]})",
            R"({"items":[{"metadata":{"labels":[]}}]})",
+           // A string map's keys out of order or given twice: Decoder::string_map sorts them.
+           R"({"items":[{"metadata":{"labels":{"b":"1","a":"2"}}}]})",
+           R"({"items":[{"metadata":{"labels":{"a":"1","a":"2"}}}]})",
+           R"({"items":[{"metadata":{"annotations":{"b":"1","a":"2"}}}]})",
+           R"({"items":[{"spec":{"nodeSelector":{"b":"1","a":"2"}}}]})",
            R"({"items":[{"spec":{"containers":[{"resources":{"requests":{"cpu":1}}}]}}]})",
            R"({"items":[{"spec":{"containers":[{"resources":{"requests":{"cpu":"lots"}}}]}}]})",
            R"({"items":[{"spec":{"tolerations":[null]}}]})",

@@ -107,7 +107,10 @@ TEST(Import, EveryDumpIsAFixedPoint) {
       for (const auto& [stable, beta] :
            {std::pair<std::string, std::string>{"kubernetes.io/os", "beta.kubernetes.io/os"},
             {"kubernetes.io/arch", "beta.kubernetes.io/arch"}})
-        if (labels.count(stable)) labels[beta] = labels.at(stable);
+        if (labels.count(stable)) {
+          std::string value = labels.at(stable);  // a copy: inserting beta moves the pairs after it
+          labels[beta] = value;
+        }
     EXPECT_EQ(node_labels(r.after), want_labels);
     // The simulated operator's verdict: the dump's, unless a pod of a
     // DaemonSet the policy owns is not ready, where isDaemonSetReady
