@@ -22,7 +22,7 @@ trap cleanup EXIT
 fail() { echo "package-test: FAIL: $*" >&2; exit 1; }
 
 # The kubectl the e2e set-up built, else the machine's (scripts/setup.sh).
-kubectl=$HOME/.cache/gpuops/k8s-v1.37.2/bin/kubectl
+kubectl=${GPUOPS_CACHE:-$HOME/.cache/gpuops}/k8s-v1.37.2/bin/kubectl
 [ -x "$kubectl" ] || kubectl=$(command -v kubectl)
 
 cmake --install "$build" --prefix "$scratch/prefix" --strip >/dev/null
