@@ -15,6 +15,8 @@
 #   GPUOPS_GO_P      go build -p (default 2)
 #   GPUOPS_REBUILD=1 ignore the stamp and rebuild
 #   GPUOPS_GPU_OPERATOR=0 do not build the GPU Operator
+#   GOCACHE          Go's build cache (default: one of its own in the cache
+#                    root, removed on exit; scripts/go-build-cache.sh)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,6 +54,10 @@ if ! go_ok; then
   export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
   go_ok || { echo "cluster-build: $goroot/bin/go is not a Go >= $go_want" >&2; exit 1; }
 fi
+
+# The Go build cache of this build and the GPU Operator's (scripts/go-build-cache.sh).
+. "$repo/scripts/go-build-cache.sh"
+gpuops_go_build_cache "$cache"
 
 # The GPU Operator controller (scripts/operator-build.sh, its own module
 # tests/operator and cache directory, reused by its own stamp), with the Go

@@ -15,7 +15,8 @@
 # `go env GOPROXY`.
 #
 # Environment: GPUOPS_CACHE, GPUOPS_GO_P (go build -p, default 2),
-# GPUOPS_REBUILD=1 (ignore the stamp).
+# GPUOPS_REBUILD=1 (ignore the stamp), GOCACHE (default: one of its own in
+# the cache root, removed on exit; scripts/go-build-cache.sh).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +35,11 @@ if ! go_ok; then
   export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
   go_ok || { echo "operator-build: no Go >= $go_want (scripts/cluster-build.sh fetches one)" >&2; exit 1; }
 fi
+
+# The Go build cache (scripts/go-build-cache.sh): cluster-build.sh's when it
+# calls this script.
+. "$repo/scripts/go-build-cache.sh"
+gpuops_go_build_cache "$cache"
 
 cd "$mod"
 module=github.com/NVIDIA/gpu-operator
