@@ -21,10 +21,12 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/decode.h"
+#include "core/documents.h"
 #include "core/errors.h"
 #include "core/plan.h"
 #include "core/scenario.h"
 #include "core/validation.h"
+#include "core/yaml_load.h"
 #include "simulator/api_select.h"
 #include "simulator/fake_cluster.h"
 #include "simulator/touched_nodes.h"
@@ -121,7 +123,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       "simulated when it owns the operands, and the change is replayed on the copy. Verbs, as kubectl spells them: "
       "label node NAME KEY=VALUE KEY- [--overwrite], label nodes -l SELECTOR ..., cordon|uncordon NAME, drain NAME "
       "--ignore-daemonsets, taint node NAME KEY=VALUE:EFFECT | KEY:EFFECT- | KEY-, delete node NAME, apply -f FILE, "
-      "patch clusterpolicy NAME --type merge -p JSON. Prints per node the pods created, deleted or replaced and why, "
+      "patch clusterpolicy NAME --type merge -p PATCH (JSON or YAML). Prints per node the pods created, deleted or "
+      "replaced and why, "
       "the labels the operator changes, the matrix after with the changed cells, the findings introduced and "
       "cleared, and a summary. Exit 0: nothing would change; 1: something would; 2: bad input; 3: cluster error.");
   add_cluster_options(opts);
@@ -317,15 +320,24 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       steps.push_back(std::move(s));
     } else if (verb == "patch") {
       if (rest.size() != 2 || (rest[0] != "clusterpolicy" && rest[0] != "clusterpolicies"))
-        throw UsageError("plan patch: only patch clusterpolicy NAME --type merge -p JSON");
+        throw UsageError("plan patch: only patch clusterpolicy NAME --type merge -p PATCH");
       if (r["type"].as<std::string>() != "merge")
         throw UsageError("plan patch: --type must be merge (a JSON merge patch), not " + r["type"].as<std::string>());
-      if (!r.count("patch")) throw UsageError("plan patch: give -p JSON");
+      if (!r.count("patch")) throw UsageError("plan patch: give -p PATCH");
+      // kubectl patch takes -p as JSON or YAML (yaml.ToJSON in PatchOptions.RunPatch,
+      // k8s.io/kubectl/pkg/cmd/patch/patch.go; `unable to parse "P": ...`): JSON as it
+      // is, anything else as YAML, turned into JSON as read_documents turns a document.
+      const std::string text = r["patch"].as<std::string>();
       boost::system::error_code ec;
-      boost::json::value patch = boost::json::parse(r["patch"].as<std::string>(), ec);
-      if (ec || !patch.is_object())
-        throw core::InputError("", 0, "patch",
-                               "the patch is not a JSON object" + (ec ? ": " + ec.message() : std::string()));
+      boost::json::value patch = boost::json::parse(text, ec);
+      if (ec) {
+        try {
+          patch = core::yaml_node_to_json(core::load_yaml(text, "", ""));
+        } catch (const core::InputError& e) {
+          throw core::InputError("", 0, "patch", "unable to parse \"" + text + "\": " + e.message());
+        }
+      }
+      if (!patch.is_object()) throw core::InputError("", 0, "patch", "the patch is not a JSON or YAML object");
       core::Step s;
       s.action = "patchClusterPolicy";
       s.policy_name = rest[1];

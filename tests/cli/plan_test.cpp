@@ -271,6 +271,21 @@ TEST(Plan, ClusterPolicyPatch) {
   auto bad = run_gpuops(
       {"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy", "-p", "{nope"});
   EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(has(bad.err, "unable to parse \"{nope\"")) << bad.err;
+  EXPECT_EQ(bad.out, "");
+  // kubectl patch takes the patch as YAML too (yaml.ToJSON, kubectl's
+  // patch.go): the same change written in YAML is the same plan.
+  auto yaml = run_gpuops({"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy",
+                          "--type", "merge", "-p", "spec:\n  dcgmExporter:\n    enabled: false\n", "-o", "json"});
+  EXPECT_EQ(yaml.code, 1) << yaml.err;
+  EXPECT_EQ(yaml.out, r.out);
+  // A patch that is not an object (a YAML scalar, a JSON array) is refused.
+  for (const char* p : {"enabled", "[1]"}) {
+    auto scalar = run_gpuops(
+        {"plan", "--snapshot", op_dump("healthy-v26.7"), "patch", "clusterpolicy", "cluster-policy", "-p", p});
+    EXPECT_EQ(scalar.code, 2) << p;
+    EXPECT_TRUE(has(scalar.err, "the patch is not a JSON or YAML object")) << scalar.err;
+  }
 }
 
 // A change the API server would refuse is the change's fault, not the
