@@ -8,7 +8,8 @@
 # script exits, whether the build passed or not: what is kept are the binaries,
 # reused by their stamps, not the compiled packages, which for one Kubernetes
 # build are about 5 GB that a test run on a fresh machine would otherwise keep
-# on disk to its end (a CI run once ran out of disk).
+# on disk to its end (a CI run once ran out of disk). A build killed by
+# SIGKILL leaves its directory behind (go-build.XXXXXX in the cache root).
 gpuops_go_build_cache() {
   [ -n "${GOCACHE:-}" ] && return 0
   mkdir -p "$1"
