@@ -70,10 +70,10 @@ struct Document {
 // indentation).
 std::vector<Document> read_documents(const std::string& text, const std::string& file);
 
-// A YAML node (as load_yaml gives it: merges applied, duplicate keys
-// refused) as read_documents turns a document into JSON: a quoted scalar
-// stays a string, a plain one is resolved as go-yaml resolves it (numbers,
-// booleans, null). Never throws.
+// A YAML node (as load_yaml gives it: merges applied) as read_documents
+// turns a document into JSON: a quoted scalar stays a string, a plain one is
+// resolved as go-yaml resolves it (numbers, booleans, null); a key written
+// twice in one mapping keeps its last value (not refused). Never throws.
 boost::json::value yaml_node_to_json(const YAML::Node& node);
 
 // Reads a file, or every *.json/*.yaml/*.yml file of a folder (sorted by name,
