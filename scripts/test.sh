@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Disk, measured on a fresh machine (README.md, "Testing"): the three build
-# trees take about 7.5 GB (build/ 1.7, build-asan/ 5.0, build-fuzz/ 0.5);
+# trees take 7.2 GB (build/ 1.7, build-asan/ 5.0, build-fuzz/ 0.5);
 # the end-to-end set-up keeps about 1.6 GB more (~/.cache/gpuops and Go's
 # module cache) and uses 5 GB of Go build cache while it compiles, removed
 # after it (scripts/go-build-cache.sh). A warning, not a failure: a build that
