@@ -8,13 +8,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -62,6 +65,16 @@ class Reader {
         fail(it->first, join(field, key), "unknown field \"" + key + "\" (expected one of: " + list + ")");
       }
     }
+  }
+  // The value of the first `key` of `map` (the one map[key] gives), or
+  // nullopt when there is none: what operator[] answers without its cost on
+  // an absent key (yaml-cpp names the node it returns then through a
+  // std::stringstream), for the fields read once per node of a cluster.
+  static std::optional<YAML::Node> find(const YAML::Node& map, std::string_view key) {
+    if (!map.IsMap()) return std::nullopt;
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+    return std::nullopt;
   }
   std::string str(const YAML::Node& value, const std::string& field) const {
     if (!value.IsScalar()) fail(value, field, "must be a string");
@@ -197,9 +210,11 @@ HostSpec read_host(const Reader& reader, const YAML::Node& yaml, const std::stri
 Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
   reader.keys(yaml, field, {"name", "labels", "taints", "allocatable", "ready", "unschedulable", "host"});
   Node node;
-  if (!yaml["name"]) reader.fail(yaml, field + ".name", "Required value");
-  node.metadata.name = reader.str(yaml["name"], field + ".name");
-  if (const YAML::Node labels = yaml["labels"]) {
+  const std::optional<YAML::Node> name = Reader::find(yaml, "name");
+  if (!name) reader.fail(yaml, field + ".name", "Required value");
+  node.metadata.name = reader.str(*name, field + ".name");
+  if (const std::optional<YAML::Node> found = Reader::find(yaml, "labels")) {
+    const YAML::Node& labels = *found;
     if (!labels.IsMap()) reader.fail(labels, field + ".labels", "must be a map");
     LabelsBuilder built;
     for (auto it = labels.begin(); it != labels.end(); ++it) {
@@ -214,12 +229,14 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
     }
     node.metadata.labels = built.take();
   }
-  if (const YAML::Node taints = yaml["taints"]) {
+  if (const std::optional<YAML::Node> found = Reader::find(yaml, "taints")) {
+    const YAML::Node& taints = *found;
     if (!taints.IsSequence()) reader.fail(taints, field + ".taints", "must be a list");
     for (size_t i = 0; i < taints.size(); ++i)
       node.taints.push_back(read_taint(reader, taints[i], field + ".taints[" + std::to_string(i) + "]", true));
   }
-  if (const YAML::Node allocatable = yaml["allocatable"]) {
+  if (const std::optional<YAML::Node> found = Reader::find(yaml, "allocatable")) {
+    const YAML::Node& allocatable = *found;
     if (!allocatable.IsMap()) reader.fail(allocatable, field + ".allocatable", "must be a map");
     for (auto it = allocatable.begin(); it != allocatable.end(); ++it) {
       std::string k = it->first.Scalar();
@@ -230,9 +247,11 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
       }
     }
   }
-  bool ready = yaml["ready"] ? reader.boolean(yaml["ready"], field + ".ready") : true;
+  const std::optional<YAML::Node> ready_field = Reader::find(yaml, "ready");
+  bool ready = ready_field ? reader.boolean(*ready_field, field + ".ready") : true;
   node.conditions.push_back({"Ready", ready ? "True" : "False", ready ? "KubeletReady" : "KubeletNotReady", ""});
-  if (yaml["unschedulable"]) node.unschedulable = reader.boolean(yaml["unschedulable"], field + ".unschedulable");
+  if (const std::optional<YAML::Node> unschedulable = Reader::find(yaml, "unschedulable"))
+    node.unschedulable = reader.boolean(*unschedulable, field + ".unschedulable");
   node.metadata.labels.emplace("kubernetes.io/hostname", node.metadata.name);
   return node;
 }
@@ -766,10 +785,43 @@ Duration parse_duration(const std::string& text) {
   return Duration(static_cast<long long>(d / 1000000));
 }
 
+// One item of cluster.nodes read: the node, its host facts, and what reading
+// it threw (rethrown where the item is taken, so the first error of a
+// scenario is the same whether its nodes were read while the text was
+// parsed or after).
+struct ClusterNode {
+  Node node;
+  std::optional<HostSpec> host;
+  std::exception_ptr error;
+};
+
+ClusterNode read_cluster_node(const Reader& reader, const YAML::Node& yaml, size_t i) noexcept {
+  ClusterNode out;
+  try {
+    const std::string field = "cluster.nodes[" + std::to_string(i) + "]";
+    out.node = read_node(reader, yaml, field);
+    if (const std::optional<YAML::Node> host = Reader::find(yaml, "host")) {
+      out.host = read_host(reader, *host, field + ".host", false);
+      out.host->node = out.node.metadata.name;
+    }
+  } catch (...) {
+    out.error = std::current_exception();
+  }
+  return out;
+}
+
 Scenario load_scenario(const std::string& path) {
   std::string text = read_input_file(path);
   Reader reader(path);
-  YAML::Node root = load_yaml(text, path);
+  // cluster.nodes is read item by item while the text is parsed (a large
+  // scenario is mostly that list): load_yaml_streaming.
+  std::vector<ClusterNode> cluster_nodes;
+  SequenceItems items{{"cluster", "nodes"}, [&](const YAML::Node& item, size_t i) {
+                        cluster_nodes.push_back(read_cluster_node(reader, item, i));
+                      }};
+  bool streamed = false;
+  YAML::Node root = load_yaml_streaming(text, path, items, streamed);
+  if (!streamed) cluster_nodes.clear();
   if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
   reader.keys(root, "",
               {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "operator", "steps"});
@@ -802,11 +854,11 @@ Scenario load_scenario(const std::string& path) {
       if (!nodes.IsSequence()) reader.fail(nodes, "cluster.nodes", "must be a list");
       std::set<std::string> names;
       for (size_t i = 0; i < nodes.size(); ++i) {
-        Node node = read_node(reader, nodes[i], "cluster.nodes[" + std::to_string(i) + "]");
-        if (const YAML::Node host = nodes[i]["host"]) {
-          HostSpec spec = read_host(reader, host, "cluster.nodes[" + std::to_string(i) + "].host", false);
-          spec.node = node.metadata.name;
-          scenario.hosts.push_back(std::move(spec));
+        ClusterNode read = streamed ? std::move(cluster_nodes.at(i)) : read_cluster_node(reader, nodes[i], i);
+        if (read.error) std::rethrow_exception(read.error);
+        Node& node = read.node;
+        if (read.host) {
+          scenario.hosts.push_back(std::move(*read.host));
           scenario.simulator_only = true;  // host facts exist only in the simulator
         }
         if (!names.insert(node.metadata.name).second)

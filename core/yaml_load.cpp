@@ -1,5 +1,6 @@
 #include "core/yaml_load.h"
 
+#include <libfyaml.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/node/detail/memory.h>
 #include <yaml-cpp/node/detail/node.h>
@@ -7,7 +8,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -229,6 +232,18 @@ class BuildingBudget : public AliasBudget {
     node.set_tag(tag);
     pop();
   }
+  // A scalar of printable ASCII without an anchor (the libfyaml reader's):
+  // as OnScalar, less the mending of escapes such text cannot hold, and the
+  // value copied once.
+  void OnAsciiScalar(const YAML::Mark& mark, const std::string& tag, std::string_view value) {
+    AliasBudget::OnScalar(mark, tag, YAML::NullAnchor, scratch_);
+    if (!build_) return;
+    YAML::detail::node& node = push(mark, YAML::NullAnchor);
+    scratch_.assign(value);
+    node.set_scalar(scratch_);
+    node.set_tag(tag);
+    pop();
+  }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     AliasBudget::OnAlias(mark, anchor);
     if (!build_) return;
@@ -307,14 +322,380 @@ class BuildingBudget : public AliasBudget {
   std::vector<std::pair<YAML::detail::node*, bool>> keys_;  // a map's key, and whether it is complete
   std::vector<YAML::detail::node*> anchors_;
   size_t map_depth_ = 0;
+  std::string scratch_;  // OnAsciiScalar's value, its buffer reused
 };
+
+// A text of at least this many bytes is read by libfyaml's parser first
+// (read_by_libfyaml); a smaller one by yaml-cpp's only. yaml-cpp reads about
+// 5-8 MB a second; at this size that is 30-50 ms, below which the faster
+// parser buys nothing worth a second grammar's risk.
+constexpr size_t kLibfyamlMinBytes = 256 * 1024;
+
+// yaml-cpp's non-specific tags: "?" for a plain scalar and a collection, "!"
+// for a quoted scalar (SingleDocParser::HandleNode).
+const std::string kPlainTag = "?";
+const std::string kQuotedTag = "!";
+
+// Why read_by_libfyaml leaves a text to yaml-cpp.
+struct NotInSubset {};
+
+// The prescan of read_by_libfyaml: false for a text that holds a character
+// outside printable ASCII and LF (a tab, a CR, a byte order mark, anything
+// non-ASCII: the places where yaml-cpp and libfyaml count columns or breaks
+// differently), a directive ('%' starting a line), a document end marker
+// ('...' starting a line) or a '?' outside a word
+// (an explicit or complex key's indicator, or one in a flow collection).
+bool in_subset_characters(const std::string& text) {
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      if (c == '%' && (i == 0 || text[i - 1] == '\n')) return false;
+      // A document end marker: yaml-cpp counts one that ends no document as
+      // an empty document (`...\na`: two), libfyaml does not.
+      if (c == '.' && (i == 0 || text[i - 1] == '\n') && text.compare(i, 3, "...") == 0 &&
+          (i + 3 == n || text[i + 3] == ' ' || text[i + 3] == '\n'))
+        return false;
+      // '?' only inside a word (`/a?b=c`): elsewhere yaml-cpp may take it
+      // for an indicator (`[1, ?, 3]` it refuses) where libfyaml does not.
+      if (c == '?' &&
+          (i == 0 || i + 1 == n || std::string_view(" \n,[]{}:?").find(text[i - 1]) != std::string_view::npos ||
+           std::string_view(" \n,[]{}?").find(text[i + 1]) != std::string_view::npos))
+        return false;
+      continue;
+    }
+    if (c != '\n') return false;
+  }
+  return true;
+}
+
+// One node event of read_by_libfyaml, as BuildingBudget takes it.
+struct NodeEvent {
+  enum Kind { kMapStart, kSeqStart, kMapEnd, kSeqEnd, kScalar, kNull } kind;
+  YAML::Mark mark;
+  const std::string* tag = nullptr;  // kScalar, and the starts
+  std::string_view value;            // kScalar
+  YAML::EmitterStyle::value style = YAML::EmitterStyle::Default;
+  bool starts() const { return kind == kMapStart || kind == kSeqStart; }
+  bool ends() const { return kind == kMapEnd || kind == kSeqEnd; }
+};
+
+void deliver(BuildingBudget& b, const NodeEvent& e) {
+  switch (e.kind) {
+    case NodeEvent::kMapStart: b.OnMapStart(e.mark, *e.tag, YAML::NullAnchor, e.style); break;
+    case NodeEvent::kSeqStart: b.OnSequenceStart(e.mark, *e.tag, YAML::NullAnchor, e.style); break;
+    case NodeEvent::kMapEnd: b.OnMapEnd(); break;
+    case NodeEvent::kSeqEnd: b.OnSequenceEnd(); break;
+    case NodeEvent::kScalar: b.OnAsciiScalar(e.mark, *e.tag, e.value); break;
+    case NodeEvent::kNull: b.OnNull(e.mark, YAML::NullAnchor); break;
+  }
+}
+
+// Routes the node events of the first document: those of the items of the
+// sequence at `items->path` to a builder of their own, one item at a time,
+// handed to `items->on_item` when complete and stood for in the document by
+// a Null node with the item's mark; every other event to the document's
+// builder. Tracks, for the collections open outside an item, whether a map
+// expects a key or a value and where they lie on the path.
+class ItemRouter {
+ public:
+  ItemRouter(BuildingBudget& document, const SequenceItems* items) : document_(document), items_(items) {}
+
+  // A document starts (`first`: the first of the text) or ends.
+  void document(bool first) {
+    active_ = items_ && first && !items_->path.empty();
+    frames_.clear();
+  }
+  // Whether items were handed over (the sequence was found).
+  bool streamed() const { return streamed_; }
+
+  void event(const NodeEvent& e) {
+    if (!active_) return deliver(document_, e);
+    if (item_level_ > 0) {
+      deliver(item_, e);
+      if (e.starts()) ++item_level_;
+      if (e.ends() && --item_level_ == 0) finish_item();
+      return;
+    }
+    if (e.ends()) {
+      frames_.pop_back();
+      return deliver(document_, e);
+    }
+    Frame* parent = frames_.empty() ? nullptr : &frames_.back();
+    const bool is_key = parent && parent->map && parent->key_next;
+    if (parent && parent->map) parent->key_next = !parent->key_next;
+    const int path_size = static_cast<int>(items_->path.size());
+    if (parent && parent->on_path == path_size) {  // an item of the sequence
+      streamed_ = true;
+      item_.start(true);
+      item_.OnDocumentStart(e.mark);
+      item_mark_ = e.mark;
+      deliver(item_, e);
+      if (e.starts())
+        item_level_ = 1;
+      else
+        finish_item();
+      return;
+    }
+    int on_path = -1;  // the new collection's place on the path
+    if (!parent) {
+      if (e.kind == NodeEvent::kMapStart) on_path = 0;
+    } else if (parent->on_path >= 0) {
+      if (is_key) {
+        // The first key of the name only, as operator[] finds it.
+        if (!parent->seen && e.kind == NodeEvent::kScalar && e.value == items_->path[parent->on_path])
+          parent->seen = parent->pending = true;
+      } else if (parent->pending) {
+        parent->pending = false;
+        const int next = parent->on_path + 1;
+        if (e.kind == (next < path_size ? NodeEvent::kMapStart : NodeEvent::kSeqStart)) on_path = next;
+      }
+    }
+    deliver(document_, e);
+    if (e.starts()) frames_.push_back({e.kind == NodeEvent::kMapStart, true, on_path, false, false});
+  }
+
+ private:
+  void finish_item() {
+    item_.OnDocumentEnd();
+    items_->on_item(item_.root(), index_++);
+    document_.OnNull(item_mark_, YAML::NullAnchor);
+  }
+
+  struct Frame {
+    bool map;
+    bool key_next;  // a map's next node is a key
+    int on_path;    // -1, or k: this is the map at path[0..k) (or the sequence, k == path size)
+    bool seen;      // path[on_path] was a key of this map already
+    bool pending;   // the next node is the value of path[on_path]
+  };
+  BuildingBudget& document_;
+  const SequenceItems* items_;
+  bool active_ = false;
+  bool streamed_ = false;
+  std::vector<Frame> frames_;
+  BuildingBudget item_;
+  size_t item_level_ = 0;  // collections open in the item being read
+  YAML::Mark item_mark_;
+  size_t index_ = 0;
+};
+
+// The documents of `text` as `handler` builds them from libfyaml 0.7's events
+// (the same calls yaml-cpp's parser makes, the same marks, tags and styles),
+// or NotInSubset thrown for a text outside the subset on which the two
+// parsers are known to give the same events: plain, single-quoted and
+// double-quoted scalars without escapes, each on one line; block and flow
+// mappings and sequences (a flow mapping only with its braces); no anchors,
+// aliases, tags or directives; no empty node (yaml-cpp marks it at the next
+// token); nesting to 1,000 (yaml-cpp's DepthGuard refuses 2,000); and any
+// text libfyaml refuses. Outside it, yaml-cpp's parser reads the text, so
+// every error, and every node of a text not in the subset, stays yaml-cpp's.
+// tests/core/yaml_load_test.cpp (YamlLoad.LibfyamlBuildsWhatYamlCppBuilds) and
+// fuzz/yaml_differential.h check that every text read here builds the nodes
+// YAML::LoadAll builds. With `items`, the items of that sequence go through
+// ItemRouter, and `streamed` says whether any did.
+std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, BuildingBudget& handler,
+                                         const SequenceItems* items = nullptr, bool* streamed = nullptr) {
+  if (!in_subset_characters(text)) throw NotInSubset{};
+  // Its diagnostics go nowhere (FYPCF_QUIET alone still prints errors):
+  // a text it refuses is yaml-cpp's to refuse, in yaml-cpp's words.
+  fy_diag_cfg diag_cfg;
+  fy_diag_cfg_default(&diag_cfg);
+  diag_cfg.fp = nullptr;
+  diag_cfg.output_fn = [](fy_diag*, void*, const char*, size_t) {};
+  std::unique_ptr<fy_diag, void (*)(fy_diag*)> diag(fy_diag_create(&diag_cfg), fy_diag_destroy);
+  if (!diag) throw NotInSubset{};
+  fy_parse_cfg cfg{};
+  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_JSON_NONE);
+  cfg.diag = diag.get();
+  std::unique_ptr<fy_parser, void (*)(fy_parser*)> parser(fy_parser_create(&cfg), fy_parser_destroy);  // before diag
+  if (!parser || fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) throw NotInSubset{};
+  auto free_event = [p = parser.get()](fy_event* e) { fy_parser_event_free(p, e); };
+  std::vector<YAML::Node> docs;
+  ItemRouter router(handler, items);
+  // The open collections, innermost last.
+  struct Open {
+    bool flow;
+    bool map;
+    int column;     // of the collection's mark
+    bool key_next;  // a map's next node is a key
+    int key_line;   // the line of a map's last key
+  };
+  std::vector<Open> open;
+  size_t flow_depth = 0;
+  bool build = false;
+  size_t documents = 0;
+  // A node of a block collection on a later line than its key or '-': only
+  // a block collection right of the map's column (a sequence may be in it,
+  // "indentless"), and no item of a sequence. There the two parsers part:
+  // yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
+  // one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
+  // column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
+  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow) {
+    if (open.empty()) return;
+    Open& parent = open.back();
+    if (parent.flow) {
+      // A flow map's value on a later line than its key: yaml-cpp refuses
+      // `{"m"\n: {}}`, libfyaml takes it.
+      if (!parent.map) return;
+      if (parent.key_next)
+        parent.key_line = mark.line;
+      else if (mark.line != parent.key_line)
+        throw NotInSubset{};
+      parent.key_next = !parent.key_next;
+      return;
+    }
+    if (parent.map) {
+      if (parent.key_next) {
+        parent.key_line = mark.line;
+      } else if (mark.line != parent.key_line &&
+                 (is_flow || kind == NodeEvent::kScalar || kind == NodeEvent::kNull ||
+                  mark.column < parent.column + (kind == NodeEvent::kMapStart ? 1 : 0))) {
+        throw NotInSubset{};
+      }
+      parent.key_next = !parent.key_next;
+      return;
+    }
+    // An item: on its '-''s line (only blanks and '-'s before it there).
+    size_t at = static_cast<size_t>(mark.pos);
+    bool dash = false;
+    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '-')) dash = text[--at] == '-' || dash;
+    if (!dash || (at > 0 && text[at - 1] != '\n') || mark.column <= parent.column) throw NotInSubset{};
+  };
+  auto mark_of = [](const fy_mark* m) {
+    YAML::Mark mark;
+    mark.pos = static_cast<int>(m->input_pos);
+    mark.line = m->line;
+    mark.column = m->column;
+    return mark;
+  };
+  auto collection = [&](NodeEvent::Kind kind, fy_event* e, fy_token* anchor, fy_token* tag, char flow_char,
+                        char block_char) {
+    if (anchor || tag) throw NotInSubset{};
+    const fy_mark* m = fy_event_start_mark(e);
+    if (!m || m->input_pos >= text.size() || open.size() >= 1000) throw NotInSubset{};
+    const char c = text[m->input_pos];
+    const bool is_flow = c == flow_char;
+    // A block node inside a flow one is an implicit pair (`[a: b]`).
+    if (!is_flow && (flow_depth > 0 || (block_char && c != block_char))) throw NotInSubset{};
+    check_place(mark_of(m), kind, is_flow);
+    open.push_back({is_flow, kind == NodeEvent::kMapStart, m->column, true, -1});
+    flow_depth += is_flow;
+    router.event({kind, mark_of(m), &kPlainTag, {}, is_flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block});
+  };
+  YAML::Mark last_end;
+  for (;;) {
+    std::unique_ptr<fy_event, decltype(free_event)> e(fy_parser_parse(parser.get()), free_event);
+    if (!e) break;
+    if (const fy_mark* m = fy_event_end_mark(e.get())) last_end = mark_of(m);
+    switch (e->type) {
+      case FYET_DOCUMENT_START: {
+        build = all || docs.empty();
+        // An implicit start has no mark; where the last event ended stands
+        // for it (AliasBudget compares the documents' starts only).
+        const fy_mark* m = fy_event_start_mark(e.get());
+        handler.start(build);
+        handler.OnDocumentStart(m ? mark_of(m) : last_end);
+        router.document(documents++ == 0);
+        break;
+      }
+      case FYET_DOCUMENT_END:
+        handler.OnDocumentEnd();
+        if (build) docs.push_back(handler.root());
+        router.document(false);
+        break;
+      case FYET_MAPPING_START:
+        collection(NodeEvent::kMapStart, e.get(), e->mapping_start.anchor, e->mapping_start.tag, '{', 0);
+        break;
+      case FYET_SEQUENCE_START:
+        collection(NodeEvent::kSeqStart, e.get(), e->sequence_start.anchor, e->sequence_start.tag, '[', '-');
+        break;
+      case FYET_MAPPING_END:
+      case FYET_SEQUENCE_END:
+        if (open.empty()) throw NotInSubset{};
+        flow_depth -= open.back().flow;
+        open.pop_back();
+        router.event({e->type == FYET_MAPPING_END ? NodeEvent::kMapEnd : NodeEvent::kSeqEnd,
+                      last_end,
+                      nullptr,
+                      {},
+                      YAML::EmitterStyle::Default});
+        break;
+      case FYET_SCALAR: {
+        if (e->scalar.anchor || e->scalar.tag) throw NotInSubset{};
+        const fy_mark* start = fy_event_start_mark(e.get());
+        const fy_mark* end = fy_event_end_mark(e.get());
+        if (!start || !end || start->line != end->line || start->input_pos >= text.size()) throw NotInSubset{};
+        size_t len = 0;
+        const char* value = fy_token_get_text(e->scalar.value, &len);
+        if (!value) throw NotInSubset{};
+        NodeEvent scalar{NodeEvent::kScalar, mark_of(start), &kQuotedTag, std::string_view(value, len),
+                         YAML::EmitterStyle::Default};
+        // A quoted scalar's mark is its opening quote in yaml-cpp, its
+        // first character in libfyaml.
+        auto at_quote = [&](char quote) {
+          if (start->input_pos == 0 || start->column == 0 || text[start->input_pos - 1] != quote) throw NotInSubset{};
+          --scalar.mark.pos;
+          --scalar.mark.column;
+        };
+        switch (fy_token_scalar_style(e->scalar.value)) {
+          case FYSS_PLAIN:
+            // Empty: yaml-cpp marks it at the next token. Starting with an
+            // indicator yaml-cpp's scanner reads as one: only in libfyaml a
+            // plain scalar.
+            // A '?' in a flow collection's plain scalar: yaml-cpp refuses
+            // `[a?b]`, libfyaml reads "a?b".
+            if (scalar.value.empty() ||
+                std::string_view("?:,[]{}#&*!|>'\"%@`").find(scalar.value[0]) != std::string_view::npos ||
+                (flow_depth > 0 && scalar.value.find('?') != std::string_view::npos))
+              throw NotInSubset{};
+            scalar.tag = &kPlainTag;
+            // yaml-cpp's IsNullString
+            if (scalar.value == "~" || scalar.value == "null" || scalar.value == "Null" || scalar.value == "NULL")
+              scalar.kind = NodeEvent::kNull;
+            break;
+          case FYSS_DOUBLE_QUOTED: {
+            at_quote('"');
+            // No escape: the first '"' or '\\' after the opening quote is the closing quote.
+            size_t close = text.find_first_of("\"\\", start->input_pos);
+            if (close == std::string::npos || text[close] != '"') throw NotInSubset{};
+            break;
+          }
+          case FYSS_SINGLE_QUOTED: at_quote('\''); break;
+          default:  // literal and folded block scalars
+            throw NotInSubset{};
+        }
+        check_place(scalar.mark, scalar.kind, false);
+        router.event(scalar);
+        break;
+      }
+      case FYET_STREAM_START:
+      case FYET_STREAM_END: break;
+      default:  // FYET_ALIAS, and any event this reader does not know
+        throw NotInSubset{};
+    }
+  }
+  // No document: a text of comments, or of markers only, yaml-cpp's to count.
+  if (fy_parser_get_stream_error(parser.get()) || documents == 0) throw NotInSubset{};
+  if (streamed) *streamed = router.streamed();
+  return docs;
+}
 
 // The documents of `text` with AliasBudget's checks over every one: all of
 // them built (`all`), or only the first. An alias starts with '*' (YAML 1.2,
 // 7.1) and the stream yaml-cpp cannot leave needs a ',', so in a text with
 // neither only what is built is parsed (as YAML::Load reads one document).
 std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& file, const std::string& prefix,
-                                      bool all) {
+                                      bool all, const SequenceItems* items = nullptr, bool* streamed = nullptr) {
+  if (text.size() >= kLibfyamlMinBytes) {
+    try {
+      BuildingBudget handler;
+      return read_by_libfyaml(text, all, handler, items, streamed);
+    } catch (const NotInSubset&) {
+    } catch (const Refused&) {  // yaml-cpp's parser below gives the error
+    }
+    if (streamed) *streamed = false;  // the items handed over so far are void: the whole document follows
+  }
   const bool check_all = all || text.find_first_of("*,") != std::string::npos;
   std::istringstream in(text);
   YAML::Parser parser(in);
@@ -339,16 +720,16 @@ std::vector<YAML::Node> parse_checked(const std::string& text, const std::string
 // ASCII, NEL, and the BMP and beyond less surrogates and U+FFFE/U+FFFF); a
 // NUL or an ESC is refused, not read as something else.
 void check_characters(const std::string& text, const std::string& file, const std::string& prefix) {
-  int line = 1;
   size_t i = 0;
   const size_t n = text.size();
-  auto fail = [&](const char* why) { throw InputError(file, line, "", prefix + why); };
+  auto fail = [&](const char* why) {
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+    throw InputError(file, line, "", prefix + why);
+  };
   while (i < n) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
-      if (c == '\n')
-        ++line;
-      else if (!(c == 0x09 || c == 0x0D || (c >= 0x20 && c <= 0x7E)))
+      if (!(c == 0x0A || c == 0x09 || c == 0x0D || (c >= 0x20 && c <= 0x7E)))
         fail("control characters are not allowed");
       ++i;
       continue;
@@ -442,12 +823,40 @@ YAML::Node with_merges(const YAML::Node& n, const std::string& text, const std::
 
 }  // namespace
 
+namespace detail {
+
+std::optional<std::vector<YAML::Node>> load_yaml_all_by_libfyaml(const std::string& text) {
+  try {
+    BuildingBudget handler;
+    return read_by_libfyaml(text, true, handler);
+  } catch (const NotInSubset&) {
+  } catch (const Refused&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& file, const std::string& prefix) {
   check_characters(text, file, prefix);
   try {
     std::vector<YAML::Node> docs = parse_checked(text, file, prefix, true);
     for (auto& d : docs) d = with_merges(d, text, file, prefix);
     return docs;
+  } catch (const YAML::Exception& e) {
+    syntax_error(text, file, prefix, e);
+  }
+}
+
+YAML::Node load_yaml_streaming(const std::string& text, const std::string& file, const SequenceItems& items,
+                               bool& streamed, const std::string& prefix) {
+  streamed = false;
+  check_characters(text, file, prefix);
+  // A merge key could bring the sequence in, or move it: the whole document then.
+  const SequenceItems* routed = text.find("<<") == std::string::npos ? &items : nullptr;
+  try {
+    std::vector<YAML::Node> docs = parse_checked(text, file, prefix, false, routed, &streamed);
+    return with_merges(docs.empty() ? YAML::Node() : docs[0], text, file, prefix);
   } catch (const YAML::Exception& e) {
     syntax_error(text, file, prefix, e);
   }

@@ -23,6 +23,15 @@
 // (`<<: *base`, `<<: [*a, *b]`) are resolved, keys of the mapping itself
 // winning over merged ones and earlier merged mappings over later ones.
 //
+// Two parsers, one grammar: a text of 256 KiB or more is read by libfyaml's
+// event parser (Debian's libfyaml 0.7, 6-9x faster than yaml-cpp's) when it
+// lies in the subset where both give the same events (plain and quoted
+// one-line scalars without escapes, block and flow collections, printable
+// ASCII, no anchors, aliases, tags, directives or empty nodes); any other
+// text, any text libfyaml refuses and every smaller text is read by
+// yaml-cpp's. The nodes are the same either way (tests and a differential
+// fuzz target check it), and every error message is yaml-cpp's.
+//
 // Also refused, before yaml-cpp 0.7 would loop on it for ever: a ',' where a
 // document's node should start (","), "did not find expected node content"
 // (go-yaml's words; yaml-cpp issue 1040).
@@ -30,6 +39,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,5 +60,43 @@ std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string
 // The first document of `text` (a Null node when there is none), after the
 // same checks over every document; throws as load_yaml_all.
 YAML::Node load_yaml(const std::string& text, const std::string& file, const std::string& prefix = "invalid YAML: ");
+
+// The items of one sequence of a document, handed over one at a time while
+// the text is parsed (load_yaml_streaming).
+struct SequenceItems {
+  // The map keys from the document's root to the sequence, e.g. {"cluster",
+  // "nodes"}: at each level the first key of that name, as
+  // YAML::Node::operator[] finds it. Not empty.
+  std::vector<std::string> path;
+  // Called with each item (a node tree of its own, its marks those of the
+  // whole text) and its index, in order, while the parse goes on. Must not
+  // throw: whatever it throws leaves load_yaml_streaming as it is.
+  std::function<void(const YAML::Node& item, size_t index)> on_item;
+};
+
+// load_yaml for a document holding one large list: when the libfyaml reader
+// reads `text` (256 KiB or more, in its subset, no merge key) and the
+// sequence at `items.path` is there, its items go to `items.on_item` as they
+// are parsed, each built and freed on its own, and the document returned
+// holds in each one's place a Null node with the item's mark; `streamed` is
+// then true. Otherwise (`streamed` false) the document is whole, as
+// load_yaml's, and any item handed over before is void (the reader left the
+// text to yaml-cpp part way). Never building the whole list at once halves
+// the load of a 5,000-node scenario (docs/PERFORMANCE.md). Throws as
+// load_yaml, whichever way it went.
+YAML::Node load_yaml_streaming(const std::string& text, const std::string& file, const SequenceItems& items,
+                               bool& streamed, const std::string& prefix = "invalid YAML: ");
+
+namespace detail {
+
+// For tests and fuzz/yaml_differential.h: every document of `text` as the
+// libfyaml reader builds it, whatever the text's size (load_yaml and
+// load_yaml_all use it from 256 KiB), before merge keys are resolved; or
+// std::nullopt when that reader leaves the text to yaml-cpp's parser (outside
+// its subset, or refused by libfyaml). Does not run the character check.
+// Whenever it returns nodes they are those YAML::LoadAll builds.
+std::optional<std::vector<YAML::Node>> load_yaml_all_by_libfyaml(const std::string& text);
+
+}  // namespace detail
 
 }  // namespace gpuops::core

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with clang++ into build-fuzz/ (ASan,
 # UBSan, coverage) and runs each for SECONDS_PER_TARGET seconds (default 15:
-# six targets, about 90 s of fuzzing) on one job, starting from its seed
+# seven targets, about 105 s of fuzzing) on one job, starting from its seed
 # corpus fuzz/corpus/<target>/ and first replaying every regression input of
 # fuzz/regressions/<target>/.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (e.g. scripts/fuzz.sh 600)
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-15}
 shift || true
-all=(snapshot manifest scenario kubeconfig quantity api_server)
+all=(snapshot manifest scenario kubeconfig quantity api_server yaml)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 timeout_s=${FUZZ_TIMEOUT:-10}

@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libcxxopts-dev
-  libfyaml-dev  # bench/scenario_bench.cpp only: measured against yaml-cpp, not used by gpuops (docs/PERFORMANCE.md)
+  libfyaml-dev  # core/yaml_load.cpp: the parser of large YAML texts
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev openssl
   curl iproute2 util-linux  # scripts/cluster-up.sh: health checks, ss, flock

@@ -1,5 +1,6 @@
 // The fuzz targets' regression inputs and seeds (fuzz/replay.h) for the
-// decoders of core/: snapshot, manifest, scenario, quantity.
+// decoders of core/: snapshot, manifest, scenario, quantity; and the two YAML
+// parsers against each other (yaml).
 #include <gtest/gtest.h>
 
 #include "fuzz/manifest.h"
@@ -7,6 +8,7 @@
 #include "fuzz/replay.h"
 #include "fuzz/scenario.h"
 #include "fuzz/snapshot.h"
+#include "fuzz/yaml_differential.h"
 
 namespace {
 
@@ -22,5 +24,6 @@ TEST(FuzzReplay, Scenario) {
 TEST(FuzzReplay, Quantity) {
   EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "quantity", gpuops::fuzz::quantity_one), 0u);
 }
+TEST(FuzzReplay, Yaml) { EXPECT_GT(gpuops::fuzz::replay(GPUOPS_SOURCE_DIR, "yaml", gpuops::fuzz::yaml_one), 0u); }
 
 }  // namespace

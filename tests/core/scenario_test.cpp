@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "../common/builders.h"
+#include "core/encode.h"
 #include "core/scenario.h"
+#include "core/yaml_load.h"
 
 using namespace gpuops;
 using namespace gpuops::testing;
@@ -766,4 +769,78 @@ TEST(Scenario, LineDiffShowsInvisibleDifferences) {
             " x\n"
             "-y\n"
             "+z\n");
+}
+
+namespace {
+
+// A scenario of `count` nodes, over 256 KiB from about 450: labels, flow
+// allocatable, some taints, cordoned and not-ready nodes, one with host
+// facts. `bad_at`: that node's gpu.present label unquoted (YAML reads a
+// boolean); `twin_at`: that node named as node 3; `cluster_extra`: lines
+// before cluster.nodes.
+std::string large_scenario(int count, int bad_at = -1, int twin_at = -1, const std::string& cluster_extra = "") {
+  std::string t = "name: large\ndescription: many nodes\ncluster:\n" + cluster_extra + "  nodes:\n";
+  for (int i = 0; i < count; ++i) {
+    t += "    - name: gpu-" + std::to_string(i == twin_at ? 3 : i) + "\n      labels:\n";
+    t += "        nvidia.com/gpu.present: " + std::string(i == bad_at ? "true" : "\"true\"") + "\n";
+    for (const char* op : {"driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm",
+                           "dcgm-exporter", "operator-validator", "node-status-exporter", "mig-manager"})
+      t += std::string("        nvidia.com/gpu.deploy.") + op + ": 'true'\n";
+    t += "        kernel: 6.8.0-" + std::to_string(i) + "-generic\n";
+    t += "      allocatable: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: \"4\"}\n";
+    if (i % 100 == 7)
+      t += "      taints: [{key: k, value: v, effect: NoSchedule}]\n      unschedulable: true\n      ready: false\n";
+    if (i == 42) t += "      host: {driver: pre-installed}\n";
+  }
+  return t + "steps:\n  - createNamespace: gpu-operator\n";
+}
+
+}  // namespace
+
+// A scenario of 256 KiB and more has its cluster.nodes read item by item
+// while the text is parsed (core::load_yaml_streaming). The scenario, and
+// the first error of one with errors, are those of the same text read whole:
+// the same text ending in a comment with a non-ASCII character, which the
+// libfyaml reader leaves to yaml-cpp.
+TEST(Scenario, LargeScenarioIsReadAsTheWholeTextIs) {
+  TempDir d;
+  auto both = [&](const std::string& text) {
+    EXPECT_GE(text.size(), 256u * 1024);
+    EXPECT_TRUE(core::detail::load_yaml_all_by_libfyaml(text).has_value());  // the streaming reader's subset
+    return std::pair{d.write("fast.yaml", text), d.write("whole.yaml", text + "# caf\xc3\xa9\n")};
+  };
+  auto [fast, whole] = both(large_scenario(900));
+  core::Scenario a = core::load_scenario(fast);
+  core::Scenario b = core::load_scenario(whole);
+  ASSERT_EQ(a.nodes.size(), 900u);
+  ASSERT_EQ(b.nodes.size(), 900u);
+  for (size_t i = 0; i < a.nodes.size(); ++i)
+    ASSERT_EQ(boost::json::serialize(core::encode(a.nodes[i])), boost::json::serialize(core::encode(b.nodes[i]))) << i;
+  EXPECT_EQ(a.nodes[107].metadata.labels.at("kernel"), "6.8.0-107-generic");
+  EXPECT_TRUE(a.nodes[107].unschedulable);
+  EXPECT_EQ(a.nodes[107].ready_status(), "False");
+  ASSERT_EQ(a.hosts.size(), 1u);
+  EXPECT_EQ(a.hosts[0].node, "gpu-42");
+  EXPECT_EQ(a.hosts[0].driver, "pre-installed");
+  EXPECT_TRUE(a.simulator_only);
+  EXPECT_EQ(a.steps.size(), b.steps.size());
+
+  auto same_error = [&](const std::string& text, const std::string& field) {
+    auto [f, w] = both(text);
+    auto e_fast = load_error(text);
+    auto e_whole = load_error(text + "# caf\xc3\xa9\n");
+    EXPECT_EQ(e_fast.field(), field);
+    EXPECT_EQ(e_whole.field(), field);
+    EXPECT_EQ(e_fast.line(), e_whole.line()) << field;
+    EXPECT_EQ(e_fast.message(), e_whole.message()) << field;
+    return e_fast;
+  };
+  auto e = same_error(large_scenario(900, 600), "cluster.nodes[600].labels[nvidia.com/gpu.present]");
+  EXPECT_NE(e.message().find("label values are strings"), std::string::npos) << e.message();
+  e = same_error(large_scenario(900, -1, 700), "cluster.nodes[700].name");
+  EXPECT_EQ(e.message(), "Duplicate value: \"gpu-3\"");
+  // Node 10's error was met while parsing; the profile's, read before the
+  // nodes, is still the one reported.
+  same_error(large_scenario(900, 10, -1, "  profile: bogus\n"), "cluster.profile");
+  same_error(large_scenario(900, 10, -1, "  zones: 3\n"), "cluster.zones");
 }

@@ -4,9 +4,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <tuple>
 
 #include "core/documents.h"
 #include "core/errors.h"
@@ -289,4 +293,211 @@ TEST(YamlLoad, BuildsTheNodesYamlCppBuilds) {
     }
   }
   EXPECT_GT(files, 100u);
+}
+
+namespace {
+
+// What the libfyaml reader builds for `text` (nullopt: left to yaml-cpp),
+// checked against YAML::LoadAll when it builds anything.
+bool read_by_libfyaml(const std::string& text) {
+  std::optional<std::vector<YAML::Node>> got = core::detail::load_yaml_all_by_libfyaml(text);
+  if (!got) return false;
+  std::vector<YAML::Node> want = YAML::LoadAll(text);
+  EXPECT_EQ(got->size(), want.size()) << text;
+  for (size_t i = 0; i < std::min(got->size(), want.size()); ++i)
+    expect_same_tree((*got)[i], want[i], text.substr(0, 60) + " document " + std::to_string(i));
+  return true;
+}
+
+// A text of `nodes` scenario-like nodes (block maps, an indentless sequence,
+// flow maps, quoted and plain scalars, nulls), over 256 KiB from about 600.
+std::string large_text(int nodes) {
+  std::string t = "# nodes\nname: large\nnodes:\n";
+  for (int i = 0; i < nodes; ++i) {
+    std::string n = std::to_string(i);
+    t += "- name: gpu-" + n +
+         "\n  labels:\n    nvidia.com/gpu.present: \"true\"\n"
+         "    nvidia.com/gpu.deploy.driver: 'true'\n    kernel: 5.15.0-" +
+         n +
+         "-generic\n"
+         "    empty: ~\n  allocatable: {cpu: \"8\", memory: 32Gi, nvidia.com/gpu: \"1\"}\n  taints: []\n";
+  }
+  return t + "steps:\n- apply: [a, b]\n---\nsecond: document\n";
+}
+
+}  // namespace
+
+// The libfyaml reader (texts of 256 KiB and more) builds what yaml-cpp builds
+// whenever it reads a text, and leaves to yaml-cpp every text outside the
+// subset where the two parsers agree. Expected nodes: YAML::LoadAll's.
+TEST(YamlLoad, LibfyamlBuildsWhatYamlCppBuilds) {
+  namespace fs = std::filesystem;
+  // In the subset: read by libfyaml, the same nodes.
+  for (const std::string& s : std::vector<std::string>{
+           "a: 1\n",
+           "a: {b: c, d: [1, 2, 3]}\nl:\n- x\n- y: z\n  w: v\n- - nested\n  - seq\n",
+           "\"quoted key\": 'single ''quoted'' value'\nplain: a b  c # comment\n",
+           "n1: ~\nn2: null\nn3: Null\nn4: NULL\nnot: nil\ns: \"null\"\n",
+           "---\na: 1\n---\n- b\n---\nc\n",
+           "{\"json\": [1, 2.5, true, \"x\"], \"o\": {\"k\": \"v\"}}\n",
+           "a: [b, c, ]\nd: {e: f, }\n",
+           "k: x, y\nurl: http://example.com:8080/a?b=c\nflow: {k: \"a?b\"}\n",
+           "list: [\n  a,\n  b\n  ]\n",
+           "empty: []\nalso: {}\nq: ''\nd: \"\"\n",
+           large_text(2),
+       })
+    EXPECT_TRUE(read_by_libfyaml(s)) << s;
+  // Outside it: left to yaml-cpp (its nodes and errors stay yaml-cpp's).
+  for (const std::string& s : std::vector<std::string>{
+           "a: &x 1\nb: *x\n",        // anchors, aliases
+           "a: !!str 1\n",            // tags
+           "%YAML 1.2\n---\na: 1\n",  // directives
+           "? a\n: b\n",              // explicit keys
+           "a:\nb: 1\n",              // an empty node
+           "a: |\n  x\n",             // block scalars
+           "a: >\n  x\n",             //
+           "a: b\n  c\n",             // a multi-line plain scalar
+           "a: \"b\n  c\"\n",         // a multi-line quoted one
+           "a: \"tab\\there\"\n",     // escapes
+           "a:\tb\n",                 // tabs
+           "a: b\r\n",                // CR
+           "a: caf\xc3\xa9\n",        // non-ASCII
+           "\xef\xbb\xbf"
+           "a: b\n",              // a byte order mark
+           "[a: b]\n",            // an implicit pair in a flow sequence
+           "a: [b\n",             // refused by libfyaml
+           "a: b: c\n",           //
+           ",",                   // yaml-cpp issue 1040's stream
+           "list: [\n  a\n]\n",   // yaml-cpp takes a flow end less indented, libfyaml not
+           "-\n--",               // an item no further right than its '-' (fuzz/regressions/yaml/)
+           "d: [1, ?, 3]\n",      // '?' in a flow sequence (yaml-cpp refuses it)
+           "d: [a?b]\n",          // and inside a word there
+           "...\n",               // a document end marker (yaml-cpp: an empty document)
+           "l:\nq\n",             // a value no further right than its key
+           "l:\n  q\n",           // a scalar value on a later line than its key
+           "-\n  - x\n",          // an item on a later line than its '-'
+           "{\"m\"\n\n: {}}\n",   // a flow map's value on a later line than its key
+           "a\n...\n---\nb\n",    //
+           "",                    // no document
+           "# only a comment\n",  //
+           "a: :b\n",             // a plain scalar starting with an indicator
+           "a: `b\n",             //
+       })
+    EXPECT_FALSE(read_by_libfyaml(s)) << s;
+  // Every YAML file of the tree, every fuzz seed and regression: whatever
+  // libfyaml reads is what yaml-cpp builds (read_by_libfyaml checks), and
+  // most of the manifests are in the subset.
+  size_t files = 0, read = 0;
+  for (const char* dir : {"scenarios", "manifests", "data", "deploy", "fuzz/corpus", "fuzz/regressions"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(GPUOPS_SOURCE_DIR) / dir)) {
+      if (!entry.is_regular_file() || entry.file_size() > (4 << 20)) continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      SCOPED_TRACE(entry.path().string());
+      read += read_by_libfyaml(text);
+      ++files;
+    }
+  }
+  EXPECT_GT(files, 100u);
+  EXPECT_GT(read, 100u);  // 119 of 254 on 2026-12-05
+}
+
+// From 256 KiB, load_yaml and load_yaml_all read through libfyaml: the same
+// documents as yaml-cpp; a text it leaves to yaml-cpp, and every error, as
+// before (the words and the line of yaml-cpp's parser).
+TEST(YamlLoad, LargeTextsLoadAsYamlCppLoadsThem) {
+  const std::string text = large_text(1500);
+  ASSERT_GT(text.size(), 256u * 1024);
+  std::vector<YAML::Node> want = YAML::LoadAll(text);
+  std::vector<YAML::Node> got = core::load_yaml_all(text, "large.yaml");
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(want.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) expect_same_tree(got[i], want[i], "document " + std::to_string(i));
+  expect_same_tree(core::load_yaml(text, "large.yaml"), want[0], "first document");
+  EXPECT_EQ(got[0]["nodes"][1499]["labels"]["kernel"].Scalar(), "5.15.0-1499-generic");
+  EXPECT_EQ(got[0]["nodes"][7]["labels"]["nvidia.com/gpu.present"].Tag(), "!");
+  EXPECT_TRUE(got[0]["nodes"][7]["labels"]["empty"].IsNull());
+  // Outside the subset (an anchor at the end): yaml-cpp's nodes, shared alias included.
+  const std::string aliased = text + "third: &t [x]\nfourth: *t\n";
+  got = core::load_yaml_all(aliased, "large.yaml");
+  EXPECT_EQ(YAML::Dump(got[1]), YAML::Dump(YAML::LoadAll(aliased)[1]));
+  // Errors: the same words and line as the text's small twin gives.
+  const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  for (const std::string& bad : {std::string("bad: [unclosed\n"), std::string("a: b: c\n"), std::string(",\n")}) {
+    auto small = refused("x: 1\n---\n" + bad);
+    auto large = refused(text + "---\n" + bad);
+    EXPECT_EQ(large.message(), small.message()) << bad;
+    EXPECT_EQ(large.line() - lines, small.line() - 1) << bad;
+  }
+}
+
+// load_yaml_streaming hands over the items of the sequence at the path, each
+// the tree load_yaml builds for it, and leaves a Null node with the item's
+// mark in its place; it builds the whole document, as load_yaml, wherever
+// the libfyaml reader does not read the text or the path leads nowhere.
+TEST(YamlLoad, StreamingHandsOverTheItemsLoadYamlBuilds) {
+  const std::string text = large_text(1500);
+  const YAML::Node whole = core::load_yaml(text, "large.yaml");
+  auto stream = [](const std::string& t, std::vector<std::string> path, std::vector<YAML::Node>& items) {
+    items.clear();
+    core::SequenceItems si{std::move(path), [&](const YAML::Node& item, size_t i) {
+                             EXPECT_EQ(i, items.size());
+                             items.push_back(item);
+                           }};
+    bool streamed = true;
+    YAML::Node doc = core::load_yaml_streaming(t, "large.yaml", si, streamed);
+    return std::pair{doc, streamed};
+  };
+  std::vector<YAML::Node> items;
+  auto [doc, streamed] = stream(text, {"nodes"}, items);
+  ASSERT_TRUE(streamed);
+  ASSERT_EQ(items.size(), 1500u);
+  ASSERT_EQ(doc["nodes"].size(), 1500u);
+  for (size_t i = 0; i < items.size(); i += 149) {
+    expect_same_tree(items[i], whole["nodes"][i], "item " + std::to_string(i));
+    EXPECT_TRUE(doc["nodes"][i].IsNull());
+    EXPECT_EQ(doc["nodes"][i].Mark().line, whole["nodes"][i].Mark().line);
+    EXPECT_EQ(doc["nodes"][i].Mark().pos, whole["nodes"][i].Mark().pos);
+  }
+  expect_same_tree(doc["name"], whole["name"], "name");
+  expect_same_tree(doc["steps"], whole["steps"], "steps");
+
+  // A path of two keys; only the first key of a name counts, as operator[] finds it.
+  const size_t list = text.find("nodes:\n") + 7;
+  std::istringstream lines(text.substr(list, text.find("steps:") - list));
+  std::string nested = "cluster:\n  profile: kwok\n  nodes:\n";
+  for (std::string line; std::getline(lines, line);) nested += "  " + line + "\n";
+  std::tie(doc, streamed) = stream(nested + "steps: []\n", {"cluster", "nodes"}, items);
+  EXPECT_TRUE(streamed);
+  EXPECT_EQ(items.size(), 1500u);
+  std::tie(doc, streamed) = stream("nodes: first\n" + text, {"nodes"}, items);
+  EXPECT_FALSE(streamed);  // nodes is the scalar: the later key is not the one read
+  EXPECT_TRUE(items.empty());
+  EXPECT_EQ(doc["nodes"].Scalar(), "first");
+
+  // The whole document, as load_yaml builds it: ...
+  auto whole_as_load_yaml = [&](const std::string& t, const std::string& why) {
+    std::vector<YAML::Node> got;
+    auto [d, s] = stream(t, {"nodes"}, got);
+    EXPECT_FALSE(s) << why;
+    expect_same_tree(d, core::load_yaml(t, "large.yaml"), why);
+  };
+  whole_as_load_yaml(text.substr(0, text.find("\n- name", 200 * 1024) + 1), "under 256 KiB: yaml-cpp's parser");
+  whole_as_load_yaml("base: &b {x: 1}\n" + text.substr(text.find("nodes:")), "an anchor: yaml-cpp's");
+  whole_as_load_yaml(text + "# caf\xc3\xa9\n", "non-ASCII after the list: left to yaml-cpp after the items");
+  whole_as_load_yaml("m: {<<: {k: v}}\n" + text.substr(text.find("nodes:")), "a merge key");
+  std::tie(doc, streamed) = stream(text, {"missing"}, items);
+  EXPECT_FALSE(streamed);
+  EXPECT_TRUE(items.empty());
+  EXPECT_EQ(doc["nodes"].size(), 1500u);
+  EXPECT_TRUE(doc["nodes"][0].IsMap());
+  // Errors are load_yaml's.
+  auto e = refused(text + "bad: [unclosed\n");
+  try {
+    stream(text + "bad: [unclosed\n", {"nodes"}, items);
+    ADD_FAILURE() << "not refused";
+  } catch (const core::InputError& got) {
+    EXPECT_EQ(got.message(), e.message());
+    EXPECT_EQ(got.line(), e.line());
+  }
 }
