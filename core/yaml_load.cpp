@@ -343,14 +343,19 @@ struct NotInSubset {};
 // outside printable ASCII and LF (a tab, a CR, a byte order mark, anything
 // non-ASCII: the places where yaml-cpp and libfyaml count columns or breaks
 // differently), a directive ('%' starting a line), a document end marker
-// ('...' starting a line) or a '?' outside a word
-// (an explicit or complex key's indicator, or one in a flow collection).
+// ('...' starting a line), three single quotes in a row, or a '?' outside
+// a word (an explicit or complex key's indicator, or one in a flow
+// collection).
 bool in_subset_characters(const std::string& text) {
   const size_t n = text.size();
   for (size_t i = 0; i < n; ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7F) {
       if (c == '%' && (i == 0 || text[i - 1] == '\n')) return false;
+      // Three quotes: a single-quoted scalar with escaped quotes side by
+      // side, whose buffer libfyaml 0.7.12 leaks when a "mapping values are
+      // not allowed" error follows (`a: ` then 20 quotes then `:`).
+      if (c == '\'' && text.compare(i, 3, "'''") == 0) return false;
       // A document end marker: yaml-cpp counts one that ends no document as
       // an empty document (`...\na`: two), libfyaml does not.
       if (c == '.' && (i == 0 || text[i - 1] == '\n') && text.compare(i, 3, "...") == 0 &&
@@ -487,8 +492,10 @@ class ItemRouter {
 // double-quoted scalars without escapes, each on one line; block and flow
 // mappings and sequences (a flow mapping only with its braces); no anchors,
 // aliases, tags or directives; no empty node (yaml-cpp marks it at the next
-// token); nesting to 1,000 (yaml-cpp's DepthGuard refuses 2,000); and any
-// text libfyaml refuses. Outside it, yaml-cpp's parser reads the text, so
+// token); no node where the two parsers part (check_place, the prescan);
+// fewer than 400 collections open at once (yaml-cpp's DepthGuard, 2,000
+// calls deep, refuses 499 nested collections); and any text libfyaml
+// refuses. Outside it, yaml-cpp's parser reads the text, so
 // every error, and every node of a text not in the subset, stays yaml-cpp's.
 // tests/core/yaml_load_test.cpp (YamlLoad.LibfyamlBuildsWhatYamlCppBuilds) and
 // fuzz/yaml_differential.h check that every text read here builds the nodes
@@ -517,9 +524,10 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   struct Open {
     bool flow;
     bool map;
-    int column;     // of the collection's mark
-    bool key_next;  // a map's next node is a key
-    int key_line;   // the line of a map's last key
+    int column;      // of the collection's mark
+    bool key_next;   // a map's next node is a key
+    int key_line;    // the line of a map's last key
+    bool key_plain;  // whether that key is a plain scalar
   };
   std::vector<Open> open;
   size_t flow_depth = 0;
@@ -531,17 +539,26 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   // yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
   // one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
   // column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
-  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow) {
+  // `span`: a scalar's length in the text.
+  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t span) {
     if (open.empty()) return;
     Open& parent = open.back();
+    // A key that is a collection, or a scalar of over 1,000 bytes: YAML
+    // limits a key without '?' to 1,024 characters and yaml-cpp holds to
+    // it ("illegal map value"), libfyaml does not.
+    if (parent.map && parent.key_next && (kind == NodeEvent::kMapStart || kind == NodeEvent::kSeqStart || span > 1000))
+      throw NotInSubset{};
     if (parent.flow) {
-      // A flow map's value on a later line than its key: yaml-cpp refuses
-      // `{"m"\n: {}}`, libfyaml takes it.
+      // A flow map's value on a later line than its key (`{"m"\n: {}}`),
+      // or right after the ':' of a plain key (`{b:[1]}`): yaml-cpp refuses
+      // both, libfyaml takes them.
       if (!parent.map) return;
-      if (parent.key_next)
+      if (parent.key_next) {
         parent.key_line = mark.line;
-      else if (mark.line != parent.key_line)
+        parent.key_plain = plain;
+      } else if (mark.line != parent.key_line || (parent.key_plain && mark.pos > 0 && text[mark.pos - 1] == ':')) {
         throw NotInSubset{};
+      }
       parent.key_next = !parent.key_next;
       return;
     }
@@ -573,13 +590,13 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
                         char block_char) {
     if (anchor || tag) throw NotInSubset{};
     const fy_mark* m = fy_event_start_mark(e);
-    if (!m || m->input_pos >= text.size() || open.size() >= 1000) throw NotInSubset{};
+    if (!m || m->input_pos >= text.size() || open.size() + 1 >= 400) throw NotInSubset{};
     const char c = text[m->input_pos];
     const bool is_flow = c == flow_char;
     // A block node inside a flow one is an implicit pair (`[a: b]`).
     if (!is_flow && (flow_depth > 0 || (block_char && c != block_char))) throw NotInSubset{};
-    check_place(mark_of(m), kind, is_flow);
-    open.push_back({is_flow, kind == NodeEvent::kMapStart, m->column, true, -1});
+    check_place(mark_of(m), kind, is_flow, false, 0);
+    open.push_back({is_flow, kind == NodeEvent::kMapStart, m->column, true, -1, false});
     flow_depth += is_flow;
     router.event({kind, mark_of(m), &kPlainTag, {}, is_flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block});
   };
@@ -665,7 +682,7 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
           default:  // literal and folded block scalars
             throw NotInSubset{};
         }
-        check_place(scalar.mark, scalar.kind, false);
+        check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos - start->input_pos);
         router.event(scalar);
         break;
       }
