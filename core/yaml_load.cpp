@@ -343,15 +343,22 @@ struct NotInSubset {};
 // outside printable ASCII and LF (a tab, a CR, a byte order mark, anything
 // non-ASCII: the places where yaml-cpp and libfyaml count columns or breaks
 // differently), a directive ('%' starting a line), a document end marker
-// ('...' starting a line), three single quotes in a row, or a '?' outside
-// a word (an explicit or complex key's indicator, or one in a flow
-// collection).
+// ('...' starting a line), three single quotes in a row, more than 256
+// spaces in a row, or a '?' outside a word (an explicit or complex key's
+// indicator, or one in a flow collection).
 bool in_subset_characters(const std::string& text) {
   const size_t n = text.size();
+  size_t spaces = 0;  // the run of spaces ending at i
   for (size_t i = 0; i < n; ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7F) {
       if (c == '%' && (i == 0 || text[i - 1] == '\n')) return false;
+      // More than 256 spaces in a row: libfyaml 0.7.12 takes time
+      // quadratic in such a run after a '-', a quoted scalar or a flow
+      // collection (40,000 spaces: 0.9 s; 262,144: 38 s), whether or not
+      // the text is then left to yaml-cpp.
+      spaces = c == ' ' ? spaces + 1 : 0;
+      if (spaces > 256) return false;
       // Three quotes: a single-quoted scalar with escaped quotes side by
       // side, whose buffer libfyaml 0.7.12 leaks when a "mapping values are
       // not allowed" error follows (`a: ` then 20 quotes then `:`).
@@ -370,6 +377,7 @@ bool in_subset_characters(const std::string& text) {
       continue;
     }
     if (c != '\n') return false;
+    spaces = 0;
   }
   return true;
 }
@@ -539,15 +547,21 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   // yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
   // one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
   // column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
-  // `span`: a scalar's length in the text.
-  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t span) {
+  // `end`: where a scalar ends in the text (0 for a collection).
+  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t end) {
     if (open.empty()) return;
     Open& parent = open.back();
-    // A key that is a collection, or a scalar of over 1,000 bytes: YAML
-    // limits a key without '?' to 1,024 characters and yaml-cpp holds to
-    // it ("illegal map value"), libfyaml does not.
-    if (parent.map && parent.key_next && (kind == NodeEvent::kMapStart || kind == NodeEvent::kSeqStart || span > 1000))
-      throw NotInSubset{};
+    // A key that is a collection, or one whose ':' is over 1,000 bytes from
+    // its start: YAML limits a key written without '?' to 1,024 characters,
+    // its ':' included, and yaml-cpp holds to it ("illegal map value"),
+    // libfyaml does not.
+    if (parent.map && parent.key_next) {
+      if (kind == NodeEvent::kMapStart || kind == NodeEvent::kSeqStart) throw NotInSubset{};
+      const size_t limit = std::min(text.size(), static_cast<size_t>(mark.pos) + 1001);
+      size_t colon = end;
+      while (colon < limit && text[colon] != ':') ++colon;
+      if (colon >= limit) throw NotInSubset{};
+    }
     if (parent.flow) {
       // A flow map's value on a later line than its key (`{"m"\n: {}}`),
       // or right after the ':' of a plain key (`{b:[1]}`): yaml-cpp refuses
@@ -682,7 +696,7 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
           default:  // literal and folded block scalars
             throw NotInSubset{};
         }
-        check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos - start->input_pos);
+        check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos);
         router.event(scalar);
         break;
       }

@@ -376,17 +376,20 @@ TEST(YamlLoad, LibfyamlBuildsWhatYamlCppBuilds) {
            "a: {b:[1]}\n",                    // a flow value right after a plain key's ':'
            "a: 'it'''\n",                     // three single quotes (libfyaml leaks on some)
            std::string(1100, 'k') + ": v\n",  // a key over 1,024 characters
-           "{[a]: b}\n",                      // a key that is a collection
-           "...\n",                           // a document end marker (yaml-cpp: an empty document)
-           "l:\nq\n",                         // a value no further right than its key
-           "l:\n  q\n",                       // a scalar value on a later line than its key
-           "-\n  - x\n",                      // an item on a later line than its '-'
-           "{\"m\"\n\n: {}}\n",               // a flow map's value on a later line than its key
-           "a\n...\n---\nb\n",                //
-           "",                                // no document
-           "# only a comment\n",              //
-           "a: :b\n",                         // a plain scalar starting with an indicator
-           "a: `b\n",                         //
+           std::string("a") + std::string(1030, ' ') + ": b\n",      // a key's ':' over 1,024 bytes from its start
+           std::string("{a") + std::string(1030, ' ') + ": b}\n",    //
+           std::string(1000, 'k') + std::string(25, ' ') + ": v\n",  //
+           "{[a]: b}\n",                                             // a key that is a collection
+           "...\n",               // a document end marker (yaml-cpp: an empty document)
+           "l:\nq\n",             // a value no further right than its key
+           "l:\n  q\n",           // a scalar value on a later line than its key
+           "-\n  - x\n",          // an item on a later line than its '-'
+           "{\"m\"\n\n: {}}\n",   // a flow map's value on a later line than its key
+           "a\n...\n---\nb\n",    //
+           "",                    // no document
+           "# only a comment\n",  //
+           "a: :b\n",             // a plain scalar starting with an indicator
+           "a: `b\n",             //
        })
     EXPECT_FALSE(read_by_libfyaml(s)) << s;
   // Every YAML file of the tree, every fuzz seed and regression: whatever
@@ -518,4 +521,20 @@ TEST(YamlLoad, LibfyamlReaderLeavesDeepNestingToYamlCpp) {
   EXPECT_FALSE(core::detail::load_yaml_all_by_libfyaml(nested(400)).has_value());
   EXPECT_FALSE(core::detail::load_yaml_all_by_libfyaml(nested(600)).has_value());
   EXPECT_THROW(YAML::LoadAll(nested(499)), YAML::Exception);
+}
+
+// More than 256 spaces in a row never reach libfyaml, whose time grows
+// with the square of such a run after a '-' (262,144 spaces: 38 s); they
+// go to yaml-cpp's parser, which reads them in milliseconds. Not timed: the
+// text is checked to be left to yaml-cpp, at the size where load_yaml
+// would give it to libfyaml.
+TEST(YamlLoad, LibfyamlReaderNeverSeesLongSpaceRuns) {
+  EXPECT_TRUE(read_by_libfyaml("- " + std::string(254, ' ') + "a\n"));
+  EXPECT_FALSE(read_by_libfyaml("- " + std::string(300, ' ') + "a\n"));
+  EXPECT_FALSE(read_by_libfyaml("x: \"a\"" + std::string(300, ' ') + "\ny: b\n"));
+  const std::string large = "-" + std::string(300 * 1024, ' ') + "\n- a\n";
+  std::vector<YAML::Node> docs = core::load_yaml_all(large, "spaces.yaml");
+  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_EQ(docs[0].size(), 2u);
+  EXPECT_EQ(docs[0][1].Scalar(), "a");
 }
