@@ -389,6 +389,7 @@ struct NodeEvent {
   const std::string* tag = nullptr;  // kScalar, and the starts
   std::string_view value;            // kScalar
   YAML::EmitterStyle::value style = YAML::EmitterStyle::Default;
+  bool key = false;  // the node is a map's key (read_by_libfyaml's check_place says)
   bool starts() const { return kind == kMapStart || kind == kSeqStart; }
   bool ends() const { return kind == kMapEnd || kind == kSeqEnd; }
 };
@@ -408,8 +409,8 @@ void deliver(BuildingBudget& b, const NodeEvent& e) {
 // sequence at `items->path` to a builder of their own, one item at a time,
 // handed to `items->on_item` when complete and stood for in the document by
 // a Null node with the item's mark; every other event to the document's
-// builder. Tracks, for the collections open outside an item, whether a map
-// expects a key or a value and where they lie on the path.
+// builder. Tracks where the collections open outside an item lie on the
+// path (which node is a key, the event says).
 class ItemRouter {
  public:
   ItemRouter(BuildingBudget& document, const SequenceItems* items) : document_(document), items_(items) {}
@@ -435,8 +436,6 @@ class ItemRouter {
       return deliver(document_, e);
     }
     Frame* parent = frames_.empty() ? nullptr : &frames_.back();
-    const bool is_key = parent && parent->map && parent->key_next;
-    if (parent && parent->map) parent->key_next = !parent->key_next;
     const int path_size = static_cast<int>(items_->path.size());
     if (parent && parent->on_path == path_size) {  // an item of the sequence
       streamed_ = true;
@@ -454,7 +453,7 @@ class ItemRouter {
     if (!parent) {
       if (e.kind == NodeEvent::kMapStart) on_path = 0;
     } else if (parent->on_path >= 0) {
-      if (is_key) {
+      if (e.key) {
         // The first key of the name only, as operator[] finds it.
         if (!parent->seen && e.kind == NodeEvent::kScalar && e.value == items_->path[parent->on_path])
           parent->seen = parent->pending = true;
@@ -465,7 +464,7 @@ class ItemRouter {
       }
     }
     deliver(document_, e);
-    if (e.starts()) frames_.push_back({e.kind == NodeEvent::kMapStart, true, on_path, false, false});
+    if (e.starts()) frames_.push_back({on_path, false, false});
   }
 
  private:
@@ -476,11 +475,9 @@ class ItemRouter {
   }
 
   struct Frame {
-    bool map;
-    bool key_next;  // a map's next node is a key
-    int on_path;    // -1, or k: this is the map at path[0..k) (or the sequence, k == path size)
-    bool seen;      // path[on_path] was a key of this map already
-    bool pending;   // the next node is the value of path[on_path]
+    int on_path;   // -1, or k: this is the map at path[0..k) (or the sequence, k == path size)
+    bool seen;     // path[on_path] was a key of this map already
+    bool pending;  // the next node is the value of path[on_path]
   };
   BuildingBudget& document_;
   const SequenceItems* items_;
@@ -547,9 +544,10 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   // yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
   // one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
   // column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
-  // `end`: where a scalar ends in the text (0 for a collection).
+  // `end`: where a scalar ends in the text (0 for a collection). Returns
+  // whether the node is a map's key.
   auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t end) {
-    if (open.empty()) return;
+    if (open.empty()) return false;
     Open& parent = open.back();
     // A key that is a collection, or one whose ':' is over 1,000 bytes from
     // its start: YAML limits a key written without '?' to 1,024 characters,
@@ -566,32 +564,35 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
       // A flow map's value on a later line than its key (`{"m"\n: {}}`),
       // or right after the ':' of a plain key (`{b:[1]}`): yaml-cpp refuses
       // both, libfyaml takes them.
-      if (!parent.map) return;
-      if (parent.key_next) {
+      if (!parent.map) return false;
+      const bool key = parent.key_next;
+      if (key) {
         parent.key_line = mark.line;
         parent.key_plain = plain;
       } else if (mark.line != parent.key_line || (parent.key_plain && mark.pos > 0 && text[mark.pos - 1] == ':')) {
         throw NotInSubset{};
       }
-      parent.key_next = !parent.key_next;
-      return;
+      parent.key_next = !key;
+      return key;
     }
     if (parent.map) {
-      if (parent.key_next) {
+      const bool key = parent.key_next;
+      if (key) {
         parent.key_line = mark.line;
       } else if (mark.line != parent.key_line &&
                  (is_flow || kind == NodeEvent::kScalar || kind == NodeEvent::kNull ||
                   mark.column < parent.column + (kind == NodeEvent::kMapStart ? 1 : 0))) {
         throw NotInSubset{};
       }
-      parent.key_next = !parent.key_next;
-      return;
+      parent.key_next = !key;
+      return key;
     }
     // An item: on its '-''s line (only blanks and '-'s before it there).
     size_t at = static_cast<size_t>(mark.pos);
     bool dash = false;
     while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '-')) dash = text[--at] == '-' || dash;
     if (!dash || (at > 0 && text[at - 1] != '\n') || mark.column <= parent.column) throw NotInSubset{};
+    return false;
   };
   auto mark_of = [](const fy_mark* m) {
     YAML::Mark mark;
@@ -696,7 +697,7 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
           default:  // literal and folded block scalars
             throw NotInSubset{};
         }
-        check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos);
+        scalar.key = check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos);
         router.event(scalar);
         break;
       }
