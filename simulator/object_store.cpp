@@ -258,8 +258,8 @@ const PodRecord* ObjectStore::find_pod(const std::string& ns, const std::string&
   return find_pod(key(ns, name));
 }
 const PodRecord* ObjectStore::find_pod(const std::string& k) const {
-  auto it = pods_.find(k);
-  return it == pods_.end() ? nullptr : &it->second;
+  const PodEntry* e = pods_.find(k);
+  return e ? &e->second : nullptr;
 }
 const PodRecord* ObjectStore::find_pod_by_id(uint64_t id) const {
   PodEntry* e = pod_entry(id);
@@ -396,8 +396,8 @@ std::vector<const PodRecord*> ObjectStore::list_pods(const std::string& ns) cons
 std::vector<const PodRecord*> ObjectStore::list_pods_on_node(const std::string& node, const std::string& ns) const {
   std::vector<const PodRecord*> ps;
   if (!index_node_names_ || node.empty()) {
-    for (const auto& [k, v] : pods_)
-      if (v.node_name == node && (ns.empty() || v.namespace_() == ns)) ps.push_back(&v);
+    for (const auto& [k, e] : pods_)
+      if (e->second.node_name == node && (ns.empty() || e->second.namespace_() == ns)) ps.push_back(&e->second);
   } else if (auto it = pods_by_node_.find(node); it != pods_by_node_.end()) {
     for (const PodRecord* p : it->second)
       if (ns.empty() || p->namespace_() == ns) ps.push_back(p);
@@ -409,7 +409,7 @@ std::vector<const PodRecord*> ObjectStore::list_pods_on_node(const std::string& 
 void ObjectStore::index_pods_by_node_name() {
   if (index_node_names_) return;
   index_node_names_ = true;
-  for (const auto& [k, v] : pods_) node_index_move(&v, "", v.node_name);
+  for (const auto& [k, e] : pods_) node_index_move(&e->second, "", e->second.node_name);
 }
 
 void ObjectStore::node_index_move(const PodRecord* rec, const std::string& from, const std::string& to) {
@@ -443,9 +443,9 @@ const PodRecord& ObjectStore::create_pod(PodRecord rec) {
 }
 
 const PodRecord& ObjectStore::create_pod(PodRecord rec, std::string k) {
-  auto [it, ok] = pods_.try_emplace(std::move(k), std::move(rec));
+  auto [e, ok] = pods_.try_emplace(std::move(k), std::move(rec));
   (void)ok;
-  return commit_new_pod(*it);
+  return commit_new_pod(*e);
 }
 
 const PodRecord& ObjectStore::commit_new_pod(PodEntry& entry) {
@@ -483,9 +483,9 @@ void ObjectStore::write_pod(PodEntry& entry, Fn&& fn) {
 
 template <class Fn>
 void ObjectStore::write_pod(const std::string& k, Fn&& fn) {
-  auto it = pods_.find(k);
-  if (it == pods_.end()) not_found(Kind::kPod, k.substr(k.find('/') + 1));
-  write_pod(*it, std::forward<Fn>(fn));
+  PodEntry* e = pods_.find(k);
+  if (!e) not_found(Kind::kPod, k.substr(k.find('/') + 1));
+  write_pod(*e, std::forward<Fn>(fn));
 }
 
 void ObjectStore::mutate_pod(const std::string& k, const std::function<void(core::Pod&)>& fn) {
@@ -538,8 +538,8 @@ void ObjectStore::mutate_daemonset_status(const std::string& k, const core::Daem
 }
 
 void ObjectStore::erase_pod(const std::string& k) {
-  auto it = pods_.find(k);
-  if (it == pods_.end()) return;
+  PodEntry* it = pods_.find(k);
+  if (!it) return;
   uint64_t old = it->second.resource_version;
   it->second.resource_version = next_rv();
   index(Kind::kPod, k, old, 0);
@@ -592,8 +592,8 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
   switch (kind) {
     case Kind::kPod: {
       std::string k = key(ns, name);
-      auto it = pods_.find(k);
-      if (it == pods_.end()) not_found(kind, name);
+      const PodEntry* it = pods_.find(k);
+      if (!it) not_found(kind, name);
       const PodRecord& pod = it->second;
       // CheckGracefulDelete, pkg/registry/core/pod/strategy.go.
       int64_t grace = grace_seconds ? *grace_seconds : pod.shared_spec().termination_grace_period_seconds.value_or(30);
@@ -621,7 +621,7 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
     case Kind::kNode: {
       auto it = nodes_.find(name);
       if (it == nodes_.end()) not_found(kind, name);
-      node_index_.erase(name);
+      node_index_.erase(std::string_view(it->first));
       commit_remove(kind, nodes_, it);
       return;
     }
@@ -669,8 +669,8 @@ void ObjectStore::remove(Kind kind, const std::string& ns, const std::string& na
       for (const auto& [k, r] : revisions_)
         if (r.metadata.namespace_ == name) revs.push_back(r.metadata.name);
       for (const auto& r : revs) remove(Kind::kControllerRevision, name, r);
-      for (const auto& [k, p] : pods_)
-        if (p.namespace_() == name) pods.push_back(k);
+      for (const auto& [k, e] : pods_)
+        if (e->second.namespace_() == name) pods.push_back(e->first);
       for (const auto& k : pods) erase_pod(k);
       commit_remove(kind, namespaces_, namespaces_.find(name));
       return;

@@ -53,9 +53,11 @@
 #include <vector>
 
 #include <boost/json/object.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "core/errors.h"
 #include "core/model.h"
+#include "simulator/pod_table.h"
 
 namespace gpuops::simulator {
 
@@ -420,7 +422,7 @@ class ObjectStore {
   void check_namespace(const std::string& ns) const;
   const PodRecord& create_pod(PodRecord rec);
   const PodRecord& create_pod(PodRecord rec, std::string key);
-  using PodEntry = std::pair<const std::string, PodRecord>;
+  using PodEntry = PodTable::Entry;
   // What create_pod does once the entry is in pods_ (resourceVersion, id,
   // indexes, the ADDED event).
   const PodRecord& commit_new_pod(PodEntry& entry);
@@ -436,10 +438,12 @@ class ObjectStore {
   uint64_t rng_;
   std::map<std::string, core::Namespace> namespaces_;
   std::map<std::string, core::Node> nodes_;
-  std::unordered_map<std::string, const core::Node*> node_index_;  // nodes_ by name, for O(1) find_node
+  // nodes_ by name, for O(1) find_node: open addressing, the keys viewing
+  // nodes_' own (stable while the node lives).
+  boost::unordered_flat_map<std::string_view, const core::Node*> node_index_;
   std::map<std::string, core::DaemonSet> daemonsets_;
   std::map<std::string, core::ControllerRevision> revisions_;
-  std::unordered_map<std::string, PodRecord> pods_;
+  PodTable pods_;
   bool gpu_operator_crds_ = false;
   std::map<std::string, core::ClusterPolicy> cluster_policies_;
   std::map<std::string, core::NVIDIADriver> nvidia_drivers_;

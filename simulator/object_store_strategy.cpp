@@ -160,7 +160,7 @@ core::Object ObjectStore::create(core::Object obj) {
       created_rv_[&slot->first] = rv_;
       auto& stored = slot->second = std::move(n);
       index(kind, stored.metadata.name, 0, rv_);
-      node_index_[stored.metadata.name] = &stored;
+      node_index_[std::string_view(slot->first)] = &stored;
       emit(EventType::kAdded, stored);
       return restoring_ ? core::Object() : core::Object(stored);
     }
@@ -224,7 +224,7 @@ std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& 
   check_namespace(pod.metadata.namespace_);
   do {
     pod.metadata.name = generate_name + random_suffix(5);
-  } while (pods_.count(key(pod.metadata.namespace_, pod.metadata.name)));
+  } while (pods_.contains(key(pod.metadata.namespace_, pod.metadata.name)));
   stamp_new(pod.metadata);
   std::string k = key(pod.metadata.namespace_, pod.metadata.name);
   default_pod(pod);
@@ -252,8 +252,8 @@ const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core:
   while (!entry) {
     k.resize(prefix);
     k += random_suffix(5);
-    auto [it, fresh] = pods_.try_emplace(std::move(k));
-    if (fresh) entry = &*it;
+    auto [e, fresh] = pods_.try_emplace(std::move(k));
+    if (fresh) entry = e;
   }
   PodRecord& rec = entry->second;
   rec.name.assign(entry->first, ns.size() + 1);
@@ -340,7 +340,7 @@ core::Object ObjectStore::update(core::Object obj) {
     case Kind::kPod: {
       auto& given = std::get<core::Pod>(obj);
       std::string k = key(ns, given.metadata.name);
-      PodRecord& rec = pods_.at(k);
+      PodRecord& rec = pods_.find(k)->second;
       core::Pod stored = rec.pod();
       check_version(given, stored, kind);
       keep_system_meta(given, stored);
@@ -407,10 +407,10 @@ core::Object ObjectStore::update_status(core::Object obj) {
       auto& given = std::get<core::Pod>(obj);
       std::string k = key(ns, m.name);
       if (!given.metadata.resource_version.empty() &&
-          given.metadata.resource_version != std::to_string(pods_.at(k).resource_version))
-        check_version(given, pods_.at(k).pod(), kind);  // throws the 409
+          given.metadata.resource_version != std::to_string(pods_.find(k)->second.resource_version))
+        check_version(given, pods_.find(k)->second.pod(), kind);  // throws the 409
       set_pod_status(k, std::make_shared<const core::PodStatus>(std::move(given.status)));
-      return core::Object(pods_.at(k).pod());
+      return core::Object(pods_.find(k)->second.pod());
     }
     case Kind::kNamespace:
     case Kind::kControllerRevision:  // no status subresource; not served

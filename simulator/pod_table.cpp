@@ -1,0 +1,68 @@
+#include "simulator/pod_table.h"
+
+#include <new>
+#include <tuple>
+
+#include "simulator/object_store.h"
+
+namespace gpuops::simulator {
+
+PodTable::~PodTable() {
+  for (auto& [key, e] : index_) e->~Entry();
+}
+
+PodTable::Entry* PodTable::find(std::string_view key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? nullptr : it->second;
+}
+
+bool PodTable::contains(std::string_view key) const { return index_.contains(key); }
+
+PodTable::Index::const_iterator PodTable::begin() const { return index_.begin(); }
+PodTable::Index::const_iterator PodTable::end() const { return index_.end(); }
+
+void* PodTable::take_slot() {
+  if (!free_.empty()) {
+    void* slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  if (used_in_last_ == kChunk) {
+    // operator new[] of std::byte is aligned for any fundamental type;
+    // Entry holds nothing over-aligned.
+    static_assert(alignof(Entry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kChunk * sizeof(Entry)));
+    used_in_last_ = 0;
+  }
+  return chunks_.back().get() + sizeof(Entry) * used_in_last_++;
+}
+
+std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key, PodRecord&& rec) {
+  if (Entry* e = find(key)) return {e, false};
+  index_.reserve(index_.size() + 1);  // the one step that may throw after the entry is made
+  void* slot = take_slot();
+  Entry* e;
+  try {
+    e = new (slot)
+        Entry(std::piecewise_construct, std::forward_as_tuple(std::move(key)), std::forward_as_tuple(std::move(rec)));
+  } catch (...) {
+    free_.push_back(slot);
+    throw;
+  }
+  index_.emplace(std::string_view(e->first), e);
+  return {e, true};
+}
+
+std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key) {
+  if (Entry* e = find(key)) return {e, false};
+  return try_emplace(std::move(key), PodRecord{});
+}
+
+void PodTable::erase(Entry* e) {
+  free_.reserve(free_.size() + 1);  // may throw: before anything is erased
+  index_.erase(std::string_view(e->first));
+  e->~Entry();
+  free_.push_back(e);
+}
+
+}  // namespace gpuops::simulator
