@@ -255,3 +255,32 @@ TEST(Placement, NodeSelectorMatchesAndMismatches) {
   EXPECT_TRUE(core::node_selector_matches({}, l));
   EXPECT_TRUE(core::node_selector_mismatches({{"a", "true"}}, l).empty());
 }
+
+// labels.Set's Matches is a lookup by key, then the value compared: keys of
+// the same length with the value asked for, values equal to the one asked
+// for under other keys, and label sets on either side of the size where the
+// lookup changes from a scan to a binary search (64) all answer the same.
+TEST(Placement, NodeSelectorLookupIsByKeyWhateverTheSetSize) {
+  for (int n : {0, 1, 63, 64, 65, 200}) {
+    SCOPED_TRACE("labels: " + std::to_string(n));
+    core::Labels l;
+    for (int i = 0; i < n; ++i) l.emplace("nvidia.com/gpu.deploy.op-" + std::to_string(1000 + i), "true");
+    const std::string same_length_key = "nvidia.com/gpu.deploy.op-9999";  // as long as every key above
+    EXPECT_FALSE(core::node_selector_matches({{same_length_key, "true"}}, l));
+    if (n == 0) continue;
+    const std::string last = "nvidia.com/gpu.deploy.op-" + std::to_string(1000 + n - 1);
+    EXPECT_TRUE(core::node_selector_matches({{last, "true"}}, l));
+    EXPECT_FALSE(core::node_selector_matches({{last, "false"}}, l));
+    EXPECT_FALSE(core::node_selector_matches({{last, "true "}}, l));
+    EXPECT_FALSE(core::node_selector_matches({{last + "x", "true"}}, l));
+    l[last] = "a-value-longer-than-fifteen-bytes";
+    EXPECT_TRUE(core::node_selector_matches({{last, "a-value-longer-than-fifteen-bytes"}}, l));
+    EXPECT_FALSE(core::node_selector_matches({{last, "a-value-longer-than-fifteen-bytez"}}, l));
+    if (n >= 2) {
+      EXPECT_EQ(core::node_selector_mismatches({{last, "true"}, {"nvidia.com/gpu.deploy.op-1000", "true"}}, l),
+                std::vector<std::string>{last});
+    }
+  }
+  EXPECT_TRUE(core::node_selector_matches({{"", ""}}, {{"", ""}}));
+  EXPECT_FALSE(core::node_selector_matches({{"", "x"}}, {{"", ""}}));
+}
