@@ -8,13 +8,15 @@
 #include <set>
 #include <string>
 #include <system_error>
-#include <unordered_set>
 #include <utility>
+
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "core/decode.h"
 #include "core/documents.h"
 #include "core/errors.h"
 #include "core/gpu_node_rules.h"
+#include "core/hashed_key.h"
 #include "core/input_file.h"
 #include "core/must_gather.h"
 
@@ -65,8 +67,11 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
   if (!loose.empty()) gathers.push_back(loose);
   // An object read twice (overlapping dumps, a file and the folder holding it)
   // counts once: the API has one object per kind, namespace and name.
-  std::unordered_set<std::string> seen;
-  std::unordered_set<std::string> file_keys;  // kind/namespace/name first met in the file being read
+  // (Open addressing: a key is checked and inserted per object, 120,000
+  // times in a 15,000-node dump.)
+  using KeySet = boost::unordered_flat_set<HashedKey<std::string>, HashedKeyHash, HashedKeyEqual>;
+  KeySet seen;
+  KeySet file_keys;  // kind/namespace/name first met in the file being read
   auto take = [&](Document&& doc) {
     if (!doc.value.is_object()) return;
     const auto& o = doc.value.as_object();
@@ -81,8 +86,8 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
       };
       std::string name = str("name");
       if (!name.empty()) {
-        std::string key = std::string(k) + "/" + str("namespace") + "/" + name;
-        if (seen.count(key) || !file_keys.insert(std::move(key)).second) return;
+        HashedKey<std::string> key(std::string(k) + "/" + str("namespace") + "/" + name);
+        if (seen.contains(key) || !file_keys.insert(std::move(key)).second) return;
       }
     }
     const bool raw = options.keep_raw;
@@ -149,7 +154,7 @@ SnapshotCluster::SnapshotCluster(const std::vector<std::string>& paths, Snapshot
   // any Node a YAML file of the input holds (which, exact, wins).
   for (const auto& g : gathers)
     for (auto& n : must_gather_nodes(g))
-      if (seen.insert("Node//" + n.metadata.name).second) nodes_.push_back(std::move(n));
+      if (seen.insert(HashedKey<std::string>("Node//" + n.metadata.name)).second) nodes_.push_back(std::move(n));
 }
 
 SnapshotCluster::SnapshotCluster(std::vector<Object> objects) {

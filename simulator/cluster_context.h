@@ -22,6 +22,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include "core/hashed_key.h"
 #include "core/model.h"
 #include "simulator/fake_cluster.h"
 #include "simulator/object_store.h"
@@ -283,7 +286,8 @@ struct ClusterContext {
   // until then.
   static constexpr uint32_t kNoTarget = 0;
   std::vector<NodeEntry> node_table;
-  std::unordered_map<std::string, uint32_t> node_ids;
+  // (Open addressing, keys carrying their hash: one probe per pod imported.)
+  boost::unordered_flat_map<core::HashedKey<std::string>, uint32_t, core::HashedKeyHash, core::HashedKeyEqual> node_ids;
   // Ids of the stored nodes in name order (store.nodes()' order), rebuilt
   // after a node is added or deleted.
   std::vector<uint32_t> sorted_node_ids;
@@ -299,9 +303,12 @@ struct ClusterContext {
 
   // The id of node name `name`, added when new.
   uint32_t node_id(const std::string& name) {
-    auto [it, added] = node_ids.try_emplace(name, static_cast<uint32_t>(node_table.size()));
-    if (added) node_table.emplace_back().name = name;
-    return it->second;
+    core::HashedKey<std::string_view> key(name);
+    if (auto it = node_ids.find(key); it != node_ids.end()) return it->second;
+    auto id = static_cast<uint32_t>(node_table.size());
+    node_ids.emplace(core::HashedKey<std::string>(name), id);
+    node_table.emplace_back().name = name;
+    return id;
   }
   // The ids of the stored nodes, in name order.
   const std::vector<uint32_t>& stored_node_ids();

@@ -38,29 +38,33 @@ void* PodTable::take_slot() {
 }
 
 std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key, PodRecord&& rec) {
-  if (Entry* e = find(key)) return {e, false};
-  index_.reserve(index_.size() + 1);  // the one step that may throw after the entry is made
+  const core::HashedKey<std::string_view> probe(key);
+  if (auto it = index_.find(probe); it != index_.end()) return {it->second, false};
+  free_.reserve(free_.size() + 1);  // so that giving the slot back below cannot throw
   void* slot = take_slot();
-  Entry* e;
+  Entry* e = nullptr;
   try {
     e = new (slot)
         Entry(std::piecewise_construct, std::forward_as_tuple(std::move(key)), std::forward_as_tuple(std::move(rec)));
+    // May throw std::bad_alloc as the index grows. (Not index_.reserve(size
+    // + 1) first: boost's reserve also shrinks a table that has room to
+    // spare, a rehash of every key after erasures.)
+    index_.emplace(core::HashedKey<std::string_view>(e->first, probe), e);
   } catch (...) {
+    if (e) e->~Entry();  // `key` and `rec` are lost with it, as the caller was told
     free_.push_back(slot);
     throw;
   }
-  index_.emplace(std::string_view(e->first), e);
   return {e, true};
 }
 
 std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key) {
-  if (Entry* e = find(key)) return {e, false};
   return try_emplace(std::move(key), PodRecord{});
 }
 
 void PodTable::erase(Entry* e) {
   free_.reserve(free_.size() + 1);  // may throw: before anything is erased
-  index_.erase(std::string_view(e->first));
+  index_.erase(core::HashedKey<std::string_view>(e->first));
   e->~Entry();
   free_.push_back(e);
 }

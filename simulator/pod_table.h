@@ -4,10 +4,11 @@
 // of hundreds of thousands of pods (docs/PERFORMANCE.md, "Past upstream's
 // 5,000-node limit"):
 //  * the index is an open-addressing table (boost::unordered_flat_map) of
-//    (key text, entry address): a lookup reads one group of metadata bytes
-//    and the one entry whose hash matches, instead of a bucket, the node
-//    before it and a chain of separately allocated nodes; growing it moves
-//    24-byte slots, never touching an entry;
+//    (key text and its hash, entry address): a lookup reads one group of
+//    metadata bytes and the one entry whose hash matches, instead of a
+//    bucket, the node before it and a chain of separately allocated nodes;
+//    growing it moves 32-byte slots, never reading an entry or its key's
+//    text (core::HashedKey);
 //  * the entries live in chunks of kChunk, allocated in creation order, so
 //    the pods one controller creates in a row are neighbours in memory for
 //    the next one that walks them (the scheduler, the kubelet); an erased
@@ -28,6 +29,8 @@
 
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include "core/hashed_key.h"
+
 namespace gpuops::simulator {
 
 struct PodRecord;
@@ -35,7 +38,8 @@ struct PodRecord;
 class PodTable {
  public:
   using Entry = std::pair<const std::string, PodRecord>;
-  using Index = boost::unordered_flat_map<std::string_view, Entry*>;
+  using Index =
+      boost::unordered_flat_map<core::HashedKey<std::string_view>, Entry*, core::HashedKeyHash, core::HashedKeyEqual>;
 
   PodTable() = default;
   PodTable(const PodTable&) = delete;
@@ -50,14 +54,15 @@ class PodTable {
   // Stores `rec` under `key` unless the key is taken: (the entry under key,
   // whether it is the new one). Moves from `key` and `rec` only when it
   // stores them (as std::unordered_map::try_emplace). Throws std::bad_alloc
-  // and nothing else; then nothing is stored.
+  // and nothing else; then nothing is stored (and `key` and `rec` may have
+  // been moved from).
   std::pair<Entry*, bool> try_emplace(std::string&& key, PodRecord&& rec);
   // As above, a default-constructed record.
   std::pair<Entry*, bool> try_emplace(std::string&& key);
   // Removes and destroys `e` (an entry of this table).
   void erase(Entry* e);
   size_t size() const { return index_.size(); }
-  // (key, entry) pairs, in no particular order.
+  // (key, entry) pairs (the key's text: `.first.text`), in no particular order.
   Index::const_iterator begin() const;
   Index::const_iterator end() const;
 

@@ -38,8 +38,8 @@ TEST(PodTable, EntriesKeepTheirAddressAndContentsAsTheTableGrows) {
   }
   size_t visited = 0;
   for (const auto& [key, e] : t) {
-    EXPECT_EQ(key, e->first);
-    EXPECT_EQ(at.at(std::string(key)), e);
+    EXPECT_EQ(key.text, e->first);
+    EXPECT_EQ(at.at(std::string(key.text)), e);
     ++visited;
   }
   EXPECT_EQ(visited, 5000u);
