@@ -1,5 +1,6 @@
 #include "simulator/pod_table.h"
 
+#include <algorithm>
 #include <new>
 #include <tuple>
 
@@ -21,6 +22,12 @@ bool PodTable::contains(std::string_view key) const { return index_.contains(key
 PodTable::Index::const_iterator PodTable::begin() const { return index_.begin(); }
 PodTable::Index::const_iterator PodTable::end() const { return index_.end(); }
 
+void PodTable::reserve_free_slot() {
+  // Doubling: std::vector::reserve(size() + 1) allocates exactly that, so
+  // erasing n entries one by one would copy the list n times.
+  if (free_.size() == free_.capacity()) free_.reserve(std::max<size_t>(64, free_.capacity() * 2));
+}
+
 void* PodTable::take_slot() {
   if (!free_.empty()) {
     void* slot = free_.back();
@@ -40,7 +47,7 @@ void* PodTable::take_slot() {
 std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key, PodRecord&& rec) {
   const core::HashedKey<std::string_view> probe(key);
   if (auto it = index_.find(probe); it != index_.end()) return {it->second, false};
-  free_.reserve(free_.size() + 1);  // so that giving the slot back below cannot throw
+  reserve_free_slot();  // so that giving the slot back below cannot throw
   void* slot = take_slot();
   Entry* e = nullptr;
   try {
@@ -63,7 +70,7 @@ std::pair<PodTable::Entry*, bool> PodTable::try_emplace(std::string&& key) {
 }
 
 void PodTable::erase(Entry* e) {
-  free_.reserve(free_.size() + 1);  // may throw: before anything is erased
+  reserve_free_slot();  // may throw: before anything is erased
   index_.erase(core::HashedKey<std::string_view>(e->first));
   e->~Entry();
   free_.push_back(e);

@@ -70,6 +70,8 @@ class PodTable {
   static constexpr size_t kChunk = 1024;  // entries per chunk
   // Raw storage for one entry, constructed in place.
   void* take_slot();
+  // Room in free_ for one more slot, so that a push_back cannot throw.
+  void reserve_free_slot();
   Index index_;
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   size_t used_in_last_ = kChunk;  // slots handed out of chunks_.back()
