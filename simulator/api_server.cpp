@@ -470,14 +470,7 @@ void ApiServer::Impl::drain() {
   {
     std::lock_guard<std::mutex> lock(mu);  // pending, and the cluster's clock (Table ages)
     drain_posted = false;
-    if (inflight_next == inflight.size()) {
-      inflight.clear();
-      inflight_next = 0;
-      inflight.swap(pending);
-    } else {
-      std::move(pending.begin(), pending.end(), std::back_inserter(inflight));
-      pending.clear();
-    }
+    inflight.take_from(pending);
     now = cluster.now();
   }
   std::vector<std::shared_ptr<Session>> live;
@@ -491,23 +484,25 @@ void ApiServer::Impl::drain() {
   }
   // Prototypes of pods no longer written would only hold memory.
   if (pod_json.size() > 1024) pod_json.clear();
-  size_t end = std::min(inflight.size(), inflight_next + kDrainSlice);
-  for (; inflight_next < end; ++inflight_next) {
-    const internal::FeedEvent& ev = inflight[inflight_next];
+  for (size_t n = 0; n < kDrainSlice && !inflight.empty(); ++n) {
+    internal::FeedEvent& ev = inflight.front();
     bool wanted = false;
     for (auto& s : live) wanted = wanted || s->watches(ev.kind, ev.namespace_());
+    if (wanted) {
+      // The same JSON as core::encode(ev.object) (for a pod: PodJsonEncoder,
+      // equal to core::encode(pod.pod())).
+      json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);
+      for (auto& s : live) s->on_event(ev, obj, now);
+    }
+    ev.release();
+    inflight.pop_front();
     if (!wanted) continue;
-    // The same JSON as core::encode(ev.object) (for a pod: PodJsonEncoder,
-    // equal to core::encode(pod.pod())).
-    json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);
-    for (auto& s : live) s->on_event(ev, obj, now);
     // Flow control: wait while a watch that keeps up has more than
     // kWatchBuffer unsent (its writes resume the feed), at most
     // kDrainWait; then deliver on and let the watches still behind go.
     bool held = false;
     for (auto& s : live) held = held || s->holds_back_feed();
     if (held) {
-      ++inflight_next;
       drain_waiting = true;
       drain_timer.expires_after(kDrainWait);
       drain_timer.async_wait([this](error_code ec) {
@@ -519,12 +514,7 @@ void ApiServer::Impl::drain() {
       return;
     }
   }
-  if (inflight_next < inflight.size()) {
-    asio::post(io, [this] { drain(); });
-  } else {
-    inflight.clear();
-    inflight_next = 0;
-  }
+  if (!inflight.empty()) asio::post(io, [this] { drain(); });
 }
 
 void ApiServer::Impl::resume_drain() {
@@ -535,7 +525,7 @@ void ApiServer::Impl::resume_drain() {
 }
 
 uint64_t ApiServer::Impl::delivered_rv() {
-  if (inflight_next < inflight.size()) return inflight[inflight_next].rv - 1;
+  if (!inflight.empty()) return inflight.front().rv - 1;
   std::lock_guard<std::mutex> lock(mu);
   return pending.empty() ? cluster.store().resource_version() : pending.front().rv - 1;
 }

@@ -52,6 +52,7 @@
 #include "simulator/api_select.h"
 #include "simulator/api_server.h"
 #include "simulator/api_status.h"
+#include "simulator/block_queue.h"
 #include "simulator/pod_json.h"
 
 namespace gpuops::simulator {
@@ -70,6 +71,15 @@ struct FeedEvent {
   uint64_t rv;                                 // the object's resourceVersion
   PodRecord pod;                               // Kind::kPod: the record as written (base and status shared)
   std::unique_ptr<const core::Object> object;  // other kinds
+
+  // Drops what the event holds of the store's objects (the pod's template
+  // part and status, the object), keeping the strings' buffers for the
+  // slot's next use (BlockQueue).
+  void release() {
+    pod.base.reset();
+    pod.status.reset();
+    object.reset();
+  }
 
   const std::string& namespace_() const { return object ? meta_of(*object).namespace_ : pod.namespace_(); }
   const std::string& name() const { return object ? meta_of(*object).name : pod.name; }
@@ -196,9 +206,10 @@ struct ApiServer::Impl {
   // writes of kinds and namespaces some watch is on (`interest`); each is
   // kept in `pending` (a PodRecord copy for a pod, the typed object else),
   // and one drain() is posted to the I/O thread per batch, not one handler
-  // per write. drain() moves the batch to `inflight` and delivers it in
-  // slices of kDrainSlice events, posting itself again in between, so that
-  // the watches' writes (and other requests) go on during a large batch.
+  // per write. drain() moves the batch to `inflight` (and the blocks it has
+  // delivered back to `pending`, BlockQueue) and delivers it in slices of
+  // kDrainSlice events, posting itself again in between, so that the
+  // watches' writes (and other requests) go on during a large batch.
   struct Feed : StoreSubscriber {
     explicit Feed(Impl& i) : impl(i) {}
     bool wants(Kind kind, const std::string& ns) const override { return impl.interest.wants(kind, ns); }
@@ -221,10 +232,9 @@ struct ApiServer::Impl {
   boost::asio::steady_timer drain_timer{io};
   internal::WatchInterest interest;
   Feed feed{*this};
-  std::vector<internal::FeedEvent> pending;   // under mu
-  bool drain_posted = false;                  // under mu
-  std::vector<internal::FeedEvent> inflight;  // I/O thread
-  size_t inflight_next = 0;                   // the first not delivered
+  BlockQueue<internal::FeedEvent> pending;   // under mu
+  bool drain_posted = false;                 // under mu
+  BlockQueue<internal::FeedEvent> inflight;  // I/O thread (and under mu in drain's take_from)
   std::thread thread;
   std::atomic<bool> running{false};
   std::chrono::steady_clock::time_point last_tick;

@@ -49,13 +49,19 @@ bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
 }
 
 void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
-  internal::FeedEvent e{w.type, w.kind, w.resource_version, {}, nullptr};
+  // Filled in place: a slot reused keeps its strings' buffers, so copying
+  // the pod's name and uid into it does not allocate.
+  internal::FeedEvent& e = impl.pending.back_slot();
+  e.type = w.type;
+  e.kind = w.kind;
+  e.rv = w.resource_version;
   if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
+    e.object.reset();
     e.pod = **pod;
   } else {
     e.object = std::make_unique<const core::Object>(w.materialise());
   }
-  impl.pending.push_back(std::move(e));
+  impl.pending.commit();
   if (!impl.drain_posted) {
     impl.drain_posted = true;
     asio::post(impl.io, [i = &impl] { i->drain(); });
