@@ -489,6 +489,7 @@ void ApiServer::Impl::drain() {
     bool wanted = false;
     for (auto& s : live) wanted = wanted || s->watches(ev.kind, ev.namespace_());
     if (wanted) {
+      ev.take_ids();
       // The same JSON as core::encode(ev.object) (for a pod: PodJsonEncoder,
       // equal to core::encode(pod.pod())).
       json::object obj = ev.object ? core::encode(*ev.object) : pod_json.encode(ev.pod);

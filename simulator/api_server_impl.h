@@ -68,9 +68,30 @@ using Request = boost::beast::http::request<boost::beast::http::string_body>;
 struct FeedEvent {
   EventType type;
   Kind kind;
-  uint64_t rv;                                 // the object's resourceVersion
-  PodRecord pod;                               // Kind::kPod: the record as written (base and status shared)
+  uint64_t rv;  // the object's resourceVersion
+  // Kind::kPod: the record as written (base and status shared), but for its
+  // name and uid while `ids_pending`: those are then in `ids`, copied there
+  // on the writer's thread without allocating (set_pod), and take_ids()
+  // moves them into `pod` on the I/O thread before anything reads them.
+  PodRecord pod;
   std::unique_ptr<const core::Object> object;  // other kinds
+  static constexpr size_t kIds = 96;           // a pod's name and uid, when both fit
+  std::array<char, kIds> ids;
+  uint16_t name_size = 0;
+  uint16_t uid_size = 0;
+  bool ids_pending = false;
+
+  // The writer's side (Feed::on_write): `pod` = `r` as above. Throws
+  // std::bad_alloc (then the slot is not queued).
+  void set_pod(const PodRecord& r);
+  // The I/O thread's side: pod.name and pod.uid from `ids` (no-op when
+  // they are there already).
+  void take_ids() {
+    if (!ids_pending) return;
+    pod.name.assign(ids.data(), name_size);
+    pod.uid.assign(ids.data() + name_size, uid_size);
+    ids_pending = false;
+  }
 
   // Drops what the event holds of the store's objects (the pod's template
   // part and status, the object), keeping the strings' buffers for the
@@ -82,6 +103,7 @@ struct FeedEvent {
   }
 
   const std::string& namespace_() const { return object ? meta_of(*object).namespace_ : pod.namespace_(); }
+  // After take_ids() for a pod.
   const std::string& name() const { return object ? meta_of(*object).name : pod.name; }
   const core::Labels& labels() const { return object ? meta_of(*object).labels : pod.shared_meta().labels; }
 };

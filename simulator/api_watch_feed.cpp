@@ -6,6 +6,7 @@
 // is in api_server.cpp beside the sessions.
 #include <boost/asio.hpp>
 
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,16 +49,43 @@ bool internal::WatchInterest::wants(Kind kind, const std::string& ns) const {
   return namespaces_.count({kind, ns}) > 0;
 }
 
+void internal::FeedEvent::set_pod(const PodRecord& r) {
+  // Every field of PodRecord but name and uid; the size check stops a field
+  // added to PodRecord from being missed here.
+  static_assert(sizeof(PodRecord) == 232, "PodRecord changed: copy its new fields in FeedEvent::set_pod");
+  pod.id = r.id;
+  pod.created_rv = r.created_rv;
+  pod.base = r.base;
+  pod.resource_version = r.resource_version;
+  pod.creation_timestamp = r.creation_timestamp;
+  pod.deletion_timestamp = r.deletion_timestamp;
+  pod.deletion_grace_period_seconds = r.deletion_grace_period_seconds;
+  pod.node_name = r.node_name;
+  pod.pinned_node = r.pinned_node;
+  pod.status = r.status;
+  if (r.name.size() + r.uid.size() <= kIds) {
+    std::memcpy(ids.data(), r.name.data(), r.name.size());
+    std::memcpy(ids.data() + r.name.size(), r.uid.data(), r.uid.size());
+    name_size = static_cast<uint16_t>(r.name.size());
+    uid_size = static_cast<uint16_t>(r.uid.size());
+    ids_pending = true;
+  } else {
+    pod.name = r.name;
+    pod.uid = r.uid;
+    ids_pending = false;
+  }
+}
+
 void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
-  // Filled in place: a slot reused keeps its strings' buffers, so copying
-  // the pod's name and uid into it does not allocate.
+  // Filled in place, without allocating for a pod (set_pod; a slot reused
+  // keeps its strings' buffers).
   internal::FeedEvent& e = impl.pending.back_slot();
   e.type = w.type;
   e.kind = w.kind;
   e.rv = w.resource_version;
   if (auto* pod = std::get_if<const PodRecord*>(&w.object)) {
     e.object.reset();
-    e.pod = **pod;
+    e.set_pod(**pod);
   } else {
     e.object = std::make_unique<const core::Object>(w.materialise());
   }
