@@ -71,8 +71,8 @@ enum class Ctx : uint8_t {
 // decode_containers and decode_resource_list read.
 constexpr std::string_view kTopF[] = {"metadata", "items"};
 enum { tMetadata = 1, tItems };
-constexpr std::string_view kListMetaF[] = {"resourceVersion", "continue"};
-enum { lmResourceVersion = 1, lmContinue };
+constexpr std::string_view kListMetaF[] = {"resourceVersion", "continue", "remainingItemCount"};
+enum { lmResourceVersion = 1, lmContinue, lmRemaining };
 constexpr std::string_view kPodF[] = {"metadata", "spec", "status"};
 enum { pMetadata = 1, pSpec, pStatus };
 constexpr std::string_view kMetaF[] = {"name",
@@ -509,6 +509,7 @@ class Handler {
     };
     switch (field(f)) {
       case 0: return true;
+      case key(Ctx::kListMeta, lmRemaining): return out_->remaining_item_count = v, true;
       case key(Ctx::kMeta, mGeneration): return meta().generation = v, true;
       case key(Ctx::kMeta, mGrace): return meta().deletion_grace_period_seconds = v, true;
       case key(Ctx::kSpec, sGrace): return pod().spec.termination_grace_period_seconds = v, true;
@@ -551,7 +552,10 @@ class Handler {
 }  // namespace
 
 bool read_pod_list_page(std::string_view text, PodListPage& out) {
-  out = PodListPage{};
+  out.pods.clear();  // its capacity kept for the next page
+  out.resource_version.reset();
+  out.continue_token.clear();
+  out.remaining_item_count.reset();
   json::basic_parser<Handler> p(json::parse_options{}, &out);
   json::error_code ec;
   std::size_t n = p.write_some(false, text.data(), text.size(), ec);

@@ -14,6 +14,7 @@
 // error. PodListReader tests compare both readings.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,9 +29,14 @@ struct PodListPage {
   std::vector<Pod> pods;                        // items, in order; `raw` empty, as decode_pod_typed
   std::optional<std::string> resource_version;  // metadata.resourceVersion, when given
   std::string continue_token;                   // metadata.continue, "" when absent
+  // metadata.remainingItemCount, when given as an integer: the items after
+  // this page (an estimate the server may give with a continue token; a
+  // hint only, never trusted for more than a reservation).
+  std::optional<int64_t> remaining_item_count;
 };
 
-// Reads the body of a PodList answer into `out` (cleared first). Returns
+// Reads the body of a PodList answer into `out` (cleared first, the
+// capacity of out.pods kept: a pager reuses one PodListPage). Returns
 // false when the body is not a JSON object whose members are all what this
 // reader decodes as decode_pod_typed does (see above): `out` is then
 // unspecified and the caller reads the page through the DOM. Throws only

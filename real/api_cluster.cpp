@@ -235,6 +235,15 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
   core::PodListPage fast;
   auto read_pods = [&](const std::string& body, std::string& cont, std::optional<std::string>& rv) {
     if (!core::read_pod_list_page(body, fast)) return false;
+    // Room for this page and, from the server's remainingItemCount, the
+    // pages to come (at most kReserveAhead pods ahead: a hint, not a
+    // promise), so the pods are not moved again at each doubling.
+    constexpr int64_t kReserveAhead = 65536;
+    size_t ahead = fast.remaining_item_count && *fast.remaining_item_count > 0
+                       ? static_cast<size_t>(std::min(*fast.remaining_item_count, kReserveAhead))
+                       : 0;
+    if (s.pods.capacity() < s.pods.size() + fast.pods.size())
+      s.pods.reserve(std::max(s.pods.size() + fast.pods.size() + ahead, 2 * s.pods.size()));
     for (core::Pod& p : fast.pods) s.pods.push_back(std::move(p));
     cont = std::move(fast.continue_token);
     rv = std::move(fast.resource_version);

@@ -107,6 +107,7 @@ TEST(PodListReader, ReadsWhatDecodePodTypedDecodes) {
   ASSERT_EQ(fast.pods.size(), 3u);
   EXPECT_EQ(fast.resource_version, "1234");
   EXPECT_EQ(fast.continue_token, "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ");
+  EXPECT_EQ(fast.remaining_item_count, 7);
   const Pod& p = fast.pods[0];
   EXPECT_EQ(p.metadata.labels.at("esc\"aped"), "v\xc3\xa9");
   EXPECT_EQ(p.metadata.annotations.at("note"), "a \"quoted\" line\nand \xe2\x80\xa8 more");
@@ -118,6 +119,24 @@ TEST(PodListReader, ReadsWhatDecodePodTypedDecodes) {
   EXPECT_EQ(p.status.container_statuses[2].state, "terminated");
   EXPECT_EQ(p.status.container_statuses[2].exit_code, 137);
   EXPECT_FALSE(fast.pods[1].spec.required_node_affinity);
+}
+
+// A pager reads every page into one PodListPage: nothing of the page before
+// is left in it.
+TEST(PodListReader, APageReadIntoAUsedPageIsThatPageAlone) {
+  PodListPage page;
+  ASSERT_TRUE(read_pod_list_page(kPage, page));
+  ASSERT_EQ(page.pods.size(), 3u);
+  ASSERT_TRUE(
+      read_pod_list_page(R"({"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"only"}}]})", page));
+  ASSERT_EQ(page.pods.size(), 1u);
+  EXPECT_EQ(page.pods[0].metadata.name, "only");
+  EXPECT_EQ(page.resource_version, "9");
+  EXPECT_EQ(page.continue_token, "");
+  EXPECT_EQ(page.remaining_item_count, std::nullopt);
+  ASSERT_TRUE(read_pod_list_page(R"({"items":[]})", page));
+  EXPECT_TRUE(page.pods.empty());
+  EXPECT_EQ(page.resource_version, std::nullopt);
 }
 
 TEST(PodListReader, EmptyAndMissingParts) {

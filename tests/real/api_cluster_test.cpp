@@ -9,7 +9,9 @@
 #include <boost/json.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "core/decode.h"
@@ -72,6 +74,9 @@ struct FakeApi {
   std::mutex mu;
   std::vector<json::object> nodes, dss, pods;
   bool expire_first_continue = false;
+  // metadata.remainingItemCount on a page with a continue token: the items
+  // left (as the API server counts them), or this when set.
+  std::optional<int64_t> remaining_item_count;
   // Called for a watch request instead of the default (silence until the deadline).
   std::function<void(Exchange&)> on_watch;
   std::function<void(const HttpRequest&, Exchange&)> on_write;
@@ -132,7 +137,10 @@ struct FakeApi {
     json::array page;
     for (size_t i = from; i < items.size() && i < from + limit; ++i) page.push_back(items[i]);
     json::object md{{"resourceVersion", "100"}};
-    if (from + limit < items.size()) md["continue"] = std::to_string(from + limit);
+    if (from + limit < items.size()) {
+      md["continue"] = std::to_string(from + limit);
+      md["remainingItemCount"] = remaining_item_count.value_or(static_cast<int64_t>(items.size() - from - limit));
+    }
     ex.reply(200,
              json::serialize(json::object{{"kind", kind}, {"apiVersion", "v1"}, {"metadata", md}, {"items", page}}));
   }
@@ -274,6 +282,22 @@ TEST(ApiClusterState, PodPagesWithAndWithoutTheDom) {
   } catch (const core::ClusterError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot read a Pod from the API server"));
     EXPECT_THAT(e.what(), HasSubstr("parsing time \"yesterday\" as RFC3339"));
+  }
+}
+
+// remainingItemCount is a hint for the room the pods take: a server that
+// gives any number there (none, huge, negative) changes nothing read.
+TEST(ApiClusterState, RemainingItemCountIsOnlyAHint) {
+  for (std::optional<int64_t> remaining : {std::optional<int64_t>{}, std::optional<int64_t>{INT64_MAX},
+                                           std::optional<int64_t>{-5}, std::optional<int64_t>{0}}) {
+    Fixture f;
+    for (int i = 1; i <= 5; ++i) f.api.pods.push_back(pod_json("driver-" + std::to_string(i), "n1", "Running"));
+    f.api.remaining_item_count = remaining;
+    ApiCluster cluster(f.config(), f.options());  // pages of 2
+    core::ClusterState s = cluster.state("gpu-operator");
+    ASSERT_EQ(s.pods.size(), 5u);
+    for (int i = 1; i <= 5; ++i) EXPECT_EQ(s.pods[i - 1].metadata.name, "driver-" + std::to_string(i));
+    EXPECT_LE(s.pods.capacity(), 65536u + 5);  // never more than 65,536 pods' room ahead
   }
 }
 
