@@ -208,7 +208,8 @@ class Handler {
       }
     }
     switch (field(f)) {
-      case 0: return ++skip_, true;
+      case 0:
+      case key(Ctx::kListMeta, lmRemaining): return ++skip_, true;  // a hint read only as an integer
       case key(Ctx::kTop, tMetadata): return push(Ctx::kListMeta, false), true;
       case key(Ctx::kPod, pMetadata): return push(Ctx::kMeta, false), true;
       case key(Ctx::kPod, pSpec): return push(Ctx::kSpec, false), true;
@@ -281,7 +282,8 @@ class Handler {
     if (stack_.empty() || stack_.back().array) return give_up(ec);
     Frame& f = stack_.back();
     switch (field(f)) {
-      case 0: return ++skip_, true;
+      case 0:
+      case key(Ctx::kListMeta, lmRemaining): return ++skip_, true;
       case key(Ctx::kTop, tItems): return push(Ctx::kItems, true), true;
       case key(Ctx::kMeta, mOwnerRefs): return push(Ctx::kOwnerRefs, true), true;
       case key(Ctx::kMeta, mFinalizers): return push(Ctx::kFinalizers, true), true;
@@ -399,7 +401,7 @@ class Handler {
     if (skip_) return true;
     if (stack_.empty()) return false;
     const Frame& f = stack_.back();
-    return !f.array && !is_map(f.ctx) && f.field == 0;
+    return !f.array && !is_map(f.ctx) && (f.field == 0 || field(f) == key(Ctx::kListMeta, lmRemaining));
   }
 
   static bool time(std::string_view s, std::optional<Time>& out) {
@@ -449,7 +451,8 @@ class Handler {
       default: break;
     }
     switch (field(f)) {
-      case 0: return true;
+      case 0:
+      case key(Ctx::kListMeta, lmRemaining): return true;
       case key(Ctx::kListMeta, lmResourceVersion): return out_->resource_version = std::string(s), true;
       case key(Ctx::kListMeta, lmContinue): return out_->continue_token = std::string(s), true;
       case key(Ctx::kMeta, mName): return meta().name = s, true;
@@ -530,7 +533,8 @@ class Handler {
     if (skip_) return true;
     if (stack_.empty() || stack_.back().array || is_map(stack_.back().ctx)) return false;
     switch (field(stack_.back())) {
-      case 0: return true;
+      case 0:
+      case key(Ctx::kListMeta, lmRemaining): return true;
       case key(Ctx::kOwnerRef, orController): return meta().owner_references.back().controller = b, true;
       case key(Ctx::kSpec, sHostNetwork): return pod().spec.host_network = b, true;
       case key(Ctx::kCStatus, csReady): return status().ready = b, true;

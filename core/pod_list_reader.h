@@ -29,9 +29,10 @@ struct PodListPage {
   std::vector<Pod> pods;                        // items, in order; `raw` empty, as decode_pod_typed
   std::optional<std::string> resource_version;  // metadata.resourceVersion, when given
   std::string continue_token;                   // metadata.continue, "" when absent
-  // metadata.remainingItemCount, when given as an integer: the items after
+  // metadata.remainingItemCount, when given as an int64: the items after
   // this page (an estimate the server may give with a continue token; a
-  // hint only, never trusted for more than a reservation).
+  // hint only, never trusted for more than a reservation). Any other value
+  // there is ignored, as by the DOM path.
   std::optional<int64_t> remaining_item_count;
 };
 

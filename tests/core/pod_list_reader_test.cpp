@@ -139,6 +139,21 @@ TEST(PodListReader, APageReadIntoAUsedPageIsThatPageAlone) {
   EXPECT_EQ(page.resource_version, std::nullopt);
 }
 
+// remainingItemCount is read when it is an int64 and otherwise ignored (the
+// DOM path reads nothing of it): the page stays on the fast path.
+TEST(PodListReader, ARemainingItemCountNotAnInt64IsIgnored) {
+  for (const char* v : {R"("7")", "null", "1.5", "18446744073709551615", "true", "{}", R"([1,{"a":[]}])"}) {
+    std::string text = std::string(R"({"metadata":{"remainingItemCount":)") + v +
+                       R"(,"continue":"c"},"items":[{"metadata":{"name":"p"}}]})";
+    PodListPage page = read_as_dom(text);
+    EXPECT_EQ(page.remaining_item_count, std::nullopt) << v;
+    EXPECT_EQ(page.continue_token, "c") << v;
+    ASSERT_EQ(page.pods.size(), 1u) << v;
+  }
+  PodListPage page = read_as_dom(R"({"metadata":{"remainingItemCount":-3},"items":[]})");
+  EXPECT_EQ(page.remaining_item_count, -3);  // read as given; the pager decides what it is worth
+}
+
 TEST(PodListReader, EmptyAndMissingParts) {
   for (const char* text :
        {R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})",
