@@ -88,11 +88,12 @@ void ApiServer::Impl::Feed::on_write(const StoreWrite& w) {
     e.set_pod(**pod);
   } else {
     e.object = std::make_unique<const core::Object>(w.materialise());
+    e.ids_pending = false;  // nothing of `pod` is read for this event
   }
   impl.pending.commit();
   if (!impl.drain_posted) {
-    impl.drain_posted = true;
     asio::post(impl.io, [i = &impl] { i->drain(); });
+    impl.drain_posted = true;  // after: a post that throws leaves the next write to post
   }
 }
 

@@ -82,12 +82,17 @@ class BlockQueue {
       producer.blocks_.pop_front();
     }
     // Left there: at most a block begun by back_slot() and not committed.
-    for (auto& b : spent_) {
+    std::vector<std::unique_ptr<Block>> spent = std::move(spent_);
+    spent_.clear();
+    for (auto& b : spent) {  // those not handed back are freed with `spent`
       if (producer.free_.size() >= kKeep) break;
       b->used = 0;
-      producer.free_.push_back(std::move(b));
+      try {
+        producer.free_.push_back(std::move(b));  // on bad_alloc: not moved
+      } catch (...) {
+        break;
+      }
     }
-    spent_.clear();
   }
 
  private:

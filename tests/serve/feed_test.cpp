@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -322,6 +323,70 @@ TEST(ServeFeed, LiveWatchesGetEveryWriteAsStoredThen) {
   EXPECT_EQ(pods.events().size(), 1 + want_pods.size());
   EXPECT_EQ(in_ns.events().size(), 1 + want_other.size());
   s.server.reset();  // ends the watches
+}
+
+// The feed's events live in slots that are used again once delivered
+// (BlockQueue): writes in batches, each delivered before the next, so that
+// later batches fill the slots of earlier ones (a pod where a DaemonSet
+// was, a node where a pod was, a short name where a long one was and the
+// other way round). Every watch still gets exactly what the API served
+// after each write: nothing of a slot's last use shows.
+TEST(ServeFeed, EventsInReusedSlotsCarryNothingOver) {
+  Served s(true, {}, lab_with_markers);
+  Reference ref;
+  subscribe(s, ref);
+  Watch nodes(s, "/api/v1/nodes", {});
+  Watch pods(s, "/api/v1/pods", {});
+  Watch dss(s, std::string("/apis/apps/v1/namespaces/") + kNs + "/daemonsets", {});
+  ASSERT_EQ(nodes.wait_for(3).size(), 3u) << nodes.error();
+  ASSERT_EQ(pods.wait_for(1).size(), 1u) << pods.error();
+  ASSERT_EQ(dss.wait_for(1).size(), 1u) << dss.error();
+  // Runs `write` on the store, then waits until every watch has all of it.
+  auto batch = [&](const std::function<void(FakeCluster&)>& write) {
+    size_t n_pods = 0, n_nodes = 0, n_dss = 0;
+    s.server->with_cluster([&](FakeCluster& c) {
+      write(c);
+      n_pods = ref.of(Kind::kPod).size();
+      n_nodes = ref.of(Kind::kNode).size();
+      n_dss = ref.of(Kind::kDaemonSet).size();
+    });
+    // At least: the server's clock may write more in between (compared
+    // whole at the end).
+    EXPECT_GE(pods.wait_for(1 + n_pods).size(), 1 + n_pods);
+    EXPECT_GE(nodes.wait_for(3 + n_nodes).size(), 3 + n_nodes);
+    EXPECT_GE(dss.wait_for(1 + n_dss).size(), 1 + n_dss);
+  };
+  auto static_pod = [](const std::string& name) {
+    core::Pod p;
+    p.metadata.namespace_ = "other";
+    p.metadata.name = name;
+    p.spec.node_name = "lab-node-2";
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    return p;
+  };
+  const std::string long_name = "long-" + std::string(120, 'x');  // name and uid over FeedEvent::kIds
+  batch([&](FakeCluster& c) {                                     // DaemonSets, then their pods
+    c.apply(lab_daemonsets());
+    c.settle();
+  });
+  batch([&](FakeCluster& c) { c.store().create(static_pod(long_name)); });
+  for (int round = 0; round < 3; ++round) {
+    batch([&](FakeCluster& c) {
+      c.store().create(static_pod("s" + std::to_string(round)));
+      c.set_node_label("lab-node-1", lab().operands[0].label, round % 2 ? "true" : "false");
+      c.settle();
+      c.store().remove(Kind::kPod, "other", "s" + std::to_string(round), 0);
+    });
+    batch([&](FakeCluster& c) {
+      c.store().remove(Kind::kPod, "other", long_name, 0);
+      c.store().create(static_pod(long_name));
+    });
+  }
+  Reference done = unsubscribe(s, ref);
+  EXPECT_TRUE(same_events(without_first(pods.events(), 1), done.of(Kind::kPod)));
+  EXPECT_TRUE(same_events(without_first(nodes.events(), 3), done.of(Kind::kNode)));
+  EXPECT_TRUE(same_events(without_first(dss.events(), 1), done.of(Kind::kDaemonSet)));
+  s.server.reset();
 }
 
 // BOOKMARK events never claim a version the watch has not been given every
