@@ -38,11 +38,11 @@
 #include <cxxopts.hpp>
 
 #include "bench/bench_common.h"
-#include "core/analysis.h"
-#include "core/lab.h"
+#include "core/analysis/analysis.h"
+#include "core/lab/lab.h"
 #include "real/api_cluster.h"
 #include "real/kubeconfig.h"
-#include "simulator/api_server.h"
+#include "simulator/apiserver/api_server.h"
 #include "simulator/fake_cluster.h"
 
 namespace {

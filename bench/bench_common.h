@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/operands.h"
-#include "core/quantity.h"
+#include "core/gpu_operator/operands.h"
+#include "core/model/model.h"
+#include "core/model/quantity.h"
 
 namespace gpuops::bench {
 

@@ -15,9 +15,9 @@
 #include <algorithm>
 
 #include "bench/bench_common.h"
-#include "core/analysis.h"
-#include "core/diagnose.h"
-#include "core/placement.h"
+#include "core/analysis/analysis.h"
+#include "core/diagnose/diagnose.h"
+#include "core/kube/placement.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 
 #include "bench/bench_common.h"
 #include "cli/app.h"
-#include "core/encode.h"
+#include "core/codec/encode.h"
 
 namespace {
 

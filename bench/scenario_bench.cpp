@@ -36,10 +36,10 @@
 
 #include "bench/bench_common.h"
 #include "cli/app.h"
-#include "core/encode.h"
-#include "core/input_file.h"
-#include "core/scenario.h"
-#include "core/yaml_load.h"
+#include "core/base/input_file.h"
+#include "core/codec/encode.h"
+#include "core/codec/yaml_load.h"
+#include "core/scenario/scenario.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>

@@ -33,7 +33,7 @@
 // answer must hold that node's 5 pods. The CPU column is the client thread;
 // `server_cpu_ms` is the rest of the process.
 //
-// Results: docs/PERFORMANCE.md ("The served simulator").
+// Results: docs/PERFORMANCE-HISTORY.md ("The served simulator").
 #include <benchmark/benchmark.h>
 
 #include <time.h>
@@ -55,7 +55,7 @@
 #include "bench/bench_common.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
-#include "simulator/api_server.h"
+#include "simulator/apiserver/api_server.h"
 #include "simulator/fake_cluster.h"
 
 namespace {

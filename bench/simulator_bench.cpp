@@ -16,9 +16,9 @@
 #include <filesystem>
 
 #include "bench/bench_common.h"
-#include "core/cluster_policy.h"
-#include "core/lab.h"
-#include "core/operands.h"
+#include "core/gpu_operator/cluster_policy.h"
+#include "core/gpu_operator/operands.h"
+#include "core/lab/lab.h"
 #include "simulator/fake_cluster.h"
 
 namespace {

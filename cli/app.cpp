@@ -11,8 +11,8 @@
 
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
-#include "core/errors.h"
-#include "core/terminal.h"
+#include "core/base/errors.h"
+#include "core/base/terminal.h"
 
 namespace gpuops::cli {
 

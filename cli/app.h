@@ -4,7 +4,7 @@
 // PATH..., lab run|grade (`gpuops help` and `gpuops COMMAND --help` say
 // more; the table of commands is in cli/app.cpp).
 //
-// Exit codes (core/errors.h): 0 fine, 1 a finding (for plan: something would
+// Exit codes (core/base/errors.h): 0 fine, 1 a finding (for plan: something would
 // change), 2 bad usage or input, 3 cluster or connection error. Results go to stdout, errors to stderr as one
 // line "gpuops: error: <what>" naming the file, line and field when known
 // (text from the input written through core::escape_terminal).

@@ -1,8 +1,8 @@
 #include "cli/backends.h"
 
 #include "cli/cluster_options.h"
-#include "core/errors.h"
-#include "core/input_file.h"
+#include "core/base/errors.h"
+#include "core/base/input_file.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
 #include "simulator/fake_cluster.h"

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "core/cluster.h"
-#include "core/simulation.h"
+#include "core/cluster/cluster.h"
+#include "core/cluster/simulation.h"
 
 namespace gpuops::cli {
 

@@ -4,10 +4,10 @@
 #include <ostream>
 
 #include "cli/backends.h"
-#include "core/errors.h"
-#include "core/must_gather.h"
-#include "core/snapshot.h"
-#include "core/terminal.h"
+#include "core/base/errors.h"
+#include "core/base/terminal.h"
+#include "core/cluster/must_gather.h"
+#include "core/cluster/snapshot.h"
 
 namespace gpuops::cli {
 

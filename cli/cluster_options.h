@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster.h"
-#include "core/operands.h"
-#include "core/operator_install.h"
-#include "core/snapshot.h"
+#include "core/cluster/cluster.h"
+#include "core/cluster/snapshot.h"
+#include "core/gpu_operator/operands.h"
+#include "core/gpu_operator/operator_install.h"
 
 namespace gpuops::cli {
 
 // Options every cluster-reading command takes:
 //   --snapshot FILE (repeatable, or comma-separated): read kubectl dumps or
-//     a GPU Operator must-gather folder (core/snapshot.h)
+//     a GPU Operator must-gather folder (core/cluster/snapshot.h)
 //   --kubeconfig FILE, --context NAME: a live cluster
 //   -n/--namespace NS (default gpu-operator), --operands lab|gpu-operator|FILE,
 //   -o/--output text|json

@@ -10,9 +10,9 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/analysis.h"
-#include "core/html_report.h"
-#include "core/placement_view.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/placement_view.h"
+#include "core/diagnose/html_report.h"
 
 namespace gpuops::cli {
 

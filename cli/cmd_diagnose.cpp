@@ -1,14 +1,14 @@
 // gpuops diagnose [NODE...] | explain NODE OPERAND: say why, in the GPU
-// Operator's own terms (core/diagnose.h).
+// Operator's own terms (core/diagnose/diagnose.h).
 #include <iostream>
 
 #include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/diagnose.h"
-#include "core/diagnose_render.h"
-#include "core/html_report.h"
+#include "core/diagnose/diagnose.h"
+#include "core/diagnose/diagnose_render.h"
+#include "core/diagnose/html_report.h"
 
 namespace gpuops::cli {
 

@@ -34,8 +34,8 @@
 #include "cli/commands.h"
 #include "cli/exporter_metrics.h"
 #include "cli/http_endpoint.h"
-#include "core/operator_install.h"
-#include "core/terminal.h"
+#include "core/base/terminal.h"
+#include "core/gpu_operator/operator_install.h"
 
 #ifdef GPUOPS_HAVE_REAL
 #include "real/cluster_cache.h"

@@ -20,13 +20,13 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/subprocess.h"
-#include "core/html_report.h"
-#include "core/lab.h"
-#include "core/operator_install.h"
-#include "core/yaml_load.h"
+#include "core/codec/yaml_load.h"
+#include "core/diagnose/html_report.h"
+#include "core/gpu_operator/operator_install.h"
+#include "core/lab/lab.h"
 
 #ifdef GPUOPS_HAVE_SIMULATOR
-#include "simulator/api_server.h"
+#include "simulator/apiserver/api_server.h"
 #include "simulator/fake_cluster.h"
 #endif
 

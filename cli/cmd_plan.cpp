@@ -3,7 +3,7 @@
 // must-gather, a live cluster: only read) is imported into the simulator
 // (simulator::FakeCluster::import_state), settled, the change replayed on
 // the copy with kubectl's verbs, settled again, and the two states compared
-// (core/plan.h). Exit codes as kubectl diff's: 0 nothing would change, 1
+// (core/plan/plan.h). Exit codes as kubectl diff's: 0 nothing would change, 1
 // something would, 2 bad input, 3 cluster error.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -20,16 +20,17 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/errors.h"
-#include "core/plan.h"
-#include "core/scenario.h"
-#include "core/validation.h"
-#include "core/yaml_load.h"
-#include "simulator/api_select.h"
+#include "core/base/errors.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/yaml_load.h"
+#include "core/kube/names.h"
+#include "core/kube/selector.h"
+#include "core/kube/taints.h"
+#include "core/plan/plan.h"
+#include "core/scenario/scenario.h"
 #include "simulator/fake_cluster.h"
-#include "simulator/touched_nodes.h"
+#include "simulator/store/touched_nodes.h"
 
 namespace gpuops::cli {
 
@@ -43,7 +44,7 @@ std::vector<std::string> target_nodes(const std::vector<std::string>& names, con
   std::vector<std::string> out;
   if (!selector.empty()) {
     if (!names.empty()) throw UsageError("give node names or -l SELECTOR, not both");
-    simulator::LabelQuery q = simulator::LabelQuery::parse(selector);
+    core::LabelQuery q = core::LabelQuery::parse(selector);
     for (const auto& n : state.nodes)
       if (q.matches(n.metadata.labels)) out.push_back(n.metadata.name);
     std::sort(out.begin(), out.end());
@@ -94,7 +95,7 @@ TaintArg parse_taint(const std::string& spec) {
     t.taint.key = parts[0];
   } else {
     t.taint.effect = parts[1];
-    if (t.taint.effect != "NoSchedule" && t.taint.effect != "PreferNoSchedule" && t.taint.effect != "NoExecute")
+    if (!core::is_taint_effect(t.taint.effect))
       throw core::InputError("", 0, "taint",
                              "invalid taint effect: " + t.taint.effect +
                                  ", unsupported taint effect (NoSchedule, PreferNoSchedule, NoExecute)");

@@ -14,7 +14,7 @@
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
-#include "core/scenario.h"
+#include "core/scenario/scenario.h"
 
 namespace gpuops::cli {
 

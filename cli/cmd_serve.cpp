@@ -1,4 +1,4 @@
-// gpuops serve: the simulator behind the Kubernetes API (simulator/api_server.h).
+// gpuops serve: the simulator behind the Kubernetes API (simulator/apiserver/api_server.h).
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -6,11 +6,12 @@
 #include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
-#include "core/errors.h"
-#include "core/scenario.h"
+#include "core/base/errors.h"
+#include "core/lab/lab.h"
+#include "core/scenario/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR
-#include "simulator/api_server.h"
-#include "simulator/ui_server.h"
+#include "simulator/apiserver/api_server.h"
+#include "simulator/ui/ui_server.h"
 #endif
 
 namespace gpuops::cli {
@@ -91,7 +92,7 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     throw UsageError("--kubelet must be kwok or kubelet, not \"" + kubelet + "\"");
   }
   simulator::FakeCluster cluster(copts);
-  if (r.count("lab")) simulator::add_lab_nodes(cluster);
+  if (r.count("lab")) core::add_lab_nodes(cluster);
   if (imported) {
     cluster.import_state(imported->state, imported->install.detected ? &imported->catalog : nullptr);
     cluster.settle();

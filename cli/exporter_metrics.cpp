@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "core/analysis.h"
-#include "core/diagnose.h"
+#include "core/analysis/analysis.h"
+#include "core/diagnose/diagnose.h"
 
 namespace gpuops::cli {
 

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
-#include "core/operands.h"
+#include "core/gpu_operator/operands.h"
+#include "core/model/model.h"
 
 namespace gpuops::cli {
 

@@ -8,7 +8,7 @@
 #include <charconv>
 #include <thread>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 
 namespace gpuops::cli {
 

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "cli/app.h"
-#include "core/errors.h"
-#include "core/input_file.h"
+#include "core/base/errors.h"
+#include "core/base/input_file.h"
 
 int main(int argc, char** argv) {
-  // The input size limit (core/input_file.h), bytes.
+  // The input size limit (core/base/input_file.h), bytes.
   if (const char* v = std::getenv("GPUOPS_MAX_INPUT_BYTES"); v && *v) {
     std::size_t n = 0;
     auto [end, ec] = std::from_chars(v, v + std::strlen(v), n);

@@ -1,7 +1,7 @@
 // cli/output.h: the structured formats of -o, as kubectl offers them for a
 // command's document: json (one line) and yaml (the same document as a YAML
 // block, emitted by yaml-cpp, which reads back as the same JSON through
-// core/yaml_load.h; strings that YAML would read as another type are quoted).
+// core/codec/yaml_load.h; strings that YAML would read as another type are quoted).
 #pragma once
 
 #include <boost/json/value.hpp>

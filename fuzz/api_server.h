@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "simulator/api_server.h"
+#include "core/lab/lab.h"
+#include "simulator/apiserver/api_server.h"
 #include "simulator/fake_cluster.h"
 
 namespace gpuops::fuzz::detail {
@@ -20,7 +21,7 @@ namespace gpuops::fuzz::detail {
 inline gpuops::simulator::ApiServer& server() {
   static gpuops::simulator::FakeCluster* cluster = [] {
     auto* c = new gpuops::simulator::FakeCluster();
-    gpuops::simulator::add_lab_nodes(*c);
+    gpuops::core::add_lab_nodes(*c);
     return c;
   }();
   static gpuops::simulator::ApiServer* srv = [] {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "fuzz/fuzz_common.h"
 #include "real/kubeconfig.h"
 

@@ -1,8 +1,8 @@
 // Fuzz target: the YAML manifest decoder. The input is a manifest file
-// (`gpuops apply -f`): core::load_yaml_all (core/yaml_load.h: the alias
+// (`gpuops apply -f`): core::load_yaml_all (core/codec/yaml_load.h: the alias
 // checks), then core::read_documents and decode_object on every document,
 // and the objects encoded back (encode lays typed fields over `raw`); a
-// document of a kind lint checks without modelling it (core/validate_kinds.h)
+// document of a kind lint checks without modelling it (core/codec/validate_kinds.h)
 // through core::validate_kind instead.
 // Anything but core::InputError escaping is a bug.
 // The body of fuzz/fuzz_manifest.cpp; tests replay fuzz/regressions/manifest/ with it.
@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <string>
 
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/encode.h"
-#include "core/errors.h"
-#include "core/validate_kinds.h"
-#include "core/yaml_load.h"
+#include "core/base/errors.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/encode.h"
+#include "core/codec/validate_kinds.h"
+#include "core/codec/yaml_load.h"
 
 namespace gpuops::fuzz {
 

@@ -1,7 +1,7 @@
 // Fuzz and test helper: core::read_pod_list_page against the DOM path
 // (boost::json::parse, then decode_pod_typed per item, as
 // real::ApiCluster::list reads a page). Used by fuzz/snapshot.h (every input
-// is also read as a PodList answer) and tests/core/pod_list_reader_test.cpp.
+// is also read as a PodList answer) and tests/core/codec/pod_list_reader_test.cpp.
 #pragma once
 
 #include <boost/json.hpp>
@@ -13,11 +13,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/errors.h"
-#include "core/pod_list_reader.h"
-#include "core/rfc3339.h"
+#include "core/base/errors.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/pod_list_reader.h"
+#include "core/model/rfc3339.h"
 
 namespace gpuops::fuzz::pod_list {
 

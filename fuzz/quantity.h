@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/quantity.h"
+#include "core/model/quantity.h"
 
 namespace gpuops::fuzz {
 

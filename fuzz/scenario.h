@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/errors.h"
-#include "core/scenario.h"
+#include "core/base/errors.h"
+#include "core/scenario/scenario.h"
 #include "fuzz/fuzz_common.h"
 
 namespace gpuops::fuzz {

@@ -18,16 +18,16 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "core/analysis.h"
-#include "core/decode.h"
-#include "core/diagnose.h"
-#include "core/documents.h"
-#include "core/encode.h"
-#include "core/errors.h"
-#include "core/input_file.h"
-#include "core/operands.h"
-#include "core/operator_install.h"
-#include "core/snapshot.h"
+#include "core/analysis/analysis.h"
+#include "core/base/errors.h"
+#include "core/base/input_file.h"
+#include "core/cluster/snapshot.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/encode.h"
+#include "core/diagnose/diagnose.h"
+#include "core/gpu_operator/operands.h"
+#include "core/gpu_operator/operator_install.h"
 #include "fuzz/fuzz_common.h"
 #include "fuzz/pod_list.h"
 

@@ -1,4 +1,4 @@
-// Fuzz target: the two YAML parsers of core/yaml_load.h against each other.
+// Fuzz target: the two YAML parsers of core/codec/yaml_load.h against each other.
 // The input is any text. Whenever the libfyaml reader takes it
 // (core::detail::load_yaml_all_by_libfyaml returns nodes), yaml-cpp's
 // YAML::LoadAll must take it too and build the same nodes: the same types,
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_load.h"
+#include "core/codec/yaml_load.h"
 
 namespace gpuops::fuzz {
 

@@ -11,15 +11,15 @@
 #include <set>
 #include <thread>
 
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/encode.h"
-#include "core/errors.h"
-#include "core/placement.h"
-#include "core/pod_list_reader.h"
-#include "core/rfc3339.h"
-#include "core/terminal.h"
-#include "core/validation.h"
+#include "core/base/errors.h"
+#include "core/base/terminal.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/encode.h"
+#include "core/codec/pod_list_reader.h"
+#include "core/kube/names.h"
+#include "core/kube/placement.h"
+#include "core/model/rfc3339.h"
 
 namespace gpuops::real {
 namespace {

@@ -47,7 +47,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
 

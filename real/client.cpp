@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/base64.h"
+#include "core/base/base64.h"
 #include "real/client_internal.h"
 
 namespace gpuops::real {

@@ -44,7 +44,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "real/kubeconfig.h"
 
 namespace gpuops::real {

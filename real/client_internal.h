@@ -1,5 +1,5 @@
 // real/client_internal.h: what client.cpp (transport, credentials, requests)
-// and exec_credential.cpp (the exec credential plugin) share. Internal:
+// and exec_credential.cpp (the exec credential plugin) share. Internal to real/:
 // included by those two files only, nothing here is part of the API.
 #pragma once
 

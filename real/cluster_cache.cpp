@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "core/decode.h"
-#include "core/errors.h"
+#include "core/base/errors.h"
+#include "core/codec/decode.h"
 #include "real/client.h"
 
 namespace gpuops::real {

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "real/kubeconfig.h"
 #include "real/reflector.h"
 

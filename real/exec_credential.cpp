@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/base64.h"
-#include "core/errors.h"
-#include "core/rfc3339.h"
+#include "core/base/base64.h"
+#include "core/base/errors.h"
+#include "core/model/rfc3339.h"
 #include "real/client_internal.h"
 
 extern char** environ;

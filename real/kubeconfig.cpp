@@ -15,9 +15,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/base64.h"
-#include "core/errors.h"
-#include "core/yaml_load.h"
+#include "core/base/base64.h"
+#include "core/base/errors.h"
+#include "core/codec/yaml_load.h"
 
 namespace gpuops::real {
 namespace {
@@ -45,7 +45,7 @@ std::optional<std::string> read_text(const std::string& path) {
     throw InputError(path, 0, "", "error loading config file \"" + path + "\": read " + path + ": is a directory");
   // A FIFO would hang the read and /dev/zero never ends (a kubeconfig naming
   // it as its certificate-authority took all memory): regular files only,
-  // as core/input_file.h reads every other input.
+  // as core/base/input_file.h reads every other input.
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
     throw InputError(path, 0, "", "error loading config file \"" + path + "\": not a regular file");
   std::ifstream in(path, std::ios::binary);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "real/api_cluster.h"
 #include "real/client.h"
 

@@ -35,7 +35,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/documents.h"
+#include "core/codec/documents.h"
 #include "real/kubeconfig.h"
 
 namespace gpuops::real {

@@ -93,7 +93,7 @@ log "== simulator: settle from empty, label flip"
 for bm in SettleFromEmpty LabelFlip; do
   for cfg in 100/16 1000/5 1000/16 5000/5 5000/16 15000/20; do
     # 100 x 16: the whole cluster in cache, the per-pod floor of the settle
-    # (docs/PERFORMANCE.md, "Past upstream's 5,000-node limit").
+    # (docs/PERFORMANCE-HISTORY.md, "Past upstream's 5,000-node limit").
     [ "$bm/$cfg" = LabelFlip/100/16 ] && continue
     f="$OUT/sim-$bm-${cfg/\//x}.json"
     "$BUILD/bench/simulator_bench" --benchmark_filter="BM_$bm/$cfg(/|\$)" --benchmark_out="$f" \

@@ -8,7 +8,9 @@ dir=build
 extra=()
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
-  extra=(-DGPUOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  # The layer check rides on this tree: shared libraries linked with
+  # -Wl,--no-undefined (CMakeLists.txt, GPUOPS_LAYER_CHECK).
+  extra=(-DGPUOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DGPUOPS_LAYER_CHECK=ON)
   shift
 fi
 cmake -S . -B "$dir" -G Ninja -DGPUOPS_WERROR=ON "${extra[@]}" >/dev/null

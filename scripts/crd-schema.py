@@ -5,7 +5,7 @@
 
 Reads the first served version's openAPIV3Schema and keeps, under
 properties.spec, only what gpuops' structural validation reads
-(core/crd_schema.h): type, properties, items, additionalProperties,
+(core/codec/crd_schema.h): type, properties, items, additionalProperties,
 required, enum, minimum, maximum, pattern, format (int32 and int64),
 default, x-kubernetes-int-or-string and x-kubernetes-preserve-unknown-fields.
 Descriptions and everything else are left out. Needs python3

@@ -31,24 +31,25 @@
 #include <set>
 #include <thread>
 
-#include "core/decode.h"
-#include "core/encode.h"
-#include "core/errors.h"
-#include "core/rfc3339.h"
-#include "core/terminal.h"
-#include "core/validation.h"
-#include "simulator/api_patch.h"
-#include "simulator/cluster_context.h"
-#include "simulator/clusterpolicy_controller.h"
-#include "simulator/daemon_controller.h"
-#include "simulator/driver_manager.h"
-#include "simulator/garbage_collector.h"
-#include "simulator/kubelet.h"
-#include "simulator/mig_manager.h"
-#include "simulator/node_lifecycle_controller.h"
-#include "simulator/podgc.h"
-#include "simulator/scheduler.h"
-#include "simulator/steady_cycle.h"
+#include "core/base/errors.h"
+#include "core/base/terminal.h"
+#include "core/codec/decode.h"
+#include "core/codec/encode.h"
+#include "core/codec/patch.h"
+#include "core/kube/names.h"
+#include "core/model/rfc3339.h"
+#include "simulator/gpu_operator/clusterpolicy_controller.h"
+#include "simulator/gpu_operator/driver_manager.h"
+#include "simulator/gpu_operator/mig_manager.h"
+#include "simulator/gpu_operator/operator_validation.h"
+#include "simulator/kube/cluster_context.h"
+#include "simulator/kube/daemon_controller.h"
+#include "simulator/kube/garbage_collector.h"
+#include "simulator/kube/kubelet.h"
+#include "simulator/kube/node_lifecycle_controller.h"
+#include "simulator/kube/podgc.h"
+#include "simulator/kube/scheduler.h"
+#include "simulator/kube/steady_cycle.h"
 
 namespace gpuops::simulator {
 
@@ -68,6 +69,7 @@ struct FakeCluster::Impl : StoreObserver {
   internal::ClusterPolicyController cluster_policy{ctx, daemonsets};
   internal::DriverManager driver_manager{ctx, kubelet.pod_queue};
   internal::MigManager mig_manager{ctx};
+  std::optional<internal::ValidationGates> gates;  // the installed operator's
 
   explicit Impl(Options o) : ctx(o) {
     ctx.store.add_observer(this);
@@ -78,7 +80,8 @@ struct FakeCluster::Impl : StoreObserver {
   // (`adopt`: ClusterPolicyController::install's); the CRDs are the caller's.
   void start_operator(const core::Catalog& catalog, const std::string& ns, bool adopt) {
     cluster_policy.install(catalog, ns, adopt);
-    kubelet.set_validation_gates(&cluster_policy.catalog());
+    gates.emplace(cluster_policy.catalog());
+    kubelet.set_init_gates(&*gates);
     driver_manager.install(&cluster_policy.catalog(), ns);
     mig_manager.install(&cluster_policy.catalog(), ns);
   }
@@ -265,13 +268,13 @@ void FakeCluster::patch_cluster_policy(const std::string& name, const boost::jso
   auto cur = s.get(Kind::kClusterPolicy, "", name);
   if (!s.gpu_operator_crds() || !cur)
     throw ClusterError("clusterpolicies.nvidia.com " + core::go_quote(name) + " not found", 404);
-  boost::json::value patched = simulator::merge_patch(core::encode(*cur), merge_patch);
+  boost::json::value patched = core::merge_patch(core::encode(*cur), merge_patch);
   if (!patched.is_object())
     throw core::InputError::with_status(422, "", 0, "", "the patched ClusterPolicy is not an object");
   // A patch that renames it (metadata or its name null too) or changes its
   // kind or apiVersion: refused as the API server refuses it (400 / 422),
   // nothing written.
-  check_patched_identity(patched, name, true, "ClusterPolicy", "nvidia.com/v1");
+  core::check_patched_identity(patched, name, true, "ClusterPolicy", "nvidia.com/v1");
   // A patch that sets metadata to a string, a list or a number leaves no
   // object to decode: refused, as the API server's decoding of the patched
   // object into ObjectMeta refuses it.
@@ -296,7 +299,8 @@ void FakeCluster::delete_cluster_policy(const std::string& name) {
 
 void FakeCluster::uninstall_operator() {
   impl_->cluster_policy.uninstall();
-  impl_->kubelet.set_validation_gates(nullptr);
+  impl_->kubelet.set_init_gates(nullptr);
+  impl_->gates.reset();
   impl_->driver_manager.install(nullptr, "");
   impl_->mig_manager.install(nullptr, "");
 }

@@ -1,7 +1,7 @@
 // simulator/fake_cluster.h: an in-process Kubernetes cluster for gpuops.
 //
 // FakeCluster implements core::Cluster over an ObjectStore
-// (simulator/object_store.h) and the controllers that act on it, each
+// (simulator/store/object_store.h) and the controllers that act on it, each
 // mirroring its upstream counterpart, each in a file of its own (internal
 // headers, named below):
 //  * DaemonSet controller (daemon_controller.h; kubernetes
@@ -47,68 +47,17 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster.h"
-#include "core/operands.h"
-#include "core/simulation.h"
-#include "simulator/object_store.h"
+#include "core/cluster/cluster.h"
+#include "core/cluster/simulation.h"
+#include "core/gpu_operator/operands.h"
+#include "simulator/kube/options.h"
+#include "simulator/store/object_store.h"
 
 namespace gpuops::simulator {
 
-enum class KubeletProfile {
-  // KWOK's default "fast" pod stages (kustomize/stage/pod/fast): a bound pod
-  // becomes Running and Ready at once; a pod with a deletionTimestamp is
-  // deleted at once (grace 0).
-  kKwok,
-  // A real kubelet, simplified: a bound pod is Pending (ContainerCreating) for
-  // Options::start_delay, then Running and Ready; a deleted pod stays Running
-  // with its deletionTimestamp for its grace period
-  // (terminationGracePeriodSeconds, default 30 s), then goes.
-  kKubelet,
-};
-
-// A fault the fake kubelet applies to pods it runs, in either profile.
-enum class FaultKind {
-  // Pending; container waiting ErrImagePull, then ImagePullBackOff.
-  kImagePull,
-  // Running, not Ready; container waiting CrashLoopBackOff (restartCount 5).
-  kCrashLoop,
-  // Running, container running but never Ready (readiness probe failing).
-  kNeverReady,
-  // Pending; the first init container running and never finishing, the
-  // containers waiting PodInitializing (kubectl: Init:0/N). No effect on pods
-  // without init containers.
-  kStuckInInit,
-  // Rejected at admission: phase Failed, reason `reason` (default
-  // "UnexpectedAdmissionError"). The DaemonSet controller deletes and
-  // recreates such pods with its failed-pod backoff.
-  kFailed,
-};
-
-struct Fault {
-  FaultKind kind = FaultKind::kCrashLoop;
-  std::string node;       // empty: every node
-  std::string daemonset;  // DaemonSet name owning the pod; empty: every pod
-  std::string reason;     // kFailed only
-};
-
 class FakeCluster : public core::Cluster {
  public:
-  struct Options {
-    KubeletProfile profile = KubeletProfile::kKwok;
-    // kKubelet: time from binding to Running+Ready.
-    core::Duration start_delay = std::chrono::seconds(2);
-    // Where the virtual clock starts.
-    core::Time start = core::Time(std::chrono::seconds(1767225600));  // 2026-01-01T00:00:00Z
-    // Seeds uids and generated pod names (deterministic).
-    uint64_t seed = 1;
-    // settle() gives up (ClusterError, "live-lock") when it would have to move
-    // virtual time more than this (plus the longest minReadySeconds of the
-    // DaemonSets) past where it started, or run more than max_rounds
-    // controller rounds at one instant.
-    core::Duration settle_limit = std::chrono::hours(1);
-    int max_rounds = 10000;
-    size_t tombstone_capacity = 4096;
-  };
+  using Options = ClusterOptions;
 
   FakeCluster();
   explicit FakeCluster(Options options);
@@ -119,7 +68,7 @@ class FakeCluster : public core::Cluster {
   core::ClusterState state(const std::string& ns) override;
   // Only the parts asked for (the others empty), each as state() has it;
   // with StateParts::of_nodes, core::state_part's of them, materialising no
-  // pod outside it (gpuops plan's state after a change, core/plan.h).
+  // pod outside it (gpuops plan's state after a change, core/plan/plan.h).
   core::ClusterState partial_state(const std::string& ns, const core::StateParts& parts) override;
   // Namespace, Node, DaemonSet or Pod: create, or update when it exists.
   // Validates the whole list first (a DaemonSet's namespace must exist or come

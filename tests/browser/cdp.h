@@ -26,7 +26,7 @@
 #include <string>
 #include <thread>
 
-#include "core/base64.h"
+#include "core/base/base64.h"
 
 namespace gpuops::browser_testing {
 

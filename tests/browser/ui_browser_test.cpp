@@ -7,8 +7,8 @@
 
 #include <iostream>
 
-#include "core/lab.h"
-#include "simulator/ui_server.h"
+#include "core/lab/lab.h"
+#include "simulator/ui/ui_server.h"
 #include "tests/browser/cdp.h"
 #include "tests/serve/helpers.h"
 

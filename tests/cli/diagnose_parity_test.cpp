@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli/app.h"
-#include "core/diagnose.h"
-#include "core/encode.h"
-#include "core/lab.h"
+#include "core/codec/encode.h"
+#include "core/diagnose/diagnose.h"
+#include "core/lab/lab.h"
 #include "simulator/fake_cluster.h"
 
 namespace fs = std::filesystem;

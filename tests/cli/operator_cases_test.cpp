@@ -3,7 +3,7 @@
 // matrix and diagnose. Each dump's header says how it is shaped after the
 // operator's source (assets/state-*, controllers/object_controls.go,
 // controllers/nodelabeling_controller.go). Expected values follow from:
-//  * the present rule of operator mode (core/analysis.h): Running and Ready
+//  * the present rule of operator mode (core/analysis/analysis.h): Running and Ready
 //    (podutil.IsPodReady), the pod's STATUS column as printPod prints it;
 //  * which operands the install renders (isStateEnabled,
 //    controllers/state_manager.go; Helm defaults dcgm and nodeStatusExporter

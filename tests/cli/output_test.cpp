@@ -12,7 +12,7 @@
 
 #include "../common/cli_run.h"
 #include "cli/output.h"
-#include "core/documents.h"
+#include "core/codec/documents.h"
 
 namespace {
 

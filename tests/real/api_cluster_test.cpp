@@ -14,10 +14,10 @@
 #include <optional>
 #include <sstream>
 
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/errors.h"
-#include "core/rfc3339.h"
+#include "core/base/errors.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/model/rfc3339.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {

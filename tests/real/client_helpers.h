@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
 #include "tests/real/test_server.h"

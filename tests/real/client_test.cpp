@@ -15,8 +15,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/errors.h"
-#include "core/rfc3339.h"
+#include "core/base/errors.h"
+#include "core/model/rfc3339.h"
 #include "tests/real/client_helpers.h"
 #include "tests/real/test_server.h"
 

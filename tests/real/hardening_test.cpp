@@ -10,7 +10,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "real/api_cluster.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"

@@ -10,7 +10,7 @@
 #include <map>
 #include <optional>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real {

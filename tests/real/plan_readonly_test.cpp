@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/app.h"
-#include "core/base64.h"
+#include "core/base/base64.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real::testing {

@@ -6,7 +6,8 @@
 
 #include <thread>
 
-#include "core/operands.h"
+#include "core/gpu_operator/operands.h"
+#include "core/lab/lab.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
 #include "tests/serve/helpers.h"
@@ -239,7 +240,7 @@ TEST_F(EndpointTest, GracefulPodDeleteReturnsThePod) {
   simulator::FakeCluster::Options o;
   o.profile = simulator::KubeletProfile::kKubelet;
   FakeCluster slow(o);
-  simulator::add_lab_nodes(slow);
+  core::add_lab_nodes(slow);
   slow.create_namespace("ns");
   simulator::ApiServer srv(slow, {});
   TempDir d;

@@ -16,10 +16,10 @@
 #include <thread>
 #include <tuple>
 
-#include "core/base64.h"
-#include "core/encode.h"
-#include "core/operands.h"
-#include "core/quantity.h"
+#include "core/base/base64.h"
+#include "core/codec/encode.h"
+#include "core/gpu_operator/operands.h"
+#include "core/model/quantity.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
 #include "tests/serve/helpers.h"

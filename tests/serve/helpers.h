@@ -20,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "simulator/api_server.h"
+#include "core/lab/lab.h"
+#include "simulator/apiserver/api_server.h"
 #include "simulator/fake_cluster.h"
 
 namespace gpuops::serve_testing {
@@ -95,7 +96,7 @@ class Served {
   // touches it then).
   explicit Served(bool lab = true, simulator::ApiServer::Options opts = {},
                   const std::function<void(simulator::FakeCluster&)>& setup = {}) {
-    if (lab) simulator::add_lab_nodes(cluster);
+    if (lab) core::add_lab_nodes(cluster);
     if (setup) setup(cluster);
     server = std::make_unique<simulator::ApiServer>(cluster, opts);
     kubeconfig = dir.path + "/kubeconfig";

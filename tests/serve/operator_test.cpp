@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/operands.h"
+#include "core/gpu_operator/operands.h"
 #include "tests/serve/helpers.h"
 
 namespace gpuops::serve_testing {

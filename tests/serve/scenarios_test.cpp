@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "core/scenario.h"
+#include "core/scenario/scenario.h"
 #include "helpers.h"
 #include "tests/common/cli_run.h"
 

@@ -1,4 +1,4 @@
-// serve --ui over HTTP (simulator/ui_server.h): login and cookie, the Host
+// serve --ui over HTTP (simulator/ui/ui_server.h): login and cookie, the Host
 // check, the page's headers, the view and its log after kubectl writes, the
 // event stream, and explain. The browser's side is tests/browser/.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
-#include "core/diagnose.h"
-#include "core/operands.h"
-#include "simulator/ui_server.h"
+#include "core/diagnose/diagnose.h"
+#include "core/gpu_operator/operands.h"
+#include "simulator/ui/ui_server.h"
 #include "tests/serve/helpers.h"
 
 namespace gpuops {

@@ -2,8 +2,8 @@
 // actions plus fault injection, audit the same as their kubectl dumps.
 #include <gtest/gtest.h>
 
-#include "core/analysis.h"
-#include "core/snapshot.h"
+#include "core/analysis/analysis.h"
+#include "core/cluster/snapshot.h"
 #include "helpers.h"
 
 namespace gpuops::simulator {

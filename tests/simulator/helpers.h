@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/operands.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/gpu_operator/operands.h"
 #include "simulator/fake_cluster.h"
 
 namespace gpuops::simulator::testing {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/operator_install.h"
-#include "core/snapshot.h"
+#include "core/cluster/snapshot.h"
+#include "core/gpu_operator/operator_install.h"
 #include "simulator/fake_cluster.h"
 #include "tests/simulator/helpers.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 #include "helpers.h"
 
 namespace gpuops::simulator {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/operator_install.h"
-#include "core/plan.h"
-#include "core/snapshot.h"
+#include "core/cluster/snapshot.h"
+#include "core/gpu_operator/operator_install.h"
+#include "core/plan/plan.h"
 #include "simulator/fake_cluster.h"
-#include "simulator/touched_nodes.h"
+#include "simulator/store/touched_nodes.h"
 #include "tests/simulator/helpers.h"
 
 namespace gpuops::simulator {

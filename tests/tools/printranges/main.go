@@ -1,10 +1,10 @@
-// Writes core/go_print_ranges.inc, the code point ranges Go's
+// Writes core/base/go_print_ranges.inc, the code point ranges Go's
 // strconv.IsPrint takes (letters, marks, numbers, punctuation, symbols and
 // the ASCII space, of the Unicode version of the Go that runs it), which
-// core::go_quote (core/terminal.cpp) needs to quote as strconv.Quote does. Not run by
+// core::go_quote (core/base/terminal.cpp) needs to quote as strconv.Quote does. Not run by
 // the build or the tests; run it again when Go's Unicode version moves:
 //
-//	go run tests/tools/printranges/main.go > core/go_print_ranges.inc
+//	go run tests/tools/printranges/main.go > core/base/go_print_ranges.inc
 package main
 
 import (

@@ -1,0 +1,93 @@
+// core/cluster/snapshot.h: a read-only Cluster over kubectl dumps.
+//
+// Input: the output of `kubectl get nodes,daemonsets,pods -A -o json` (or
+// -o yaml), a List, single objects, several files, or a folder of them
+// (core/codec/documents.h read_paths); or a GPU Operator must-gather folder
+// (hack/must-gather.sh), whose YAML files are read so and whose nodes come
+// from gpu_nodes.labels, gpu_nodes.descr and gpu_nodes.status
+// (core/cluster/must_gather.h; those files may also be named alone). Nodes are
+// cluster-wide; DaemonSets and pods are filtered by namespace in state().
+// Every write throws ClusterError ("a snapshot is read-only"); settle() does
+// nothing.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/cluster/cluster.h"
+
+namespace gpuops::core {
+
+// What a SnapshotCluster keeps of each object besides its typed fields.
+struct SnapshotOptions {
+  // Each node's and pod's whole JSON (Node::raw, Pod::raw): needed only where
+  // they are written out again (`gpuops serve --snapshot` serves them with
+  // every field). The analyses read the typed fields; without it a pod costs
+  // about a third. DaemonSets, ClusterPolicies and NVIDIADrivers keep theirs
+  // always (the template hash and the spec read from it; they are few).
+  bool keep_raw = true;
+};
+
+// The newest timestamp a state carries: creation times (not deletion times,
+// which lie in the future by the grace period), taints' timeAdded, pod and
+// custom resource conditions' lastTransitionTime, pods' startTime, running
+// containers' startedAt, and the upgrade controller's start-time annotations
+// on nodes (k8s-operator-libs pkg/upgrade consts.go, Unix seconds). What a
+// SnapshotCluster gives as ClusterState::observed_at: a dump says nothing of
+// when it was taken, and every one of these times is at or before it.
+// nullopt when the state has none.
+std::optional<Time> newest_timestamp(const ClusterState& state);
+
+class SnapshotCluster : public Cluster {
+ public:
+  // Reads and decodes every document of `paths`. Only Nodes, DaemonSets,
+  // Pods and the GPU Operator's ClusterPolicies and NVIDIADrivers (cluster-
+  // scoped: in every namespace's state) are kept; objects of other kinds (Namespaces, Services,
+  // ReplicaSets, ...) are skipped. Throws
+  // InputError for unreadable or malformed input (a must-gather's text files
+  // included, with file and line). An object met twice (same kind, namespace
+  // and name: overlapping dumps) is kept once, the first; a must-gather's
+  // nodes come after every Node of the YAML input, so a Node object wins over
+  // the must-gather's text for the same name.
+  // JSON files are read item by item (core/codec/documents.h stream_documents):
+  // memory is the objects kept, not the file's DOM.
+  explicit SnapshotCluster(const std::vector<std::string>& paths, SnapshotOptions options = {});
+  // From already decoded objects (tests).
+  explicit SnapshotCluster(std::vector<Object> objects);
+
+  // The objects of namespace `ns` (nodes and the custom resources: all), with
+  // observed_at = newest_timestamp of that state.
+  ClusterState state(const std::string& ns) override;
+  void apply(const std::vector<Object>& objects) override;
+  void create_namespace(const std::string& name) override;
+  void set_node_label(const std::string& node, const std::string& key,
+                      const std::optional<std::string>& value) override;
+  void add_node(const Node& node) override;
+  void delete_node(const std::string& node) override;
+  void set_node_taints(const std::string& node, const std::vector<Taint>& taints) override;
+  void set_node_unschedulable(const std::string& node, bool unschedulable) override;
+  void set_node_ready(const std::string& node, const std::string& status) override;
+  void delete_pod(const std::string& ns, const std::string& name) override;
+  void settle() override {}
+
+  // state(ns), with the objects moved out instead of copied: afterwards the
+  // snapshot holds no nodes, ClusterPolicies or NVIDIADrivers, and only the
+  // other namespaces' DaemonSets and pods (namespaces() lists those). For a
+  // caller that reads the state once, as the CLI does.
+  ClusterState take_state(const std::string& ns);
+
+  // Namespaces that hold DaemonSets or pods in the dump, sorted.
+  std::vector<std::string> namespaces() const;
+
+ private:
+  // Deques: no relocation as they grow, nor a second copy while take_state
+  // moves them out.
+  std::deque<Node> nodes_;
+  std::deque<DaemonSet> daemonsets_;
+  std::deque<Pod> pods_;
+  std::deque<ClusterPolicy> cluster_policies_;
+  std::deque<NVIDIADriver> nvidia_drivers_;
+};
+
+}  // namespace gpuops::core

@@ -1,0 +1,186 @@
+// The simulated GPU Operator's rendering; see operator_object_controls.h.
+#include "simulator/gpu_operator/operator_object_controls.h"
+
+#include <boost/json.hpp>
+
+#include "core/codec/decode.h"
+#include "core/gpu_operator/cluster_policy.h"
+
+namespace gpuops::simulator::internal {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::object* spec_field(const core::ClusterPolicy& p, const std::string& field) {
+  const json::value* spec = p.raw.if_contains("spec");
+  if (!spec || !spec->is_object()) return nullptr;
+  const json::value* f = spec->as_object().if_contains(field);
+  return f && f->is_object() ? &f->as_object() : nullptr;
+}
+
+std::string str(const json::object* o, const char* key) {
+  if (!o) return "";
+  const json::value* v = o->if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+// mirrors gpuv1.ImagePath (api/nvidia/v1/clusterpolicy_types.go):
+// repository/image:version (version a digest: @version); image alone when it
+// is a full path; else the release's default.
+std::string image_path(const json::object* spec, const std::string& fallback, const std::string& version_suffix) {
+  std::string repo = str(spec, "repository"), image = str(spec, "image"), version = str(spec, "version");
+  if (!repo.empty() && !image.empty() && !version.empty()) {
+    if (version.rfind("sha256:", 0) == 0) return repo + "/" + image + "@" + version;
+    return repo + "/" + image + ":" + version + version_suffix;
+  }
+  if (!image.empty() && repo.empty() && version.empty() && image.find('/') != std::string::npos) return image;
+  return fallback;
+}
+
+json::object labels_json(const std::vector<std::pair<std::string, std::string>>& l) {
+  json::object o;
+  for (const auto& [k, v] : l) o[k] = v;
+  return o;
+}
+
+}  // namespace
+
+// mirrors preProcessDaemonSet and the Transform* functions' placement fields,
+// gpu-operator controllers/object_controls.go
+core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::ClusterPolicy& policy,
+                                         const core::Catalog& catalog, const std::string& ns,
+                                         const std::string& os_tag) {
+  const json::object* daemonsets = spec_field(policy, "daemonsets");
+  const std::string field = core::policy_field(op.name);
+  const json::object* component = field.empty() ? nullptr : spec_field(policy, field);
+
+  json::object selector = op.selector.empty() ? json::object{{"app", op.app}} : labels_json(op.selector);
+  json::object pod_labels = selector;
+  if (!op.component.empty()) pod_labels["app.kubernetes.io/component"] = op.component;
+  for (const auto& [k, v] : op.pod_labels) pod_labels[k] = v;
+
+  json::object node_selector{{op.label, "true"}};
+  for (const auto& [k, v] : op.node_selector) node_selector[k] = v;
+
+  // applyCommonDaemonsetConfig: a non-empty spec.daemonsets.tolerations
+  // replaces the template's list.
+  // The asset's own list: the nvidia.com/gpu toleration in every one but
+  // assets/state-vgpu-device-manager/0600_daemonset.yaml, which has none.
+  json::array tolerations;
+  if (op.name != "vgpu-device-manager")
+    tolerations.push_back(json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
+  if (daemonsets)
+    if (const json::value* t = daemonsets->if_contains("tolerations"); t && t->is_array() && !t->as_array().empty())
+      tolerations = t->as_array();
+  std::string priority = str(daemonsets, "priorityClassName");
+  if (priority.empty()) priority = "system-node-critical";
+
+  // The validation init containers run the validator image.
+  const core::Operand* validator = catalog.by_name("operator-validator");
+  std::string validator_image = image_path(spec_field(policy, "validator"), validator ? validator->image : "", "");
+  json::array init;
+  // k8s-driver-manager runs spec.driver.manager's image (the release's
+  // default: operator.driver_manager_image).
+  const json::object* driver = spec_field(policy, "driver");
+  const json::value* manager = driver ? driver->if_contains("manager") : nullptr;
+  std::string manager_image = image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
+                                         catalog.rules.driver_manager_image, "");
+  // handleDevicePluginConfig: config-manager-init stays only with a custom
+  // plugin config (spec.devicePlugin.config.name set, isCustomPluginConfigSet).
+  const json::object* plugin = spec_field(policy, "devicePlugin");
+  const json::value* plugin_config = plugin ? plugin->if_contains("config") : nullptr;
+  const bool custom_plugin_config =
+      plugin_config && plugin_config->is_object() && !str(&plugin_config->as_object(), "name").empty();
+  // TransformValidatorComponent "cc-manager": cc-manager-validation only
+  // while spec.ccManager is enabled (IsEnabled: default false).
+  const bool cc_manager = core::enabled_field(policy, "ccManager").value_or(false);
+  for (const auto& gate : op.gates)
+    if ((gate != "config-manager-init" || custom_plugin_config) && (gate != "cc-manager-validation" || cc_manager))
+      init.push_back(
+          json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
+  std::string suffix = op.name == "driver" && !os_tag.empty() ? "-" + os_tag : "";
+  json::array containers{json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix)}}};
+
+  json::object pod_spec{{"nodeSelector", node_selector},
+                        {"tolerations", tolerations},
+                        {"priorityClassName", priority},
+                        {"containers", containers}};
+  if (!init.empty()) pod_spec["initContainers"] = init;
+  // setRuntimeClassName: spec.operator.runtimeClass, default "nvidia".
+  if (op.runtime_class) {
+    std::string rc = str(spec_field(policy, "operator"), "runtimeClass");
+    pod_spec["runtimeClassName"] = rc.empty() ? "nvidia" : rc;
+  }
+
+  // applyUpdateStrategyConfig: spec.daemonsets.updateStrategy OnDelete for
+  // every DaemonSet; RollingUpdate (rollingUpdate.maxUnavailable, default
+  // "1") for all but the driver's, which keeps the asset's OnDelete.
+  json::object strategy;
+  const std::string wanted = str(daemonsets, "updateStrategy");
+  if (wanted == "OnDelete" || op.update_strategy == "OnDelete") {
+    strategy = json::object{{"type", "OnDelete"}};
+  } else {
+    // intstr.Parse of the value: digits are an int, anything else a string
+    // (a percentage).
+    json::value max_unavailable = 1;
+    if (daemonsets)
+      if (const json::value* ru = daemonsets->if_contains("rollingUpdate"); ru && ru->is_object())
+        if (const json::value* mu = ru->as_object().if_contains("maxUnavailable")) {
+          if (mu->is_int64()) max_unavailable = *mu;
+          if (mu->is_string()) {
+            std::string v(mu->as_string());
+            bool digits = !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos;
+            max_unavailable = digits ? json::value(std::stoll(v)) : json::value(json::string(v));
+          }
+        }
+    strategy = json::object{{"type", "RollingUpdate"},
+                            {"rollingUpdate", json::object{{"maxUnavailable", max_unavailable}, {"maxSurge", 0}}}};
+  }
+
+  json::object owner{{"apiVersion", "nvidia.com/v1"}, {"kind", "ClusterPolicy"}, {"name", policy.metadata.name},
+                     {"uid", policy.metadata.uid},    {"controller", true},      {"blockOwnerDeletion", true}};
+  json::object ds{
+      {"apiVersion", "apps/v1"},
+      {"kind", "DaemonSet"},
+      {"metadata",
+       json::object{{"name", op.daemonset},
+                    {"namespace", ns},
+                    {"labels", json::object{{"app", op.app}, {"app.kubernetes.io/managed-by", "gpu-operator"}}},
+                    {"ownerReferences", json::array{owner}}}},
+      {"spec", json::object{{"selector", json::object{{"matchLabels", selector}}},
+                            {"updateStrategy", strategy},
+                            {"template",
+                             json::object{{"metadata", json::object{{"labels", pod_labels}}}, {"spec", pod_spec}}}}}};
+  core::Document doc;
+  doc.value = std::move(ds);
+  doc.file = "gpu-operator " + catalog.version + " " + (op.state.empty() ? op.name : op.state);
+  return core::decode_daemonset(std::move(doc));
+}
+
+// mirrors isDaemonSetReady, gpu-operator controllers/object_controls.go
+bool operand_daemonset_ready(const core::DaemonSet& ds, const std::vector<const PodRecord*>& pods,
+                             const std::string& hash) {
+  if (ds.status.desired_number_scheduled == 0) return true;
+  if (ds.status.number_unavailable != 0) return false;
+  if (ds.update_strategy != "OnDelete") return true;
+  if (pods.empty()) return false;
+  // The pod's hash against the latest revision's, as upstream; or its
+  // pod-template-generation against the DaemonSet's (what IsPodUpdated also
+  // accepts): the same pods on a real cluster, and the only test that holds
+  // for an imported one, whose ControllerRevisions the dump does not carry.
+  auto tg = ds.metadata.annotations.find("deprecated.daemonset.template.generation");
+  for (const PodRecord* p : pods) {
+    const auto& labels = p->shared_meta().labels;
+    auto it = labels.find("controller-revision-hash");
+    auto gen = labels.find("pod-template-generation");
+    bool current = (it != labels.end() && it->second == hash) ||
+                   (tg != ds.metadata.annotations.end() && gen != labels.end() && gen->second == tg->second);
+    if (!current || p->status->phase != "Running") return false;
+    for (const auto& c : p->status->container_statuses)
+      if (!c.ready) return false;
+  }
+  return true;
+}
+
+}  // namespace gpuops::simulator::internal

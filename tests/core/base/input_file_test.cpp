@@ -1,0 +1,79 @@
+// Reading an input file: regular files only, bounded in size; error texts
+// bounded whatever the input put in them.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/base/errors.h"
+#include "core/base/input_file.h"
+#include "core/codec/documents.h"
+#include "core/scenario/scenario.h"
+
+using namespace gpuops;
+
+namespace {
+
+struct Dir {
+  Dir() {
+    char t[] = "/tmp/gpuops-input-XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~Dir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+std::string refused(const std::string& path) {
+  try {
+    core::read_input_file(path);
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    return e.message();
+  }
+  ADD_FAILURE() << "read " << path;
+  return "";
+}
+
+}  // namespace
+
+TEST(InputFile, SpecialFilesAreRefusedWithoutBlocking) {
+  Dir d;
+  std::string fifo = d.path + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(refused(fifo), "not a regular file (a FIFO)");
+  EXPECT_EQ(refused("/dev/zero"), "not a regular file (a character device)");
+  EXPECT_EQ(refused(d.path), "not a regular file (a directory)");
+  EXPECT_EQ(refused(d.path + "/none"), "cannot read file: No such file or directory");
+  // Every reader goes through it.
+  EXPECT_THROW(core::read_paths({fifo}), core::InputError);
+  EXPECT_THROW(core::load_scenario(fifo), core::InputError);
+  std::filesystem::create_symlink("/dev/zero", d.path + "/zero.yaml");
+  EXPECT_THROW(core::read_paths({d.path + "/zero.yaml"}), core::InputError);
+}
+
+TEST(InputFile, SizeIsCapped) {
+  Dir d;
+  std::string f = d.path + "/f.json";
+  std::ofstream(f) << std::string(1000, ' ') << "{}";
+  auto old = core::max_input_bytes();
+  core::set_max_input_bytes(1002);
+  EXPECT_EQ(core::read_input_file(f).size(), 1002u);
+  core::set_max_input_bytes(1001);
+  EXPECT_EQ(refused(f), "larger than 1001 bytes (the input limit; set GPUOPS_MAX_INPUT_BYTES to raise it)");
+  core::set_max_input_bytes(old);
+}
+
+TEST(ErrorText, IsBoundedWhateverTheInput) {
+  std::string name(50 * 1000 * 1000, 'a');
+  std::string msg = "Invalid value: \"" + name + "\"";
+  core::InputError e("f.yaml", 3, "metadata.name", msg);
+  EXPECT_LE(std::string(e.what()).size(), 4096u + 100);
+  EXPECT_EQ(e.message(), msg.substr(0, 4096) + "... (" + std::to_string(msg.size() - 4096) + " more bytes)");
+  core::ClusterError c(name);
+  EXPECT_LE(std::string(c.what()).size(), 8192u + 40);
+  // A cut never splits a UTF-8 character.
+  std::string u = std::string(4095, 'x') + "\xc3\xa9" + "tail";
+  EXPECT_EQ(core::clip_message(u, 4096).substr(0, 4096), std::string(4095, 'x') + ".");
+}
