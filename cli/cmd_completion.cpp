@@ -16,6 +16,7 @@
 #include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "core/kube/names.h"
 
 namespace gpuops::cli {
 
@@ -23,9 +24,10 @@ namespace {
 
 const char* kBash = R"sh(# bash completion for gpuops: source <(gpuops completion bash)
 _gpuops() {
-  local IFS=$'\n'
   local words=("${COMP_WORDS[@]:1:COMP_CWORD}")
-  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "${words[@]}" 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+  # The candidates as lines, taken as they are: gpuops filters them by the
+  # partial word, and no shell expansion runs on them (compgen -W would).
+  mapfile -t COMPREPLY < <("${COMP_WORDS[0]}" __complete "${words[@]}" 2>/dev/null)
 }
 complete -o default -F _gpuops gpuops kubectl-gpuops
 )sh";
@@ -83,11 +85,13 @@ int cmd_complete(const Args& args, std::ostream& out, std::ostream&) {
     LoadedState l = load_state(r, notes);
     if (command == "explain" && position == 1) {
       for (const auto& op : l.catalog.operands)
-        if (op.name.starts_with(partial)) out << op.name << "\n";
+        if (op.name.starts_with(partial) && core::validate_dns1123_label(op.name).empty()) out << op.name << "\n";
       return 0;
     }
+    // Only what is a node name (a DNS-1123 subdomain): nothing a shell could
+    // take for more than a word, whatever the input held.
     for (const auto& n : l.node_names)
-      if (n.starts_with(partial)) out << n << "\n";
+      if (n.starts_with(partial) && core::validate_dns1123_subdomain(n).empty()) out << n << "\n";
   } catch (const std::exception&) {
     // No candidates: the shell falls back to file names.
   }

@@ -1,5 +1,5 @@
 // gpuops lint FILE...: every manifest checked as the API server would check it
-// (core::decode_manifest), a template said to be one (core/templates.h).
+// (core::decode_manifest), a template said to be one (core/codec/templates.h).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -11,13 +11,13 @@
 #include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
-#include "core/decode.h"
-#include "core/documents.h"
-#include "core/errors.h"
-#include "core/input_file.h"
-#include "core/templates.h"
-#include "core/terminal.h"
-#include "core/validate_kinds.h"
+#include "core/base/errors.h"
+#include "core/base/input_file.h"
+#include "core/base/terminal.h"
+#include "core/codec/decode.h"
+#include "core/codec/documents.h"
+#include "core/codec/templates.h"
+#include "core/codec/validate_kinds.h"
 
 namespace gpuops::cli {
 
@@ -44,13 +44,7 @@ std::string linted_kinds() {
 std::vector<std::string> expand(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return {path};
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    auto ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return core::input_files(path);
 }
 
 // The kinds lint decodes (core::decode_manifest); a document without a
@@ -65,7 +59,7 @@ bool lints_kind(const core::Document& doc) {
 }
 
 // decode_manifest for the kinds gpuops models, core::validate_kind for the
-// other kinds it checks (core/validate_kinds.h); any other kind is refused
+// other kinds it checks (core/codec/validate_kinds.h); any other kind is refused
 // with the whole list.
 void lint_document(const core::Document& doc) {
   const auto* o = doc.value.if_object();
@@ -84,7 +78,7 @@ void lint_document(const core::Document& doc) {
 }
 
 // `e`, or the plain "this is a template" when the failure is a Go
-// template's (core/templates.h): `file` has an action where YAML reads
+// template's (core/codec/templates.h): `file` has an action where YAML reads
 // structure (at its line), or the value `e` refuses holds one (at `e`'s
 // line: `name: "{{ .Release.Name }}-x"`).
 [[noreturn]] void rethrow_for_template(const std::string& file, const core::InputError& e) {

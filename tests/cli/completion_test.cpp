@@ -3,6 +3,8 @@
 // line), then bash itself completing through the script.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -58,6 +60,33 @@ TEST(Completion, BashCompletesThroughTheScript) {
   EXPECT_EQ(out, "lab-node-0\nlab-node-1\nlab-node-2\n");
   auto zsh = run_gpuops({"completion", "zsh"});
   EXPECT_EQ(zsh.out.rfind("#compdef gpuops kubectl-gpuops\n", 0), 0u);
+}
+
+// The script takes the candidates as they are: whatever a program on the
+// first word's path prints, bash runs none of it (compgen -W would expand
+// `$(...)` in its word list). Here the "program" prints such a candidate.
+TEST(Completion, BashRunsNothingACandidateSays) {
+  auto script = run_gpuops({"completion", "bash"});
+  ASSERT_EQ(script.code, 0);
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "/gpuops-completion-2.bash";
+  std::ofstream(path) << script.out;
+  const std::string fake = dir + "/fake-gpuops";
+  const std::string marker = dir + "/gpuops-completion-ran";
+  std::remove(marker.c_str());
+  std::ofstream(fake) << "#!/bin/sh\nprintf '%s\\n' 'x$(touch " + marker + ")'\n";
+  ::chmod(fake.c_str(), 0755);
+  std::string cmd = "bash -c 'source " + path + "; COMP_WORDS=(" + fake +
+                    " explain x); COMP_CWORD=2; _gpuops; printf \"%s\\n\" \"${COMPREPLY[@]}\"'";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+  EXPECT_EQ(::pclose(p), 0);
+  EXPECT_EQ(out, "x$(touch " + marker + ")\n");
+  EXPECT_FALSE(std::ifstream(marker).good()) << "the candidate ran";
 }
 
 }  // namespace

@@ -561,6 +561,25 @@ TEST_F(LabDir, UntrustedFilesAreRefusedByName) {
   EXPECT_EQ(last_output_.find("SECRET-42"), std::string::npos) << last_output_;
 }
 
+// A hard link is another name of a file that may be anywhere (a learner's
+// out/roster.txt hard-linked to a file only root reads would be printed in
+// the FAIL diff): refused as a link out of the directory is, by name.
+TEST_F(LabDir, HardLinkedFilesAreRefused) {
+  const fs::path outside = fs::path(dir_.string() + "-outside");
+  fs::create_directories(outside);
+  spit(outside / "secret.txt", "SECRET-42\n");
+  fs::remove(dir_ / "out/roster.txt");
+  fs::create_hard_link(outside / "secret.txt", dir_ / "out/roster.txt");
+  auto [lines, code] = grade();
+  fs::remove_all(outside);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(
+      lines[0],
+      "FAIL step 1: out/roster.txt has 2 hard links, so it may be a file outside the working directory: not read");
+  EXPECT_EQ(last_output_.find("SECRET-42"), std::string::npos) << last_output_;
+}
+
 // A script that prints without end, and an out/ file of megabytes: at most
 // 1 MiB of each is kept, the step says where it was cut, and the grade shows
 // a clipped diff, not the megabytes.
