@@ -24,9 +24,11 @@ mod="$repo/tests/cluster"
 cache="${GPUOPS_CACHE:-$HOME/.cache/gpuops}"
 
 # Go: the machine's, if it is at least the go line of tests/cluster/go.mod;
-# otherwise the official toolchain from the Go module proxy
-# (golang.org/toolchain, the module `GOTOOLCHAIN` itself downloads), unpacked
-# once into the cache. Debian 12's golang-go (1.19) is too old.
+# otherwise the go command fetches the official toolchain itself, as the
+# module golang.org/toolchain from its module proxy (`go env GOPROXY`): a Go
+# of 1.21 or later through GOTOOLCHAIN, an older one (Debian 12's golang-go,
+# 1.19, which scripts/setup.sh installs when there is no go) through `go mod
+# download` of that module, unpacked once into the cache.
 go_want=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$mod/go.mod")
 go_toolchain=${GPUOPS_GO_TOOLCHAIN:-1.26.8}
 go_ok() {
@@ -35,24 +37,29 @@ go_ok() {
   [ -n "$have" ] && [ "$(printf '%s\n%s\n' "$go_want" "$have" | sort -V | head -n1)" = "$go_want" ]
 }
 if ! go_ok; then
-  goroot="$cache/go$go_toolchain"
-  if [ ! -x "$goroot/bin/go" ]; then
-    arch=$(uname -m); case $arch in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; esac
-    url="${GOPROXY_TOOLCHAIN:-https://proxy.golang.org}/golang.org/toolchain/@v/v0.0.1-go$go_toolchain.linux-$arch.zip"
-    echo "cluster-build: no Go >= $go_want here; fetching go$go_toolchain from $url" >&2
-    mkdir -p "$cache"
-    tmp=$(mktemp -d "$cache/go-download.XXXXXX")
-    curl -fsSL --retry 3 -o "$tmp/go.zip" "$url" ||
-      { echo "cluster-build: download of $url failed" >&2; rm -rf "$tmp"; exit 1; }
-    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$tmp/go.zip" "$tmp/x"
-    chmod -R u+x "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch/bin" \
-      "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch/pkg/tool"
-    rm -rf "$goroot"
-    mv "$tmp/x/golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch" "$goroot"
-    rm -rf "$tmp"
+  command -v go >/dev/null || { echo "cluster-build: no go command (scripts/setup.sh installs one)" >&2; exit 1; }
+  echo "cluster-build: no Go >= $go_want here; the go command fetches go$go_toolchain" >&2
+  export GOTOOLCHAIN=go$go_toolchain
+  if ! go_ok; then
+    # A go command older than GOTOOLCHAIN (1.21).
+    unset GOTOOLCHAIN
+    goroot="$cache/go$go_toolchain"
+    if [ ! -x "$goroot/bin/go" ]; then
+      arch=$(go env GOARCH)
+      mkdir -p "$cache"
+      tmp=$(mktemp -d "$cache/go-download.XXXXXX")
+      dir=$(cd "$tmp" && GOFLAGS=-mod=mod GOMODCACHE="$tmp/mod" \
+        go mod download -json "golang.org/toolchain@v0.0.1-go$go_toolchain.linux-$arch" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])') ||
+        { echo "cluster-build: go mod download of go$go_toolchain failed" >&2; rm -rf "$tmp"; exit 1; }
+      rm -rf "$goroot"
+      cp -r "$dir" "$goroot"
+      chmod -R u+w,u+x "$goroot/bin" "$goroot/pkg/tool"
+      chmod -R u+w "$tmp" && rm -rf "$tmp"
+    fi
+    export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
   fi
-  export PATH="$goroot/bin:$PATH" GOROOT="$goroot" GOTOOLCHAIN=local
-  go_ok || { echo "cluster-build: $goroot/bin/go is not a Go >= $go_want" >&2; exit 1; }
+  go_ok || { echo "cluster-build: could not get a Go >= $go_want" >&2; exit 1; }
 fi
 
 # The Go build cache of this build and the GPU Operator's (scripts/go-build-cache.sh).

@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libcxxopts-dev
-  libfyaml-dev  # core/yaml_load.cpp: the parser of large YAML texts
+  libfyaml-dev  # core/codec/yaml_load.cpp: the parser of large YAML texts
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev openssl
   curl iproute2 util-linux  # scripts/cluster-up.sh: health checks, ss, flock
@@ -18,7 +18,7 @@ packages=(
   clang-format  # scripts/format.sh: the tree stays formatted (.clang-format)
   prometheus-cpp-dev  # gpuops exporter: the metric model and the text format
   dpkg-dev  # cpack's .deb: dpkg-shlibdeps (scripts/package-test.sh)
-  prometheus  # tests/exporter: a real Prometheus scrapes the exporter and evaluates deploy/'s rules
+  prometheus  # tests/serve/exporter_test.cpp, scripts/e2e-exporter.sh: a real Prometheus scrapes the exporter and evaluates deploy/'s rules
   chromium  # tests/browser: serve --ui and the HTML reports in headless Chromium (DevTools protocol)
 )
 
@@ -30,6 +30,13 @@ done
 # kubernetes-client, unless the machine already has a kubectl.
 if ! command -v kubectl >/dev/null 2>&1; then
   missing+=(kubernetes-client)
+fi
+# Go for the end-to-end tests' upstream builds (scripts/cluster-build.sh):
+# Debian's golang-go, unless the machine already has a go command;
+# cluster-build.sh has the go command fetch the toolchain tests/cluster/go.mod
+# asks for when this one is older.
+if ! command -v go >/dev/null 2>&1; then
+  missing+=(golang-go)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
