@@ -7,12 +7,25 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "../common/cli_run.h"
 
 namespace {
 
 using gpuops::testing::run_gpuops;
+
+// What `cmd` prints on stdout under /bin/sh, and its wait status.
+std::pair<std::string, int> shell(const std::string& cmd) {
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {"", -1};
+  std::string out;
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+  return {out, ::pclose(p)};
+}
 
 const std::string kDump = std::string(GPUOPS_CASES_DIR) + "/lab-final-state/cluster.json";
 
@@ -50,13 +63,8 @@ TEST(Completion, BashCompletesThroughTheScript) {
   // What bash's programmable completion does on `gpuops order-check --snapshot DUMP lab-node-<TAB>`.
   std::string cmd = "bash -c 'source " + path + "; COMP_WORDS=(" GPUOPS_BINARY " order-check --snapshot " + kDump +
                     " lab-node-); COMP_CWORD=4; _gpuops; printf \"%s\\n\" \"${COMPREPLY[@]}\"'";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
-  EXPECT_EQ(::pclose(p), 0);
+  auto [out, status] = shell(cmd);
+  EXPECT_EQ(status, 0);
   EXPECT_EQ(out, "lab-node-0\nlab-node-1\nlab-node-2\n");
   auto zsh = run_gpuops({"completion", "zsh"});
   EXPECT_EQ(zsh.out.rfind("#compdef gpuops kubectl-gpuops\n", 0), 0u);
@@ -78,13 +86,8 @@ TEST(Completion, BashRunsNothingACandidateSays) {
   ::chmod(fake.c_str(), 0755);
   std::string cmd = "bash -c 'source " + path + "; COMP_WORDS=(" + fake +
                     " explain x); COMP_CWORD=2; _gpuops; printf \"%s\\n\" \"${COMPREPLY[@]}\"'";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
-  EXPECT_EQ(::pclose(p), 0);
+  auto [out, status] = shell(cmd);
+  EXPECT_EQ(status, 0);
   EXPECT_EQ(out, "x$(touch " + marker + ")\n");
   EXPECT_FALSE(std::ifstream(marker).good()) << "the candidate ran";
 }

@@ -1,10 +1,9 @@
 // core/codec/patch.h: JSON merge patch, JSON patch and strategic merge patch, as the API server applies them.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include <boost/json.hpp>
 
+#include "../../common/http_status.h"
 #include "core/base/errors.h"
 #include "core/codec/patch.h"
 
@@ -12,17 +11,8 @@ namespace gpuops::core {
 namespace {
 
 namespace json = boost::json;
-
-json::value J(const char* s) { return json::parse(s); }
-
-int status_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.http_status;
-  }
-  return 0;
-}
+using testing::J;
+using testing::status_of;
 
 TEST(MergePatch, NullDeletesObjectsMergeArraysReplace) {
   // RFC 7386 section 3's rules.

@@ -1,10 +1,9 @@
 // core/kube/selector.h: label and field selectors (apimachinery pkg/labels, pkg/fields).
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include <boost/json.hpp>
 
+#include "../../common/http_status.h"
 #include "core/base/errors.h"
 #include "core/kube/selector.h"
 
@@ -12,17 +11,8 @@ namespace gpuops::core {
 namespace {
 
 namespace json = boost::json;
-
-json::value J(const char* s) { return json::parse(s); }
-
-int status_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.http_status;
-  }
-  return 0;
-}
+using testing::J;
+using testing::status_of;
 
 TEST(LabelQuery, ParsesAndMatchesAsLabelsParse) {
   LabelQuery q = LabelQuery::parse("app=x, tier!=db,env in (a, b),!gone,has");
