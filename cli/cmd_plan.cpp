@@ -24,6 +24,7 @@
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
 #include "core/codec/yaml_load.h"
+#include "core/gpu_operator/cluster_policy_infer.h"
 #include "core/kube/names.h"
 #include "core/kube/selector.h"
 #include "core/kube/taints.h"
@@ -157,6 +158,29 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   LoadedState l = load_state(r, err);
   const ClusterOptions& o = l.opts;
   const core::ClusterState& state = l.state;
+  // An operator install without its ClusterPolicy in the input (the dump
+  // README shows, nodes, DaemonSets and pods, has none): the operator is
+  // still simulated, with a policy inferred from its DaemonSets
+  // (core/gpu_operator/cluster_policy_infer.h), and the note says so once,
+  // with what it cannot know and the command that adds the real one.
+  if (l.install.detected && l.state.cluster_policies.empty()) {
+    core::InferredClusterPolicy inferred = core::infer_cluster_policy(l.state, l.catalog);
+    std::string enabled;
+    for (const auto& f : inferred.enabled) enabled += (enabled.empty() ? "" : ", ") + f;
+    err << "gpuops plan: note: the input has no ClusterPolicy; the operator is simulated with one inferred from its "
+           "DaemonSets (enabled: "
+        << (enabled.empty() ? "none" : enabled)
+        << "; every other field at the operator's defaults), so what depends on other fields (images, env, "
+           "tolerations, MIG and upgrade settings) may differ";
+    if (!inferred.uncertain.empty()) {
+      std::string names;
+      for (const auto& n : inferred.uncertain) names += (names.empty() ? "" : ", ") + n;
+      err << "; uncertain: " << names << " (no ClusterPolicy renders their DaemonSets as the input has them)";
+    }
+    err << ". Add the real one: kubectl get clusterpolicies -o json > clusterpolicy.json, then plan with "
+           "--snapshot clusterpolicy.json as well\n";
+    l.state.cluster_policies.push_back(std::move(inferred.policy));
+  }
   if (o.output == "html" || o.output == "wide")
     throw UsageError("-o " + o.output + " is not for plan; use text, json or yaml");
 

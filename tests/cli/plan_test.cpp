@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../common/cli_run.h"
+#include "core/codec/documents.h"
 
 namespace {
 
@@ -252,6 +253,56 @@ TEST(Plan, OperandsFalseOnAnOperatorInstall) {
   }
   EXPECT_FALSE(j.at("pods").as_array().empty());
   EXPECT_EQ(j.at("matrix").at("after").at("gpu-node-2"), j.at("matrix").at("before").at("gpu-node-2"));
+}
+
+// The dump README shows (nodes, DaemonSets, pods) holds no ClusterPolicy:
+// healthy-v26.7 without it. The operator is still simulated, with a policy
+// inferred from its DaemonSets, said once on stderr with the command that
+// adds the real one; its labeller answers operands=false as with the real
+// policy (removeAllGPUStateLabels), and `patch clusterpolicy` works on the
+// inferred one (isStateEnabled false: the DaemonSet and its pods go).
+TEST(Plan, WithoutAClusterPolicyTheOperatorIsStillSimulated) {
+  auto docs = gpuops::core::read_paths({op_dump("healthy-v26.7") + "/dump.yaml"});
+  boost::json::array items;
+  for (auto& d : docs)
+    if (d.value.as_object().at("kind").as_string() != "ClusterPolicy") items.push_back(d.value);
+  const std::string dump = ::testing::TempDir() + "/healthy-v26.7-without-clusterpolicy.json";
+  std::ofstream(dump) << boost::json::serialize(boost::json::object{{"kind", "List"}, {"items", items}});
+  ASSERT_EQ(items.size() + 1, docs.size());
+
+  auto r = run_gpuops({"plan", "--snapshot", dump, "label", "node", "gpu-node-1",
+                       "nvidia.com/gpu.deploy.operands=false", "-o", "json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  const std::string note =
+      "gpuops plan: note: the input has no ClusterPolicy; the operator is simulated with one "
+      "inferred from its DaemonSets (enabled: ";
+  ASSERT_TRUE(has(r.err, note)) << r.err;
+  EXPECT_EQ(r.err.find(note), r.err.rfind(note));  // once
+  EXPECT_TRUE(has(r.err, "kubectl get clusterpolicies -o json > clusterpolicy.json")) << r.err;
+  auto j = boost::json::parse(r.out).as_object();
+  size_t removed = 0;
+  for (const auto& l : j.at("labels").as_array()) {
+    std::string key(l.at("key").as_string());
+    if (key == "nvidia.com/gpu.deploy.operands") continue;
+    EXPECT_EQ(l.at("node").as_string(), "gpu-node-1");
+    EXPECT_TRUE(l.at("after").is_null()) << key;
+    EXPECT_EQ(l.at("writer").as_string(), "operator");
+    ++removed;
+  }
+  EXPECT_GE(removed, 8u);
+  EXPECT_FALSE(j.at("pods").as_array().empty());
+  for (const auto& p : j.at("pods").as_array()) EXPECT_EQ(p.at("kind").as_string(), "deleted");
+
+  auto patch = run_gpuops({"plan", "--snapshot", dump, "patch", "clusterpolicy", "cluster-policy", "--type", "merge",
+                           "-p", R"({"spec":{"dcgmExporter":{"enabled":false}}})", "-o", "json"});
+  EXPECT_EQ(patch.code, 1) << patch.err << patch.out;
+  auto pj = boost::json::parse(patch.out).as_object();
+  size_t deleted = 0;
+  for (const auto& p : pj.at("pods").as_array()) {
+    EXPECT_EQ(p.at("daemonset").as_string(), "nvidia-dcgm-exporter");
+    ++deleted;
+  }
+  EXPECT_EQ(deleted, 2u);  // one per GPU node
 }
 
 // A ClusterPolicy patch: a component disabled removes its DaemonSet
