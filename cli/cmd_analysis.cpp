@@ -85,19 +85,22 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
   core::AuditResult result = core::audit_result(l.state, l.catalog);
   json::array nodes;
   for (const auto& n : result.nodes) {
-    json::array missing, not_ready, paused;
+    json::array missing, not_ready, paused, blocked;
     for (const auto& g : n.gaps) {
       if (g.verdict == core::AuditGap::Verdict::kMissing)
         missing.push_back(json::value(g.operand));
       else if (g.verdict == core::AuditGap::Verdict::kNotReady)
         not_ready.push_back(json::object{{"operand", g.operand}, {"status", g.status}, {"pod", g.pod}});
-      else
+      else if (g.verdict == core::AuditGap::Verdict::kPaused)
         paused.push_back(json::object{{"operand", g.operand}, {"label", g.status}});
+      else
+        blocked.push_back(json::object{{"operand", g.operand}, {"why", g.status}});
     }
     json::object row{{"node", n.node}, {"ok", n.gaps.empty()}, {"missing", std::move(missing)}};
     if (l.install.detected) {
       row["notReady"] = std::move(not_ready);
       row["paused"] = std::move(paused);
+      row["blocked"] = std::move(blocked);
     }
     nodes.push_back(std::move(row));
   }

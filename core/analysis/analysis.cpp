@@ -1,10 +1,12 @@
 #include "core/analysis/analysis.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/base/terminal.h"
 #include "core/gpu_operator/gpu_node_rules.h"
 #include "core/gpu_operator/operator_install.h"
 #include "core/kube/placement.h"
@@ -45,6 +47,31 @@ bool wanted_by_operator(const std::vector<const DaemonSet*>& dss, const Operand&
   for (const DaemonSet* ds : dss)
     if (selects_node_but_label(*ds, op, node)) return true;
   return false;
+}
+
+// Whether the operator counts the node a GPU node whose operands run:
+// hasGPULabels or gpu.present=true, and not gpu.deploy.operands=false
+// (removeAllGPUStateLabels), labelGPUNodes' tests (state_manager.go).
+bool operator_gpu_node(const Node& node) {
+  const Labels& l = node.metadata.labels;
+  auto present = l.find("nvidia.com/gpu.present");
+  if (!is_gpu_node(node) && !(present != l.end() && present->second == "true")) return false;
+  auto operands = l.find("nvidia.com/gpu.deploy.operands");
+  return operands == l.end() || operands->second != "false";
+}
+
+// Why the deploy label `key` keeps its operand off the node although the
+// operator sets it there: "no deploy label", or `label "<value>"` for "" and
+// any value but "true", "false", "pre-installed" and the helpers' paused
+// ones (core::classify_label); nullopt when it does not block.
+std::optional<std::string> blocking_label(const Labels& labels, const std::string& key) {
+  auto it = labels.find(key);
+  if (it == labels.end()) return std::string("no deploy label");
+  switch (classify_label(it->second)) {
+    case LabelClass::kEmpty:
+    case LabelClass::kOther: return "label " + go_quote(it->second);
+    default: return std::nullopt;
+  }
 }
 
 // Per operand of the catalog: its DaemonSets, and the sorted names of the
@@ -122,9 +149,21 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
   if (catalog.operator_mode) index.emplace(state);
   for (const Node* n : sorted_nodes(state)) {
     AuditNode an{n->metadata.name, {}, {}};
+    // Operator mode: the deploy labels the operator sets on this node, where
+    // it counts the node a GPU node and the operands are not turned off.
+    std::vector<std::string> wanted_labels;
+    if (catalog.operator_mode && operator_gpu_node(*n)) wanted_labels = expected_deploy_labels(*n, catalog);
     for (size_t i = 0; i < catalog.operands.size(); ++i) {
       const Operand& op = catalog.operands[i];
       auto it = n->metadata.labels.find(op.label);
+      if (std::find(wanted_labels.begin(), wanted_labels.end(), op.label) != wanted_labels.end()) {
+        if (std::optional<std::string> blocked = blocking_label(n->metadata.labels, op.label);
+            blocked && wanted_by_operator(presence.daemonsets[i], op, *n)) {
+          an.checked.push_back(op.name);
+          an.gaps.push_back(AuditGap{op.name, AuditGap::Verdict::kBlocked, *blocked, ""});
+          continue;
+        }
+      }
       if (it == n->metadata.labels.end()) continue;
       bool paused = false;
       if (it->second != "true") {
@@ -165,8 +204,10 @@ Report render_audit(const AuditResult& result) {
         r.lines.push_back(n.node + " MISSING " + g.operand);
       else if (g.verdict == AuditGap::Verdict::kNotReady)
         r.lines.push_back(n.node + " NOT-READY " + g.operand + " (" + g.status + ")");
-      else
+      else if (g.verdict == AuditGap::Verdict::kPaused)
         r.lines.push_back(n.node + " PAUSED " + g.operand + " (" + g.status + ")");
+      else
+        r.lines.push_back(n.node + " BLOCKED " + g.operand + " (" + g.status + ")");
     }
     if (n.gaps.empty()) r.lines.push_back(n.node + " OK");
   }

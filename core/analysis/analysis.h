@@ -48,12 +48,15 @@ struct AuditGap {
     kMissing,   // no pod of the operand on the node
     kNotReady,  // operator mode only: a pod is there, not Running and Ready
     kPaused,    // operator mode only: the deploy label is paused by a helper
+    kBlocked,   // operator mode only: the operator wants the operand on the node, its deploy label keeps it off
   };
   std::string operand;  // Operand::name
   Verdict verdict = Verdict::kMissing;
   // kNotReady: the pod's STATUS column (core::pod_status_column), e.g.
   // "CrashLoopBackOff", "Init:0/1", "Running" (Running, a container not ready).
   // kPaused: the label's value, e.g. "paused-for-driver-upgrade".
+  // kBlocked: `label ""`, `label "True"` (the value, as Go's %q), or
+  // `no deploy label`.
   std::string status;
   std::string pod;  // kNotReady: the pod's name
 };
@@ -85,11 +88,23 @@ struct AuditResult {
 // paused-for-vgpu-change: core::classify_label) is checked too, a kPaused gap
 // (the operator wants it there; k8s-driver-manager, mig-manager or
 // vgpu-device-manager took it off until they restore the label).
+// Also in operator mode, on a GPU node (core::is_gpu_node, or
+// nvidia.com/gpu.present=true) without nvidia.com/gpu.deploy.operands=false:
+// an operand whose deploy label the operator sets there
+// (core::expected_deploy_labels: gpuStateLabels of the node's workload
+// config, mig-manager on a MIG-capable node), whose DaemonSet would select
+// the node but for that label, and whose label is absent, "" or any value but
+// "true", "false" (an opt-out the operator keeps), "pre-installed" and the
+// paused ones, is a kBlocked gap: the DaemonSet cannot place its pod, so half
+// the stack may be missing while the node looks fine by its labels (stale
+// pause stamps, a key removed by hand; releases whose labeller re-adds an
+// absent key do so on their next pass, which a dump cannot show).
 AuditResult audit_result(const ClusterState& state, const Catalog& catalog);
 
 // The audit's text: per node, `<node> MISSING <operand>` per kMissing gap and
 // `<node> NOT-READY <operand> (<status>)` per kNotReady gap,
-// `<node> PAUSED <operand> (<label value>)` per kPaused gap, in gap order, or
+// `<node> PAUSED <operand> (<label value>)` per kPaused gap,
+// `<node> BLOCKED <operand> (<status>)` per kBlocked gap, in gap order, or
 // `<node> OK` for a node without gaps. Exit code as the result's.
 Report render_audit(const AuditResult& result);
 
