@@ -1,6 +1,6 @@
 // core/base/errors.h: typed errors and the exit codes the CLI maps them to.
 //
-// Exit codes (DESIGN.md): 0 ok, 1 a finding, 2 usage or input error, 3 cluster
+// Exit codes (README.md, "Using it"): 0 ok, 1 a finding, 2 usage or input error, 3 cluster
 // or connection error.
 #pragma once
 

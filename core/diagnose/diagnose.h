@@ -14,9 +14,9 @@
 // `foreign-pod` findings, and *consistency* findings between operands of one
 // node (`device-plugin-without-toolkit`, `multiple-driver-pods`, ...).
 //
-// Rules come from reference/gpu-operator.md (deploy label values and who
+// Rules come from docs/reference/gpu-operator.md (deploy label values and who
 // writes them, GPU node recognition, workload configs, validation gates: §1-§3,
-// §6 R1-R8) and reference/daemonset-semantics.md (placement, pod phases, the
+// §6 R1-R8) and docs/reference/daemonset-semantics.md (placement, pod phases, the
 // STATUS column). Placement is core::should_run and presence is
 // core::operand_present; neither is reimplemented here.
 //

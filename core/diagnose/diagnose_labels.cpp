@@ -103,7 +103,7 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
 // (removeGPUStateLabels); an operand it does not render leaves the label
 // doing nothing; otherwise v26.7 and later re-set "true" on the next node
 // reconcile, earlier releases keep "" forever (addGPUStateLabels honours any
-// existing value), reference/gpu-operator.md §2.5.
+// existing value), docs/reference/gpu-operator.md §2.5.
 Finding Diagnoser::operator_empty_label(const Operand& op, const std::optional<std::string>& value, bool expected) {
   const std::string phrase = label_phrase(op.label, value);
   const bool repaired = catalog_.rules.empty_label_is_absent;  // addGPUStateLabels of the release (catalog data)

@@ -107,7 +107,7 @@ void Diagnoser::node_findings(std::vector<Finding>& out) {
 // pkg/upgrade: nvidia.com/gpu-driver-upgrade-state) and mig-manager's and
 // vgpu-device-manager's (nvidia.com/mig.config.state,
 // nvidia.com/vgpu.config.state): failed is an error, a state mid-way a
-// warning (reference/gpu-operator.md §2.8).
+// warning (docs/reference/gpu-operator.md §2.8).
 std::string Diagnoser::for_how_long(const std::optional<Time>& since) const {
   if (!since) return "";
   const auto& at = index_.state().observed_at;

@@ -107,7 +107,7 @@ inline std::string ready_count(const Pod& p) {
 inline int restarts(const Pod& p) { return print_pod(p).restarts; }
 
 // What each validation gate (init container of the GPU Operator's operands)
-// waits for: reference/gpu-operator.md §3.
+// waits for: docs/reference/gpu-operator.md §3.
 inline std::string gate_meaning(const std::string& gate) {
   if (gate == "toolkit-validation")
     return "waits for /run/nvidia/validations/toolkit-ready, which only the operator-validator's "
@@ -189,7 +189,7 @@ class Diagnoser {
   // pkg/upgrade: nvidia.com/gpu-driver-upgrade-state) and mig-manager's and
   // vgpu-device-manager's (nvidia.com/mig.config.state,
   // nvidia.com/vgpu.config.state): failed is an error, a state mid-way a
-  // warning (reference/gpu-operator.md §2.8).
+  // warning (docs/reference/gpu-operator.md §2.8).
   void upgrade_findings(std::vector<Finding>& out);
 
   // The durations of an upgrade in `state` (the upgrade state label's
@@ -226,7 +226,7 @@ class Diagnoser {
   // (removeGPUStateLabels); an operand it does not render leaves the label
   // doing nothing; otherwise v26.7 and later re-set "true" on the next node
   // reconcile, earlier releases keep "" forever (addGPUStateLabels honours any
-  // existing value), reference/gpu-operator.md §2.5.
+  // existing value), docs/reference/gpu-operator.md §2.5.
   Finding operator_empty_label(const Operand& op, const std::optional<std::string>& value, bool expected);
 
   Finding paused_driver(const Operand& op, const std::optional<std::string>& value);

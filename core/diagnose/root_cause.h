@@ -1,7 +1,7 @@
 // core/diagnose/root_cause.h: the first broken link of a node's operand chain.
 //
 // On a GPU Operator node the operands start in a chain held together by the
-// validation gates (reference/gpu-operator.md §3): the driver, then the
+// validation gates (docs/reference/gpu-operator.md §3): the driver, then the
 // container toolkit (its driver-validation waits for driver-ready), then the
 // operator-validator (whose toolkit-validation writes toolkit-ready), then the
 // device plugin, GFD, DCGM, the exporter, the MIG manager and MPS (their

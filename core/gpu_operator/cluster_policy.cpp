@@ -85,7 +85,7 @@ std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string
   if (operand == "sandbox-device-plugin") return sandbox && on && mode == "kubevirt";
   if (operand == "kata-sandbox-device-plugin") return sandbox && on && mode == "kata";
   // v26.0 on: cc-manager only in kata mode; v26.7 on: kata-manager never
-  // (deprecated), reference/gpu-operator.md §1.
+  // (deprecated), docs/reference/gpu-operator.md §1.
   if (operand == "cc-manager") return sandbox && on && (!version_at_least(version, 26, 0) || mode == "kata");
   if (operand == "kata-manager") return version_at_least(version, 26, 7) ? false : sandbox && on;
   if (operand == "vfio-manager" || operand == "vgpu-device-manager" || operand == "vgpu-manager") return sandbox && on;

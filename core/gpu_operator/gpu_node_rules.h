@@ -7,7 +7,7 @@
 // hasMIGCapableGPU; v26.7 moves the writes to controllers/
 // nodelabeling_controller.go), and the helpers that rewrite deploy label
 // values (k8s-driver-manager, mig-manager, vgpu-device-manager). Rules are
-// summarised in reference/gpu-operator.md §2 and R1-R8. Pure functions of a
+// summarised in docs/reference/gpu-operator.md §2 and R1-R8. Pure functions of a
 // core::Node (and an operand Catalog); none throws.
 #pragma once
 
@@ -54,7 +54,7 @@ std::optional<Time> upgrade_start_time(const Node& node, const char* annotation)
 std::optional<std::string> node_label(const Node& node, const std::string& key);
 
 // How the operator and its helpers write a deploy label value
-// (reference/gpu-operator.md §2.5, §2.8, R3).
+// (docs/reference/gpu-operator.md §2.5, §2.8, R3).
 enum class LabelClass {
   kAbsent,
   kTrue,

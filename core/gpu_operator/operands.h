@@ -2,7 +2,7 @@
 //
 // Built-in catalogs (data/operands/*.yaml, compiled into the binary):
 //   "lab"          the reference lab's five operands (the default)
-//   "gpu-operator" the GPU Operator's full set (reference/gpu-operator.md §1)
+//   "gpu-operator" the GPU Operator's full set (docs/reference/gpu-operator.md §1)
 //   "gpu-operator-v25.3" the same for v25.3 up to v26.6 (core::operator_catalog_name)
 // A user can pass their own file with the same shape:
 //
@@ -177,7 +177,7 @@ struct Catalog {
   //     the namespace and whose nodeSelector's other keys match the node, since
   //     the ClusterPolicy deploys an operand only when it is enabled and some
   //     operands select on more than the deploy label (MPS also needs
-  //     nvidia.com/mps.capable=true; reference/gpu-operator.md §2.3).
+  //     nvidia.com/mps.capable=true; docs/reference/gpu-operator.md §2.3).
   bool audit_deployed_only = false;
   // Catalog key `version`: "v25.3", "v26.7"; empty for a catalog that names
   // none (the lab's, a user's): the newest release's rules apply.

@@ -12,7 +12,7 @@
 // (precompiled `nvidia-driver-daemonset-<kernel>-<os>`, OpenShift's driver
 // toolkit `nvidia-driver-daemonset-<rhcos>`, NVIDIADriver
 // `nvidia-<type>-driver-<os>-<hash>`), all with
-// `app.kubernetes.io/component=nvidia-driver` (reference/gpu-operator.md §1).
+// `app.kubernetes.io/component=nvidia-driver` (docs/reference/gpu-operator.md §1).
 //
 // Pure functions of a ClusterState; none throws.
 #pragma once
@@ -41,7 +41,7 @@ struct OperatorInstall {
   // (`gpu-operator-v26.7.0`) of an operand DaemonSet or its pod template,
   // else from the tag of the validator's image (nvcr.io/nvidia/gpu-operator:
   // <tag> from v25.10, .../gpu-operator-validator:<tag> before: both share the
-  // operator's release tag, reference/gpu-operator.md §1 "Default images").
+  // operator's release tag, docs/reference/gpu-operator.md §1 "Default images").
   std::string version;
   std::string version_source;  // "helm.sh/chart label of DaemonSet X", "image of DaemonSet X"
 };

@@ -7,7 +7,7 @@
 // the clock.
 //
 // Upstream: printPod, kubernetes pkg/printers/internalversion/printers.go
-// (summarised in reference/daemonset-semantics.md §5). Not modelled, because
+// (summarised in docs/reference/daemonset-semantics.md §5). Not modelled, because
 // core::Pod does not carry them: restartable (sidecar) init containers
 // (initContainers[].restartPolicy: Always, which count in READY's total and
 // do not block initialization), terminated signal numbers ("Signal:N",

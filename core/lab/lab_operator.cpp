@@ -16,7 +16,7 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
   OperatorAct act;
   auto say = [&act](const std::string& line) { act.lines.push_back(line); };
   // The chart installs NFD too, which labels every node's kernel version (the
-  // driver state needs it: reference/gpu-operator-live.md); the lab's nodes
+  // driver state needs it: docs/reference/gpu-operator-live.md); the lab's nodes
   // already carry its GPU label where the lab put one.
   for (const auto& node : nodes)
     cluster.set_node_label(node, "feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic");

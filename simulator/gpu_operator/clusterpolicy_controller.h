@@ -26,7 +26,7 @@
 //    its last-applied hash changed; readiness by isDaemonSetReady. The driver
 //    state fails, and stops the pass, when the first GPU node has no
 //    feature.node.kubernetes.io/kernel-version.full (as measured on v25.3.4:
-//    reference/gpu-operator-live.md).
+//    docs/reference/gpu-operator-live.md).
 //
 // The operator's requeue after 5 s while notReady is not simulated: every
 // input it re-reads (DaemonSet status, nodes) wakes it by a watch anyway, so

@@ -3,7 +3,7 @@
 // runs an operand pod's init containers: each completes only when what it
 // validates is there on the node, in order, so a broken driver holds the
 // toolkit, the validator and everything behind toolkit-ready in Init as on a
-// real node (reference/gpu-operator.md §3). Mirrors NVIDIA/gpu-operator
+// real node (docs/reference/gpu-operator.md §3). Mirrors NVIDIA/gpu-operator
 // cmd/nvidia-validator/main.go (the driver, toolkit and plugin components,
 // and the files they write under /run/nvidia/validations) and the
 // toolkit-validation init scripts of the assets (`until [ -f
@@ -25,7 +25,7 @@
 // whose process driver_manager.h plays) completes when it says so.
 // A pod found nowhere on the node does not count. Not in the kwok profile:
 // KWOK runs no init container (measured: every pod Running and Ready at
-// once, reference/gpu-operator-live.md).
+// once, docs/reference/gpu-operator-live.md).
 #pragma once
 
 #include <cstddef>

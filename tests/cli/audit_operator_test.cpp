@@ -24,7 +24,8 @@ using gpuops::testing::run_gpuops;
 // healthy-v26.7 (tests/data/operator) with `edit` applied to each item, as
 // a JSON List in a temporary file; items `edit` returns false for are left out.
 std::string edited_dump(const std::string& name, const std::function<bool(boost::json::object&)>& edit) {
-  auto docs = gpuops::core::read_paths({std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7/dump.yaml"});
+  auto docs =
+      gpuops::core::read_paths({std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7/dump.yaml"});
   boost::json::array items;
   for (auto& d : docs) {
     boost::json::object o = d.value.as_object();
@@ -75,12 +76,13 @@ TEST(AuditOperatorMode, LabelsThatKeepAWantedOperandOffAreBlocked) {
   EXPECT_EQ(j.code, 1);
   auto nodes = boost::json::parse(j.out).at("nodes").as_array();
   ASSERT_EQ(nodes.size(), 3u);
-  EXPECT_EQ(boost::json::serialize(nodes[1].at("blocked")),
-            R"([{"operand":"container-toolkit","why":"no deploy label"},{"operand":"device-plugin","why":"label \"\""}])");
+  EXPECT_EQ(
+      boost::json::serialize(nodes[1].at("blocked")),
+      R"([{"operand":"container-toolkit","why":"no deploy label"},{"operand":"device-plugin","why":"label \"\""}])");
 
   // The same install healthy: silent.
-  auto healthy = run_gpuops(
-      {"audit", "--snapshot", std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7"});
+  auto healthy =
+      run_gpuops({"audit", "--snapshot", std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7"});
   EXPECT_EQ(healthy.code, 0) << healthy.out;
   EXPECT_EQ(healthy.out, "cpu-node-1 OK\ngpu-node-1 OK\ngpu-node-2 OK\n");
 }

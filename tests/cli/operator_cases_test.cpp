@@ -10,7 +10,7 @@
 //    off) and which the DaemonSets select (nodeSelector: MPS needs
 //    nvidia.com/mps.capable=true, the MIG manager its deploy label, set only on
 //    MIG-capable nodes: hasMIGCapableGPU);
-//  * the validation gates (reference/gpu-operator.md §3) for the root cause.
+//  * the validation gates (docs/reference/gpu-operator.md §3) for the root cause.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>

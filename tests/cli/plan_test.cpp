@@ -4,7 +4,7 @@
 // placement (nodeSelector, taints: NodeShouldRunDaemonPod), kubectl's
 // verbs (label's --overwrite, drain's filters), and the operator's
 // labeller (removeAllGPUStateLabels for nvidia.com/gpu.deploy.operands=false,
-// reference/gpu-operator.md §2.6).
+// docs/reference/gpu-operator.md §2.6).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>

@@ -278,7 +278,7 @@ TEST(Catalog, BuiltinsAndErrors) {
 
 // `audit: deployed` (the gpu-operator catalog): an operand is audited on a
 // node only when its DaemonSet exists and the rest of its nodeSelector matches
-// (reference/gpu-operator.md §2.3); the lab catalog audits every "true" label.
+// (docs/reference/gpu-operator.md §2.3); the lab catalog audits every "true" label.
 TEST(Audit, GpuOperatorCatalogAuditsOnlyWhatTheOperatorDeploys) {
   core::Catalog full = core::load_catalog("gpu-operator");
   ASSERT_TRUE(full.audit_deployed_only);

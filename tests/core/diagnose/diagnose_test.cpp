@@ -1,6 +1,6 @@
 // Unit tests for core/diagnose/diagnose.h: one or more per rule, on small states built
-// in code. Expected values come from the rules in reference/gpu-operator.md and
-// reference/daemonset-semantics.md, not from program output.
+// in code. Expected values come from the rules in docs/reference/gpu-operator.md and
+// docs/reference/daemonset-semantics.md, not from program output.
 #include "core/diagnose/diagnose.h"
 
 #include <gtest/gtest.h>

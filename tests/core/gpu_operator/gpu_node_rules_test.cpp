@@ -4,7 +4,7 @@
 // removeGPUStateLabels, removeAllGPUStateLabels and gpuStateLabels of
 // NVIDIA/gpu-operator controllers/state_manager.go (v25.3.4) and
 // controllers/nodelabeling_controller.go (v26.7.0), and the measured facts
-// of reference/gpu-operator-live.md.
+// of docs/reference/gpu-operator-live.md.
 #include <gtest/gtest.h>
 
 #include "core/gpu_operator/gpu_node_rules.h"

@@ -105,7 +105,7 @@ TEST(OperatorInstall, CatalogPerRelease) {
   core::Catalog v26 = core::load_catalog("gpu-operator");
   EXPECT_EQ(v25.version, "v25.3");
   EXPECT_EQ(v26.version, "v26.7");
-  // kata-sandbox-device-plugin came with v26.3 (reference/gpu-operator.md §1).
+  // kata-sandbox-device-plugin came with v26.3 (docs/reference/gpu-operator.md §1).
   EXPECT_EQ(v25.by_name("kata-sandbox-device-plugin"), nullptr);
   EXPECT_NE(v26.by_name("kata-sandbox-device-plugin"), nullptr);
   EXPECT_EQ(v26.by_name("driver")->component, "nvidia-driver");

@@ -1,6 +1,6 @@
 // Unit tests for core/pod_status.h. Each expected value is what upstream's
 // printPod (kubernetes pkg/printers/internalversion/printers.go; summarised in
-// reference/daemonset-semantics.md §5) prints for the pod; the comment on each
+// docs/reference/daemonset-semantics.md §5) prints for the pod; the comment on each
 // case names the rule of printPod that decides it.
 #include "core/kube/pod_status.h"
 

@@ -4,7 +4,7 @@
 // source: k8s-driver-manager v0.8.1's driver-manager script and v0.12.0's
 // cmd/driver-manager/main.go (maybeSetPaused, maybeSetTrue,
 // uninstallDriver), mig-parted v0.12.3's reconfigure-mig.sh and v0.15.0's
-// pkg/mig/reconfigure/reconfigure.go (reference/gpu-operator.md §2.8).
+// pkg/mig/reconfigure/reconfigure.go (docs/reference/gpu-operator.md §2.8).
 #include <gtest/gtest.h>
 
 #include <algorithm>
