@@ -230,6 +230,11 @@ inline const boost::json::value* get(const boost::json::object* o, const char* k
   return get(o, std::string_view(key));
 }
 ObjectMeta decode_meta(Decoder& d, const boost::json::object& root, const Path& root_path);
+// A node's spec.taints and a resource list (requests, limits, allocatable),
+// decoded and validated (core/codec/decode_parts.cpp).
+std::vector<Taint> decode_taints(Decoder& d, const boost::json::value* v, const Path& p);
+std::map<std::string, Quantity> decode_resource_list(Decoder& d, const boost::json::value* v, const Path& p,
+                                                     const char* st);
 std::vector<Requirement> decode_requirements(Decoder& d, const boost::json::value* v, const Path& p, const char* st,
                                              const char* type);
 PodSpec decode_pod_spec(Decoder& d, const boost::json::object* o, const Path& p, bool strict);

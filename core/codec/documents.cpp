@@ -29,6 +29,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
+#include "core/codec/yaml_go_rules.h"
 #include "core/codec/yaml_load.h"
 
 namespace gpuops::core {
@@ -51,114 +52,7 @@ std::string join_path(const std::vector<std::string>& segs) {
 
 // ---------------------------------------------------------------- YAML -> JSON
 
-// The number forms of go-yaml v2's resolve table (resolve.go), as scanners
-// of exactly these expressions: std::regex matches by recursion, a frame per
-// character, and a plain scalar of some 26,000 digits (a legal annotation
-// value) overflowed the stack.
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_digit_or_underscore(char c) { return is_digit(c) || c == '_'; }
-std::string_view unsigned_part(std::string_view s) {  // [-+]?
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  return s;
-}
-template <class Pred>
-bool all_are(std::string_view s, Pred pred) {
-  return std::all_of(s.begin(), s.end(), pred);
-}
-// [-+]?(0|[1-9][0-9_]*)
-bool yaml_int(std::string_view s) {
-  s = unsigned_part(s);
-  if (s == "0") return true;
-  return !s.empty() && s[0] >= '1' && s[0] <= '9' && all_are(s.substr(1), is_digit_or_underscore);
-}
-// [-+]?0x[0-9a-fA-F_]+
-bool yaml_hex(std::string_view s) {
-  s = unsigned_part(s);
-  return s.size() > 2 && s[0] == '0' && s[1] == 'x' && all_are(s.substr(2), [](char c) {
-           return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '_';
-         });
-}
-// [-+]?0[0-7_]+
-bool yaml_oct(std::string_view s) {
-  s = unsigned_part(s);
-  return s.size() > 1 && s[0] == '0' && all_are(s.substr(1), [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
-}
-// [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
-bool yaml_float(std::string_view s) {
-  s = unsigned_part(s);
-  size_t i = 0;
-  const size_t n = s.size();
-  auto digits = [&](bool underscore) {
-    size_t from = i;
-    while (i < n && (is_digit(s[i]) || (underscore && s[i] == '_'))) ++i;
-    return i > from;
-  };
-  if (i < n && s[i] == '.') {
-    ++i;
-    if (!digits(false)) return false;
-  } else {
-    if (i == n || !is_digit(s[i])) return false;
-    digits(true);
-    if (i < n && s[i] == '.') {
-      ++i;
-      digits(true);
-    }
-  }
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '-' || s[i] == '+')) ++i;
-    if (!digits(false)) return false;
-  }
-  return i == n;
-}
-
-// Plain-scalar resolution of YAML 1.1 as go-yaml v2 does it (resolve.go), which
-// is what kubectl's sigs.k8s.io/yaml feeds to the API.
-json::value resolve_plain(const std::string& s) {
-  static const std::vector<std::string> kTrue = {"y",    "Y",    "yes", "Yes", "YES", "true",
-                                                 "True", "TRUE", "on",  "On",  "ON"};
-  static const std::vector<std::string> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
-                                                  "False", "FALSE", "off", "Off", "OFF"};
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (std::find(kTrue.begin(), kTrue.end(), s) != kTrue.end()) return true;
-  if (std::find(kFalse.begin(), kFalse.end(), s) != kFalse.end()) return false;
-  // Every number form below starts with a sign, a digit or '.': other
-  // scalars (names, the usual case) skip the scanners.
-  if (!(s[0] == '-' || s[0] == '+' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return json::value(s);
-  std::string t = s;
-  t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
-  // strconv.ParseFloat: a value beyond float64's range is an error, and
-  // go-yaml then keeps the scalar as a string; an underflow is 0 (or a
-  // denormal), no error.
-  auto as_float = [&]() -> json::value {
-    errno = 0;
-    double d = std::strtod(t.c_str(), nullptr);
-    if (errno == ERANGE && std::isinf(d)) return json::value(s);
-    return json::value(d);
-  };
-  // strconv.ParseInt, then ParseUint (a value above int64's range), then
-  // ParseFloat when it has a float's shape (a decimal integer does).
-  auto as_int = [&](int base) -> json::value {
-    try {
-      return json::value(std::stoll(t, nullptr, base));
-    } catch (const std::out_of_range&) {
-    }
-    try {
-      if (t[0] != '-') return json::value(static_cast<uint64_t>(std::stoull(t, nullptr, base)));
-    } catch (const std::out_of_range&) {
-    }
-    return base == 10 ? as_float() : json::value(s);
-  };
-  if (yaml_int(s)) return as_int(10);
-  if (yaml_hex(s)) return as_int(16);
-  if (yaml_oct(s)) return as_int(8);
-  if (yaml_float(s)) return as_float();
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "-.inf" || s == ".nan" || s == ".NaN" ||
-      s == ".NAN") {
-    return json::value(s);  // JSON has no infinities; the API would refuse them anyway
-  }
-  return json::value(s);
-}
+// Plain scalars resolved as go-yaml v2 does: resolve_plain, core/codec/yaml_go_rules.h.
 
 json::value yaml_to_json(const YAML::Node& n, std::vector<std::string>& path, Document& doc) {
   doc.lines[join_path(path)] = n.Mark().line + 1;

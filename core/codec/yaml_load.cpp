@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/base/errors.h"
+#include "core/codec/yaml_go_rules.h"
 
 namespace gpuops::core {
 
@@ -151,39 +151,6 @@ class AliasBudget : public YAML::EventHandler {
     }
   }
   throw InputError(file, line, "", msg);
-}
-
-// yaml-cpp 0.7 writes the escapes "\\N" (next line, U+0085) and "\\_"
-// (no-break space, U+00A0) of a double-quoted scalar as the one bytes 0x85
-// and 0xA0, which are not UTF-8; go-yaml (yaml_parser_scan_flow_scalar)
-// writes the characters' UTF-8. The text has passed check_characters, so a
-// byte that does not belong to a UTF-8 sequence can only be one of these:
-// `value` with each such byte written as its character's two bytes.
-std::string with_escapes_encoded(const std::string& value) {
-  auto lone = [&](size_t i, size_t& width) {
-    unsigned char c = static_cast<unsigned char>(value[i]);
-    width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (width == 0 || i + width > value.size()) return true;
-    for (size_t k = 1; k < width; ++k)
-      if ((static_cast<unsigned char>(value[i + k]) & 0xC0) != 0x80) return true;
-    return false;
-  };
-  size_t i = 0, width = 0;
-  while (i < value.size() && !lone(i, width)) i += width;
-  if (i == value.size()) return value;  // the usual case: nothing to mend
-  std::string out = value.substr(0, i);
-  while (i < value.size()) {
-    if (lone(i, width)) {
-      unsigned char c = static_cast<unsigned char>(value[i]);
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-      ++i;
-    } else {
-      out.append(value, i, width);
-      i += width;
-    }
-  }
-  return out;
 }
 
 // AliasBudget's checks and, for the documents asked for, the document's
@@ -745,112 +712,6 @@ std::vector<YAML::Node> parse_checked(const std::string& text, const std::string
     throw InputError(file, r.line, "", prefix + r.reason);
   }
   return docs;
-}
-
-// mirrors yaml_parser_update_buffer (go-yaml v2 readerc.go): the text must be
-// UTF-8 and hold only the characters YAML allows (tab, LF, CR, printable
-// ASCII, NEL, and the BMP and beyond less surrogates and U+FFFE/U+FFFF); a
-// NUL or an ESC is refused, not read as something else.
-void check_characters(const std::string& text, const std::string& file, const std::string& prefix) {
-  size_t i = 0;
-  const size_t n = text.size();
-  auto fail = [&](const char* why) {
-    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
-    throw InputError(file, line, "", prefix + why);
-  };
-  while (i < n) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      if (!(c == 0x0A || c == 0x09 || c == 0x0D || (c >= 0x20 && c <= 0x7E)))
-        fail("control characters are not allowed");
-      ++i;
-      continue;
-    }
-    size_t width = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (!width) fail("invalid leading UTF-8 octet");
-    if (i + width > n) fail("incomplete UTF-8 octet sequence");
-    uint32_t v = width == 2 ? c & 0x1F : width == 3 ? c & 0x0F : c & 0x07;
-    for (size_t k = 1; k < width; ++k) {
-      unsigned char t = static_cast<unsigned char>(text[i + k]);
-      if ((t & 0xC0) != 0x80) fail("invalid trailing UTF-8 octet");
-      v = (v << 6) | (t & 0x3F);
-    }
-    if ((width == 2 && v < 0x80) || (width == 3 && v < 0x800) || (width == 4 && v < 0x10000))
-      fail("invalid length of a UTF-8 sequence");
-    if ((v >= 0xD800 && v <= 0xDFFF) || v > 0x10FFFF) fail("invalid Unicode character");
-    if (!(v == 0x85 || (v >= 0xA0 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000))
-      fail("control characters are not allowed");
-    i += width;
-  }
-}
-
-bool is_merge_key(const YAML::Node& k) { return k.IsScalar() && k.Tag() == "?" && k.Scalar() == "<<"; }
-
-// The node with every merge key (`<<: *base`, `<<: [*a, *b]`) resolved as
-// go-yaml v2 resolves them (decoder.merge, decode.go): the mappings named
-// are merged in, keys written in the mapping itself win, and of several
-// mappings in a sequence an earlier one wins over a later one. Nodes without
-// a merge key below them are returned as they are (shared, with their
-// marks); a mapping that had one is built anew.
-YAML::Node resolve_merges(const YAML::Node& n, const std::string& file, const std::string& prefix, bool& changed) {
-  changed = false;
-  if (n.IsSequence()) {
-    std::vector<YAML::Node> items;
-    for (size_t i = 0; i < n.size(); ++i) {
-      bool c = false;
-      items.push_back(resolve_merges(n[i], file, prefix, c));
-      changed = changed || c;
-    }
-    if (!changed) return n;
-    YAML::Node out(YAML::NodeType::Sequence);
-    for (auto& item : items) out.push_back(item);
-    return out;
-  }
-  if (!n.IsMap()) return n;
-  std::vector<std::pair<YAML::Node, YAML::Node>> own;
-  std::vector<YAML::Node> merged;  // the mappings of `<<`, in precedence order
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    bool c = false;
-    YAML::Node v = resolve_merges(it->second, file, prefix, c);
-    changed = changed || c;
-    if (!is_merge_key(it->first)) {
-      own.emplace_back(it->first, v);
-      continue;
-    }
-    changed = true;
-    auto refuse = [&] {
-      throw InputError(file, it->first.Mark().line + 1, "",
-                       prefix + "map merge requires map or sequence of maps as the value");
-    };
-    if (v.IsMap()) {
-      merged.push_back(v);
-    } else if (v.IsSequence()) {
-      for (size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].IsMap()) refuse();
-        merged.push_back(v[i]);
-      }
-    } else {
-      refuse();
-    }
-  }
-  if (!changed) return n;
-  YAML::Node out(YAML::NodeType::Map);
-  std::unordered_set<std::string> seen;
-  auto add = [&](const YAML::Node& k, const YAML::Node& v) {
-    if (k.IsScalar() && !seen.insert(k.Scalar()).second) return;
-    out.force_insert(k, v);
-  };
-  for (auto& [k, v] : own) add(k, v);
-  for (auto& m : merged)
-    for (auto it = m.begin(); it != m.end(); ++it) add(it->first, it->second);
-  return out;
-}
-
-YAML::Node with_merges(const YAML::Node& n, const std::string& text, const std::string& file,
-                       const std::string& prefix) {
-  if (text.find("<<") == std::string::npos) return n;
-  bool changed = false;
-  return resolve_merges(n, file, prefix, changed);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // core/scenario/scenario_load.cpp: scenario YAML -> the typed Scenario of
-// core/scenario/scenario.h (load_scenario, load_scenarios, Step::title).
+// core/scenario/scenario.h (load_scenario, load_steps).
 #include "core/scenario/scenario.h"
 
 #include <yaml-cpp/yaml.h>
@@ -648,29 +648,6 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
 
 }  // namespace
 
-std::string Step::title() const {
-  if (!name.empty()) return name;
-  if (action.empty()) return "check";
-  if (action == "label") {
-    std::string text = "label " + node;
-    for (const auto& [k, v] : label_set) text += " " + k + "=" + v;
-    for (const auto& k : label_remove) text += " " + k + "-";
-    return text;
-  }
-  if (action == "deleteDaemonSet") return "deleteDaemonSet " + daemonset + " (cascade " + cascade + ")";
-  if (action == "host") {
-    std::string text = "host " + host.node;
-    if (host.driver) text += " driver=" + *host.driver;
-    if (host.driver_in_use) text += std::string(" driverInUse=") + (*host.driver_in_use ? "true" : "false");
-    if (host.mig_config) text += " migConfig=" + *host.mig_config;
-    if (host.mig_apply_fails) text += std::string(" migApplyFails=") + (*host.mig_apply_fails ? "true" : "false");
-    return text;
-  }
-  if (!name_arg.empty()) return action + " " + name_arg;
-  if (!node.empty()) return action + " " + node;
-  return action;
-}
-
 // One item of cluster.nodes read: the node, its host facts, and what reading
 // it threw (rethrown where the item is taken, so the first error of a
 // scenario is the same whether its nodes were read while the text was
@@ -782,47 +759,6 @@ std::vector<Step> load_steps(const std::string& path, const Catalog& catalog) {
   for (size_t i = 0; i < root.size(); ++i)
     steps.push_back(read_step(reader, root[i], "[" + std::to_string(i) + "]", dir, catalog));
   return steps;
-}
-
-std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const auto& path : paths) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      std::vector<std::string> found;
-      for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
-        const auto& entry = *it;
-        // Folders named `manifests` hold a scenario's inputs, not scenarios.
-        if (entry.is_directory() && entry.path().filename() == "manifests") {
-          it.disable_recursion_pending();
-          continue;
-        }
-        auto ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) {
-          // The folder's own files only (core/base/input_file.h).
-          if (std::string problem = folder_entry_problem(path, entry.path().string()); !problem.empty())
-            throw InputError(entry.path().string(), 0, "", problem);
-          found.push_back(entry.path().string());
-        }
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(path, ec)) {
-      files.push_back(path);
-    } else {
-      throw InputError(path, 0, "", "no such file or directory");
-    }
-  }
-  std::vector<Scenario> out;
-  std::map<std::string, std::string> seen;
-  for (const auto& file : files) {
-    Scenario scenario = load_scenario(file);
-    auto [it, fresh] = seen.emplace(scenario.name, file);
-    if (!fresh)
-      throw InputError(file, 0, "name", "Duplicate value: \"" + scenario.name + "\" (also in " + it->second + ")");
-    out.push_back(std::move(scenario));
-  }
-  return out;
 }
 
 }  // namespace gpuops::core

@@ -1,5 +1,5 @@
 // core/scenario/scenario_report.cpp: the reports of a scenario run (render_console,
-// render_json, render_junit).
+// render_json, render_junit), and a step's title in them (Step::title).
 #include "core/scenario/scenario.h"
 
 #include <boost/json.hpp>
@@ -194,6 +194,29 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
   std::ostringstream os;
   pt::write_xml(os, root, pt::xml_writer_make_settings<std::string>(' ', 2));
   return os.str();
+}
+
+std::string Step::title() const {
+  if (!name.empty()) return name;
+  if (action.empty()) return "check";
+  if (action == "label") {
+    std::string text = "label " + node;
+    for (const auto& [k, v] : label_set) text += " " + k + "=" + v;
+    for (const auto& k : label_remove) text += " " + k + "-";
+    return text;
+  }
+  if (action == "deleteDaemonSet") return "deleteDaemonSet " + daemonset + " (cascade " + cascade + ")";
+  if (action == "host") {
+    std::string text = "host " + host.node;
+    if (host.driver) text += " driver=" + *host.driver;
+    if (host.driver_in_use) text += std::string(" driverInUse=") + (*host.driver_in_use ? "true" : "false");
+    if (host.mig_config) text += " migConfig=" + *host.mig_config;
+    if (host.mig_apply_fails) text += std::string(" migApplyFails=") + (*host.mig_apply_fails ? "true" : "false");
+    return text;
+  }
+  if (!name_arg.empty()) return action + " " + name_arg;
+  if (!node.empty()) return action + " " + node;
+  return action;
 }
 
 }  // namespace gpuops::core
