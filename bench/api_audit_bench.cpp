@@ -1,4 +1,4 @@
-// api_audit_bench (issue 9): the audit over the Kubernetes API against the
+// api_audit_bench (docs/PERFORMANCE.md): the audit over the Kubernetes API against the
 // simulator's API front end, and the lab's kubectl-based script against the
 // same served cluster.
 //

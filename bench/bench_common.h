@@ -1,4 +1,4 @@
-// bench/bench_common.h: the clusters the benchmarks run on (issue 9).
+// bench/bench_common.h: the clusters the benchmarks run on (docs/PERFORMANCE.md).
 //
 // Operands come from the built-in "gpu-operator" catalog
 // (data/operands/gpu-operator.yaml): its first `n` entries, with their real
@@ -29,7 +29,7 @@ inline const char* kNs = "gpu-operator";
 // The first `n` operands of the gpu-operator catalog; past its 18, copies of
 // its device plugin named bench-extra-<k> (DaemonSet, app and deploy label
 // nvidia.com/gpu.deploy.bench-extra-<k>), for the clusters larger than any
-// one install (issue 23: 20 DaemonSets).
+// one install (docs/PERFORMANCE.md: 20 DaemonSets).
 inline std::vector<core::Operand> operands(int n) {
   core::Catalog c = core::load_catalog("gpu-operator");
   const core::Operand plugin = *std::find_if(c.operands.begin(), c.operands.end(),

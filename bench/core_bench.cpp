@@ -1,4 +1,4 @@
-// Core benchmarks (issue 9): placement (core::should_run, every DaemonSet x
+// Core benchmarks (docs/PERFORMANCE.md): placement (core::should_run, every DaemonSet x
 // every node) and the audit (core::audit, LAB.md step 6) over 1,000, 5,000 and
 // 20,000 nodes x 16 operands of the gpu-operator catalog (bench_common.h), and
 // core::diagnose over 1,000 and 5,000 nodes x 16.

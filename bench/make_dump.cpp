@@ -1,4 +1,4 @@
-// make_dump (issue 23): a large kubectl-shaped dump of a healthy GPU Operator
+// make_dump (docs/PERFORMANCE.md): a large kubectl-shaped dump of a healthy GPU Operator
 // install, for timing the snapshot commands (audit, matrix, diagnose, plan).
 //
 //   make_dump --nodes 5000 --operands 16 OUT.json [--indent]

@@ -1,4 +1,4 @@
-// `gpuops plan` on a large dump (issue 21: "planning one label change on a
+// `gpuops plan` on a large dump (the target, docs/PERFORMANCE.md: "planning one label change on a
 // 5,000-node dump takes under 2 s wall including the import"): the whole
 // command in process (cli::run), on a kubectl-shaped JSON dump written once:
 // N nodes (allocatable, Ready), the first K operands of the gpu-operator

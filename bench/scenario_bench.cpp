@@ -1,4 +1,4 @@
-// The scenario runner at scale (issue 23, item 4): a scenario file of N nodes
+// The scenario runner at scale (docs/PERFORMANCE.md): a scenario file of N nodes
 // and the first 16 operands of the gpu-operator catalog (bench_common.h),
 // written once as docs/SCENARIOS.md and scenarios/*.yaml write them, then
 //  * BM_ScenarioLoad/N: core::load_scenario of the file (read, YAML, the

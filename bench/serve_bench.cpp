@@ -1,4 +1,4 @@
-// serve_bench (issue 23): the simulator behind `gpuops serve`.
+// serve_bench (docs/PERFORMANCE.md): the simulator behind `gpuops serve`.
 //
 //   ninja -C build serve_bench && build/bench/serve_bench
 //

@@ -64,7 +64,7 @@ BENCHMARK(BM_SettleFromEmpty)
     ->Args({1000, 16})
     ->Args({5000, 5})
     ->Args({5000, 16})
-    ->Args({15000, 20})  // past upstream's 5,000-node limit (issue 23)
+    ->Args({15000, 20})  // past upstream's 5,000-node limit (docs/PERFORMANCE.md)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
@@ -127,7 +127,7 @@ BENCHMARK(BM_RollingUpdate)->Args({1000})->Args({5000})->Unit(benchmark::kMillis
 // The simulated GPU Operator (v25.3, ClusterPolicy at its defaults) on N GPU
 // nodes that carry only NFD's labels: labelGPUNodes labels every node, the
 // nine DaemonSets are rendered, 7 pods per node are created and Ready, the
-// policy ends ready (issue 18: "5,000 GPU nodes labelled and settled").
+// policy ends ready (the target, docs/PERFORMANCE.md: 5,000 GPU nodes labelled and settled).
 // Arg 2 (1: the kubelet profile): the validation gates, start delays and
 // grace periods, and k8s-driver-manager's pause and restore on every node
 // (v0.8.1 pauses on a fresh install), so most pods are created twice.

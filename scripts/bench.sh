@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh: every benchmark of issue 9 in one run, one table at the end.
+# scripts/bench.sh: every benchmark of docs/PERFORMANCE.md in one run, one table at the end.
 #
 #   scripts/bench.sh [BUILD_DIR]          # default: build
 #
@@ -125,7 +125,7 @@ for bm in SettleFromEmpty LabelFlip; do
   done
 done
 
-# The simulated GPU Operator labels 15,000 new GPU nodes and settles (issue 23, item 6).
+# The simulated GPU Operator labels 15,000 new GPU nodes and settles (docs/PERFORMANCE.md).
 f="$OUT/sim-operator-15000.json"
 "$BUILD/bench/simulator_bench" --benchmark_filter='BM_OperatorInstall/15000/0/' --benchmark_out="$f" \
   --benchmark_out_format=json >&2
@@ -195,7 +195,7 @@ for n in 1000 5000; do
   fi
 done
 
-# -- a large dump: the snapshot commands (issue 23, item 2)
+# -- a large dump: the snapshot commands (docs/PERFORMANCE.md)
 log "== a 5,000 x 16 dump: audit, matrix, diagnose --snapshot"
 "$BUILD/bench/make_dump" --nodes 5000 --operands 16 "$OUT/dump.json"
 dump_mb=$(awk -v b="$(stat -c %s "$OUT/dump.json")" 'BEGIN { printf "%.0f", b / 1048576 }')
@@ -214,7 +214,7 @@ for cmd in audit matrix diagnose; do
 done
 rm -f "$OUT/dump.json"
 
-# -- gpuops plan on a large dump (issue 21: 5,000 x 8 < 2 s; issue 23 item 6: 15,000 x 8 < 3 s)
+# -- gpuops plan on a large dump (targets, docs/PERFORMANCE.md: 5,000 x 8 < 2 s; 15,000 x 8 < 3 s)
 log "== gpuops plan of one label change on 5,000 and 15,000-node dumps"
 # The dumps plan_bench writes are kept (PLAN_BENCH_KEEP=1) for the process runs.
 PLAN_BENCH_KEEP=1 "$BUILD/bench/plan_bench" --benchmark_filter='BM_PlanLabelChange/(5000|15000)/8/' \
@@ -244,7 +244,7 @@ while IFS=$'\t' read -r name real cpu unit rss err; do
   rm -f "$dump"
 done < <(gbench_rows "$OUT/plan.json")
 
-# -- the scenario runner at scale (issue 23, item 4)
+# -- the scenario runner at scale (docs/PERFORMANCE.md)
 log "== a 5,000 x 16 scenario: load, gpuops run"
 for bm in 'BM_ScenarioLoad/5000' 'BM_ScenarioRun/nodes:5000/expect:0/' 'BM_ScenarioRun/nodes:5000/expect:1/'; do
   f="$OUT/scenario.json"

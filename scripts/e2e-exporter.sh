@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25 on a real control plane (called by scripts/e2e-real.sh; runnable
+# deploy/ and the exporter on a real control plane (called by scripts/e2e-real.sh; runnable
 # alone against any cluster you may write CRDs to):
 #   1. tests/crds/monitoring.coreos.com.yaml (ServiceMonitor, PrometheusRule)
 #      applied and Established, then every manifest of deploy/ (but the krew

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests on a real control plane (issue 8): upstream etcd,
+# End-to-end tests on a real control plane: upstream etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler and KWOK, built (or
 # reused) by scripts/cluster-build.sh and started on loopback by
 # scripts/cluster-up.sh in a temporary directory. Against it:
@@ -133,7 +133,7 @@ else
   record FAIL "scenarios --backend real" "exit $rc: $summary, $(since "$t")"
 fi
 
-# --- 1b. plan's predictions against the real cluster (issue 21) -------------
+# --- 1b. plan's predictions against the real cluster (docs/PLAN.md) -------------
 # The scenario library leaves the cluster empty; plan-predict.sh sets up its
 # own lab-like state, makes E2E_PLAN_CHANGES random changes (seed
 # E2E_PLAN_SEED), compares each with `gpuops plan`'s prediction, and deletes
@@ -217,7 +217,7 @@ if [ -n "$serve_tests" ] && [ -x "$serve_tests" ]; then
   fi
 fi
 
-# --- 4b. deploy/, the exporter and the kubectl plugin (issue 25) -------------
+# --- 4b. deploy/, the exporter and the kubectl plugin (docs/EXPORTER.md) -------------
 t=$(date +%s.%N)
 "$repo/scripts/e2e-exporter.sh" "$gpuops" "$kc" >"$work/exporter.out" 2>&1
 while read -r st rest; do

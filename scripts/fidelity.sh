@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The differential run (issue 8): replays every scenario on the simulator and
+# The differential run: replays every scenario on the simulator and
 # on a real control plane, and compares, step by step, what gpuops' analyses
 # saw after the step: audit lines and exit code, order-check of every node,
 # the matrix, every DaemonSet's status fields, and what the GPU Operator
@@ -79,7 +79,7 @@ def diff(a, b):
         fields = ["%s sim %d, real %d" % (k, fa[k], fb.get(k, -1)) for k in sorted(fa) if fa[k] != fb.get(k)]
         if fields:
             out.append("%s: %s" % (ds, ", ".join(fields)))
-    # What the GPU Operator writes (issue 19): nvidia.com/* node labels, the
+    # What the GPU Operator writes: nvidia.com/* node labels, the
     # DaemonSets' placement and rollout spec, pods per node, ClusterPolicy
     # status.state. Absent in a report of an older gpuops: not compared.
     def kv(m):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The install step and the .deb, as a user gets them (issue 25):
+# The install step and the .deb, as a user gets them (docs/EXPORTER.md):
 #   1. `cmake --install build --prefix P`: P/bin/gpuops and the kubectl plugin
 #      name P/bin/kubectl-gpuops (a link to it);
 #   2. `cpack -G DEB` in build/, unpacked with `dpkg-deb -x` into a scratch

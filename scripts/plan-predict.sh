@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does `gpuops plan` predict what a real cluster does? (issue 21). Against a
+# Does `gpuops plan` predict what a real cluster does? (docs/PLAN.md). Against a
 # running cluster (the e2e control plane: upstream kube-apiserver,
 # controller-manager and scheduler, KWOK as every node's kubelet), it sets
 # up a lab-like state once (namespace gpu-operator, four KWOK nodes with the

@@ -4,7 +4,7 @@
 #   1. set-up and the normal build, and every test binary through ctest;
 #      then the install step, the .deb and the kubectl plugin
 #      (scripts/package-test.sh);
-#   2. end to end on a real control plane (issue 8): upstream etcd,
+#   2. end to end on a real control plane: upstream etcd,
 #      kube-apiserver, kube-controller-manager, kube-scheduler and KWOK, built
 #      from the Go module proxy into ~/.cache/gpuops on first use (10-55 min
 #      once on 2 cores; reused afterwards), brought up on loopback, the scenario

@@ -280,7 +280,7 @@ struct StepObservation {
   // DaemonSet name -> status field (API JSON name) -> value; the eight
   // integer fields ds_field knows.
   std::map<std::string, std::map<std::string, int64_t>> daemonsets;
-  // What the GPU Operator writes (issue 19), for its differential:
+  // What the GPU Operator writes, for its differential:
   // node -> its nvidia.com/* labels (every node, empty when it has none);
   std::map<std::string, Labels> node_labels;
   // DaemonSet name -> what placement and rollout depend on in its spec.

@@ -1,5 +1,5 @@
 // gpuops diagnose gives the same findings on the simulator and on a kubectl
-// dump of the same state (issue 10).
+// dump of the same state.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>

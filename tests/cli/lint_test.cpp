@@ -181,7 +181,7 @@ TEST(Lint, EveryFileOfAFolder) {
 
 namespace {
 
-// deploy/ is what the exporter's users apply (issue 25): lint passes it, and
+// deploy/ is what the exporter's users apply (docs/EXPORTER.md): lint passes it, and
 // refuses a broken copy of it as the API server would, with the file and
 // line, exit 2. A kind lint does not check names every kind it does.
 TEST(Lint, TheExportersManifestsPassAndABrokenOneIsRefused) {

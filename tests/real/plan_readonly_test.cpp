@@ -1,4 +1,4 @@
-// `gpuops plan --kubeconfig` only reads (issue 21: "prove it in a test
+// `gpuops plan --kubeconfig` only reads (the requirement: "prove it in a test
 // against a server that answers every write with 403"): a live cluster whose
 // API server refuses every write is planned on, and the plan is the
 // simulator's, while the server saw nothing but GETs.

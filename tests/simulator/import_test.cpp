@@ -1,5 +1,5 @@
 // FakeCluster::import_state: a real cluster's state loaded into the
-// simulator is a fixed point when healthy (issue 21: "settling a healthy
+// simulator is a fixed point when healthy (the requirement: "settling a healthy
 // imported cluster creates and deletes nothing"), on every field case and
 // operator dump of the tests.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// core::stream_documents, the reader of large dumps (issue 23), against the
+// core::stream_documents, the reader of large dumps (docs/PERFORMANCE.md), against the
 // reference it must equal: read_documents over the whole file. Each case is
 // a file whose documents or error both readers must give alike
 // (fuzz/snapshot.h stream_disagreement compares them), chosen where a

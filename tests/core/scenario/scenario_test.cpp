@@ -627,7 +627,7 @@ TEST(Scenario, ObserveRecordsTheAnalysesOfOneState) {
   EXPECT_EQ(f.at("numberMisscheduled"), 0);
 }
 
-// The operator's side of the observation (issue 19): nvidia.com/* labels of
+// The operator's side of the observation: nvidia.com/* labels of
 // every node, each DaemonSet's placement and rollout spec, pods per node,
 // the ClusterPolicy's state.
 TEST(Scenario, ObserveRecordsWhatTheOperatorWrites) {
