@@ -22,21 +22,7 @@ class SimControls : public core::SimulationControls {
   explicit SimControls(simulator::FakeCluster& c) : c_(c) {}
   void run() override { c_.run(); }
   void advance(core::Duration d) override { c_.advance(d); }
-  void inject_fault(const core::FaultSpec& f) override {
-    simulator::Fault fault;
-    // No default: -Wswitch names a core kind added without its simulator one.
-    switch (f.kind) {
-      case core::FaultKind::kImagePull: fault.kind = simulator::FaultKind::kImagePull; break;
-      case core::FaultKind::kCrashLoop: fault.kind = simulator::FaultKind::kCrashLoop; break;
-      case core::FaultKind::kNeverReady: fault.kind = simulator::FaultKind::kNeverReady; break;
-      case core::FaultKind::kStuckInInit: fault.kind = simulator::FaultKind::kStuckInInit; break;
-      case core::FaultKind::kFailed: fault.kind = simulator::FaultKind::kFailed; break;
-    }
-    fault.node = f.node;
-    fault.daemonset = f.daemonset;
-    fault.reason = f.reason;
-    c_.inject_fault(fault);
-  }
+  void inject_fault(const core::FaultSpec& f) override { c_.inject_fault(f); }
   void clear_faults() override { c_.clear_faults(); }
   void install_operator(const core::Catalog& catalog, const std::string& ns) override {
     c_.install_operator(catalog, ns);

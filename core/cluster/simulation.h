@@ -14,20 +14,30 @@
 
 namespace gpuops::core {
 
-// The faults the fake kubelet can apply (simulator::FaultKind says what each
-// does to a pod). A scenario spells them "image-pull", "crash-loop",
-// "never-ready", "stuck-in-init" and "failed"; load_scenario
-// (core/scenario/scenario.h) reads that spelling, and nothing else does.
+// The faults the fake kubelet can apply to the pods it runs, in either
+// profile (simulator::FaultKind is this type). A scenario spells them
+// "image-pull", "crash-loop", "never-ready", "stuck-in-init" and "failed";
+// load_scenario (core/scenario/scenario.h) reads that spelling, and nothing
+// else does.
 enum class FaultKind {
+  // Pending; container waiting ErrImagePull, then ImagePullBackOff.
   kImagePull,
+  // Running, not Ready; container waiting CrashLoopBackOff (restartCount 5).
   kCrashLoop,
+  // Running, container running but never Ready (readiness probe failing).
   kNeverReady,
+  // Pending; the first init container running and never finishing, the
+  // containers waiting PodInitializing (kubectl: Init:0/N). No effect on pods
+  // without init containers.
   kStuckInInit,
+  // Rejected at admission: phase Failed, reason `reason` (default
+  // "UnexpectedAdmissionError"). The DaemonSet controller deletes and
+  // recreates such pods with its failed-pod backoff.
   kFailed,
 };
 
-// A fault for the fake kubelet. Empty node/daemonset mean every
-// node/DaemonSet.
+// A fault for the fake kubelet (simulator::Fault is this type). Empty
+// node/daemonset mean every node/DaemonSet.
 struct FaultSpec {
   FaultKind kind = FaultKind::kCrashLoop;
   std::string node;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/cluster/simulation.h"
 #include "core/model/model.h"
 
 namespace gpuops::simulator {
@@ -26,30 +27,12 @@ enum class KubeletProfile {
   kKubelet,
 };
 
-// A fault the fake kubelet applies to pods it runs, in either profile.
-enum class FaultKind {
-  // Pending; container waiting ErrImagePull, then ImagePullBackOff.
-  kImagePull,
-  // Running, not Ready; container waiting CrashLoopBackOff (restartCount 5).
-  kCrashLoop,
-  // Running, container running but never Ready (readiness probe failing).
-  kNeverReady,
-  // Pending; the first init container running and never finishing, the
-  // containers waiting PodInitializing (kubectl: Init:0/N). No effect on pods
-  // without init containers.
-  kStuckInInit,
-  // Rejected at admission: phase Failed, reason `reason` (default
-  // "UnexpectedAdmissionError"). The DaemonSet controller deletes and
-  // recreates such pods with its failed-pod backoff.
-  kFailed,
-};
-
-struct Fault {
-  FaultKind kind = FaultKind::kCrashLoop;
-  std::string node;       // empty: every node
-  std::string daemonset;  // DaemonSet name owning the pod; empty: every pod
-  std::string reason;     // kFailed only
-};
+// A fault the fake kubelet applies to pods it runs, in either profile: the
+// kinds and fields of core::FaultSpec (core/cluster/simulation.h, where each
+// kind is described), one definition for the scenario runner and the
+// simulator.
+using FaultKind = core::FaultKind;
+using Fault = core::FaultSpec;
 
 // The set-up of a FakeCluster (FakeCluster::Options).
 struct ClusterOptions {
