@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/base/terminal.h"
 #include "core/gpu_operator/operator_install.h"
 #include "core/kube/placement.h"
 #include "core/kube/pod_status.h"
@@ -91,7 +92,10 @@ std::string render_wide(const PlacementView& view, const std::vector<std::pair<s
   }
   rows.push_back(std::move(header));
   for (size_t n = 0; n < view.nodes.size(); ++n) {
-    std::vector<std::string> row{view.nodes[n].name,
+    // Every cell written as kubectl's printers write one (WriteEscaped,
+    // k8s.io/cli-runtime pkg/printers/terminal.go): a status string from a
+    // dump can carry ESC or CR.
+    std::vector<std::string> row{escape_terminal(view.nodes[n].name),
                                  node_status_column(view.nodes[n].ready, view.nodes[n].unschedulable)};
     for (long i : index) {
       if (i < 0) {
@@ -99,7 +103,7 @@ std::string render_wide(const PlacementView& view, const std::vector<std::pair<s
         continue;
       }
       const ViewCell& c = view.cells[i][n];
-      row.push_back(!c.status.empty() ? c.status : c.wants ? "<none>" : "-");
+      row.push_back(!c.status.empty() ? escape_terminal(c.status) : c.wants ? "<none>" : "-");
     }
     rows.push_back(std::move(row));
   }

@@ -87,4 +87,30 @@ TEST(AuditOperatorMode, LabelsThatKeepAWantedOperandOffAreBlocked) {
   EXPECT_EQ(healthy.out, "cpu-node-1 OK\ngpu-node-1 OK\ngpu-node-2 OK\n");
 }
 
+// A status string from a dump (a container's waiting reason) with ESC and CR
+// in it: `matrix -o wide` writes the cell as kubectl's printers do
+// (WriteEscaped: ESC as ^[, CR as \r), so a dump cannot drive the terminal.
+TEST(AuditOperatorMode, WideMatrixCellsAreEscaped) {
+  const std::string dump = edited_dump("escapes", [](boost::json::object& o) {
+    if (str(o.at("kind")) == "Pod" && str(o.at("metadata").at("name")) == "nvidia-device-plugin-daemonset-g1d") {
+      auto& st = o["status"].as_object();
+      st["phase"] = "Pending";
+      boost::json::object waiting{{"reason", "\x1b[2JBad\rPass"}};
+      boost::json::object state{{"waiting", waiting}};
+      boost::json::object cs{{"name", "nvidia-device-plugin"},
+                             {"ready", false},
+                             {"restartCount", 0},
+                             {"image", "x"},
+                             {"imageID", ""},
+                             {"state", state}};
+      st["containerStatuses"] = boost::json::array{cs};
+    }
+    return true;
+  });
+  auto r = run_gpuops({"matrix", "-o", "wide", "--snapshot", dump});
+  EXPECT_NE(r.out.find("^[[2JBad\\rPass"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+}
+
 }  // namespace
