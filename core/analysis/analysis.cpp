@@ -50,12 +50,13 @@ bool wanted_by_operator(const std::vector<const DaemonSet*>& dss, const Operand&
 }
 
 // Whether the operator counts the node a GPU node whose operands run:
-// hasGPULabels or gpu.present=true, and not gpu.deploy.operands=false
-// (removeAllGPUStateLabels), labelGPUNodes' tests (state_manager.go).
+// hasGPULabels (NFD's GPU labels; without them the labeller sets
+// gpu.present=false and removes the state labels, whatever gpu.present said)
+// and not gpu.deploy.operands=false (removeAllGPUStateLabels), labelGPUNodes'
+// tests (state_manager.go).
 bool operator_gpu_node(const Node& node) {
+  if (!is_gpu_node(node)) return false;
   const Labels& l = node.metadata.labels;
-  auto present = l.find("nvidia.com/gpu.present");
-  if (!is_gpu_node(node) && !(present != l.end() && present->second == "true")) return false;
   auto operands = l.find("nvidia.com/gpu.deploy.operands");
   return operands == l.end() || operands->second != "false";
 }

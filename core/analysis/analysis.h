@@ -88,8 +88,8 @@ struct AuditResult {
 // paused-for-vgpu-change: core::classify_label) is checked too, a kPaused gap
 // (the operator wants it there; k8s-driver-manager, mig-manager or
 // vgpu-device-manager took it off until they restore the label).
-// Also in operator mode, on a GPU node (core::is_gpu_node, or
-// nvidia.com/gpu.present=true) without nvidia.com/gpu.deploy.operands=false:
+// Also in operator mode, on a GPU node (core::is_gpu_node: NFD's GPU labels)
+// without nvidia.com/gpu.deploy.operands=false:
 // an operand whose deploy label the operator sets there
 // (core::expected_deploy_labels: gpuStateLabels of the node's workload
 // config, mig-manager on a MIG-capable node), whose DaemonSet would select
