@@ -152,12 +152,10 @@ void check_operand_names(const YAML::Node& n, const Operand& o, const std::strin
       check("memory", o.memory, "must be a quantity (e.g. '128Mi')");
     }
   }
-  for (const char* key : {"workload_configs", "gates", "needs"}) {
-    const auto& values = std::string(key) == "workload_configs" ? o.workload_configs
-                         : std::string(key) == "gates"          ? o.gates
-                                                                : o.needs;
-    for (const auto& v : values) check(key, v, validate_dns1123_label(v));
-  }
+  const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+      {"workload_configs", &o.workload_configs}, {"gates", &o.gates}, {"needs", &o.needs}};
+  for (const auto& [key, values] : lists)
+    for (const auto& v : *values) check(key, v, validate_dns1123_label(v));
 }
 
 std::vector<std::string> label_keys(const YAML::Node& n, const char* key, const std::string& file,

@@ -10,30 +10,19 @@
 
 #include <boost/json.hpp>
 
-#include <fstream>
 #include <functional>
 #include <string>
 
 #include "../common/cli_run.h"
-#include "core/codec/documents.h"
+#include "../common/edited_dump.h"
 
 namespace {
 
 using gpuops::testing::run_gpuops;
 
-// healthy-v26.7 (tests/data/operator) with `edit` applied to each item, as
-// a JSON List in a temporary file; items `edit` returns false for are left out.
+// healthy-v26.7 with `edit` applied (tests/common/edited_dump.h).
 std::string edited_dump(const std::string& name, const std::function<bool(boost::json::object&)>& edit) {
-  auto docs =
-      gpuops::core::read_paths({std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7/dump.yaml"});
-  boost::json::array items;
-  for (auto& d : docs) {
-    boost::json::object o = d.value.as_object();
-    if (edit(o)) items.push_back(std::move(o));
-  }
-  const std::string path = ::testing::TempDir() + "/" + name + ".json";
-  std::ofstream(path) << boost::json::serialize(boost::json::object{{"kind", "List"}, {"items", items}});
-  return path;
+  return gpuops::testing::edited_dump("healthy-v26.7", name, edit);
 }
 
 std::string str(const boost::json::value& v) { return std::string(v.as_string()); }

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../common/cli_run.h"
-#include "core/codec/documents.h"
+#include "../common/edited_dump.h"
 
 namespace {
 
@@ -262,13 +262,14 @@ TEST(Plan, OperandsFalseOnAnOperatorInstall) {
 // policy (removeAllGPUStateLabels), and `patch clusterpolicy` works on the
 // inferred one (isStateEnabled false: the DaemonSet and its pods go).
 TEST(Plan, WithoutAClusterPolicyTheOperatorIsStillSimulated) {
-  auto docs = gpuops::core::read_paths({op_dump("healthy-v26.7") + "/dump.yaml"});
-  boost::json::array items;
-  for (auto& d : docs)
-    if (d.value.as_object().at("kind").as_string() != "ClusterPolicy") items.push_back(d.value);
-  const std::string dump = ::testing::TempDir() + "/healthy-v26.7-without-clusterpolicy.json";
-  std::ofstream(dump) << boost::json::serialize(boost::json::object{{"kind", "List"}, {"items", items}});
-  ASSERT_EQ(items.size() + 1, docs.size());
+  int dropped = 0;
+  const std::string dump =
+      gpuops::testing::edited_dump("healthy-v26.7", "healthy-v26.7-without-clusterpolicy", [&](boost::json::object& o) {
+        const bool policy = o.at("kind").as_string() == "ClusterPolicy";
+        dropped += policy;
+        return !policy;
+      });
+  ASSERT_EQ(dropped, 1);
 
   auto r = run_gpuops({"plan", "--snapshot", dump, "label", "node", "gpu-node-1",
                        "nvidia.com/gpu.deploy.operands=false", "-o", "json"});
