@@ -19,6 +19,7 @@
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
 #include "core/gpu_operator/gpu_node_rules.h"
+#include "core/kube/managed_fields.h"
 
 namespace gpuops::core {
 
@@ -181,6 +182,7 @@ std::optional<Time> newest_timestamp(const ClusterState& state) {
     for (const auto& t : n.taints) see(t.time_added);
     see(upgrade_start_time(n, kUpgradeWaitForPodCompletionStartTimeAnnotation));
     see(upgrade_start_time(n, kUpgradeValidationStartTimeAnnotation));
+    see(newest_label_write(n));
   }
   for (const auto& d : state.daemonsets) see(d.metadata.creation_timestamp);
   for (const auto& p : state.pods) {
@@ -201,6 +203,23 @@ std::optional<Time> newest_timestamp(const ClusterState& state) {
   return newest;
 }
 
+namespace {
+
+// The GPU workloads of `pods` outside `ns` (core::holds_gpu); nullopt when
+// no pod of the file is outside `ns`: a dump of one namespace tells nothing
+// of the others (kubectl get pods -A lists kube-system's pods at least).
+std::optional<std::vector<Pod>> gpu_workloads(const std::deque<Pod>& pods, const std::string& ns) {
+  std::optional<std::vector<Pod>> out;
+  for (const auto& p : pods) {
+    if (p.metadata.namespace_ == ns) continue;
+    if (!out) out.emplace();
+    if (holds_gpu(p)) out->push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
 ClusterState SnapshotCluster::state(const std::string& ns) {
   ClusterState s;
   s.namespace_ = ns;
@@ -209,6 +228,7 @@ ClusterState SnapshotCluster::state(const std::string& ns) {
     if (d.metadata.namespace_ == ns) s.daemonsets.push_back(d);
   for (const auto& p : pods_)
     if (p.metadata.namespace_ == ns) s.pods.push_back(p);
+  s.gpu_workloads = gpu_workloads(pods_, ns);
   s.cluster_policies = {cluster_policies_.begin(), cluster_policies_.end()};
   s.nvidia_drivers = {nvidia_drivers_.begin(), nvidia_drivers_.end()};
   s.observed_at = newest_timestamp(s);
@@ -240,10 +260,22 @@ ClusterState SnapshotCluster::take_state(const std::string& ns) {
   };
   split(daemonsets_, s.daemonsets);
   split(pods_, s.pods);
+  s.gpu_workloads = gpu_workloads(pods_, ns);
   move_all(cluster_policies_, s.cluster_policies);
   move_all(nvidia_drivers_, s.nvidia_drivers);
   s.observed_at = newest_timestamp(s);
   return s;
+}
+
+std::vector<std::string> SnapshotCluster::operator_namespaces() const {
+  std::set<std::string> out;
+  for (const auto& d : daemonsets_) {
+    const OwnerReference* ref = d.metadata.controller_ref();
+    if (ref && (ref->kind == "ClusterPolicy" || ref->kind == "NVIDIADriver") &&
+        ref->api_version.rfind("nvidia.com/", 0) == 0)
+      out.insert(d.metadata.namespace_);
+  }
+  return {out.begin(), out.end()};
 }
 
 std::vector<std::string> SnapshotCluster::namespaces() const {

@@ -32,8 +32,9 @@ struct SnapshotOptions {
 // The newest timestamp a state carries: creation times (not deletion times,
 // which lie in the future by the grace period), taints' timeAdded, pod and
 // custom resource conditions' lastTransitionTime, pods' startTime, running
-// containers' startedAt, and the upgrade controller's start-time annotations
-// on nodes (k8s-operator-libs pkg/upgrade consts.go, Unix seconds). What a
+// containers' startedAt, the upgrade controller's start-time annotations
+// on nodes (k8s-operator-libs pkg/upgrade consts.go, Unix seconds) and the
+// times of the nodes' managedFields entries (core/kube/managed_fields.h). What a
 // SnapshotCluster gives as ClusterState::observed_at: a dump says nothing of
 // when it was taken, and every one of these times is at or before it.
 // nullopt when the state has none.
@@ -79,6 +80,11 @@ class SnapshotCluster : public Cluster {
 
   // Namespaces that hold DaemonSets or pods in the dump, sorted.
   std::vector<std::string> namespaces() const;
+
+  // Namespaces holding a DaemonSet controlled by a ClusterPolicy or an
+  // NVIDIADriver (the GPU Operator's own, core::detect_operator_install's
+  // first rule), sorted.
+  std::vector<std::string> operator_namespaces() const;
 
  private:
   // Deques: no relocation as they grow, nor a second copy while take_state

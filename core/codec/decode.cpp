@@ -18,6 +18,7 @@
 #include "core/codec/codec_internal.h"
 #include "core/codec/crd_schema.h"
 #include "core/codec/documents.h"
+#include "core/kube/managed_fields.h"
 #include "core/kube/names.h"
 #include "core/model/quantity.h"
 #include "core/model/rfc3339.h"
@@ -180,6 +181,8 @@ Node decode_node_typed(const Document& doc) {
   const Path mp = top.child("metadata");
   // ValidateObjectMeta with the kind's name rule (NameIsDNSSubdomain).
   n.metadata = codec_internal::validate_object_meta(d, root, validate_dns1123_subdomain, false);
+  if (const json::value* meta = get(&root, "metadata"); meta && meta->is_object())
+    n.label_writes = decode_label_writes(meta->as_object().if_contains("managedFields"));
   Path sp = top.child("spec");
   if (const json::object* spec = d.object(get(&root, "spec"), sp, "Node", "v1.NodeSpec")) {
     n.unschedulable = d.boolean(get(spec, "unschedulable"), sp.child("unschedulable"), "NodeSpec");
@@ -227,6 +230,7 @@ Pod decode_pod_typed(const Document& doc) {
     pod.status.reason = d.string(get(st, "reason"), stp.child("reason"), "PodStatus");
     pod.status.message = d.string(get(st, "message"), stp.child("message"), "PodStatus");
     pod.status.start_time = d.time(get(st, "startTime"), stp.child("startTime"), "PodStatus");
+    pod.status.pod_ip = d.string(get(st, "podIP"), stp.child("podIP"), "PodStatus");
     Path cp = stp.child("conditions");
     if (const json::array* cs = d.array(get(st, "conditions"), cp, "PodStatus", "[]v1.PodCondition")) {
       for (size_t i = 0; i < cs->size(); ++i) {
@@ -308,7 +312,8 @@ const JsonShape* typed_shape(std::string_view kind) {
                                    {"affinity", nullptr},
                                    {"tolerations", nullptr},
                                    {"initContainers", &container},
-                                   {"containers", &container}}};
+                                   {"containers", &container},
+                                   {"runtimeClassName", nullptr}}};
   static const JsonShape container_status{
       {{"name", nullptr}, {"ready", nullptr}, {"restartCount", nullptr}, {"state", nullptr}, {"lastState", nullptr}}};
   static const JsonShape pod_status{{{"phase", nullptr},
@@ -317,7 +322,8 @@ const JsonShape* typed_shape(std::string_view kind) {
                                      {"startTime", nullptr},
                                      {"conditions", nullptr},
                                      {"initContainerStatuses", &container_status},
-                                     {"containerStatuses", &container_status}}};
+                                     {"containerStatuses", &container_status},
+                                     {"podIP", nullptr}}};
   static const JsonShape pod{{{"apiVersion", nullptr},
                               {"kind", nullptr},
                               {"metadata", nullptr},

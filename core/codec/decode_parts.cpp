@@ -210,6 +210,7 @@ PodSpec decode_pod_spec(Decoder& d, const json::object* o, const Path& p, bool s
   s.node_name = d.string(get(o, "nodeName"), p.child("nodeName"), "PodSpec");
   s.node_selector = d.string_map(get(o, "nodeSelector"), p.child("nodeSelector"), "PodSpec");
   s.host_network = d.boolean(get(o, "hostNetwork"), p.child("hostNetwork"), "PodSpec");
+  s.runtime_class_name = d.string(get(o, "runtimeClassName"), p.child("runtimeClassName"), "PodSpec");
   s.termination_grace_period_seconds =
       d.integer(get(o, "terminationGracePeriodSeconds"), p.child("terminationGracePeriodSeconds"), "PodSpec", "int64");
   Path ap = p.child("affinity");

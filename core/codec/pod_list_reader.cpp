@@ -103,9 +103,20 @@ enum {
 };
 constexpr std::string_view kOwnerRefF[] = {"apiVersion", "kind", "name", "uid", "controller"};
 enum { orApiVersion = 1, orKind, orName, orUid, orController };
-constexpr std::string_view kSpecF[] = {"nodeName", "nodeSelector", "hostNetwork",    "terminationGracePeriodSeconds",
-                                       "affinity", "tolerations",  "initContainers", "containers"};
-enum { sNodeName = 1, sNodeSelector, sHostNetwork, sGrace, sAffinity, sTolerations, sInitContainers, sContainers };
+constexpr std::string_view kSpecF[] = {
+    "nodeName",       "nodeSelector", "hostNetwork",     "terminationGracePeriodSeconds", "affinity", "tolerations",
+    "initContainers", "containers",   "runtimeClassName"};
+enum {
+  sNodeName = 1,
+  sNodeSelector,
+  sHostNetwork,
+  sGrace,
+  sAffinity,
+  sTolerations,
+  sInitContainers,
+  sContainers,
+  sRuntimeClass
+};
 constexpr std::string_view kAffinityF[] = {"nodeAffinity"};
 constexpr std::string_view kNodeAffinityF[] = {"requiredDuringSchedulingIgnoredDuringExecution"};
 constexpr std::string_view kRequiredF[] = {"nodeSelectorTerms"};
@@ -120,8 +131,8 @@ enum { cName = 1, cImage, cResources };
 constexpr std::string_view kResourcesF[] = {"requests", "limits"};
 enum { rsRequests = 1, rsLimits };
 constexpr std::string_view kStatusF[] = {
-    "phase", "reason", "message", "startTime", "conditions", "initContainerStatuses", "containerStatuses"};
-enum { stPhase = 1, stReason, stMessage, stStartTime, stConditions, stInitStatuses, stStatuses };
+    "phase", "reason", "message", "startTime", "conditions", "initContainerStatuses", "containerStatuses", "podIP"};
+enum { stPhase = 1, stReason, stMessage, stStartTime, stConditions, stInitStatuses, stStatuses, stPodIP };
 constexpr std::string_view kConditionF[] = {"type", "status", "reason", "message", "lastTransitionTime"};
 enum { coType = 1, coStatus, coReason, coMessage, coTransition };
 constexpr std::string_view kCStatusF[] = {"name", "ready", "restartCount", "state", "lastState"};
@@ -466,6 +477,7 @@ class Handler {
       case key(Ctx::kOwnerRef, orName): return meta().owner_references.back().name = s, true;
       case key(Ctx::kOwnerRef, orUid): return meta().owner_references.back().uid = s, true;
       case key(Ctx::kSpec, sNodeName): return pod().spec.node_name = s, true;
+      case key(Ctx::kSpec, sRuntimeClass): return pod().spec.runtime_class_name = s, true;
       case key(Ctx::kReq, rKey): return reqs().back().key = s, true;
       case key(Ctx::kReq, rOperator): {
         Requirement& r = reqs().back();
@@ -483,6 +495,7 @@ class Handler {
       case key(Ctx::kStatus, stPhase): return pod().status.phase = s, true;
       case key(Ctx::kStatus, stReason): return pod().status.reason = s, true;
       case key(Ctx::kStatus, stMessage): return pod().status.message = s, true;
+      case key(Ctx::kStatus, stPodIP): return pod().status.pod_ip = s, true;
       case key(Ctx::kStatus, stStartTime): return time(s, pod().status.start_time);
       case key(Ctx::kCondition, coType): return pod().status.conditions.back().type = s, true;
       case key(Ctx::kCondition, coStatus): return pod().status.conditions.back().status = s, true;

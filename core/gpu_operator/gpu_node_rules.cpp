@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace gpuops::core {
 
@@ -225,6 +226,31 @@ std::vector<std::string> all_state_labels(const Catalog& catalog) {
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::string gpu_resources(const Pod& pod) {
+  std::string out;
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers})
+    for (const auto& c : *list) {
+      std::set<std::string> names;
+      for (const auto* m : {&c.requests, &c.limits})
+        for (const auto& [name, q] : *m)
+          if (name == "nvidia.com/gpu" || name.rfind("nvidia.com/gpu.", 0) == 0 ||
+              name.rfind("nvidia.com/mig-", 0) == 0)
+            names.insert(name);
+      for (const auto& name : names) {
+        auto it = c.requests.find(name);
+        const Quantity& q = it != c.requests.end() ? it->second : c.limits.at(name);
+        if (q.is_zero()) continue;
+        out += (out.empty() ? "" : ", ") + name + ": " + q.to_string();
+      }
+    }
+  return out;
+}
+
+bool holds_gpu(const Pod& pod) {
+  if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") return false;
+  return !gpu_resources(pod).empty();
 }
 
 // mirrors labelGPUNodes' loop body (v25.3 controllers/state_manager.go) and

@@ -100,6 +100,20 @@ bool has_mig_capable_gpu(const Node& node);
 // (has_mig_capable_gpu). Does not check is_gpu_node.
 std::vector<std::string> expected_deploy_labels(const Node& node, const Catalog& catalog);
 
+// The GPU resources of a pod: the amounts its containers and init
+// containers ask for (requests, else limits: extended resources cannot be
+// overcommitted, so a limit alone is the request) of the resources the
+// device plugin advertises (k8s-device-plugin): nvidia.com/gpu, its renamed
+// shares nvidia.com/gpu.<suffix> (time-slicing or MPS with renameByDefault:
+// nvidia.com/gpu.shared) and the MIG resources nvidia.com/mig-<profile> (mixed
+// strategy), as "nvidia.com/gpu: 2" joined by ", ". Empty when the pod asks
+// for none.
+std::string gpu_resources(const Pod& pod);
+
+// A pod holds GPUs: gpu_resources is not empty and the pod is not in a
+// terminal phase (Succeeded, Failed).
+bool holds_gpu(const Pod& pod);
+
 // ---- the node labeller (labelGPUNodes) ----
 
 inline constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";

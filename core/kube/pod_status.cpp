@@ -77,4 +77,26 @@ std::string node_status_column(const std::string& ready, bool unschedulable) {
   return unschedulable ? st + ",SchedulingDisabled" : st;
 }
 
+bool sandbox_not_started(const Pod& pod) {
+  if (pod.spec.node_name.empty() || pod.status.phase != "Pending" || pod.metadata.deletion_timestamp) return false;
+  if (!pod.status.pod_ip.empty() && !pod.spec.host_network) return false;
+  const PodCondition* started = pod.condition("PodReadyToStartContainers");
+  if (started && started->status == "True") return false;
+  bool any = false;
+  for (const auto* list : {&pod.status.init_container_statuses, &pod.status.container_statuses})
+    for (const auto& c : *list) {
+      any = true;
+      if (c.state != "waiting" || c.restart_count != 0 || c.last_terminated) return false;
+      if (!c.reason.empty() && c.reason != "ContainerCreating" && c.reason != "PodInitializing") return false;
+    }
+  return any || (started && started->status == "False");
+}
+
+std::optional<Time> sandbox_wait_since(const Pod& pod) {
+  if (const PodCondition* c = pod.condition("PodScheduled"); c && c->last_transition_time)
+    return c->last_transition_time;
+  if (pod.status.start_time) return pod.status.start_time;
+  return pod.metadata.creation_timestamp;
+}
+
 }  // namespace gpuops::core

@@ -15,6 +15,7 @@
 // modelled).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/model/model.h"
@@ -72,5 +73,22 @@ bool is_pod_phase_terminal(const Pod& pod);
 // creationTimestamp (an absent one is Go's zero time, the oldest), then the
 // name.
 bool pod_by_creation_timestamp_and_phase(const Pod* a, const Pod* b);
+
+// The pod sits on its node with no container ever started, the shape the
+// kubelet leaves while RunPodSandbox fails (kuberuntime SyncPod: a failed
+// sandbox creation is retried with backoff and no container is created):
+// bound (spec.nodeName), phase Pending, not terminating, the condition
+// PodReadyToStartContainers not True, no pod IP (unless hostNetwork), and
+// either every init and regular container status `waiting` with reason
+// "", "ContainerCreating" or "PodInitializing" (no restart, no previous
+// run), or no container status at all while PodReadyToStartContainers is
+// False. A pod just bound has the same shape for a moment: how long it has
+// lasted is the caller's to weigh (sandbox_wait_since).
+bool sandbox_not_started(const Pod& pod);
+
+// Since when the pod has waited for its sandbox: PodScheduled's
+// lastTransitionTime, else status.startTime, else the creation timestamp;
+// nullopt when the pod has none.
+std::optional<Time> sandbox_wait_since(const Pod& pod);
 
 }  // namespace gpuops::core

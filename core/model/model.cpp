@@ -105,6 +105,11 @@ ClusterState state_part(const ClusterState& state, const std::set<std::string>& 
   out.daemonsets = state.daemonsets;
   out.cluster_policies = state.cluster_policies;
   out.nvidia_drivers = state.nvidia_drivers;
+  if (state.gpu_workloads) {
+    out.gpu_workloads.emplace();
+    for (const auto& p : *state.gpu_workloads)
+      if (in_state_part(p, nodes)) out.gpu_workloads->push_back(p);
+  }
   return out;
 }
 

@@ -159,8 +159,21 @@ struct NodeCondition {
   std::string message;
 };
 
+// One entry of metadata.managedFields, as the analyses read it
+// (ManagedFieldsEntry, k8s.io/apimachinery pkg/apis/meta/v1): who wrote
+// (`manager`), the time of its last change, and the label keys it owns (its
+// fieldsV1's f:metadata.f:labels). Decoded by core/kube/managed_fields.h.
+struct LabelWrite {
+  std::string manager;
+  Time time;
+  std::vector<std::string> labels;
+};
+
 struct Node {
   ObjectMeta metadata;
+  // metadata.managedFields with a time, in order; empty when the input has
+  // none (kubectl hides them unless --show-managed-fields).
+  std::vector<LabelWrite> label_writes;
   bool unschedulable = false;
   std::vector<Taint> taints;
   std::map<std::string, Quantity> allocatable;  // "cpu", "memory", "pods", ...
@@ -192,6 +205,10 @@ struct PodSpec {
   std::vector<Container> containers;
   bool host_network = false;
   std::optional<int64_t> termination_grace_period_seconds;
+  // spec.runtimeClassName: the RuntimeClass whose handler the container
+  // runtime starts the pod's sandbox with ("nvidia" for most GPU Operator
+  // operands); empty for the runtime's default handler.
+  std::string runtime_class_name;
 };
 
 struct ContainerStatus {
@@ -232,6 +249,9 @@ struct PodStatus {
   std::vector<ContainerStatus> init_container_statuses;
   std::vector<ContainerStatus> container_statuses;
   std::optional<Time> start_time;
+  // status.podIP: set by the kubelet once the pod's sandbox runs (for a
+  // hostNetwork pod, the node's IP); empty while no sandbox has started.
+  std::string pod_ip;
 };
 
 struct Pod {
@@ -372,6 +392,13 @@ struct ClusterState {
   // (core::newest_timestamp, so a duration is a lower bound). Absent when
   // nothing tells; the analyses then give no durations.
   std::optional<Time> observed_at;
+  // Pods of other namespaces that hold GPUs (core::holds_gpu: a container
+  // asking for nvidia.com/gpu or a nvidia.com/mig-* resource), not
+  // terminal: the GPU workloads a driver needs gone before it can unload.
+  // nullopt when the reader did not see other namespaces (a dump of one
+  // namespace, a must-gather, a live read, the simulator): the analyses then
+  // say they could not see them.
+  std::optional<std::vector<Pod>> gpu_workloads;
 };
 
 // Whether `pod` belongs to the part of a state for `nodes`: its target node

@@ -32,6 +32,10 @@ class StateIndex {
   // target node are listed under "". Empty when there are none.
   const std::vector<const Pod*>& pods_on(const std::string& node) const;
 
+  // The pods of state.gpu_workloads whose target node is `node`, in state
+  // order; empty when there are none or the state has no workloads read.
+  const std::vector<const Pod*>& gpu_workloads_on(const std::string& node) const;
+
   // The first DaemonSet (state order) named `name`, or nullptr.
   const DaemonSet* daemonset(const std::string& name) const;
 
@@ -41,6 +45,7 @@ class StateIndex {
  private:
   const ClusterState& state_;
   std::unordered_map<std::string, std::vector<const Pod*>> pods_by_node_;
+  std::unordered_map<std::string, std::vector<const Pod*>> workloads_by_node_;
   std::unordered_map<std::string, const DaemonSet*> daemonsets_;
   std::unordered_map<std::string, const Node*> nodes_;
 };

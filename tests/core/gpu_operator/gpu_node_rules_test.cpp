@@ -184,4 +184,48 @@ operands:
   }
 }
 
+// The device plugin's resources (nvidia.com/gpu, and nvidia.com/mig-<profile>
+// with the mixed MIG strategy): requests, else limits (extended resources are
+// not overcommitted: a limit alone sets the request, SetDefaults).
+TEST(GpuResources, RequestsElseLimitsOfEveryContainer) {
+  core::Pod p;
+  EXPECT_EQ(core::gpu_resources(p), "");
+  EXPECT_FALSE(core::holds_gpu(p));
+  core::Container train;
+  train.name = "train";
+  train.limits["nvidia.com/gpu"] = core::Quantity::parse("2");
+  train.requests["cpu"] = core::Quantity::parse("4");
+  p.spec.containers.push_back(train);
+  EXPECT_EQ(core::gpu_resources(p), "nvidia.com/gpu: 2");
+  EXPECT_TRUE(core::holds_gpu(p));
+  core::Container mig;
+  mig.name = "infer";
+  mig.requests["nvidia.com/mig-1g.10gb"] = core::Quantity::parse("1");
+  mig.limits["nvidia.com/mig-1g.10gb"] = core::Quantity::parse("1");
+  p.spec.containers.push_back(mig);
+  EXPECT_EQ(core::gpu_resources(p), "nvidia.com/gpu: 2, nvidia.com/mig-1g.10gb: 1");
+  // A zero amount holds nothing; a finished pod holds nothing.
+  core::Pod zero;
+  core::Container z;
+  z.requests["nvidia.com/gpu"] = core::Quantity::parse("0");
+  zero.spec.containers.push_back(z);
+  EXPECT_FALSE(core::holds_gpu(zero));
+  p.status.phase = "Succeeded";
+  EXPECT_FALSE(core::holds_gpu(p));
+  // A renamed share (renameByDefault) is a GPU of this driver too.
+  core::Pod shared;
+  core::Container s;
+  s.limits["nvidia.com/gpu.shared"] = core::Quantity::parse("1");
+  shared.spec.containers.push_back(s);
+  EXPECT_EQ(core::gpu_resources(shared), "nvidia.com/gpu.shared: 1");
+  // Other vendors' and NVIDIA's other devices are not.
+  core::Pod other;
+  core::Container o;
+  o.limits["amd.com/gpu"] = core::Quantity::parse("1");
+  o.limits["nvidia.com/gpus"] = core::Quantity::parse("1");
+  o.limits["nvidia.com/GA100_A100_PCIE_40GB"] = core::Quantity::parse("1");
+  other.spec.containers.push_back(o);
+  EXPECT_FALSE(core::holds_gpu(other));
+}
+
 }  // namespace

@@ -193,5 +193,75 @@ TEST(PrintPod, ReadyAndRestarts) {
   EXPECT_EQ(init_row.total, 1);
 }
 
+// The shape kuberuntime leaves while RunPodSandbox fails: SyncPod returns
+// before it creates a container, so every status is the waiting one
+// generateAPIPodStatus gives a container never started, and no pod IP.
+Pod never_started() {
+  Pod p;
+  p.spec.node_name = "gpu-1";
+  p.status.phase = "Pending";
+  p.status.init_container_statuses = {waiting("toolkit-validation", "PodInitializing")};
+  p.status.container_statuses = {waiting("nvidia-device-plugin", "PodInitializing")};
+  return p;
+}
+
+TEST(SandboxNotStarted, NoContainerEverStartedAndNoPodIP) {
+  EXPECT_TRUE(sandbox_not_started(never_started()));
+  Pod p = never_started();
+  p.status.container_statuses[0].reason = "ContainerCreating";
+  EXPECT_TRUE(sandbox_not_started(p));
+  p.status.container_statuses[0].reason = "";
+  EXPECT_TRUE(sandbox_not_started(p));
+  // A gate running (its loop waits for a file) means the sandbox is up.
+  p = never_started();
+  p.status.init_container_statuses[0] = running("toolkit-validation", false);
+  EXPECT_FALSE(sandbox_not_started(p));
+  // A container that ran before, or an image that cannot be pulled.
+  p = never_started();
+  p.status.init_container_statuses[0].restart_count = 1;
+  EXPECT_FALSE(sandbox_not_started(p));
+  p = never_started();
+  p.status.init_container_statuses[0].reason = "ErrImagePull";
+  EXPECT_FALSE(sandbox_not_started(p));
+  // A pod IP is the sandbox's; a hostNetwork pod has the node's from the start.
+  p = never_started();
+  p.status.pod_ip = "10.244.1.7";
+  EXPECT_FALSE(sandbox_not_started(p));
+  p.spec.host_network = true;
+  EXPECT_TRUE(sandbox_not_started(p));
+  // PodReadyToStartContainers True: the sandbox runs.
+  p = never_started();
+  p.status.conditions.push_back({"PodReadyToStartContainers", "True", "", "", std::nullopt});
+  EXPECT_FALSE(sandbox_not_started(p));
+  // No status at all: only the condition False says so.
+  p = never_started();
+  p.status.init_container_statuses.clear();
+  p.status.container_statuses.clear();
+  EXPECT_FALSE(sandbox_not_started(p));
+  p.status.conditions.push_back({"PodReadyToStartContainers", "False", "", "", std::nullopt});
+  EXPECT_TRUE(sandbox_not_started(p));
+  // Unbound, not Pending, or terminating: not this shape.
+  p = never_started();
+  p.spec.node_name.clear();
+  EXPECT_FALSE(sandbox_not_started(p));
+  p = never_started();
+  p.status.phase = "Running";
+  EXPECT_FALSE(sandbox_not_started(p));
+  p = never_started();
+  p.metadata.deletion_timestamp = Time{};
+  EXPECT_FALSE(sandbox_not_started(p));
+}
+
+TEST(SandboxNotStarted, WaitsSinceScheduledElseStartElseCreation) {
+  Pod p = never_started();
+  EXPECT_EQ(sandbox_wait_since(p), std::nullopt);
+  p.metadata.creation_timestamp = Time{std::chrono::seconds(100)};
+  EXPECT_EQ(sandbox_wait_since(p), Time{std::chrono::seconds(100)});
+  p.status.start_time = Time{std::chrono::seconds(200)};
+  EXPECT_EQ(sandbox_wait_since(p), Time{std::chrono::seconds(200)});
+  p.status.conditions.push_back({"PodScheduled", "True", "", "", Time{std::chrono::seconds(150)}});
+  EXPECT_EQ(sandbox_wait_since(p), Time{std::chrono::seconds(150)});
+}
+
 }  // namespace
 }  // namespace gpuops::core
