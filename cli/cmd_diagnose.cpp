@@ -1,6 +1,7 @@
 // gpuops diagnose [NODE...] | explain NODE OPERAND: say why, in the GPU
 // Operator's own terms (core/diagnose/diagnose.h).
 #include <iostream>
+#include <stdexcept>
 
 #include "cli/app.h"
 #include "cli/cluster_options.h"
@@ -9,6 +10,7 @@
 #include "core/diagnose/diagnose.h"
 #include "core/diagnose/diagnose_render.h"
 #include "core/diagnose/html_report.h"
+#include "core/model/duration.h"
 
 namespace gpuops::cli {
 
@@ -21,7 +23,11 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   add_cluster_options(opts);
   opts.add_options()("nodes", "nodes to diagnose (default: all)", cxxopts::value<std::vector<std::string>>())(
       "severity", "show findings of this severity or worse: info (every check), warning, error",
-      cxxopts::value<std::string>()->default_value("warning"));
+      cxxopts::value<std::string>()->default_value("warning"))(
+      "stuck-after",
+      "a helper's state mid-way (mig.config.state or vgpu.config.state pending or rebooting) held this long is an "
+      "error; a Go duration (default 30m: mig-manager's own waits, 5 min per GPU client, with margin)",
+      cxxopts::value<std::string>()->default_value("30m"));
   opts.parse_positional({"nodes"});
   opts.positional_help("[NODE...]");
   auto r = parse(opts, args);
@@ -44,7 +50,14 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
     min = core::Severity::kError;
   else if (sev != "info")
     throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
-  auto findings = core::diagnose(state, catalog, nodes);
+  core::DiagnoseOptions dopts;
+  const std::string stuck = r["stuck-after"].as<std::string>();
+  try {
+    dopts.stuck_after = core::parse_duration(stuck);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--stuck-after: " + std::string(e.what()));
+  }
+  auto findings = core::diagnose(state, catalog, nodes, dopts);
   int code = core::exit_code(findings);  // from every finding, shown or not
   std::vector<core::Finding> shown;
   for (const auto& f : findings)

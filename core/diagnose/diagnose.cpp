@@ -7,9 +7,9 @@ namespace diagnose_internal {
 
 NodeDiagnosis Diagnoser::run() {
   NodeDiagnosis d;
-  node_findings(d.node_level);
   waits_on_.assign(catalog_.operands.size(), "");
   shown_pod_.assign(catalog_.operands.size(), nullptr);
+  sandbox_class_.assign(catalog_.operands.size(), "");
   // A helper that failed to apply its configuration is a broken link even
   // when its own pod runs: what it paused waits on it.
   failed_.assign(catalog_.operands.size(), "");
@@ -18,6 +18,8 @@ NodeDiagnosis Diagnoser::run() {
     if (const Operand* h = catalog_.by_name(helper);
         h && node_label(node_, key) == std::optional<std::string>("failed"))
       failed_[index_of(*h)] = std::string(key) + "=failed";
+  // After failed_: a helper stuck mid-way is a broken link too (upgrade_findings).
+  node_findings(d.node_level);
   for (const auto& op : catalog_.operands) {
     std::vector<Finding> fs;
     fs.push_back(state_finding(op));
@@ -26,10 +28,17 @@ NodeDiagnosis Diagnoser::run() {
   }
   needs(d.consistency);
   multiple_drivers(d.consistency);
+  runtime_attribution(d);
+  driver_holders(d);
   // Operator mode: one cause, one error (core/diagnose/root_cause.h).
   if (catalog_.operator_mode && gpu_ && !operands_off_)
     attribute_root_cause(catalog_, index_.state().namespace_, name_, waits_on_, shown_pod_, failed_, d.per_operand,
                          d.consistency, d.node_level);
+  // What to do about a message the findings quote (core/diagnose/hints.h).
+  for (auto* group : {&d.node_level, &d.consistency})
+    for (auto& f : *group) add_hints(f);
+  for (auto& fs : d.per_operand)
+    for (auto& f : fs) add_hints(f);
   return d;
 }
 
@@ -212,9 +221,29 @@ namespace {
 // same). `ready` is info; anything else a warning (the nodes' findings carry
 // the errors). The finding's node is `ClusterPolicy/<name>` or
 // `NVIDIADriver/<name>`.
+//
+// Ready with the reason NFDLabelsMissing or NoGPUNodes is the operator saying
+// it found nothing to deploy to (ClusterPolicyReconciler.Reconcile,
+// controllers/clusterpolicy_controller.go: no node with an NFD label, no GPU
+// node): a warning whose reason quotes the condition.
 template <typename R>
 void resource_finding(const R& r, const char* kind, std::vector<Finding>& out) {
   const std::string state = r.state.empty() ? "(unset)" : r.state;
+  const Condition* nothing = nullptr;
+  for (const auto& c : r.conditions)
+    if (c.type == "Ready" && c.status == "True" && (c.reason == "NFDLabelsMissing" || c.reason == "NoGPUNodes"))
+      nothing = &c;
+  if (r.state == "ready" && nothing) {
+    Finding f = make("operator-found-no-gpu-node", Severity::kWarning, std::string(kind) + "/" + r.metadata.name, "",
+                     std::string(kind) + " status.state ready, condition Ready reason " + nothing->reason +
+                         (nothing->message.empty() ? "" : " (\"" + nothing->message + "\")") +
+                         ": the operator deploys no operand until a node carries NFD's NVIDIA PCI label (see the "
+                         "nodes' nfd-not-labelled findings)");
+    f.evidence.emplace_back("condition Ready", "True (" + nothing->reason + ")");
+    if (!nothing->message.empty()) f.evidence.emplace_back("message", nothing->message);
+    out.push_back(std::move(f));
+    return;
+  }
   Finding f = make(r.state == "ready" ? "operator-resource-ready" : "operator-resource-not-ready",
                    r.state == "ready" ? Severity::kInfo : Severity::kWarning, std::string(kind) + "/" + r.metadata.name,
                    "", std::string(kind) + " status.state " + state);
@@ -238,12 +267,12 @@ std::vector<Finding> operator_resource_findings(const ClusterState& state) {
 }  // namespace
 
 static NodeDiagnosis diagnose_node(const StateIndex& index, const Catalog& catalog, const OperandDaemonSets& dss,
-                                   const Node& node) {
-  return Diagnoser(index, catalog, dss, node).run();
+                                   const Node& node, const DiagnoseOptions& options) {
+  return Diagnoser(index, catalog, dss, node, options).run();
 }
 
-std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
-                              const std::vector<std::string>& nodes) {
+std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog, const std::vector<std::string>& nodes,
+                              const DiagnoseOptions& options) {
   // Indexed once: each node's findings then cost that node's pods, not the
   // cluster's (a scan of state.pods per pair grew with the square of the nodes).
   const StateIndex index(state);
@@ -260,7 +289,7 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
   const OperandDaemonSets dss = operand_daemonsets_of(index, catalog);
   std::vector<Finding> out = operator_resource_findings(state);
   for (const Node* n : targets) {
-    NodeDiagnosis d = diagnose_node(index, catalog, dss, *n);
+    NodeDiagnosis d = diagnose_node(index, catalog, dss, *n, options);
     for (auto& f : d.node_level) out.push_back(std::move(f));
     for (auto& fs : d.per_operand)
       for (auto& f : fs) out.push_back(std::move(f));
@@ -270,7 +299,7 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
 }
 
 Explanation explain(const ClusterState& state, const Catalog& catalog, const std::string& node,
-                    const std::string& operand) {
+                    const std::string& operand, const DiagnoseOptions& options) {
   const StateIndex index(state);
   const Node& n = require_node(index, node);
   const Operand* op = catalog.by_name(operand);
@@ -296,7 +325,7 @@ Explanation explain(const ClusterState& state, const Catalog& catalog, const std
     }
     if (pl.should_run) break;
   }
-  NodeDiagnosis d = diagnose_node(index, catalog, dss, n);
+  NodeDiagnosis d = diagnose_node(index, catalog, dss, n, options);
   for (auto& f : d.node_level) e.findings.push_back(std::move(f));
   for (size_t i = 0; i < catalog.operands.size(); ++i)
     if (catalog.operands[i].name == operand)

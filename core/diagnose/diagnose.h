@@ -39,6 +39,22 @@
 
 namespace gpuops::core {
 
+// What diagnose() weighs beyond the state.
+struct DiagnoseOptions {
+  // How long a helper may hold a state mid-way (nvidia.com/mig.config.state
+  // or nvidia.com/vgpu.config.state pending or rebooting, as the node's
+  // managedFields date the write: core::last_label_write) before it is
+  // called stuck, an error
+  // (gpuops diagnose --stuck-after). The default, 30 minutes, is
+  // mig-manager's own patience with margin: it waits at most 5 minutes for
+  // each of the device plugin, GFD, the DCGM exporter, DCGM and the other GPU
+  // clients to stop (25 minutes; waitForPodsToBeDeleted,
+  // pkg/mig/reconfigure/reconfigure.go of NVIDIA/mig-parted), and when a
+  // wait times out it returns without writing failed, so the state stays
+  // pending for good.
+  Duration stuck_after = std::chrono::minutes(30);
+};
+
 // The findings for `nodes` (every node of the state, sorted by name, when
 // empty; otherwise in the order given, duplicates dropped). Per node, in this
 // order: node findings; then per operand in catalog order its state finding
@@ -46,13 +62,14 @@ namespace gpuops::core {
 // catalog order of the dependent operand, then `multiple-driver-pods`).
 // Throws ClusterError (http_status 404) when a name in `nodes` is not a node of
 // the state.
-std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog, const std::vector<std::string>& nodes);
+std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog, const std::vector<std::string>& nodes,
+                              const DiagnoseOptions& options = {});
 
 // The Explanation (core/diagnose/finding.h) of one node/operand pair. Throws
 // ClusterError (404) for an unknown node, InputError (field "operand") for an
 // operand the catalog does not have.
 Explanation explain(const ClusterState& state, const Catalog& catalog, const std::string& node,
-                    const std::string& operand);
+                    const std::string& operand, const DiagnoseOptions& options = {});
 
 // 1 (kExitFinding) when any finding is an error, else 0.
 int exit_code(const std::vector<Finding>& findings);

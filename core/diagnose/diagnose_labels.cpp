@@ -2,6 +2,8 @@
 // "State findings", label-*), Diagnoser members (core/diagnose/diagnoser.h).
 #include "core/diagnose/diagnoser.h"
 
+#include "core/model/duration.h"
+
 namespace gpuops::core::diagnose_internal {
 
 Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::string>& value, LabelClass cls) {
@@ -53,12 +55,15 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
     case LabelClass::kPausedForMigChange: {
       waits_on_[index_of(op)] = "mig-manager";
       auto st = node_label(node_, "nvidia.com/mig.config.state");
-      bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+      bool over = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+      bool stuck = over || helper_stuck(kMigConfigStateLabel);
       base("label-paused-for-mig-change", stuck ? Severity::kError : Severity::kWarning,
            phrase + ": mig-manager paused the operand for a MIG reconfiguration; " +
-               (stuck ? "stuck: nvidia.com/mig.config.state is " + *st + ", yet the label was not restored to \"true\""
-                      : std::string("in progress while nvidia.com/mig.config.state is pending or "
-                                    "rebooting (stuck if it stays)")));
+               (over ? "stuck: nvidia.com/mig.config.state is " + *st + ", yet the label was not restored to \"true\""
+                : stuck ? "stuck: nvidia.com/mig.config.state has been " + *st + " for at least " +
+                              human_duration(*helper_state_held(kMigConfigStateLabel)) + " (see mig-config-stuck)"
+                        : std::string("in progress while nvidia.com/mig.config.state is pending or "
+                                      "rebooting (stuck if it stays)")));
       f.evidence.emplace_back("label nvidia.com/mig.config.state", shown(st));
       f.evidence.emplace_back("label nvidia.com/mig.config", shown(node_label(node_, "nvidia.com/mig.config")));
       break;
@@ -66,12 +71,16 @@ Finding Diagnoser::label_finding(const Operand& op, const std::optional<std::str
     case LabelClass::kPausedForVgpuChange: {
       waits_on_[index_of(op)] = "vgpu-device-manager";
       auto st = node_label(node_, "nvidia.com/vgpu.config.state");
-      bool stuck = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+      bool over = st == std::optional<std::string>("failed") || st == std::optional<std::string>("success");
+      bool stuck = over || helper_stuck("nvidia.com/vgpu.config.state");
       base("label-paused-for-vgpu-change", stuck ? Severity::kError : Severity::kWarning,
            phrase + ": vgpu-device-manager paused the operand to apply nvidia.com/vgpu.config; " +
-               (stuck ? "stuck: nvidia.com/vgpu.config.state is " + *st + ", yet the label was not restored to \"true\""
-                      : std::string("in progress until nvidia.com/vgpu.config.state is success (stuck if "
-                                    "it stays; #2272)")));
+               (over ? "stuck: nvidia.com/vgpu.config.state is " + *st + ", yet the label was not restored to \"true\""
+                : stuck ? "stuck: nvidia.com/vgpu.config.state has been " + *st + " for at least " +
+                              human_duration(*helper_state_held("nvidia.com/vgpu.config.state")) +
+                              " (see vgpu-config-stuck)"
+                        : std::string("in progress until nvidia.com/vgpu.config.state is success (stuck if "
+                                      "it stays; #2272)")));
       f.evidence.emplace_back("label nvidia.com/vgpu.config.state", shown(st));
       break;
     }

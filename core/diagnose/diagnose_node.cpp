@@ -27,17 +27,28 @@ void Diagnoser::node_findings(std::vector<Finding>& out) {
       f.evidence.emplace_back("label " + std::string(kGpuPresentLabel), "true");
       out.push_back(std::move(f));
     } else {
-      out.push_back(make("not-a-gpu-node", Severity::kInfo, name_, "",
-                         "no NFD NVIDIA PCI label (pci-10de.present): the operator treats it as a "
-                         "non-GPU node and gives it no deploy labels"));
+      out.push_back(nfd_finding());
     }
     std::vector<std::string> set_true;
     for (const auto& [k, v] : labels)
       if (starts_with(k, kDeployLabelPrefix) && k != kOperandsDeployLabel && v == "true") set_true.push_back(k);
     if (!set_true.empty()) {
+      // What the node labeller does with them: the rule the simulated
+      // operator runs (core::reconcile_gpu_node_labels), on a copy.
+      Labels after = labels;
+      const auto& cps = index_.state().cluster_policies;
+      reconcile_gpu_node_labels(after, cps.empty() ? LabellerPolicy{} : labeller_policy(cps.front()), catalog_);
+      bool removed = true;
+      for (const auto& k : set_true)
+        if (after.count(k)) removed = false;
       Finding f = make("deploy-labels-on-non-gpu-node", Severity::kWarning, name_, "",
-                       "deploy labels set to \"true\" on a node the operator does not count as a GPU "
-                       "node: it removes them on its next pass over this node (R1)");
+                       removed ? "deploy labels set to \"true\" on a node the operator does not count as a GPU "
+                                 "node: its node labeller removes them on its next pass over this node (R1)"
+                               : "deploy labels set to \"true\" on a node the operator does not count as a GPU "
+                                 "node (no NFD GPU label, no gpu.present=true): the operator keeps them (its "
+                                 "labeller clears deploy labels only where it sets gpu.present=false, "
+                                 "labelGPUNodes), so their DaemonSets place pods here, without a GPU; remove "
+                                 "them by hand");
       for (const auto& k : set_true) f.evidence.emplace_back("label " + k, "true");
       out.push_back(std::move(f));
     }
@@ -187,6 +198,7 @@ void Diagnoser::upgrade_findings(std::vector<Finding>& out) {
                             shown(node_label(node_, mig ? "nvidia.com/mig.config" : "nvidia.com/vgpu.config")));
     out.push_back(std::move(f));
   }
+  helper_progress_findings(out);
 }
 
 }  // namespace gpuops::core::diagnose_internal

@@ -94,6 +94,8 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
           f.evidence.emplace_back("message", c.message);
     return f;
   }
+  // No container ever started: the gates have not run, whatever they wait for.
+  if (sandbox_not_started(p)) return sandbox_finding(op, p);
   const PodCondition* init = p.condition("Initialized");
   const ContainerStatus* gate = unfinished_init(p);
   if (p.status.phase == "Pending" && gate && !(init && init->status == "True")) {
@@ -117,7 +119,7 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
                      : reason);
     // What it waits on; a gate the operand writes itself (the validator's
     // toolkit-validation) waits on what the operand needs.
-    std::string writer = gate_writer(gate->name);
+    std::string writer = gate_writer(gate->name, op.name);
     if (writer == op.name) writer = op.needs.empty() ? "" : op.needs.front();
     waits_on_[index_of(op)] = writer;
     pod_evidence(f, p);
@@ -213,7 +215,9 @@ void Diagnoser::needs(std::vector<Finding>& out) {
       const Operand* m = catalog_.by_name(need);
       if (!m || operand_present(index_, catalog_, *m, name_)) continue;
       bool is_driver = m->label == kDriverDeployLabel;
-      if (is_driver && (driver_pod_running() || host_driver_marker())) continue;
+      // A driver loaded and validated (the old one, while a new driver pod
+      // fails) does provide it: the driver's own finding says why it fails.
+      if (is_driver && (driver_pod_running() || host_driver_marker() || !loaded_driver_evidence().empty())) continue;
       // Operator mode: a need the install does not render (toolkit.enabled
       // false: the hosts' own toolkit) is the host's; the operator's gates
       // (toolkit-validation) check it, and the missing DaemonSet is its

@@ -18,6 +18,7 @@
 #include "core/analysis/analysis.h"
 #include "core/base/errors.h"
 #include "core/diagnose/diagnose.h"
+#include "core/diagnose/hints.h"
 #include "core/diagnose/root_cause.h"
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/operator_install.h"
@@ -28,6 +29,11 @@ namespace gpuops::core::diagnose_internal {
 inline constexpr const char* kDriverComponentKey = "app.kubernetes.io/component";
 inline constexpr const char* kDriverComponent = "nvidia-driver";
 inline constexpr const char* kAbsent = "(absent)";
+inline constexpr const char* kToolkitDeployLabel = "nvidia.com/gpu.deploy.container-toolkit";
+// gpuops' threshold, not upstream's: the pause image and the network plugin's
+// ADD take seconds, so a sandbox not up after two minutes has failed at
+// least once (kubectl describe pod then lists FailedCreatePodSandBox).
+inline constexpr int kSandboxStartGraceSeconds = 120;
 
 inline std::string shown(const std::optional<std::string>& v) { return v ? *v : kAbsent; }
 
@@ -169,8 +175,9 @@ inline OperandDaemonSets operand_daemonsets_of(const StateIndex& index, const Ca
 
 class Diagnoser {
  public:
-  Diagnoser(const StateIndex& index, const Catalog& catalog, const OperandDaemonSets& dss, const Node& node)
-      : index_(index), catalog_(catalog), dss_(dss), node_(node), name_(node.metadata.name) {
+  Diagnoser(const StateIndex& index, const Catalog& catalog, const OperandDaemonSets& dss, const Node& node,
+            const DiagnoseOptions& options)
+      : index_(index), catalog_(catalog), dss_(dss), options_(options), node_(node), name_(node.metadata.name) {
     gpu_ = is_gpu_node(node);
     operands_off_ = node_label(node, kOperandsDeployLabel) == std::optional<std::string>("false");
     if (gpu_) {
@@ -185,12 +192,36 @@ class Diagnoser {
   // ---- node level ----
   void node_findings(std::vector<Finding>& out);
 
+  // A node without NFD's NVIDIA PCI label (core/diagnose/diagnose_nfd.cpp):
+  // `not-a-gpu-node` (info) when NFD labelled it (its feature labels are
+  // there) and found no NVIDIA device; else `nfd-not-labelled`, which says
+  // why NFD has not (its worker DaemonSet's placement on the node, its pod's
+  // state), an error when the node shows signs of a GPU
+  // (nfd_unlabelled_gpu_signs), a warning otherwise: the operator counts it
+  // as a non-GPU node either way.
+  Finding nfd_finding() const;
+
   // The driver upgrade controller's state (k8s-operator-libs
   // pkg/upgrade: nvidia.com/gpu-driver-upgrade-state) and mig-manager's and
   // vgpu-device-manager's (nvidia.com/mig.config.state,
   // nvidia.com/vgpu.config.state): failed is an error, a state mid-way a
   // warning (docs/reference/gpu-operator.md §2.8).
   void upgrade_findings(std::vector<Finding>& out);
+
+  // A helper's state label mid-way (nvidia.com/mig.config.state or
+  // nvidia.com/vgpu.config.state pending or rebooting): how long it has held
+  // at least, from the node's managedFields (core::last_label_write) and the
+  // state's observed_at; nullopt when the input does not tell or the label
+  // is not mid-way.
+  std::optional<Duration> helper_state_held(const char* key) const;
+
+  // helper_state_held(key) is at least options_.stuck_after.
+  bool helper_stuck(const char* key) const;
+
+  // `mig-config-in-progress` / `vgpu-config-in-progress` (warning) or
+  // `mig-config-stuck` / `vgpu-config-stuck` (error, and the helper's link
+  // broken) for a state label mid-way.
+  void helper_progress_findings(std::vector<Finding>& out);
 
   // The durations of an upgrade in `state` (the upgrade state label's
   // value), as evidence of `f`: waiting for jobs for, validating for and
@@ -233,6 +264,36 @@ class Diagnoser {
 
   void foreign_pods(const Operand& op, std::vector<Finding>& out);
 
+  // ---- the container runtime and what holds the driver
+  // (core/diagnose/diagnose_runtime.cpp) ----
+
+  // A pod of `op` whose sandbox never started (core::sandbox_not_started):
+  // `sandbox-not-started`, an error once it has lasted
+  // kSandboxStartGraceSeconds or a message says the sandbox failed, blamed
+  // on the runtime handler its RuntimeClass names (the container toolkit's
+  // configuration for "nvidia"); else `pending`, a warning.
+  Finding sandbox_finding(const Operand& op, const Pod& p);
+
+  // After the state findings: when pods of the node get no sandbox with a
+  // RuntimeClass while the container toolkit's own pod is fine, the toolkit's
+  // link is the broken one (failed_): it writes the runtime handler.
+  void runtime_attribution(const NodeDiagnosis& d);
+
+  // Why a driver is loaded on this node although no driver pod runs: a
+  // driver-validation init container that passed (the validator found a
+  // working driver: driver-ready), or nvidia.com/gpu in the node's
+  // allocatable (the device plugin found GPUs through a driver). Empty when
+  // nothing in the input says so.
+  std::string loaded_driver_evidence() const;
+
+  // Evidence of the GPU workloads on this node (ClusterState.gpu_workloads),
+  // one `GPU workload` entry each; or what is not known about them.
+  void gpu_workload_evidence(Finding& f) const;
+
+  // The driver operand's state finding, when its pod is not Running and
+  // Ready: what holds the driver (the loaded driver, the GPU workloads).
+  void driver_holders(NodeDiagnosis& d) const;
+
   // ---- consistency between operands of the node ----
   bool host_driver_marker() const;
 
@@ -273,11 +334,15 @@ class Diagnoser {
   const StateIndex& index_;
   const Catalog& catalog_;
   const OperandDaemonSets& dss_;
+  const DiagnoseOptions& options_;
   // Per operand, set by state_finding: what it waits on (gate_writer of the
   // gate its pod is stuck at), and the pod its finding shows.
   std::vector<std::string> waits_on_;
   std::vector<const Pod*> shown_pod_;
   std::vector<std::string> failed_;  // per operand: why it is broken beside its state finding
+  // Per operand, set by sandbox_finding: the RuntimeClass of its pod whose
+  // sandbox does not start ("" for none, or no such pod).
+  std::vector<std::string> sandbox_class_;
   const Node& node_;
   std::string name_;
   bool gpu_ = false;

@@ -6,15 +6,51 @@
 
 namespace gpuops::core {
 
-std::string gate_writer(const std::string& gate) {
-  static const std::map<std::string, std::string> kWriters = {
-      {"driver-validation", "driver"},         {"toolkit-validation", "operator-validator"},
-      {"plugin-validation", "device-plugin"},  {"vgpu-manager-validation", "vgpu-manager"},
-      {"vfio-pci-validation", "vfio-manager"}, {"vgpu-devices-validation", "vgpu-device-manager"},
-      {"cc-manager-validation", "cc-manager"},
+// mirrors the init containers of assets/state-*/0500_daemonset.yaml (v25.3,
+// v26.7): the validators' own gates run nvidia-validator with COMPONENT=<x>
+// and write <x>-ready; every other operand's gate of that name waits for the
+// file (until [ -f /run/nvidia/validations/<x>-ready ]).
+std::string gate_writer(const std::string& gate, const std::string& waiting) {
+  struct Writer {
+    const char* validator;  // writes the readiness file
+    const char* validated;  // what the validator's own gate checks
+  };
+  static const std::map<std::string, Writer> kWriters = {
+      {"driver-validation", {"driver", "driver"}},
+      {"toolkit-validation", {"operator-validator", "container-toolkit"}},
+      {"plugin-validation", {"device-plugin", "device-plugin"}},
+      {"vgpu-manager-validation", {"sandbox-validator", "vgpu-manager"}},
+      {"vfio-pci-validation", {"sandbox-validator", "vfio-manager"}},
+      {"vgpu-devices-validation", {"sandbox-validator", "vgpu-device-manager"}},
+      {"cc-manager-validation", {"sandbox-validator", "cc-manager"}},
   };
   auto it = kWriters.find(gate);
-  return it == kWriters.end() ? "" : it->second;
+  if (it == kWriters.end()) return "";
+  return waiting == it->second.validator ? it->second.validated : it->second.validator;
+}
+
+std::vector<size_t> find_wait_cycle(const std::vector<ChainLink>& links) {
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < links.size(); ++i) by_name.emplace(links[i].operand, i);
+  auto stuck = [&](size_t i) { return links[i].waiting || links[i].broken; };
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!stuck(i)) continue;
+    std::vector<size_t> path;
+    std::vector<bool> seen(links.size(), false);
+    size_t at = i;
+    for (;;) {
+      if (seen[at]) {
+        if (at == i) return path;
+        break;  // a cycle that does not pass through i: found from its own first link
+      }
+      seen[at] = true;
+      path.push_back(at);
+      auto it = by_name.find(links[at].waits_on);
+      if (it == by_name.end() || !stuck(it->second)) break;
+      at = it->second;
+    }
+  }
+  return {};
 }
 
 std::optional<RootCause> find_root_cause(const std::vector<ChainLink>& links) {
@@ -114,6 +150,58 @@ std::string one_line(const std::string& msg) {
   return s;
 }
 
+namespace {
+
+// How link `i` waits on the next one, read off its state finding: the gate
+// its pod is stuck at, or the pause its deploy label holds.
+std::string wait_edge(const Finding& state, const std::string& next) {
+  for (const auto& [k, v] : state.evidence)
+    if (k == "gate") return "its pod waits in init container " + v + " for what " + next + " writes";
+  if (state.name.rfind("label-paused-", 0) == 0)
+    for (const auto& [k, v] : state.evidence)
+      if (k.rfind("label nvidia.com/gpu.deploy.", 0) == 0)
+        return k.substr(6) + "=" + v + ": " + next + " paused it and restores it only when done";
+  return "it waits on " + next + " (" + state.name + ")";
+}
+
+// The `wait-cycle` finding (error, operand = the cycle's first link): each
+// edge of the cycle, and the edge to break, a pause (a deploy label a helper
+// set and would restore), which a person can lift; without one, the pods of
+// the cycle to delete so their gates start again.
+Finding wait_cycle_finding(const Catalog& catalog, const std::string& node, const std::vector<size_t>& cycle,
+                           const std::vector<ChainLink>& links, const std::vector<std::vector<Finding>>& per_operand) {
+  Finding f;
+  f.name = "wait-cycle";
+  f.severity = Severity::kError;
+  f.node = node;
+  f.operand = links[cycle.front()].operand;
+  std::string chain;
+  std::optional<size_t> pause;
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    const size_t i = cycle[k];
+    const std::string& next = links[cycle[(k + 1) % cycle.size()]].operand;
+    const Finding& state = per_operand[i].front();
+    f.evidence.emplace_back("waits", links[i].operand + " -> " + next + ": " + wait_edge(state, next));
+    chain += (k ? " -> " : "") + links[i].operand;
+    if (!pause && state.name.rfind("label-paused-", 0) == 0) pause = i;
+  }
+  chain += " -> " + links[cycle.front()].operand;
+  std::string fix;
+  if (pause) {
+    const std::string& label = catalog.operands[*pause].label;
+    fix = "break the pause of " + links[*pause].operand + ": kubectl label node " + node + " " + label +
+          "=true --overwrite, so its pod starts, writes what the other waits for, and the helper finishes (it "
+          "pauses it again on its next configuration change, after its own wait has passed)";
+    f.evidence.emplace_back("edge to break", label + " on " + node);
+  } else {
+    fix = "no edge is a pause a person can lift: delete the pods of the cycle so their init containers run again";
+  }
+  f.reason = "circular wait " + chain + ": each waits for the next, so none ever starts; " + fix;
+  return f;
+}
+
+}  // namespace
+
 void attribute_root_cause(const Catalog& catalog, const std::string& ns, const std::string& node,
                           const std::vector<std::string>& waits_on, const std::vector<const Pod*>& pods,
                           const std::vector<std::string>& failed, std::vector<std::vector<Finding>>& per_operand,
@@ -122,8 +210,8 @@ void attribute_root_cause(const Catalog& catalog, const std::string& ns, const s
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < catalog.operands.size(); ++i) {
     const Finding& state = per_operand[i].front();
-    links.push_back(
-        ChainLink{catalog.operands[i].name, state.severity == Severity::kError || !failed[i].empty(), waits_on[i]});
+    links.push_back(ChainLink{catalog.operands[i].name, state.severity == Severity::kError || !failed[i].empty(),
+                              waits_on[i], state.severity != Severity::kInfo});
     index.emplace(catalog.operands[i].name, i);
   }
   // A running operand without what it needs waits on that need.
@@ -139,6 +227,10 @@ void attribute_root_cause(const Catalog& catalog, const std::string& ns, const s
         links[it->second].broken = true;
         links[it->second].waits_on = op.name;
       }
+  }
+  if (auto cycle = find_wait_cycle(links); !cycle.empty()) {
+    node_level.insert(node_level.begin(), wait_cycle_finding(catalog, node, cycle, links, per_operand));
+    return;
   }
   auto rc = find_root_cause(links);
   if (!rc) return;

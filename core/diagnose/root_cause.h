@@ -32,7 +32,17 @@ struct ChainLink {
   // the gate its pod is stuck at (core::gate_writer), else, for a pod that
   // runs without one it needs, that need. Empty: it waits on nothing known.
   std::string waits_on;
+  // Its state finding is a warning or an error: it is not doing its job yet
+  // (a pause in progress counts, which `broken` does not).
+  bool waiting = false;
 };
+
+// A circular wait: links each waiting (waiting or broken) on the next, the
+// last on the first; none can end its wait. The links in wait order,
+// starting at the first of them in link order; empty when there is none.
+// Walks waits_on from every waiting link in link order; the first walk that
+// comes back to its start gives the cycle.
+std::vector<size_t> find_wait_cycle(const std::vector<ChainLink>& links);
 
 struct RootCause {
   size_t root = 0;              // index into the links
@@ -46,15 +56,20 @@ struct RootCause {
 // nullopt when no link is broken.
 std::optional<RootCause> find_root_cause(const std::vector<ChainLink>& links);
 
-// The operand that writes what a validation gate (an init container of the
-// operator's operands) waits for: driver-validation -> "driver",
-// toolkit-validation -> "operator-validator" (toolkit-ready),
-// plugin-validation -> "device-plugin", vgpu-manager-validation ->
+// The operand a pod of `waiting` stuck at validation gate `gate` (an init
+// container of the operator's operands) waits on: the one that writes the
+// readiness file the gate waits for. toolkit-validation -> "operator-validator"
+// (toolkit-ready); vgpu-manager-validation, vfio-pci-validation,
+// vgpu-devices-validation and cc-manager-validation -> "sandbox-validator";
+// driver-validation -> "driver"; plugin-validation -> "device-plugin". In the
+// validator's own pod the gate is its check of a component, so it waits on
+// that component: operator-validator's toolkit-validation ->
+// "container-toolkit", sandbox-validator's vgpu-manager-validation ->
 // "vgpu-manager", vfio-pci-validation -> "vfio-manager",
 // vgpu-devices-validation -> "vgpu-device-manager", cc-manager-validation ->
-// "cc-manager"; "" for the others (cuda-validation runs its own pod).
-// Upstream: cmd/nvidia-validator/main.go and the assets' init containers.
-std::string gate_writer(const std::string& gate);
+// "cc-manager". "" for the others (cuda-validation runs its own pod).
+// Upstream: the assets' init containers and cmd/nvidia-validator/main.go.
+std::string gate_writer(const std::string& gate, const std::string& waiting = "");
 
 // The last termination of a pod as kubectl describe shows it: the container
 // waiting in CrashLoopBackOff (else the first, init containers first, with a
