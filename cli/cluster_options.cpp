@@ -141,6 +141,15 @@ core::Catalog choose_catalog(const core::OperatorInstall& install, const std::st
   return c;
 }
 
+std::string operator_banner(const LoadedState& l, const std::string& catalog_name) {
+  const std::string release = l.install.version.empty() ? "release unknown" : l.install.version;
+  if (l.state.cluster_policies.empty() && !l.opts.infers_cluster_policy)
+    return "gpuops: operator mode: " + release + ", catalog " + catalog_name +
+           "; no ClusterPolicy (kubectl get clusterpolicies -o json)";
+  return "gpuops: operator mode: GPU Operator " + release + ", catalog " + catalog_name +
+         (l.catalog_given ? "" : " (--operands overrides)");
+}
+
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err) {
   return load_state(read_cluster_options(r), r.count("operands") > 0, err);
 }
@@ -160,6 +169,17 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
     snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots, core::SnapshotOptions{l.opts.keep_raw});
   else
     live = open_cluster(l.opts);
+  // No -n, and the GPU Operator's DaemonSets are in one other namespace of
+  // the dump (nvidia-gpu-operator on OpenShift, a chart installed elsewhere):
+  // that one, said once.
+  if (snapshot && !l.opts.namespace_given) {
+    const auto ops = snapshot->operator_namespaces();
+    if (ops.size() == 1 && ops.front() != l.opts.namespace_) {
+      err << "gpuops: namespace " << ops.front() << ", where the GPU Operator's DaemonSets are (none in "
+          << l.opts.namespace_ << "; -n overrides)\n";
+      l.opts.namespace_ = ops.front();
+    }
+  }
   // Read once: a snapshot's objects are moved out, not copied.
   l.state = snapshot ? snapshot->take_state(l.opts.namespace_) : live->state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);
@@ -168,12 +188,7 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   if (!l.catalog_given) l.catalog = choose_catalog(l.install, l.opts.operands, false, &catalog_name);
   l.catalog.operator_mode = l.install.detected;
   require_operands_in_namespace(l.opts, snapshot.get(), l.state, l.catalog);
-  if (l.install.detected) {
-    err << "gpuops: a GPU Operator install (" << l.install.evidence << ")";
-    if (!l.install.version.empty()) err << ", " << l.install.version << " (" << l.install.version_source << ")";
-    err << ": operator mode, catalog " << catalog_name
-        << (l.catalog_given ? " (--operands)" : " (--operands overrides)") << "\n";
-  }
+  if (l.install.detected) err << operator_banner(l, catalog_name) << "\n";
   l.node_names = sorted_node_names(l.state);
   return l;
 }

@@ -41,6 +41,9 @@ struct ClusterOptions {
   // A snapshot's nodes and pods keep their whole JSON (core::SnapshotOptions): only
   // for `serve --snapshot`, which serves them again with every field.
   bool keep_raw = false;
+  // The command infers a ClusterPolicy where the input has none and says so
+  // itself (plan): the banner then does not.
+  bool infers_cluster_policy = false;
 };
 
 // Reads the options added by add_cluster_options. Throws core::InputError for
@@ -104,13 +107,24 @@ core::Catalog choose_catalog(const core::OperatorInstall& install, const std::st
                              std::string* name_out = nullptr);
 
 // Reads the options, opens the cluster, reads the state of the namespace, and
-// checks it (require_nodes_in_snapshot, require_operands_in_namespace). On an
-// operator install writes one note to `err`: what was detected, the version
-// and the catalog used. Throws what those throw.
+// checks it (require_nodes_in_snapshot, require_operands_in_namespace). A
+// snapshot read without -n whose GPU Operator DaemonSets are all in one other
+// namespace (SnapshotCluster::operator_namespaces) is read in that one, said
+// on `err`. On an operator install writes operator_banner to `err`. Throws
+// what those throw.
 LoadedState load_state(const cxxopts::ParseResult& r, std::ostream& err);
 // The same from options already read (`catalog_given`: options.operands was
 // named by the user, else the catalog follows the install).
 LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::ostream& err);
+
+// The operator-mode note, one line under 120 columns: the release detected
+// (core::OperatorInstall::version, "release unknown" when nothing tells) and
+// the catalog used; without a ClusterPolicy in the state (and unless the
+// command infers one, ClusterOptions::infers_cluster_policy) the command
+// that adds it, instead of the --operands hint:
+//   gpuops: operator mode: GPU Operator v26.7.0, catalog gpu-operator (--operands overrides)
+//   gpuops: operator mode: v26.7.0, catalog gpu-operator; no ClusterPolicy (kubectl get clusterpolicies -o json)
+std::string operator_banner(const LoadedState& l, const std::string& catalog_name);
 
 // A usage error: the CLI prints it with a hint and exits 2.
 class UsageError : public std::runtime_error {

@@ -45,6 +45,9 @@ void put_mode(json::object& doc, const LoadedState& l) {
   if (!l.install.detected) return;
   doc["mode"] = "operator";
   if (!l.install.version.empty()) doc["operatorVersion"] = l.install.version;
+  // How the install was detected and where the version was read.
+  doc["operatorEvidence"] = l.install.evidence;
+  if (!l.install.version_source.empty()) doc["operatorVersionSource"] = l.install.version_source;
 }
 
 }  // namespace
@@ -147,9 +150,9 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
     json::object cols;
     for (size_t c = 0; c < result.columns.size(); ++c) {
       if (l.install.detected)
-        cols[result.columns[c]->column] = core::matrix_cell_text(row.cells[c]);
+        cols[result.headers[c]] = core::matrix_cell_text(row.cells[c]);
       else
-        cols[result.columns[c]->column] = row.cells[c] == core::MatrixCell::kYes;
+        cols[result.headers[c]] = row.cells[c] == core::MatrixCell::kYes;
     }
     rows.push_back(json::object{{"node", row.node}, {"operands", std::move(cols)}});
   }
@@ -157,10 +160,10 @@ int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err) {
   put_mode(doc, l);
   if (l.opts.output == "wide") {
     std::vector<std::pair<std::string, std::string>> columns;
-    for (const core::Operand* op : result.columns) {
-      std::string head = op->column;
+    for (size_t c = 0; c < result.columns.size(); ++c) {
+      std::string head = result.headers[c];
       std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::toupper(c); });
-      columns.emplace_back(op->name, head);
+      columns.emplace_back(result.columns[c]->name, head);
     }
     out << core::render_wide(core::placement_view(l.state, l.catalog), columns);
     return done(core::kExitOk, out, err);

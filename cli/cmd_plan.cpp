@@ -155,7 +155,9 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   if (!words.empty() && steps_file) throw UsageError("give a change or --steps FILE, not both");
   const std::string selector = r.count("selector") ? r["selector"].as<std::string>() : "";
 
-  LoadedState l = load_state(r, err);
+  ClusterOptions plan_opts = read_cluster_options(r);
+  plan_opts.infers_cluster_policy = true;
+  LoadedState l = load_state(plan_opts, r.count("operands") > 0, err);
   const ClusterOptions& o = l.opts;
   const core::ClusterState& state = l.state;
   // An operator install without its ClusterPolicy in the input (the dump

@@ -252,6 +252,7 @@ MatrixResult matrix_result(const ClusterState& state, const Catalog& catalog, bo
     if (only_deployed && catalog.operator_mode && presence.daemonsets[i].empty()) continue;
     shown.push_back(i);
     r.columns.push_back(&catalog.operands[i]);
+    r.headers.push_back(catalog.operator_mode ? catalog.operands[i].name : catalog.operands[i].column);
   }
   std::optional<StateIndex> index;
   if (catalog.operator_mode) index.emplace(state);
@@ -280,7 +281,7 @@ Report render_matrix(const MatrixResult& result) {
   for (const auto& row : result.rows) {
     std::string line = row.node;
     for (size_t c = 0; c < result.columns.size(); ++c)
-      line += " " + result.columns[c]->column + "=" + matrix_cell_text(row.cells[c]);
+      line += " " + result.headers[c] + "=" + matrix_cell_text(row.cells[c]);
     r.lines.push_back(line);
   }
   r.lines.push_back("TOTAL_PODS=" + std::to_string(result.total_pods));

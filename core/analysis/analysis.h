@@ -139,6 +139,10 @@ struct MatrixResult {
   // (operand_daemonsets), so a container install does not show a column per
   // sandbox operand it never renders.
   std::vector<const Operand*> columns;
+  // Each column's header: the operand's catalog `column` (the lab's names,
+  // LAB.md step 8), in operator mode its name (dcgm-exporter and dcgm, not
+  // a lab abbreviation).
+  std::vector<std::string> headers;
   std::vector<MatrixRow> rows;  // every node, sorted by name
   // Pods in the namespace controlled by any DaemonSet, bound, Running and not
   // being deleted (the present rule without the operand and without Ready).

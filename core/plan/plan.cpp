@@ -290,6 +290,7 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
     for (const auto& row : part_before.rows) redone.insert(row.node);
     for (const auto& row : part_after.rows) redone.insert(row.node);
     plan.matrix_after.columns = part_after.columns;
+    plan.matrix_after.headers = part_after.headers;
     plan.matrix_after.total_pods = plan.matrix_before.total_pods - part_before.total_pods + part_after.total_pods;
     auto kept = plan.matrix_before.rows.begin(), end = plan.matrix_before.rows.end();
     for (const auto& row : part_after.rows) {
@@ -397,7 +398,7 @@ std::string render_plan_text(const PlanResult& plan) {
     for (size_t i = 0; i < plan.matrix_after.columns.size() && i < row.cells.size(); ++i) {
       const Operand* col = plan.matrix_after.columns[i];
       rows += ' ';
-      rows += col->column;
+      rows += plan.matrix_after.headers[i];
       rows += '=';
       if (row_changed)
         if (auto it = changed.find({row.node, col->name}); it != changed.end()) {

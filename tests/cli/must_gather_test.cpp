@@ -78,12 +78,9 @@ TEST(MustGather, AuditMatrixDiagnoseGiveTheDumpsVerdicts) {
     std::string what = cmd[0] + (cmd.size() > 1 ? " " + cmd[1] : "");
     EXPECT_EQ(mg.out, without_node(dump.out, "cpu-node-1")) << what;
     EXPECT_EQ(mg.code, dump.code) << what;
-    // Operator mode, from the same evidence (the first DaemonSet of
-    // gpu_operand_ds.yaml, which kubectl sorts by name).
-    EXPECT_EQ(mg.err,
-              "gpuops: a GPU Operator install (DaemonSet gpu-operator/gpu-feature-discovery is controlled by "
-              "ClusterPolicy cluster-policy), v26.7.0 (helm.sh/chart label of DaemonSet "
-              "gpu-operator/gpu-feature-discovery): operator mode, catalog gpu-operator (--operands overrides)\n")
+    // Operator mode, the same release (the helm.sh/chart label of the first
+    // DaemonSet of gpu_operand_ds.yaml, which kubectl sorts by name).
+    EXPECT_EQ(mg.err, "gpuops: operator mode: GPU Operator v26.7.0, catalog gpu-operator (--operands overrides)\n")
         << what;
   }
   auto a = run_gpuops({"audit", "--snapshot", kFolder});
@@ -98,9 +95,11 @@ TEST(MustGather, AuditMatrixDiagnoseGiveTheDumpsVerdicts) {
   EXPECT_EQ(a.code, 1);
   auto m = run_gpuops({"matrix", "--snapshot", kFolder});
   EXPECT_EQ(m.out,
-            "gpu-node-1 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes validator=yes mps=no mig-manager=no\n"
-            "gpu-node-2 driver=not-ready toolkit=not-ready device-plugin=not-ready gfd=not-ready dcgm=not-ready "
-            "validator=not-ready mps=no mig-manager=no\n"
+            "gpu-node-1 driver=yes container-toolkit=yes device-plugin=yes gpu-feature-discovery=yes "
+            "dcgm-exporter=yes operator-validator=yes mps-control-daemon=no mig-manager=no\n"
+            "gpu-node-2 driver=not-ready container-toolkit=not-ready device-plugin=not-ready "
+            "gpu-feature-discovery=not-ready dcgm-exporter=not-ready operator-validator=not-ready "
+            "mps-control-daemon=no mig-manager=no\n"
             "TOTAL_PODS=10\n");
   auto d = run_gpuops({"diagnose", "--snapshot", kFolder});
   EXPECT_EQ(d.code, 1);
@@ -116,6 +115,16 @@ TEST(MustGather, JsonAuditIsTheDumpsWithoutTheCpuNode) {
   auto& nodes = dump["nodes"].as_array();
   ASSERT_EQ(nodes.at(0).at("node"), "cpu-node-1");
   nodes.erase(nodes.begin());
+  // The detecting DaemonSet is each input's first (kubectl sorts the
+  // must-gather's by name): gpu-feature-discovery there, the driver here.
+  EXPECT_EQ(mg.at("operatorEvidence"),
+            "DaemonSet gpu-operator/gpu-feature-discovery is controlled by ClusterPolicy cluster-policy");
+  EXPECT_EQ(dump.at("operatorEvidence"),
+            "DaemonSet gpu-operator/nvidia-driver-daemonset is controlled by ClusterPolicy cluster-policy");
+  for (auto* doc : {&mg, &dump}) {
+    doc->erase("operatorEvidence");
+    doc->erase("operatorVersionSource");
+  }
   EXPECT_EQ(mg, dump);
 }
 

@@ -51,17 +51,21 @@ std::string finding_block(const std::string& text, const std::string& head) {
   return text.substr(at, end == std::string::npos ? std::string::npos : end + 1 - at);
 }
 
+// One line under 120 columns (cli::operator_banner): the release from the
+// helm.sh/chart label, the catalog for it; the dump holds its ClusterPolicy.
 const char* const kNote26 =
-    "gpuops: a GPU Operator install (DaemonSet gpu-operator/nvidia-driver-daemonset is controlled by "
-    "ClusterPolicy cluster-policy), v26.7.0 (helm.sh/chart label of DaemonSet "
-    "gpu-operator/nvidia-driver-daemonset): operator mode, catalog gpu-operator (--operands overrides)\n";
+    "gpuops: operator mode: GPU Operator v26.7.0, catalog gpu-operator (--operands overrides)\n";
 
 // Columns of a default container install: the operands with a DaemonSet, in
-// catalog order (no dcgm host engine, no node-status-exporter, no sandbox).
+// catalog order (no dcgm host engine, no node-status-exporter, no sandbox),
+// named by operand in operator mode.
 const char* const kHealthyMatrix =
-    "cpu-node-1 driver=no toolkit=no device-plugin=no gfd=no dcgm=no validator=no mps=no mig-manager=no\n"
-    "gpu-node-1 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes validator=yes mps=no mig-manager=no\n"
-    "gpu-node-2 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes validator=yes mps=no mig-manager=no\n"
+    "cpu-node-1 driver=no container-toolkit=no device-plugin=no gpu-feature-discovery=no dcgm-exporter=no "
+    "operator-validator=no mps-control-daemon=no mig-manager=no\n"
+    "gpu-node-1 driver=yes container-toolkit=yes device-plugin=yes gpu-feature-discovery=yes dcgm-exporter=yes "
+    "operator-validator=yes mps-control-daemon=no mig-manager=no\n"
+    "gpu-node-2 driver=yes container-toolkit=yes device-plugin=yes gpu-feature-discovery=yes dcgm-exporter=yes "
+    "operator-validator=yes mps-control-daemon=no mig-manager=no\n"
     // 2 GPU nodes x 6 operand pods + 3 NFD workers (every DaemonSet pod of the
     // namespace); the operator's own pod is a ReplicaSet's.
     "TOTAL_PODS=15\n";
@@ -91,12 +95,15 @@ TEST(OperatorCases, HealthyInstallWithEveryCatalog) {
     EXPECT_EQ(d.out, "nothing at severity warning or above on 3 nodes (--severity info lists every check)\n")
         << catalog;
   }
-  // The catalog named: every one of its operands is a column.
+  // The catalog named: every one of its operands is a column (operator
+  // mode: by operand name, whichever catalog).
   auto m = run_gpuops({"matrix", "--operands", "lab", "--snapshot", dump("healthy-v26.7")});
   EXPECT_EQ(m.out,
-            "cpu-node-1 driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
-            "gpu-node-1 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
-            "gpu-node-2 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+            "cpu-node-1 driver=no container-toolkit=no device-plugin=no gpu-feature-discovery=no dcgm-exporter=no\n"
+            "gpu-node-1 driver=yes container-toolkit=yes device-plugin=yes gpu-feature-discovery=yes "
+            "dcgm-exporter=yes\n"
+            "gpu-node-2 driver=yes container-toolkit=yes device-plugin=yes gpu-feature-discovery=yes "
+            "dcgm-exporter=yes\n"
             "TOTAL_PODS=15\n");
 }
 
@@ -131,8 +138,9 @@ TEST(OperatorCases, DriverCrashLoopIsTheRootCause) {
   EXPECT_EQ(a.code, 1);
   auto m = run_gpuops({"matrix", "--snapshot", dump("driver-crashloop")});
   EXPECT_EQ(lines_with(m.out, "gpu-node-2"),
-            "gpu-node-2 driver=not-ready toolkit=not-ready device-plugin=not-ready gfd=not-ready dcgm=not-ready "
-            "validator=not-ready mps=no mig-manager=no\n");
+            "gpu-node-2 driver=not-ready container-toolkit=not-ready device-plugin=not-ready "
+            "gpu-feature-discovery=not-ready dcgm-exporter=not-ready operator-validator=not-ready "
+            "mps-control-daemon=no mig-manager=no\n");
   auto d = run_gpuops({"diagnose", "gpu-node-2", "--snapshot", dump("driver-crashloop")});
   EXPECT_EQ(d.code, 1);
   // One cause, one error line for it beside the driver's own finding; the
@@ -183,10 +191,11 @@ TEST(OperatorCases, DriverVariantsAreTheDriver) {
   EXPECT_EQ(e.out.substr(0, e.out.find('\n')),
             "gpu-node-1 driver: daemonset nvidia-gpu-driver-ubuntu24.04-7c6d7bd86b found; label "
             "nvidia.com/gpu.deploy.driver=true");
-  auto n = run_gpuops({"audit", "--snapshot", dump("driver-nvidiadriver")});
-  EXPECT_EQ(n.err.substr(0, n.err.find(')') + 1),
-            "gpuops: a GPU Operator install (DaemonSet gpu-operator/nvidia-gpu-driver-ubuntu24.04-7c6d7bd86b is "
-            "controlled by NVIDIADriver default)");
+  // Detected by the NVIDIADriver that controls the driver DaemonSet
+  // (detect_operator_install): -o json says how.
+  auto n = run_gpuops({"audit", "-o", "json", "--snapshot", dump("driver-nvidiadriver")});
+  EXPECT_EQ(boost::json::parse(n.out).at("operatorEvidence"),
+            "DaemonSet gpu-operator/nvidia-gpu-driver-ubuntu24.04-7c6d7bd86b is controlled by NVIDIADriver default");
 }
 
 // toolkit.enabled=false: no toolkit DaemonSet; the host's toolkit serves, the
@@ -312,8 +321,8 @@ TEST(OperatorCases, MigReconfigurationFailedIsAnError) {
   EXPECT_EQ(a.code, 1);
   auto m = run_gpuops({"matrix", "--snapshot", dump("mig-failed")});
   EXPECT_EQ(lines_with(m.out, "gpu-node-1"),
-            "gpu-node-1 driver=yes toolkit=yes device-plugin=no gfd=no dcgm=no validator=yes mps=no "
-            "mig-manager=yes\n");
+            "gpu-node-1 driver=yes container-toolkit=yes device-plugin=no gpu-feature-discovery=no "
+            "dcgm-exporter=no operator-validator=yes mps-control-daemon=no mig-manager=yes\n");
   auto d = run_gpuops({"diagnose", "gpu-node-1", "--snapshot", dump("mig-failed")});
   EXPECT_EQ(d.code, 1);
   EXPECT_NE(d.out.find("gpu-node-1 - error mig-config-failed: mig-manager could not apply "
@@ -368,7 +377,14 @@ TEST(OperatorCases, CudaValidatorFailing) {
       "    cuda validator message: cudaErrorSystemNotReady: system not yet initialized\n"
       "    cuda validator logs: kubectl logs -n gpu-operator nvidia-cuda-validator-8x2lq -c cuda-validation\n";
   EXPECT_EQ(lines_with(d.out, "    cuda validator "), validator + validator) << d.out;
-  EXPECT_NE(d.out.find("--previous\n" + validator + "gpu-node-2 operator-validator error stuck-in-init: "),
+  // Both quote CUDA's "system not yet initialized": the fabric manager hint
+  // (core/diagnose/hints.cpp, NVIDIA/gpu-operator#375) closes each.
+  const std::string hint =
+      "    hint: CUDA error 802 on an NVSwitch system (HGX, DGX): the fabric manager is not running or failed; it "
+      "runs beside the driver (the driver container's nvidia-fabricmanager, or the host's systemd unit "
+      "nvidia-fabricmanager for a host driver) and must match the driver's version (NVIDIA/gpu-operator#375, #286, "
+      "#1043)\n";
+  EXPECT_NE(d.out.find("--previous\n" + validator + hint + "gpu-node-2 operator-validator error stuck-in-init: "),
             std::string::npos)
       << d.out;
   EXPECT_NE(d.out.find("    gate state: waiting CrashLoopBackOff\n" + validator), std::string::npos) << d.out;
