@@ -20,6 +20,7 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/plan_operator.h"
 #include "core/base/errors.h"
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
@@ -471,11 +472,23 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   core::PlanResult plan =
       touched ? core::plan_changes(std::move(whole_matrix_before), before_part, after, l.catalog, direct)
               : core::plan_changes(before, after, l.catalog, direct);
-  if (structured_output(o.output))
-    write_document(out, core::render_plan_json(plan), o.output);
-  else
+  // A ClusterPolicy change: the operator's own template differences, and
+  // what of it the simulation cannot follow (cli/plan_operator.h), said on
+  // stderr; something may then change, so the exit is 1.
+  std::vector<std::string> unpredicted;
+  if (operator_catalog) {
+    const core::ClusterState& after_whole = touched ? copy.state(o.namespace_) : after;
+    unpredicted = refine_operator_changes(plan, before, after_whole, *operator_catalog, o.namespace_);
+  }
+  for (const auto& u : unpredicted) err << "gpuops plan: note: " << u << "\n";
+  if (structured_output(o.output)) {
+    boost::json::object doc = core::render_plan_json(plan);
+    doc["unpredicted"] = boost::json::array(unpredicted.begin(), unpredicted.end());
+    write_document(out, doc, o.output);
+  } else {
     out << core::render_plan_text(plan);
-  return done(core::plan_exit_code(plan), out, err);
+  }
+  return done(unpredicted.empty() ? core::plan_exit_code(plan) : core::kExitFinding, out, err);
 }
 
 }  // namespace gpuops::cli

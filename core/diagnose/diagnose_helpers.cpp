@@ -60,8 +60,8 @@ void Diagnoser::helper_progress_findings(std::vector<Finding>& out) {
                 human_duration(options_.stuck_after);
     }
     const std::string kind = mig ? "mig-config-" : "vgpu-config-";
-    Finding f = make(kind + (stuck ? "stuck" : "in-progress"), stuck ? Severity::kError : Severity::kWarning, name_,
-                     "", reason);
+    Finding f = make(kind + (stuck ? "stuck" : "in-progress"), stuck ? Severity::kError : Severity::kWarning, name_, "",
+                     reason);
     f.evidence.emplace_back("label " + std::string(key), *st);
     f.evidence.emplace_back("label " + std::string(config), shown(node_label(node_, config)));
     if (auto write = last_label_write(node_, key))

@@ -29,8 +29,8 @@ std::vector<const DaemonSet*> nfd_workers(const ClusterState& state) {
     const auto& l = ds.metadata.labels;
     auto name = l.find("app.kubernetes.io/name");
     auto role = l.find("role");
-    bool chart = name != l.end() && name->second == "node-feature-discovery" && role != l.end() &&
-                 role->second == "worker";
+    bool chart =
+        name != l.end() && name->second == "node-feature-discovery" && role != l.end() && role->second == "worker";
     if (chart || ends_with(ds.metadata.name, "node-feature-discovery-worker") || ds.metadata.name == "nfd-worker")
       out.push_back(&ds);
   }
@@ -92,8 +92,9 @@ Finding Diagnoser::nfd_finding() const {
       why = "its NFD worker pod " + p->metadata.name + " is " + pod_status_column(*p) + " (kubectl logs -n " +
             p->metadata.namespace_ + " " + p->metadata.name + ")";
     } else {
-      why = "the NFD worker runs here, yet no feature label reached the node: nfd-master applies them (its log, "
-            "and the node's NodeFeature object, say why)";
+      why =
+          "the NFD worker runs here, yet no feature label reached the node: nfd-master applies them (its log, "
+          "and the node's NodeFeature object, say why)";
     }
   }
   Finding f = make("nfd-not-labelled", signs.empty() ? Severity::kWarning : Severity::kError, name_, "",

@@ -52,11 +52,13 @@ Finding Diagnoser::sandbox_finding(const Operand& op, const Pod& p) {
   if (!rc.empty()) {
     reason += "the container runtime does not start sandboxes with RuntimeClass \"" + rc + "\"";
     if (tk && tk != &op && !dss(*tk).empty())
-      reason += ", whose handler the container toolkit writes into the runtime's configuration: the toolkit's "
-                "runtime configuration, not the driver, is the cause";
+      reason +=
+          ", whose handler the container toolkit writes into the runtime's configuration: the toolkit's "
+          "runtime configuration, not the driver, is the cause";
     else if (tk && tk != &op)
-      reason += ": the install renders no container toolkit, so the host's own NVIDIA Container Toolkit must "
-                "configure that handler in the runtime";
+      reason +=
+          ": the install renders no container toolkit, so the host's own NVIDIA Container Toolkit must "
+          "configure that handler in the runtime";
     else
       reason += ": the runtime's configuration lacks its handler";
   } else {
@@ -90,8 +92,7 @@ void Diagnoser::runtime_attribution(const NodeDiagnosis& d) {
   const size_t t = index_of(*tk);
   // The toolkit's own failure is already the link (the others wait on it).
   if (pods == 0 || !failed_[t].empty() || d.per_operand[t].front().severity == Severity::kError) return;
-  failed_[t] = "runs, but " + std::to_string(pods) + (pods == 1 ? " pod" : " pods") +
-               " with RuntimeClass " + classes +
+  failed_[t] = "runs, but " + std::to_string(pods) + (pods == 1 ? " pod" : " pods") + " with RuntimeClass " + classes +
                " get no sandbox: the runtime has no usable handler for it (the toolkit's runtime configuration)";
 }
 

@@ -328,6 +328,16 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
   for (const auto& [k, f] : kb)
     if (!ka.count(k)) plan.findings_cleared.push_back(*f);
 
+  // The objects behind the pods.
+  plan.daemonsets = daemonset_changes(before, after, catalog);
+  plan.cluster_policies = cluster_policy_changes(before, after);
+  update_plan_summary(plan);
+  return plan;
+}
+
+}  // namespace
+
+void update_plan_summary(PlanResult& plan) {
   size_t deleted = 0, created = 0, replaced = 0;
   std::set<std::string> deleted_on;
   for (const auto& p : plan.pods) {
@@ -349,10 +359,11 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
                  (by_controllers ? plural(by_controllers, "label", "labels") + " by Kubernetes controllers, " : "") +
                  plural(plan.findings_new.size(), "new finding", "new findings") + ", " +
                  std::to_string(plan.findings_cleared.size()) + " cleared";
-  return plan;
+  // Said only when some change (the summary of a plan that changes no
+  // DaemonSet stays as it was).
+  if (!plan.daemonsets.empty())
+    plan.summary += ", " + plural(plan.daemonsets.size(), "DaemonSet", "DaemonSets") + " created, deleted or changed";
 }
-
-}  // namespace
 
 std::string render_plan_text(const PlanResult& plan) {
   std::ostringstream out;
@@ -410,6 +421,9 @@ std::string render_plan_text(const PlanResult& plan) {
     rows += '\n';
   }
   out << rows;
+  std::string objects;
+  append_object_changes_text(plan.daemonsets, plan.cluster_policies, objects);
+  out << objects;
   if (!plan.findings_new.empty() || !plan.findings_cleared.empty()) {
     out << "findings:\n";
     for (const auto& f : plan.findings_new)
@@ -428,6 +442,11 @@ boost::json::object render_plan_json(const PlanResult& plan) {
   json::object o;
   o["summary"] = plan.summary;
   o["changes"] = plan.changes();
+  {
+    json::object objects = object_changes_json(plan.daemonsets, plan.cluster_policies);
+    o["daemonsets"] = std::move(objects["daemonsets"]);
+    o["clusterPolicies"] = std::move(objects["clusterPolicies"]);
+  }
   json::array pods;
   for (const auto& p : plan.pods) {
     const char* kind = p.kind == PodChange::Kind::kCreated   ? "created"

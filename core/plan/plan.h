@@ -28,6 +28,7 @@
 #include "core/diagnose/finding.h"
 #include "core/gpu_operator/operands.h"
 #include "core/model/model.h"
+#include "core/plan/plan_objects.h"
 
 namespace gpuops::core {
 
@@ -70,16 +71,21 @@ struct PlanResult {
   MatrixResult matrix_before, matrix_after;             // the catalog's columns
   std::vector<CellChange> cells;                        // the cells that differ
   std::vector<Finding> findings_new, findings_cleared;  // diagnose, errors and warnings only
+  std::vector<DaemonSetChange> daemonsets;              // core/plan/plan_objects.h
+  std::vector<ClusterPolicyChange> cluster_policies;    // status.state or Ready changed
   // "3 pods deleted on 2 nodes, 0 created, 0 replaced, 1 label changed by the
   // operator or its helpers, 1 new finding, 0 cleared"; labels written by
   // Kubernetes' controllers add ", 2 labels by Kubernetes controllers" after
   // the operator's count when there are any.
   std::string summary;
-  // Whether anything would change: a pod, a label, a node, or a cell of the
+  // Whether anything would change: a pod, a label, a node, a cell of the
   // matrix (a pod left running without its DaemonSet, --cascade=orphan,
-  // changes no pod but takes the operand's cell).
+  // changes no pod but takes the operand's cell), a DaemonSet (created,
+  // deleted, its template or update strategy: an OnDelete template change
+  // replaces no pod yet) or a ClusterPolicy's status.
   bool changes() const {
-    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty() || !cells.empty();
+    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty() || !cells.empty() ||
+           !daemonsets.empty() || !cluster_policies.empty();
   }
 };
 
@@ -110,6 +116,10 @@ PlanResult plan_changes(MatrixResult whole_matrix_before, const ClusterState& be
 // Text: per node its pod and label changes, then the matrix after the
 // change with changed cells marked `before->after`, the findings the change
 // introduces (+) and clears (-), then the summary line.
+// Sets plan.summary from its changes (PlanResult::summary); plan_changes
+// calls it, and a caller that edits the changes calls it again.
+void update_plan_summary(PlanResult& plan);
+
 std::string render_plan_text(const PlanResult& plan);
 // JSON: {"summary", "changes": bool, "pods": [{kind, node, daemonset,
 // operand, pod, why}], "labels": [{node, key, before, after, byChange, writer}],

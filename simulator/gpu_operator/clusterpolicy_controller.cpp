@@ -10,6 +10,7 @@
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/gpu_node_rules.h"
 #include "simulator/gpu_operator/operator_object_controls.h"
+#include "simulator/gpu_operator/operator_render.h"
 
 namespace gpuops::simulator::internal {
 
@@ -204,13 +205,7 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     auto present = node.metadata.labels.find(core::kGpuPresentLabel);
     if (!first_gpu && present != node.metadata.labels.end() && present->second == "true") first_gpu = &node;
   }
-  std::string os_tag;
-  if (first_gpu) {
-    auto id = first_gpu->metadata.labels.find("feature.node.kubernetes.io/system-os_release.ID");
-    auto ver = first_gpu->metadata.labels.find("feature.node.kubernetes.io/system-os_release.VERSION_ID");
-    if (id != first_gpu->metadata.labels.end() && ver != first_gpu->metadata.labels.end())
-      os_tag = id->second + ver->second;
-  }
+  const std::string os_tag = first_gpu ? driver_os_tag({first_gpu}) : "";
 
   std::vector<const core::Operand*> states;
   for (const auto& n : catalog_.rules.reconcile_order)

@@ -69,12 +69,9 @@ bool is(const json::object& o, const char* kind, const std::string& name) {
 }
 
 json::object waiting(const std::string& name, const std::string& reason) {
-  return json::object{{"name", name},
-                      {"ready", false},
-                      {"restartCount", 0},
-                      {"image", "x"},
-                      {"imageID", ""},
-                      {"state", json::object{{"waiting", json::object{{"reason", reason}}}}}};
+  return json::object{{"name", name},      {"ready", false},
+                      {"restartCount", 0}, {"image", "x"},
+                      {"imageID", ""},     {"state", json::object{{"waiting", json::object{{"reason", reason}}}}}};
 }
 
 // The status the kubelet leaves while RunPodSandbox fails (kuberuntime
@@ -130,15 +127,14 @@ TEST(ChainCases, SandboxesThatNeverStartAreTheToolkitsRuntimeConfiguration) {
   ASSERT_EQ(root.size(), 1u);
   EXPECT_EQ(str(root[0].at("operand")), "container-toolkit");
   EXPECT_EQ(evidence(root[0], "blocked"), (std::vector<std::string>{"device-plugin", "gpu-feature-discovery",
-                                                                     "dcgm-exporter", "operator-validator"}));
+                                                                    "dcgm-exporter", "operator-validator"}));
   for (const char* op : {"device-plugin", "gpu-feature-discovery", "dcgm-exporter", "operator-validator"}) {
     auto f = find(d, "gpu-node-2", "sandbox-not-started", op);
     ASSERT_EQ(f.size(), 1u) << op;
     EXPECT_EQ(str(f[0].at("severity")), "warning") << op;  // blocked by the root
     EXPECT_EQ(str(f[0].at("reason")).rfind("blocked by container-toolkit: ", 0), 0u) << op;
     EXPECT_EQ(evidence(f[0], "runtimeClassName"), std::vector<std::string>{"nvidia"});
-    EXPECT_EQ(evidence(f[0], "waiting for a sandbox"),
-              std::vector<std::string>{"5m (since 2026-11-30T08:00:00Z)"});
+    EXPECT_EQ(evidence(f[0], "waiting for a sandbox"), std::vector<std::string>{"5m (since 2026-11-30T08:00:00Z)"});
   }
   // The validator's gates never ran: not blamed on the driver.
   for (const auto& v : d.findings)
@@ -174,30 +170,27 @@ json::array workloads() {
   json::object train{{"name", "train"},
                      {"image", "nvcr.io/nvidia/pytorch:25.01-py3"},
                      {"resources", json::object{{"limits", limits}}}};
-  json::object running{{"name", "train"},
-                       {"ready", true},
-                       {"restartCount", 0},
-                       {"image", "x"},
-                       {"imageID", ""},
-                       {"state", json::object{{"running", json::object{}}}}};
-  json::object trainer{{"apiVersion", "v1"},
-                       {"kind", "Pod"},
-                       {"metadata", json::object{{"name", "trainer-0"},
-                                                 {"namespace", "ml"},
-                                                 {"uid", "pod-uid-trainer-0"},
-                                                 {"creationTimestamp", "2026-11-30T08:01:00Z"}}},
-                       {"spec", json::object{{"nodeName", "gpu-node-2"}, {"containers", json::array{train}}}},
-                       {"status", json::object{{"phase", "Running"},
-                                               {"podIP", "10.244.1.40"},
-                                               {"conditions", json::array{json::object{{"type", "Ready"},
-                                                                                       {"status", "True"}}}},
-                                               {"containerStatuses", json::array{running}}}}};
-  json::object dns{{"apiVersion", "v1"},
-                   {"kind", "Pod"},
-                   {"metadata", json::object{{"name", "coredns-5d78c9869d-abcde"}, {"namespace", "kube-system"}}},
-                   {"spec", json::object{{"nodeName", "cpu-node-1"},
-                                         {"containers", json::array{json::object{{"name", "coredns"}, {"image", "x"}}}}}},
-                   {"status", json::object{{"phase", "Running"}}}};
+  json::object running{{"name", "train"}, {"ready", true}, {"restartCount", 0},
+                       {"image", "x"},    {"imageID", ""}, {"state", json::object{{"running", json::object{}}}}};
+  json::object trainer{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", json::object{{"name", "trainer-0"},
+                                {"namespace", "ml"},
+                                {"uid", "pod-uid-trainer-0"},
+                                {"creationTimestamp", "2026-11-30T08:01:00Z"}}},
+      {"spec", json::object{{"nodeName", "gpu-node-2"}, {"containers", json::array{train}}}},
+      {"status", json::object{{"phase", "Running"},
+                              {"podIP", "10.244.1.40"},
+                              {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}},
+                              {"containerStatuses", json::array{running}}}}};
+  json::object dns{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", json::object{{"name", "coredns-5d78c9869d-abcde"}, {"namespace", "kube-system"}}},
+      {"spec", json::object{{"nodeName", "cpu-node-1"},
+                            {"containers", json::array{json::object{{"name", "coredns"}, {"image", "x"}}}}}},
+      {"status", json::object{{"phase", "Running"}}}};
   return json::array{trainer, dns};
 }
 
@@ -287,7 +280,8 @@ TEST(ChainCases, AGpuNodeNfdNeverLabelledIsAnErrorNamingTheTaint) {
   auto f = find(d, "gpu-node-2", "nfd-not-labelled");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(str(f[0].at("severity")), "error");
-  EXPECT_EQ(evidence(f[0], "taint"), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule", "dedicated=ml:NoSchedule"}));
+  EXPECT_EQ(evidence(f[0], "taint"),
+            (std::vector<std::string>{"nvidia.com/gpu:NoSchedule", "dedicated=ml:NoSchedule"}));
   EXPECT_EQ(evidence(f[0], "nfd worker daemonset"),
             std::vector<std::string>{"gpu-operator-node-feature-discovery-worker"});
   EXPECT_TRUE(find(d, "gpu-node-2", "not-a-gpu-node").empty());
@@ -342,17 +336,17 @@ TEST(ChainCases, AHandLabelOnACpuNodeIsWhatTheLabellerDoes) {
 // writing failed. The node's managedFields (kubectl get node
 // --show-managed-fields) date the write.
 json::array managed_fields(const std::string& time) {
-  return json::array{
-      json::object{{"manager", "nvidia-mig-manager"},
-                   {"operation", "Update"},
-                   {"apiVersion", "v1"},
-                   {"time", time},
-                   {"fieldsType", "FieldsV1"},
-                   {"fieldsV1", json::object{{"f:metadata",
-                                              json::object{{"f:labels",
-                                                            json::object{{"f:nvidia.com/mig.config.state", json::object{}},
-                                                                         {"f:nvidia.com/gpu.deploy.device-plugin",
-                                                                          json::object{}}}}}}}}}};
+  return json::array{json::object{
+      {"manager", "nvidia-mig-manager"},
+      {"operation", "Update"},
+      {"apiVersion", "v1"},
+      {"time", time},
+      {"fieldsType", "FieldsV1"},
+      {"fieldsV1",
+       json::object{
+           {"f:metadata",
+            json::object{{"f:labels", json::object{{"f:nvidia.com/mig.config.state", json::object{}},
+                                                   {"f:nvidia.com/gpu.deploy.device-plugin", json::object{}}}}}}}}}};
 }
 
 std::function<bool(json::object&)> mig_pending(const std::string& written) {
@@ -403,8 +397,7 @@ TEST(ChainCases, AMigChangeOfUnknownAgeSaysHowToDateIt) {
   }));
   auto f = find(d, "gpu-node-1", "mig-config-in-progress");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(str(f[0].at("reason")).find("kubectl get node gpu-node-1 --show-managed-fields -o json"),
-            std::string::npos)
+  EXPECT_NE(str(f[0].at("reason")).find("kubectl get node gpu-node-1 --show-managed-fields -o json"), std::string::npos)
       << f[0];
   EXPECT_EQ(d.code, 0);
 }

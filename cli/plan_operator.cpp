@@ -1,0 +1,154 @@
+#include "cli/plan_operator.h"
+
+#include <algorithm>
+
+#include <boost/json.hpp>
+
+#include "core/base/errors.h"
+#include "core/gpu_operator/cluster_policy.h"
+#include "core/plan/plan_objects.h"
+#include "simulator/gpu_operator/operator_render.h"
+
+namespace gpuops::cli {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
+
+const json::value* member(const json::object& o, std::initializer_list<const char*> path) {
+  const json::object* at = &o;
+  const json::value* v = nullptr;
+  for (const char* k : path) {
+    if (!at) return nullptr;
+    v = at->if_contains(k);
+    if (!v) return nullptr;
+    at = v->if_object();
+  }
+  return v;
+}
+
+const json::value& or_null(const json::value* v) {
+  static const json::value kNull;
+  return v ? *v : kNull;
+}
+
+// What of a render a ClusterPolicy change can move: its pod template and
+// update strategy.
+std::string rendered(const core::Operand& op, const core::ClusterPolicy& cp, const core::Catalog& catalog,
+                     const std::string& ns, const std::string& os_tag) {
+  core::DaemonSet ds;
+  try {
+    ds = simulator::rendered_daemonset(op, cp, catalog, ns, os_tag);
+  } catch (const core::InputError& e) {
+    return std::string("refused: ") + e.what();  // as the controller fails the state
+  }
+  return json::serialize(or_null(member(ds.raw, {"spec", "template"}))) + "|" +
+         json::serialize(or_null(member(ds.raw, {"spec", "updateStrategy"})));
+}
+
+}  // namespace
+
+std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const core::ClusterState& before,
+                                                 const core::ClusterState& after, const core::Catalog& catalog,
+                                                 const std::string& ns) {
+  if (before.cluster_policies.empty() || after.cluster_policies.empty()) return {};
+  const core::ClusterPolicy& cb = before.cluster_policies.front();
+  const core::ClusterPolicy* found = nullptr;
+  for (const auto& cp : after.cluster_policies)
+    if (cp.metadata.name == cb.metadata.name) found = &cp;
+  if (!found) return {};
+  const core::ClusterPolicy& ca = *found;
+  const json::value& spec_b = or_null(member(cb.raw, {"spec"}));
+  const json::value& spec_a = or_null(member(ca.raw, {"spec"}));
+  if (spec_b == spec_a) return {};
+  std::vector<const core::Node*> nodes;
+  for (const auto& n : before.nodes) nodes.push_back(&n);
+  std::sort(nodes.begin(), nodes.end(),
+            [](const core::Node* x, const core::Node* y) { return x->metadata.name < y->metadata.name; });
+  const std::string os_tag = simulator::driver_os_tag(nodes);
+
+  // Template differences, render against render.
+  for (auto& c : plan.daemonsets) {
+    if (c.kind != core::DaemonSetChange::Kind::kChanged || c.rollout.empty()) continue;
+    const core::Operand* op = catalog.by_name(c.operand);
+    const core::DaemonSet* now = nullptr;
+    for (const auto& d : after.daemonsets)
+      if (d.metadata.name == c.name) now = &d;
+    if (!op || !now || !now->metadata.annotations.count(kLastAppliedHash)) continue;
+    core::DaemonSet rb, ra;
+    try {
+      rb = simulator::rendered_daemonset(*op, cb, catalog, ns, os_tag);
+      ra = simulator::rendered_daemonset(*op, ca, catalog, ns, os_tag);
+    } catch (const core::InputError&) {
+      continue;  // the operator fails that state instead (its status says so)
+    }
+    // What the render changes, with the value the cluster's DaemonSet holds
+    // now where it has one (the operator's deployment sets images the
+    // policy does not name: the render's default is not the cluster's).
+    const core::DaemonSet* was = nullptr;
+    for (const auto& d : before.daemonsets)
+      if (d.metadata.name == c.name) was = &d;
+    const json::value& was_template = was ? or_null(member(was->raw, {"spec", "template"})) : or_null(nullptr);
+    std::vector<std::string> fields;
+    for (auto change : core::json_changes(or_null(member(rb.raw, {"spec", "template"})),
+                                          or_null(member(ra.raw, {"spec", "template"})))) {
+      if (const json::value* held = core::json_at(was_template, change.path)) change.before = held;
+      if (change.before && change.after && *change.before == *change.after) continue;
+      if (fields.size() < core::kMaxFieldChanges) fields.push_back(core::json_change_text("spec.template", change));
+    }
+    for (const auto& f : c.fields)
+      if (f.rfind("spec.updateStrategy", 0) == 0) fields.push_back(f);
+    // Nothing the cluster's DaemonSet does not already hold: what differed
+    // was only what the simulation does not render.
+    if (fields.empty() || fields.front().rfind("spec.template", 0) != 0) c.rollout.clear();
+    c.fields = std::move(fields);
+  }
+  plan.daemonsets.erase(std::remove_if(plan.daemonsets.begin(), plan.daemonsets.end(),
+                                       [](const core::DaemonSetChange& c) {
+                                         return c.kind == core::DaemonSetChange::Kind::kChanged && c.fields.empty();
+                                       }),
+                        plan.daemonsets.end());
+  core::update_plan_summary(plan);
+
+  // Keys whose change reaches no render.
+  std::vector<std::string> notes;
+  const json::object empty;
+  const json::object& ob = spec_b.is_object() ? spec_b.as_object() : empty;
+  const json::object& oa = spec_a.is_object() ? spec_a.as_object() : empty;
+  std::vector<std::string> keys;
+  for (const auto& kv : ob) keys.emplace_back(kv.key());
+  for (const auto& kv : oa)
+    if (!ob.contains(kv.key())) keys.emplace_back(kv.key());
+  std::sort(keys.begin(), keys.end());
+  for (const auto& k : keys) {
+    const json::value& vb = or_null(ob.if_contains(k));
+    const json::value& va = or_null(oa.if_contains(k));
+    if (vb == va) continue;
+    core::ClusterPolicy only = cb;
+    json::object& spec = only.raw["spec"].is_object() ? only.raw["spec"].as_object() : only.raw["spec"].emplace_object();
+    if (oa.contains(k))
+      spec[k] = va;
+    else
+      spec.erase(k);
+    bool reaches = false;
+    for (const auto& op : catalog.operands) {
+      if (core::state_enabled(cb, op.name, catalog.version) != core::state_enabled(only, op.name, catalog.version) ||
+          rendered(op, cb, catalog, ns, os_tag) != rendered(op, only, catalog, ns, os_tag)) {
+        reaches = true;
+        break;
+      }
+    }
+    if (reaches) continue;
+    std::vector<std::string> what = core::json_differences(vb, va, "spec." + k, 3);
+    std::string list;
+    for (const auto& w : what) list += (list.empty() ? "" : "; ") + w;
+    notes.push_back("spec." + k + " changes (" + list +
+                    "), which the simulated operator renders into no DaemonSet: what the real operator's transform "
+                    "makes of it (a template change, pods replaced) is not predicted");
+  }
+  return notes;
+}
+
+}  // namespace gpuops::cli

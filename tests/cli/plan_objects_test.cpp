@@ -1,0 +1,100 @@
+// gpuops plan of ClusterPolicy changes on the healthy v26.7 render: the
+// DaemonSets they change, each template change with what its update strategy
+// makes of it, exit 1 whenever anything changes, and what the simulation
+// cannot follow said, not guessed.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <string>
+
+#include "../common/cli_run.h"
+
+namespace {
+
+using gpuops::testing::run_gpuops;
+
+const std::string kDump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7";
+
+gpuops::testing::CliRun plan_patch(const std::string& patch, bool json = false) {
+  std::vector<std::string> args{"plan",  "--snapshot", kDump,  "patch", "clusterpolicy", "cluster-policy",
+                                "--type", "merge",      "-p",   patch};
+  if (json) args.insert(args.end(), {"-o", "json"});
+  return run_gpuops(args);
+}
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+// driver.version on the OnDelete driver DaemonSet (assets/state-driver:
+// updateStrategy OnDelete): TransformDriver's image is
+// <repository>/<image>:<version>-<os> with the os of the GPU nodes' NFD
+// os_release labels (ubuntu24.04); the DaemonSet controller replaces no pod
+// (OnDelete: kubernetes pkg/controller/daemon/update.go does nothing), so no
+// pod changes, yet the plan is not "nothing": exit 1.
+TEST(PlanObjects, ADriverVersionOnAnOnDeleteDaemonSet) {
+  auto r = plan_patch(R"({"spec":{"driver":{"version":"580.95.05"}}})");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "daemonset nvidia-driver-daemonset (driver) changed:\n"
+                  "  spec.template.spec.containers[0].image: \"nvcr.io/nvidia/driver:595.91.07-ubuntu24.04\" -> "
+                  "\"nvcr.io/nvidia/driver:580.95.05-ubuntu24.04\"\n"
+                  "  OnDelete: the pods keep the old template until each is deleted, by hand or, for the driver, by "
+                  "the operator's upgrade controller (driver.upgradePolicy.autoUpgrade)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "0 pods deleted on 0 nodes, 0 created, 0 replaced")) << r.out;
+  auto j = plan_patch(R"({"spec":{"driver":{"version":"580.95.05"}}})", true);
+  auto doc = boost::json::parse(j.out).as_object();
+  EXPECT_TRUE(doc.at("pods").as_array().empty());
+  EXPECT_EQ(doc.at("changes"), true);
+  ASSERT_EQ(doc.at("daemonsets").as_array().size(), 1u);
+  EXPECT_EQ(doc.at("daemonsets").at(0).at("kind"), "changed");
+  EXPECT_EQ(doc.at("daemonsets").at(0).at("operand"), "driver");
+}
+
+// The device plugin's image on RollingUpdate DaemonSets (maxUnavailable 1,
+// maxSurge 0 after SetDefaults_DaemonSet): both pods replaced; the "before"
+// is the cluster's image (v0.20.0, which the operator's deployment set), not
+// the simulation's default.
+TEST(PlanObjects, AnImageOnARollingUpdateDaemonSet) {
+  auto r = plan_patch(R"({"spec":{"devicePlugin":{"repository":"nvcr.io/nvidia","image":"k8s-device-plugin",)"
+                      R"("version":"v0.21.0"}}})");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "daemonset nvidia-device-plugin-daemonset (device-plugin) changed:\n"
+                  "  spec.template.spec.containers[0].image: \"nvcr.io/nvidia/k8s-device-plugin:v0.20.0\" -> "
+                  "\"nvcr.io/nvidia/k8s-device-plugin:v0.21.0\"\n"
+                  "  RollingUpdate: the pods are replaced node by node, at most 1 unavailable at once (maxSurge 0)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "0 created, 2 replaced")) << r.out;
+}
+
+// toolkit.env: the real operator's TransformToolkit puts it into the
+// toolkit container's env (a template change, its pods replaced); the
+// simulated operator does not render env, so the plan says it cannot tell,
+// and exits 1 rather than 0.
+TEST(PlanObjects, AFieldTheSimulationDoesNotRenderIsSaidAndNotZero) {
+  const char* patch = R"({"spec":{"toolkit":{"env":[{"name":"CONTAINERD_CONFIG","value":"/etc/k3s.toml"}]}}})";
+  auto r = plan_patch(patch);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.err,
+                  "gpuops plan: note: spec.toolkit changes (spec.toolkit.env: (absent) -> "
+                  "[{\"name\":\"CONTAINERD_CONFIG\",\"value\":\"/etc/k3s.toml\"}]), which the simulated operator "
+                  "renders into no DaemonSet"))
+      << r.err;
+  auto j = boost::json::parse(plan_patch(patch, true).out).as_object();
+  EXPECT_EQ(j.at("unpredicted").as_array().size(), 1u);
+  // A field it renders is not in that list.
+  auto d = boost::json::parse(plan_patch(R"({"spec":{"driver":{"version":"580.95.05"}}})", true).out).as_object();
+  EXPECT_TRUE(d.at("unpredicted").as_array().empty());
+}
+
+// A component disabled: its DaemonSet deleted (isStateEnabled false), said
+// as such beside its pods.
+TEST(PlanObjects, AComponentDisabledDeletesItsDaemonSet) {
+  auto r = plan_patch(R"({"spec":{"dcgmExporter":{"enabled":false}}})");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, "daemonset nvidia-dcgm-exporter (dcgm-exporter) deleted\n")) << r.out;
+  EXPECT_TRUE(has(r.out, ", 1 DaemonSet created, deleted or changed\n")) << r.out;
+}
+
+}  // namespace
