@@ -99,8 +99,9 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err) {
       else
         blocked.push_back(json::object{{"operand", g.operand}, {"why", g.status}});
     }
-    json::object row{{"node", n.node}, {"ok", n.gaps.empty()}, {"missing", std::move(missing)}};
+    json::object row{{"node", n.node}, {"ok", n.gaps.empty() && n.unlabelled.empty()}, {"missing", std::move(missing)}};
     if (l.install.detected) {
+      if (!n.unlabelled.empty()) row["unlabelled"] = n.unlabelled;
       row["notReady"] = std::move(not_ready);
       row["paused"] = std::move(paused);
       row["blocked"] = std::move(blocked);

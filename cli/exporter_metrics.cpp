@@ -32,7 +32,7 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
                         .Register(reg);
   auto& gaps = prometheus::BuildGauge()
                    .Name("gpuops_audit_gaps")
-                   .Help("Gaps found by gpuops audit, by verdict (missing, not_ready, paused, blocked)")
+                   .Help("Gaps found by gpuops audit, by verdict (missing, not_ready, paused, blocked, unlabelled)")
                    .Register(reg);
   auto& mode = prometheus::BuildGauge()
                    .Name("gpuops_operator_mode")
@@ -42,7 +42,7 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
   core::AuditResult audit = core::audit_result(state, catalog);
   core::MatrixResult matrix = core::matrix_result(state, catalog, only_deployed);
   // Both are sorted by node name over every node of the state.
-  double missing = 0, not_ready = 0, paused = 0, blocked = 0, nodes_with_gaps = 0;
+  double missing = 0, not_ready = 0, paused = 0, blocked = 0, unlabelled = 0, nodes_with_gaps = 0;
   for (size_t r = 0; r < matrix.rows.size(); ++r) {
     const auto& row = matrix.rows[r];
     const core::AuditNode* an = r < audit.nodes.size() && audit.nodes[r].node == row.node ? &audit.nodes[r] : nullptr;
@@ -54,7 +54,8 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
     }
   }
   for (const auto& an : audit.nodes) {
-    if (!an.gaps.empty()) ++nodes_with_gaps;
+    if (!an.gaps.empty() || !an.unlabelled.empty()) ++nodes_with_gaps;
+    if (!an.unlabelled.empty()) ++unlabelled;
     for (const auto& g : an.gaps) {
       if (g.verdict == core::AuditGap::Verdict::kMissing)
         ++missing;
@@ -72,6 +73,7 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
   gaps.Add({{"verdict", "not_ready"}}).Set(not_ready);
   gaps.Add({{"verdict", "paused"}}).Set(paused);
   gaps.Add({{"verdict", "blocked"}}).Set(blocked);
+  gaps.Add({{"verdict", "unlabelled"}}).Set(unlabelled);
   mode.Add({}).Set(catalog.operator_mode ? 1 : 0);
 
   for (const auto& f : core::diagnose(state, catalog, {})) {

@@ -127,7 +127,8 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     const json::value& va = or_null(oa.if_contains(k));
     if (vb == va) continue;
     core::ClusterPolicy only = cb;
-    json::object& spec = only.raw["spec"].is_object() ? only.raw["spec"].as_object() : only.raw["spec"].emplace_object();
+    json::object& spec =
+        only.raw["spec"].is_object() ? only.raw["spec"].as_object() : only.raw["spec"].emplace_object();
     if (oa.contains(k))
       spec[k] = va;
     else

@@ -8,6 +8,7 @@
 
 #include "core/base/terminal.h"
 #include "core/gpu_operator/gpu_node_rules.h"
+#include "core/gpu_operator/nfd.h"
 #include "core/gpu_operator/operator_install.h"
 #include "core/kube/placement.h"
 #include "core/kube/pod_status.h"
@@ -149,7 +150,7 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
   std::optional<StateIndex> index;  // operator mode only: the pods of a node with a gap
   if (catalog.operator_mode) index.emplace(state);
   for (const Node* n : sorted_nodes(state)) {
-    AuditNode an{n->metadata.name, {}, {}};
+    AuditNode an{n->metadata.name, {}, {}, {}};
     // Operator mode: the deploy labels the operator sets on this node, where
     // it counts the node a GPU node and the operands are not turned off.
     std::vector<std::string> wanted_labels;
@@ -191,7 +192,9 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
       }
       an.gaps.push_back(std::move(gap));
     }
-    if (!an.gaps.empty()) r.exit_code = 1;
+    if (catalog.operator_mode && !has_nfd_labels(*n) && !unlabelled_gpu_signs(*n).empty())
+      an.unlabelled = nfd_gap(*index, *n).why;
+    if (!an.gaps.empty() || !an.unlabelled.empty()) r.exit_code = 1;
     r.nodes.push_back(std::move(an));
   }
   return r;
@@ -200,6 +203,7 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
 Report render_audit(const AuditResult& result) {
   Report r;
   for (const auto& n : result.nodes) {
+    if (!n.unlabelled.empty()) r.lines.push_back(n.node + " UNLABELLED (" + n.unlabelled + ")");
     for (const auto& g : n.gaps) {
       if (g.verdict == AuditGap::Verdict::kMissing)
         r.lines.push_back(n.node + " MISSING " + g.operand);
@@ -210,7 +214,7 @@ Report render_audit(const AuditResult& result) {
       else
         r.lines.push_back(n.node + " BLOCKED " + g.operand + " (" + g.status + ")");
     }
-    if (n.gaps.empty()) r.lines.push_back(n.node + " OK");
+    if (n.gaps.empty() && n.unlabelled.empty()) r.lines.push_back(n.node + " OK");
   }
   r.exit_code = result.exit_code;
   return r;

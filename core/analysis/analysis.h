@@ -68,6 +68,11 @@ struct AuditNode {
   // Every operand the audit checked on the node (Operand::name, catalog
   // order), with a gap or not: the operands expected there.
   std::vector<std::string> checked;
+  // Operator mode: NFD never labelled the node, which shows signs of an
+  // NVIDIA GPU (core::unlabelled_gpu_signs): why (core::nfd_gap), e.g. "its
+  // NFD worker does not tolerate taint dedicated=ml:NoSchedule". The
+  // operator deploys nothing there. Empty otherwise.
+  std::string unlabelled;
 };
 
 struct AuditResult {
@@ -99,13 +104,16 @@ struct AuditResult {
 // the stack may be missing while the node looks fine by its labels (stale
 // pause stamps, a key removed by hand; releases whose labeller re-adds an
 // absent key do so on their next pass, which a dump cannot show).
+// And in operator mode a node NFD never labelled that shows signs of a GPU is
+// AuditNode::unlabelled, a gap of the node itself.
 AuditResult audit_result(const ClusterState& state, const Catalog& catalog);
 
 // The audit's text: per node, `<node> MISSING <operand>` per kMissing gap and
 // `<node> NOT-READY <operand> (<status>)` per kNotReady gap,
 // `<node> PAUSED <operand> (<label value>)` per kPaused gap,
-// `<node> BLOCKED <operand> (<status>)` per kBlocked gap, in gap order, or
-// `<node> OK` for a node without gaps. Exit code as the result's.
+// `<node> BLOCKED <operand> (<status>)` per kBlocked gap, in gap order, after
+// `<node> UNLABELLED (<why>)` for an unlabelled node, or `<node> OK` for a
+// node without either. Exit code as the result's.
 Report render_audit(const AuditResult& result);
 
 // render_audit(audit_result(state, catalog)).

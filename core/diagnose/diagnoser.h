@@ -197,7 +197,7 @@ class Diagnoser {
   // there) and found no NVIDIA device; else `nfd-not-labelled`, which says
   // why NFD has not (its worker DaemonSet's placement on the node, its pod's
   // state), an error when the node shows signs of a GPU
-  // (nfd_unlabelled_gpu_signs), a warning otherwise: the operator counts it
+  // (core::unlabelled_gpu_signs; why: core::nfd_gap), a warning otherwise: the operator counts it
   // as a non-GPU node either way.
   Finding nfd_finding() const;
 

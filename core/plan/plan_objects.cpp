@@ -225,7 +225,7 @@ void append_object_changes_text(const std::vector<DaemonSetChange>& daemonsets,
                                 const std::vector<ClusterPolicyChange>& policies, std::string& out) {
   for (const auto& c : daemonsets) {
     out += "daemonset " + c.name + (c.operand.empty() ? "" : " (" + c.operand + ")") + " ";
-    out += c.kind == DaemonSetChange::Kind::kCreated ? "created\n"
+    out += c.kind == DaemonSetChange::Kind::kCreated   ? "created\n"
            : c.kind == DaemonSetChange::Kind::kDeleted ? "deleted\n"
                                                        : "changed:\n";
     for (const auto& f : c.fields) out += "  " + f + "\n";

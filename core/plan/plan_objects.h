@@ -83,8 +83,8 @@ std::vector<std::string> json_differences(const boost::json::value& before, cons
 
 struct ClusterPolicyChange {
   std::string name;
-  std::string state_before, state_after;    // status.state, "(unset)" when empty
-  std::string ready_before, ready_after;    // the Ready condition: "True (Reconciled)", "(none)"
+  std::string state_before, state_after;  // status.state, "(unset)" when empty
+  std::string ready_before, ready_after;  // the Ready condition: "True (Reconciled)", "(none)"
 };
 
 // ClusterPolicies in both states whose status.state or Ready condition

@@ -260,7 +260,7 @@ TEST(ChainCases, WorkloadsNotInTheInputAreSaidToBeUnknown) {
 // there and deploys nothing (#423 shape). The node's nvidia.com/gpu taint
 // says it has one: an error that names the taint NFD does not tolerate.
 TEST(ChainCases, AGpuNodeNfdNeverLabelledIsAnErrorNamingTheTaint) {
-  auto d = diagnose(edited_dump("nfd-taint", [](json::object& o) {
+  const std::string dump = edited_dump("nfd-taint", [](json::object& o) {
     if (is(o, "Node", "gpu-node-2")) {
       auto& labels = o["metadata"].as_object()["labels"].as_object();
       for (auto it = labels.begin(); it != labels.end();) {
@@ -275,7 +275,8 @@ TEST(ChainCases, AGpuNodeNfdNeverLabelledIsAnErrorNamingTheTaint) {
         str(o.at("spec").at("nodeName")) == "gpu-node-2")
       return false;
     return true;
-  }));
+  });
+  auto d = diagnose(dump);
   EXPECT_EQ(d.code, 1);
   auto f = find(d, "gpu-node-2", "nfd-not-labelled");
   ASSERT_EQ(f.size(), 1u);
@@ -285,6 +286,13 @@ TEST(ChainCases, AGpuNodeNfdNeverLabelledIsAnErrorNamingTheTaint) {
   EXPECT_EQ(evidence(f[0], "nfd worker daemonset"),
             std::vector<std::string>{"gpu-operator-node-feature-discovery-worker"});
   EXPECT_TRUE(find(d, "gpu-node-2", "not-a-gpu-node").empty());
+  // audit says so too, instead of OK.
+  auto a = run_gpuops({"audit", "--snapshot", dump});
+  EXPECT_EQ(a.out,
+            "cpu-node-1 OK\n"
+            "gpu-node-1 OK\n"
+            "gpu-node-2 UNLABELLED (its NFD worker does not tolerate taint dedicated=ml:NoSchedule)\n");
+  EXPECT_EQ(a.code, 1);
 }
 
 // A CPU node NFD has not labelled (a taint its worker does not tolerate)

@@ -17,8 +17,8 @@ using gpuops::testing::run_gpuops;
 const std::string kDump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/healthy-v26.7";
 
 gpuops::testing::CliRun plan_patch(const std::string& patch, bool json = false) {
-  std::vector<std::string> args{"plan",  "--snapshot", kDump,  "patch", "clusterpolicy", "cluster-policy",
-                                "--type", "merge",      "-p",   patch};
+  std::vector<std::string> args{"plan",           "--snapshot", kDump,   "patch", "clusterpolicy",
+                                "cluster-policy", "--type",     "merge", "-p",    patch};
   if (json) args.insert(args.end(), {"-o", "json"});
   return run_gpuops(args);
 }

@@ -33,7 +33,8 @@ TEST(PlanObjects, PathsValuesAndTheCap) {
   auto a = j(R"({"env":[{"name":"A","value":"1"}],"n":30,"labels":{"app.kubernetes.io/name":"x"}})");
   auto b = j(R"({"env":[{"name":"A","value":"2"},{"name":"B","value":"3"}],"n":30.0,"labels":{}})");
   EXPECT_EQ(json_differences(a, b, "s"),
-            (std::vector<std::string>{"s.env[0].value: \"1\" -> \"2\"", "s.env[1]: (absent) -> {\"name\":\"B\",\"value\":\"3\"}",
+            (std::vector<std::string>{"s.env[0].value: \"1\" -> \"2\"",
+                                      "s.env[1]: (absent) -> {\"name\":\"B\",\"value\":\"3\"}",
                                       "s.labels.app.kubernetes.io/name: \"x\" -> (absent)"}));
   EXPECT_EQ(json_differences(a, b, "s", 1), (std::vector<std::string>{"s.env[0].value: \"1\" -> \"2\"", "... 2 more"}));
   auto changes = json_changes(a, b);
@@ -54,8 +55,11 @@ DaemonSet ds(const char* name, const char* uid, const char* strategy, const char
   d.metadata.uid = uid;
   d.update_strategy = strategy;
   d.raw = boost::json::object{
-      {"spec", boost::json::object{{"template", boost::json::object{{"spec", boost::json::object{
-                                                                                   {"containers", boost::json::array{boost::json::object{{"name", "c"}, {"image", image}}}}}}}}}}};
+      {"spec",
+       boost::json::object{
+           {"template", boost::json::object{
+                            {"spec", boost::json::object{{"containers", boost::json::array{boost::json::object{
+                                                                            {"name", "c"}, {"image", image}}}}}}}}}}};
   return d;
 }
 

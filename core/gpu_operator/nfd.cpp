@@ -1,0 +1,97 @@
+#include "core/gpu_operator/nfd.h"
+
+#include "core/kube/placement.h"
+#include "core/kube/pod_status.h"
+
+namespace gpuops::core {
+
+namespace {
+
+constexpr const char* kNfdLabelPrefix = "feature.node.kubernetes.io/";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+}  // namespace
+
+bool has_nfd_labels(const Node& node) {
+  for (const auto& [k, v] : node.metadata.labels)
+    if (k.rfind(kNfdLabelPrefix, 0) == 0) return true;
+  return false;
+}
+
+std::vector<std::pair<std::string, std::string>> unlabelled_gpu_signs(const Node& node) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& t : node.taints)
+    if (t.key == "nvidia.com/gpu") out.emplace_back("taint", format_taint(t));
+  for (const auto& [k, v] : node.metadata.labels)
+    if (k.rfind("nvidia.com/", 0) == 0) out.emplace_back("label " + k, v);
+  if (auto it = node.allocatable.find("nvidia.com/gpu"); it != node.allocatable.end() && !it->second.is_zero())
+    out.emplace_back("allocatable nvidia.com/gpu", it->second.to_string());
+  return out;
+}
+
+std::vector<const DaemonSet*> nfd_workers(const ClusterState& state) {
+  std::vector<const DaemonSet*> out;
+  for (const auto& ds : state.daemonsets) {
+    const auto& l = ds.metadata.labels;
+    auto name = l.find("app.kubernetes.io/name");
+    auto role = l.find("role");
+    bool chart = name != l.end() && name->second == "node-feature-discovery" && role != l.end() &&
+                 role->second == "worker";
+    if (chart || ends_with(ds.metadata.name, "node-feature-discovery-worker") || ds.metadata.name == "nfd-worker")
+      out.push_back(&ds);
+  }
+  return out;
+}
+
+NfdGap nfd_gap(const StateIndex& index, const Node& node) {
+  NfdGap g;
+  const ClusterState& state = index.state();
+  const auto workers = nfd_workers(state);
+  if (workers.empty()) {
+    g.why = "no NFD worker DaemonSet in namespace " + state.namespace_;
+    g.detail =
+        "NFD installed apart, by its own chart or operator, lives in another namespace: kubectl get daemonsets -A -l "
+        "app.kubernetes.io/name=node-feature-discovery";
+    return g;
+  }
+  const DaemonSet& ds = *workers.front();
+  g.evidence.emplace_back("nfd worker daemonset", ds.metadata.name);
+  const Placement pl = should_run(ds, node);
+  std::vector<const Pod*> pods;
+  for (const Pod* p : index.pods_on(node.metadata.name)) {
+    const OwnerReference* ref = p->metadata.controller_ref();
+    if (ref && ref->kind == "DaemonSet" && ref->name == ds.metadata.name) pods.push_back(p);
+  }
+  for (const Pod* p : pods) g.evidence.emplace_back("nfd worker pod", p->metadata.name + " " + pod_status_column(*p));
+  if (pl.untolerated_taint) {
+    const std::string ts = format_taint(*pl.untolerated_taint);
+    g.why = "its NFD worker does not tolerate taint " + ts;
+    g.detail = "DaemonSet " + ds.metadata.name +
+               " never runs here: add the toleration to the chart's node-feature-discovery.worker.tolerations";
+    g.evidence.emplace_back("taint", ts);
+  } else if (!pl.should_run) {
+    g.why = "its NFD worker DaemonSet does not select it";
+    g.detail = "DaemonSet " + ds.metadata.name + ": " + joined(pl.reasons);
+  } else if (pods.empty()) {
+    g.why = "no NFD worker pod on it";
+    g.detail = "DaemonSet " + ds.metadata.name + " wants this node but has no pod on it";
+  } else if (const Pod* p = pods.front(); p->status.phase != "Running" || !p->is_ready()) {
+    g.why = "its NFD worker pod is " + pod_status_column(*p);
+    g.detail = "kubectl logs -n " + p->metadata.namespace_ + " " + p->metadata.name;
+  } else {
+    g.why = "its NFD worker runs, yet no feature label reached it";
+    g.detail = "nfd-master applies them: its log, and the node's NodeFeature object, say why";
+  }
+  return g;
+}
+
+}  // namespace gpuops::core
