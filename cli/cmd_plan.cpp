@@ -357,7 +357,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       // is, anything else as YAML, turned into JSON as read_documents turns a document.
       const std::string text = r["patch"].as<std::string>();
       boost::system::error_code ec;
-      boost::json::value patch = boost::json::parse(text, ec);
+      boost::json::value patch = boost::json::parse(text, ec, {}, core::json_parse_options());
       if (ec) {
         try {
           patch = core::yaml_node_to_json(core::load_yaml(text, "", ""));

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/base/base64.h"
+#include "core/codec/documents.h"
 #include "real/client_internal.h"
 
 namespace gpuops::real {
@@ -496,7 +497,7 @@ struct Client::Impl {
 
   [[noreturn]] void throw_api_error(const Request& r, const Raw& raw) {
     error_code ec;
-    json::value st = json::parse(raw.body, ec);
+    json::value st = json::parse(raw.body, ec, {}, core::json_parse_options());
     if (ec) st = nullptr;
     std::string reason;
     if (auto* o = st.if_object(); o && o->contains("reason") && o->at("reason").is_string())
@@ -570,7 +571,7 @@ struct Client::Impl {
       }
       print_warnings(p.get().base());
       int status = static_cast<int>(p.get().result_int());
-      json::stream_parser jp;
+      json::stream_parser jp(json::storage_ptr(), core::json_parse_options());
       std::string error_body;
       char buf[16384];
       while (!p.is_done()) {
@@ -640,7 +641,7 @@ json::value Client::send_json(const Request& request, json::storage_ptr sp) {
 
 json::value Client::parse_json(const Request& request, const std::string& body, json::storage_ptr sp) const {
   error_code ec;
-  json::value v = json::parse(body, ec, std::move(sp));
+  json::value v = json::parse(body, ec, std::move(sp), core::json_parse_options());
   if (ec)
     throw core::ClusterError(verb_name(request.method) + " " + impl_->cfg.path_prefix + request.path +
                              ": the answer is not JSON");

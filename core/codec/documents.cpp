@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 #include <boost/json.hpp>
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/locale/encoding_utf.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -514,12 +515,45 @@ std::optional<OutOfRangeNumber> first_out_of_range_number(std::string_view text)
   return std::nullopt;
 }
 
-std::vector<Document> read_documents(const std::string& text, const std::string& file) {
+json::parse_options json_parse_options() {
+  json::parse_options o;
+  o.max_depth = kMaxJsonDepth;
+  return o;
+}
+
+bool starts_with_bom(std::string_view b) {
+  return b.starts_with("\xEF\xBB\xBF") || b.starts_with("\xFF\xFE") || b.starts_with("\xFE\xFF");
+}
+
+std::string text_as_utf8(std::string bytes, const std::string& file) {
+  if (bytes.starts_with("\xEF\xBB\xBF")) return bytes.substr(3);
+  const bool le = bytes.starts_with("\xFF\xFE"), be = bytes.starts_with("\xFE\xFF");
+  if (!le && !be) return bytes;
+  if (bytes.size() % 2 != 0) throw InputError(file, 0, "", "invalid UTF-16: an odd number of bytes");
+  std::u16string units;
+  units.reserve(bytes.size() / 2 - 1);
+  for (size_t i = 2; i + 1 < bytes.size(); i += 2) {
+    const auto lo = static_cast<unsigned char>(bytes[le ? i : i + 1]);
+    const auto hi = static_cast<unsigned char>(bytes[le ? i + 1 : i]);
+    units.push_back(static_cast<char16_t>(hi << 8 | lo));
+  }
+  try {
+    return boost::locale::conv::utf_to_utf<char>(units.data(), units.data() + units.size(), boost::locale::conv::stop);
+  } catch (const boost::locale::conv::conversion_error&) {
+    throw InputError(file, 0, "", "invalid UTF-16: an unpaired surrogate");
+  }
+}
+
+std::vector<Document> read_documents(const std::string& raw_text, const std::string& file) {
+  // A byte order mark (kubectl reads UTF-16 and a UTF-8 BOM): the text as UTF-8.
+  std::string converted;
+  if (starts_with_bom(raw_text)) converted = text_as_utf8(raw_text, file);
+  const std::string& text = starts_with_bom(raw_text) ? converted : raw_text;
   std::vector<Document> out;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return out;
   if (read_as_json(file, text[first])) {
-    json::stream_parser p;
+    json::stream_parser p(json::storage_ptr(), json_parse_options());
     boost::system::error_code ec;
     size_t n = p.write_some(text.data(), text.size(), ec);
     if (!ec) p.finish(ec);
@@ -594,7 +628,7 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
   }
   enum class Mode { kUndecided, kJson, kWhole } mode = path.ends_with(".json") ? Mode::kJson : Mode::kUndecided;
   std::string whole;  // kWhole: the text, for read_documents
-  json::basic_parser<ListItemHandler> p(json::parse_options{}, &path, &sink, arena, shapes);
+  json::basic_parser<ListItemHandler> p(json_parse_options(), &path, &sink, arena, shapes);
   std::size_t consumed = 0;  // bytes of the file before the parser's position
   bool started = false;
   auto fail = [&](const json::error_code& ec) {
@@ -619,6 +653,9 @@ bool produce_documents(const std::string& path, const std::function<void(Documen
     return n == size;
   };
   read_input_chunks(path, [&](const char* data, std::size_t size) {
+    // A byte order mark: the whole text, converted by read_documents.
+    if (consumed == 0 && !started && whole.empty() && mode != Mode::kWhole && starts_with_bom({data, size}))
+      mode = Mode::kWhole;
     if (mode == Mode::kUndecided) {
       whole.append(data, size);
       std::size_t first = whole.find_first_not_of(" \t\r\n");

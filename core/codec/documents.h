@@ -9,6 +9,7 @@
 // expanded into its items. Every value keeps the source line it came from.
 #pragma once
 
+#include <boost/json/parse_options.hpp>
 #include <boost/json/value.hpp>
 
 #include <functional>
@@ -61,6 +62,26 @@ struct Document {
   // nearest enclosing value that has one, then to `line`.
   int line_of(const std::vector<std::string>& path) const;
 };
+
+// How deep JSON may nest in every JSON reader of gpuops (files, request
+// bodies, API answers, patches): Go's encoding/json limit (maxNestingDepth,
+// 10000), which kubectl and kube-apiserver read with; Boost.JSON's default
+// is 32.
+inline constexpr std::size_t kMaxJsonDepth = 10000;
+
+// Boost.JSON's parse options with kMaxJsonDepth.
+boost::json::parse_options json_parse_options();
+
+// A file's bytes as UTF-8, as kubectl reads a file (its resource builder's
+// FileVisitor decodes through unicode.BOMOverride): a UTF-8 byte order mark
+// dropped, UTF-16 with a byte order mark (FF FE little-endian, FE FF
+// big-endian) converted. Other text is returned as it is. Throws
+// InputError(file, 0, "", "invalid UTF-16: ...") for UTF-16 that does not
+// convert (an odd number of bytes, an unpaired surrogate).
+std::string text_as_utf8(std::string bytes, const std::string& file);
+
+// Whether `bytes` start with a byte order mark text_as_utf8 reads.
+bool starts_with_bom(std::string_view bytes);
 
 // Parses `text` (the contents of `file`, used in errors only) as JSON or YAML:
 // JSON when `file` ends in ".json", or when the text starts with '{' or '['

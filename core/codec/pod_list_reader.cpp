@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/codec/documents.h"
 #include "core/kube/names.h"
 #include "core/model/quantity.h"
 #include "core/model/rfc3339.h"
@@ -573,7 +574,7 @@ bool read_pod_list_page(std::string_view text, PodListPage& out) {
   out.resource_version.reset();
   out.continue_token.clear();
   out.remaining_item_count.reset();
-  json::basic_parser<Handler> p(json::parse_options{}, &out);
+  json::basic_parser<Handler> p(json_parse_options(), &out);
   json::error_code ec;
   std::size_t n = p.write_some(false, text.data(), text.size(), ec);
   return !ec && p.done() && n == text.size();

@@ -44,8 +44,8 @@ std::vector<const DaemonSet*> nfd_workers(const ClusterState& state) {
     const auto& l = ds.metadata.labels;
     auto name = l.find("app.kubernetes.io/name");
     auto role = l.find("role");
-    bool chart = name != l.end() && name->second == "node-feature-discovery" && role != l.end() &&
-                 role->second == "worker";
+    bool chart =
+        name != l.end() && name->second == "node-feature-discovery" && role != l.end() && role->second == "worker";
     if (chart || ends_with(ds.metadata.name, "node-feature-discovery-worker") || ds.metadata.name == "nfd-worker")
       out.push_back(&ds);
   }

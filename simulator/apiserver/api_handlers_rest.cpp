@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/codec/codec.h"
+#include "core/codec/documents.h"
 #include "core/codec/patch.h"
 #include "simulator/apiserver/api_server_impl.h"
 
@@ -16,7 +17,7 @@ json::value read_body(const std::string& body) {
   size_t first = body.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && body[first] == '{') {
     boost::system::error_code ec;
-    json::value v = json::parse(body, ec);
+    json::value v = json::parse(body, ec, {}, core::json_parse_options());
     if (ec) throw_api(400, "the object provided is unrecognized: " + ec.message());
     return v;
   }
@@ -33,7 +34,7 @@ json::value read_body(const std::string& body) {
 
 json::value parse_json(const std::string& body) {
   boost::system::error_code ec;
-  json::value v = json::parse(body, ec);
+  json::value v = json::parse(body, ec, {}, core::json_parse_options());
   if (ec) throw_api(400, "error decoding patch: " + ec.message());
   return v;
 }
