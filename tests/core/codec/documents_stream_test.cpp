@@ -142,8 +142,10 @@ TEST(StreamDocuments, SyntaxErrorsWithTheirLine) {
   p = d.write("yaml-in-json.json", "kind: Pod\n");
   EXPECT_EQ(fuzz::stream_disagreement(p), "");
   EXPECT_NE(error_of(p).find("invalid JSON"), std::string::npos);
-  // Deeper than the parser's limit (32), as read_documents refuses it.
-  p = d.write("deep.json", R"({"kind":"List","items":[)" + std::string(40, '[') + std::string(40, ']') + "]}");
+  // Deeper than the parser's limit (core::kMaxJsonDepth, Go's), as
+  // read_documents refuses it.
+  p = d.write("deep.json", R"({"kind":"List","items":[)" + std::string(core::kMaxJsonDepth, '[') +
+                               std::string(core::kMaxJsonDepth, ']') + "]}");
   EXPECT_EQ(fuzz::stream_disagreement(p), "");
   EXPECT_NE(error_of(p), "");
 }
