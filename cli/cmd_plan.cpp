@@ -26,6 +26,7 @@
 #include "core/codec/documents.h"
 #include "core/codec/yaml_load.h"
 #include "core/gpu_operator/cluster_policy_infer.h"
+#include "core/gpu_operator/gpu_node_rules.h"
 #include "core/kube/names.h"
 #include "core/kube/selector.h"
 #include "core/kube/taints.h"
@@ -396,6 +397,34 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                                    p.metadata.namespace_ + "/" + p.metadata.name);
       evict.emplace_back(p.metadata.namespace_, p.metadata.name);
     }
+  // The GPU workloads of other namespaces on the drained nodes: evicted too,
+  // by the same filters; they are not in the copy (one namespace is), so the
+  // plan lists them itself. A dump without other namespaces cannot tell.
+  std::vector<core::PodChange> evicted_workloads;
+  bool drain_blind = false;
+  for (const auto& node : drain_nodes) {
+    if (!state.gpu_workloads) {
+      drain_blind = true;
+      continue;
+    }
+    for (const auto& p : *state.gpu_workloads) {
+      if (p.spec.node_name != node || p.metadata.deletion_timestamp) continue;
+      const core::OwnerReference* ref = p.metadata.controller_ref();
+      if (!ref && !r.count("force"))
+        throw core::InputError("", 0, "drain",
+                               "cannot delete Pods that declare no controller (use --force to override): " +
+                                   p.metadata.namespace_ + "/" + p.metadata.name);
+      evicted_workloads.push_back(
+          {core::PodChange::Kind::kDeleted, node, "", "", p.metadata.namespace_ + "/" + p.metadata.name,
+           "evicted by the drain: a GPU workload (" + core::gpu_resources(p) + ")" +
+               (ref ? "; its " + ref->kind + " " + ref->name + " makes another elsewhere, if a node has room"
+                    : "; nothing makes it again (no controller, --force)")});
+    }
+  }
+  if (drain_blind)
+    err << "gpuops plan: note: the input holds only namespace " << o.namespace_
+        << "'s pods: a drain also evicts the other pods on the node, GPU workloads among them, which the plan "
+           "cannot show (kubectl get pods -A -o json adds them)\n";
 
   // The copy: imported, settled, changed, settled.
   std::optional<core::Catalog> operator_catalog;
@@ -472,6 +501,12 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   core::PlanResult plan =
       touched ? core::plan_changes(std::move(whole_matrix_before), before_part, after, l.catalog, direct)
               : core::plan_changes(before, after, l.catalog, direct);
+  if (!evicted_workloads.empty()) {
+    plan.pods.insert(plan.pods.end(), evicted_workloads.begin(), evicted_workloads.end());
+    std::stable_sort(plan.pods.begin(), plan.pods.end(),
+                     [](const core::PodChange& a, const core::PodChange& b) { return a.node < b.node; });
+    core::update_plan_summary(plan);
+  }
   // A ClusterPolicy change: the operator's own template differences, and
   // what of it the simulation cannot follow (cli/plan_operator.h), said on
   // stderr; something may then change, so the exit is 1.

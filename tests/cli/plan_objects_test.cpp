@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../common/cli_run.h"
+#include "../common/edited_dump.h"
 
 namespace {
 
@@ -95,6 +96,58 @@ TEST(PlanObjects, AComponentDisabledDeletesItsDaemonSet) {
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.out, "daemonset nvidia-dcgm-exporter (dcgm-exporter) deleted\n")) << r.out;
   EXPECT_TRUE(has(r.out, ", 1 DaemonSet created, deleted or changed\n")) << r.out;
+}
+
+// kubectl drain evicts every pod of the node, whatever its namespace
+// (pkg/drain/filters.go: DaemonSet pods need --ignore-daemonsets, pods
+// without a controller --force). A GPU workload of another namespace is not
+// in the simulated copy (one namespace is), so plan lists it itself.
+std::string with_trainer(bool controlled) {
+  boost::json::object meta{{"name", "trainer-0"}, {"namespace", "ml"}, {"uid", "pod-uid-trainer-0"}};
+  if (controlled)
+    meta["ownerReferences"] = boost::json::array{boost::json::object{
+        {"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", "trainer"}, {"uid", "job-uid"}, {"controller", true}}};
+  boost::json::object trainer{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", meta},
+      {"spec",
+       boost::json::object{
+           {"nodeName", "gpu-node-2"},
+           {"containers",
+            boost::json::array{boost::json::object{
+                {"name", "train"},
+                {"image", "x"},
+                {"resources", boost::json::object{{"limits", boost::json::object{{"nvidia.com/gpu", "2"}}}}}}}}}},
+      {"status", boost::json::object{{"phase", "Running"}}}};
+  return gpuops::testing::edited_dump(
+      "healthy-v26.7", controlled ? "drain-job" : "drain-bare", [](boost::json::object&) { return true; },
+      boost::json::array{trainer});
+}
+
+TEST(PlanObjects, ADrainEvictsTheGpuWorkloadsOfEveryNamespace) {
+  auto r = run_gpuops({"plan", "--snapshot", with_trainer(true), "drain", "gpu-node-2", "--ignore-daemonsets"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "  - pod ml/trainer-0 deleted: evicted by the drain: a GPU workload (nvidia.com/gpu: 2); its Job "
+                  "trainer makes another elsewhere, if a node has room\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "1 pod deleted on 1 node")) << r.out;
+  // No controller: refused as kubectl drain refuses it, unless --force.
+  auto bare = run_gpuops({"plan", "--snapshot", with_trainer(false), "drain", "gpu-node-2", "--ignore-daemonsets"});
+  EXPECT_EQ(bare.code, 2);
+  EXPECT_TRUE(has(bare.err, "cannot delete Pods that declare no controller (use --force to override): ml/trainer-0"))
+      << bare.err;
+  auto forced =
+      run_gpuops({"plan", "--snapshot", with_trainer(false), "drain", "gpu-node-2", "--ignore-daemonsets", "--force"});
+  EXPECT_EQ(forced.code, 1);
+  EXPECT_TRUE(has(forced.out, "nothing makes it again (no controller, --force)")) << forced.out;
+  // A dump of one namespace: the other pods of the node are unknown, said.
+  auto blind = run_gpuops({"plan", "--snapshot", kDump, "drain", "gpu-node-2", "--ignore-daemonsets"});
+  EXPECT_TRUE(has(blind.err,
+                  "gpuops plan: note: the input holds only namespace gpu-operator's pods: a drain also evicts the "
+                  "other pods on the node"))
+      << blind.err;
 }
 
 }  // namespace

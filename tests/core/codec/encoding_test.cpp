@@ -52,7 +52,9 @@ TEST(Encoding, ByteOrderMarksAsKubectlReadsThem) {
   Dir dir;
   for (const auto& [file, bytes] : std::vector<std::pair<std::string, std::string>>{
            {"bom.json", "\xEF\xBB\xBF" + kNode},
-           {"bom.yaml", "\xEF\xBB\xBF" "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-é\n"},
+           {"bom.yaml",
+            "\xEF\xBB\xBF"
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-é\n"},
            {"le.json", utf16(kNode, true)},
            {"be.json", utf16(kNode, false)},
            {"le.yaml", utf16("apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-é\n", true)}}) {
