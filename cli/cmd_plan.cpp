@@ -39,6 +39,42 @@ namespace gpuops::cli {
 
 namespace {
 
+// Every value each node label takes while the change settles, in write
+// order (core::LabelWrites): the writes the net difference would hide (a key
+// the operator removes and writes back). A subscriber of the copy's store,
+// given each Node write inside it.
+class LabelRecorder : public simulator::StoreSubscriber {
+ public:
+  explicit LabelRecorder(const core::ClusterState& before) {
+    for (const auto& n : before.nodes) labels_[n.metadata.name] = n.metadata.labels;
+  }
+  bool wants(simulator::Kind kind, const std::string&) const override { return kind == simulator::Kind::kNode; }
+  void on_write(const simulator::StoreWrite& w) override {
+    const core::Node& n = *std::get<const core::Node*>(w.object);
+    core::Labels& was = labels_[n.metadata.name];
+    const core::Labels now = w.type == simulator::EventType::kDeleted ? core::Labels{} : n.metadata.labels;
+    std::set<std::string> keys;
+    for (const auto& [k, v] : was) keys.insert(k);
+    for (const auto& [k, v] : now) keys.insert(k);
+    for (const auto& k : keys) {
+      const core::Labels& old_labels = was;
+      auto a = old_labels.find(k), b = now.find(k);
+      std::optional<std::string> x = a == old_labels.end() ? std::nullopt : std::optional(a->second);
+      std::optional<std::string> y = b == now.end() ? std::nullopt : std::optional(b->second);
+      if (x != y) writes[{n.metadata.name, k}].push_back(y);
+    }
+    was = now;
+  }
+  core::LabelWrites writes;
+
+ private:
+  std::map<std::string, core::Labels> labels_;
+};
+
+}  // namespace
+
+namespace {
+
 // The nodes a verb names: NAME..., node/NAME, or -l SELECTOR (kubectl's
 // resource builder for nodes).
 std::vector<std::string> target_nodes(const std::vector<std::string>& names, const std::string& selector,
@@ -473,7 +509,13 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
             : core::InputError::with_status(status, snapshot_list(o), 0, field.empty() ? words[0] : field, message);
     return e;
   };
-  for (const auto& s : steps) {
+  LabelRecorder recorder(before);
+  copy.store().add_subscriber(&recorder);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const core::Step& s = steps[i];
+    // Between steps the controllers and the operator act, as on a real
+    // cluster between two kubectl commands.
+    if (i > 0) copy.settle();
     try {
       core::run_step_action(s, scenario, copy, nullptr);
     } catch (const core::ClusterError& e) {
@@ -488,6 +530,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   }
   for (const auto& [ns, pod] : evict) copy.delete_pod(ns, pod);
   copy.settle();
+  copy.store().remove_subscriber(&recorder);
   // The state after: only the nodes the change touched when the store's
   // events say nothing else changed, else the whole (at 5,000 nodes x 8
   // operands the whole state after took 0.26 s to read and the two wholes
@@ -501,6 +544,12 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   core::PlanResult plan =
       touched ? core::plan_changes(std::move(whole_matrix_before), before_part, after, l.catalog, direct)
               : core::plan_changes(before, after, l.catalog, direct);
+  core::ChangeLabels change_labels;
+  for (const auto& s : steps) {
+    for (const auto& [k, v] : s.label_set) change_labels[{s.node, k}] = v;
+    for (const auto& k : s.label_remove) change_labels[{s.node, k}] = std::nullopt;
+  }
+  core::set_label_history(plan, recorder.writes, change_labels);
   if (!evicted_workloads.empty()) {
     plan.pods.insert(plan.pods.end(), evicted_workloads.begin(), evicted_workloads.end());
     std::stable_sort(plan.pods.begin(), plan.pods.end(),

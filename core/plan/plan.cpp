@@ -165,7 +165,7 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
       if (f != a->metadata.labels.end()) av = f->second;
       if (bv == av) continue;
       bool direct_write = direct.count({n.metadata.name, k}) > 0;
-      plan.labels.push_back({n.metadata.name, k, bv, av, direct_write, label_writer(k, direct_write)});
+      plan.labels.push_back({n.metadata.name, k, bv, av, direct_write, label_writer(k, direct_write), {}, false});
     }
   }
   std::sort(plan.nodes_added.begin(), plan.nodes_added.end());
@@ -175,8 +175,14 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
   for (const auto& n : after.nodes)
     if (std::binary_search(plan.nodes_added.begin(), plan.nodes_added.end(), n.metadata.name))
       for (const auto& [k, v] : n.metadata.labels)
-        plan.labels.push_back({n.metadata.name, k, std::nullopt, v, direct.count({n.metadata.name, k}) > 0,
-                               label_writer(k, direct.count({n.metadata.name, k}) > 0)});
+        plan.labels.push_back({n.metadata.name,
+                               k,
+                               std::nullopt,
+                               v,
+                               direct.count({n.metadata.name, k}) > 0,
+                               label_writer(k, direct.count({n.metadata.name, k}) > 0),
+                               {},
+                               false});
   std::sort(plan.labels.begin(), plan.labels.end(), [](const LabelChange& x, const LabelChange& y) {
     return std::tie(x.node, x.key) < std::tie(y.node, y.key);
   });
@@ -365,6 +371,46 @@ void update_plan_summary(PlanResult& plan) {
     plan.summary += ", " + plural(plan.daemonsets.size(), "DaemonSet", "DaemonSets") + " created, deleted or changed";
 }
 
+void set_label_history(PlanResult& plan, const LabelWrites& writes, const ChangeLabels& change) {
+  const std::optional<std::string> kFalse("false");
+  auto meant = [&](const LabelChange& l) {
+    auto it = change.find({l.node, l.key});
+    return it != change.end() ? it->second : l.before;
+  };
+  std::set<std::pair<std::string, std::string>> seen;
+  for (auto& l : plan.labels) {
+    seen.insert({l.node, l.key});
+    auto it = writes.find({l.node, l.key});
+    if (it == writes.end()) continue;
+    std::vector<std::optional<std::string>> h{l.before};
+    for (const auto& v : it->second)
+      if (h.back() != v) h.push_back(v);
+    if (h.size() > 2) l.history = std::move(h);
+  }
+  for (auto& l : plan.labels) l.opt_out_lost = meant(l) == kFalse && l.after != kFalse;
+  // Back where it was: net nothing, yet it went and came.
+  for (const auto& [key, values] : writes) {
+    if (seen.count(key) || values.size() < 2) continue;
+    LabelChange l;
+    l.node = key.first;
+    l.key = key.second;
+    l.by_change = change.count(key) > 0;
+    l.writer = label_writer(l.key, l.by_change);
+    // The value before is the last one, where the label came back to.
+    l.before = l.after = values.back();
+    l.history.push_back(l.before);
+    for (const auto& v : values)
+      if (l.history.back() != v) l.history.push_back(v);
+    if (l.history.size() < 3) continue;
+    l.opt_out_lost = meant(l) == kFalse && l.after != kFalse;
+    plan.labels.push_back(std::move(l));
+  }
+  std::sort(plan.labels.begin(), plan.labels.end(), [](const LabelChange& x, const LabelChange& y) {
+    return std::tie(x.node, x.key) < std::tie(y.node, y.key);
+  });
+  update_plan_summary(plan);
+}
+
 std::string render_plan_text(const PlanResult& plan) {
   std::ostringstream out;
   std::set<std::string> nodes;
@@ -374,13 +420,23 @@ std::string render_plan_text(const PlanResult& plan) {
   for (const auto& n : plan.nodes_removed) out << "node " << n << " removed\n";
   for (const auto& node : nodes) {
     out << (node.empty() ? "(no node)" : node) << ":\n";
-    for (const auto& l : plan.labels)
-      if (l.node == node)
-        out << "  label " << l.key << ": " << shown(l.before) << " -> " << shown(l.after)
-            << (l.writer == "change"     ? " (the change)"
+    for (const auto& l : plan.labels) {
+      if (l.node == node) {
+        out << "  label " << l.key << ": ";
+        if (l.history.empty()) {
+          out << shown(l.before) << " -> " << shown(l.after);
+        } else {
+          for (size_t i = 0; i < l.history.size(); ++i) out << (i ? " -> " : "") << shown(l.history[i]);
+        }
+        out << (l.writer == "change"     ? " (the change)"
                 : l.writer == "operator" ? " (the operator or its helpers)"
                                          : " (a Kubernetes controller)")
             << "\n";
+        if (l.opt_out_lost)
+          out << "    the opt-out " << l.key << "=false is lost: the operator or its helpers removed it, and "
+              << (l.after ? "it is " + shown(l.after) + " now" : std::string("it stays absent")) << "\n";
+      }
+    }
     for (const auto& p : plan.pods) {
       if (p.node != node) continue;
       const char* sign = p.kind == PodChange::Kind::kCreated ? "+" : p.kind == PodChange::Kind::kDeleted ? "-" : "~";
@@ -465,6 +521,12 @@ boost::json::object render_plan_json(const PlanResult& plan) {
     json::object x{{"node", l.node}, {"key", l.key}, {"byChange", l.by_change}, {"writer", l.writer}};
     x["before"] = l.before ? json::value(*l.before) : json::value(nullptr);
     x["after"] = l.after ? json::value(*l.after) : json::value(nullptr);
+    if (!l.history.empty()) {
+      json::array h;
+      for (const auto& v : l.history) h.push_back(v ? json::value(*v) : json::value(nullptr));
+      x["history"] = std::move(h);
+    }
+    if (l.opt_out_lost) x["optOutLost"] = true;
     labels.push_back(std::move(x));
   }
   o["labels"] = std::move(labels);

@@ -18,6 +18,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,7 +54,22 @@ struct LabelChange {
   // controller's beta.kubernetes.io/os and arch, reconcileNodeLabels).
   // label_writer() decides.
   std::string writer;
+  // Every value the label took on its way, in order, `before` first and
+  // `after` last, when it took more than those two (a key the operator
+  // removed and wrote back): empty otherwise. set_label_history fills it.
+  std::vector<std::optional<std::string>> history;
+  // The label was an opt-out ("false") before, is not after, and the change
+  // did not write it: the operator or its helpers took it (operands=false
+  // removes every deploy label; gpu.present turning false too).
+  bool opt_out_lost = false;
 };
+
+// The values each (node, label key) took while the change settled, in write
+// order, the value before the change not included (nullopt: removed).
+using LabelWrites = std::map<std::pair<std::string, std::string>, std::vector<std::optional<std::string>>>;
+// The value the change itself last wrote to each (node, label key) it wrote
+// (nullopt: it removed the key).
+using ChangeLabels = std::map<std::pair<std::string, std::string>, std::optional<std::string>>;
 
 // The writer of a label the plan shows (LabelChange::writer).
 std::string label_writer(const std::string& key, bool by_change);
@@ -119,6 +135,14 @@ PlanResult plan_changes(MatrixResult whole_matrix_before, const ClusterState& be
 // Sets plan.summary from its changes (PlanResult::summary); plan_changes
 // calls it, and a caller that edits the changes calls it again.
 void update_plan_summary(PlanResult& plan);
+
+// Fills LabelChange::history from `writes`, and adds a LabelChange for a
+// label that came back to its value before (a key the operator removed and
+// put back: net nothing, yet its pods went and came; by_change when the
+// change wrote it). opt_out_lost: the label was meant to be "false" (the
+// change's own last value for it, else its value before) and is not after.
+// Then update_plan_summary.
+void set_label_history(PlanResult& plan, const LabelWrites& writes, const ChangeLabels& change);
 
 std::string render_plan_text(const PlanResult& plan);
 // JSON: {"summary", "changes": bool, "pods": [{kind, node, daemonset,

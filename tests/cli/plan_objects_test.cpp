@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "../common/cli_run.h"
@@ -148,6 +149,50 @@ TEST(PlanObjects, ADrainEvictsTheGpuWorkloadsOfEveryNamespace) {
                   "gpuops plan: note: the input holds only namespace gpu-operator's pods: a drain also evicts the "
                   "other pods on the node"))
       << blind.err;
+}
+
+// docs/reference/gpu-operator-live.md steps 2 and 3, measured on the real
+// v25.3.4: an opt-out (dcgm-exporter=false) is kept; operands=false removes
+// every deploy label, the opt-out too, and removing operands writes all of
+// them back as "true": the opt-out is lost. Planned as two steps from a
+// node that has the opt-out, the operator acts between them, and the label's
+// history shows what the net hides, with the loss in words.
+TEST(PlanObjects, TheHistoryOfALabelShowsALostOptOut) {
+  const std::string dump = gpuops::testing::edited_dump("healthy-v26.7", "optout", [](boost::json::object& o) {
+    if (o.at("kind") == "Node" && o.at("metadata").at("name") == "gpu-node-2")
+      o["metadata"].as_object()["labels"].as_object()["nvidia.com/gpu.deploy.dcgm-exporter"] = "false";
+    return !(o.at("kind") == "Pod" && o.at("metadata").at("name") == "nvidia-dcgm-exporter-g2a");
+  });
+  const std::string steps = ::testing::TempDir() + "/operands-false-and-back.yaml";
+  std::ofstream(steps) << "- label: {node: gpu-node-2, set: {nvidia.com/gpu.deploy.operands: \"false\"}}\n"
+                          "- label: {node: gpu-node-2, remove: [nvidia.com/gpu.deploy.operands]}\n";
+  auto r = run_gpuops({"plan", "--snapshot", dump, "--steps", steps});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "  label nvidia.com/gpu.deploy.dcgm-exporter: \"false\" -> (absent) -> \"true\" (the operator or "
+                  "its helpers)\n"
+                  "    the opt-out nvidia.com/gpu.deploy.dcgm-exporter=false is lost: the operator or its helpers "
+                  "removed it, and it is \"true\" now\n"))
+      << r.out;
+  // A label taken and put back (net nothing) is still shown: its pods went
+  // and came.
+  EXPECT_TRUE(has(r.out,
+                  "  label nvidia.com/gpu.deploy.device-plugin: \"true\" -> (absent) -> \"true\" (the operator or "
+                  "its helpers)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "  label nvidia.com/gpu.deploy.operands: (absent) -> \"false\" -> (absent) (the change)\n"))
+      << r.out;
+  // The opt-out's pod comes: dcgm-exporter runs again on gpu-node-2.
+  EXPECT_TRUE(has(r.out, "dcgm-exporter=no->yes")) << r.out;
+  auto j = boost::json::parse(run_gpuops({"plan", "--snapshot", dump, "--steps", steps, "-o", "json"}).out);
+  bool found = false;
+  for (const auto& l : j.at("labels").as_array())
+    if (l.at("key") == "nvidia.com/gpu.deploy.dcgm-exporter") {
+      found = true;
+      EXPECT_EQ(l.at("optOutLost"), true);
+      EXPECT_EQ(l.at("history"), boost::json::parse(R"(["false", null, "true"])"));
+    }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
