@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../../common/temp_dir.h"
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
 #include "core/codec/documents.h"
@@ -16,14 +17,7 @@ using namespace gpuops;
 
 namespace {
 
-struct Dir {
-  Dir() {
-    char t[] = "/tmp/gpuops-input-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
+using Dir = gpuops::testing::TempDir;
 
 std::string refused(const std::string& path) {
   try {

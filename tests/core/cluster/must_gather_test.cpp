@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../../common/temp_dir.h"
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
 #include "core/cluster/must_gather.h"
@@ -21,19 +22,7 @@ namespace {
 
 const std::string kFixture = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/must-gather";
 
-struct Dir {
-  Dir() {
-    char t[] = "/tmp/gpuops-must-gather-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name, const std::string& text) const {
-    std::string p = path + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  std::string path;
-};
+using Dir = gpuops::testing::TempDir;
 
 core::InputError labels_error(const std::string& text) {
   try {
@@ -383,13 +372,14 @@ TEST(MustGather, GetNodesWideStatus) {
 TEST(MustGather, NodesMergeTheThreeFiles) {
   Dir d;
   core::MustGatherFiles f;
-  f.labels = d.file("gpu_nodes.labels", "gpu-a\n- from=labels\n\ngpu-b\n\ngpu-c\n- only=labels\n\n");
-  f.describe = d.file("gpu_nodes.descr",
-                      "Name:  gpu-a\nLabels:  from=describe\nTaints:  nvidia.com/gpu:NoSchedule\nUnschedulable:  true\n"
-                      "\n\nName:  gpu-b\nLabels:  from=describe\n"
-                      "\n\nName:  gpu-d\nLabels:  only=describe\nAllocatable:\n  nvidia.com/gpu:  4\n");
-  f.status = d.file("gpu_nodes.status",
-                    "NAME  STATUS\ngpu-a  Ready\ngpu-b  NotReady\ngpu-c  NotReady,SchedulingDisabled\ngpu-x  Ready\n");
+  f.labels = d.write("gpu_nodes.labels", "gpu-a\n- from=labels\n\ngpu-b\n\ngpu-c\n- only=labels\n\n");
+  f.describe =
+      d.write("gpu_nodes.descr",
+              "Name:  gpu-a\nLabels:  from=describe\nTaints:  nvidia.com/gpu:NoSchedule\nUnschedulable:  true\n"
+              "\n\nName:  gpu-b\nLabels:  from=describe\n"
+              "\n\nName:  gpu-d\nLabels:  only=describe\nAllocatable:\n  nvidia.com/gpu:  4\n");
+  f.status = d.write("gpu_nodes.status",
+                     "NAME  STATUS\ngpu-a  Ready\ngpu-b  NotReady\ngpu-c  NotReady,SchedulingDisabled\ngpu-x  Ready\n");
   auto nodes = core::must_gather_nodes(f);
   ASSERT_EQ(nodes.size(), 4u);
   EXPECT_EQ(nodes[0].metadata.name, "gpu-a");
@@ -452,9 +442,9 @@ TEST(MustGather, FixtureNodesAreTheDumpsNodes) {
 // is exact: it wins over the node files for its name.
 TEST(MustGather, ANodeObjectWinsOverTheNodeFiles) {
   Dir d;
-  d.file("gpu_nodes.labels", "gpu-a\n- from=labels\n\ngpu-b\n- from=labels\n\n");
-  d.file("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n  labels:\n    from: yaml\n");
-  d.file("must-gather.log", "{{ not yaml: [\n");
+  d.write("gpu_nodes.labels", "gpu-a\n- from=labels\n\ngpu-b\n- from=labels\n\n");
+  d.write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n  labels:\n    from: yaml\n");
+  d.write("must-gather.log", "{{ not yaml: [\n");
   core::SnapshotCluster c({d.path});
   auto s = c.state("gpu-operator");
   ASSERT_EQ(s.nodes.size(), 2u);
@@ -524,7 +514,7 @@ TEST(MustGather, SeveralMustGathersAreNamed) {
 // first line in the parse error). A link that stays inside is followed.
 TEST(MustGather, NodeFilesThatLeaveTheFolderAreRefused) {
   Dir outside;
-  const std::string secret = outside.file("token", "eyJhbGciOiJSUzI1NiIsImtpZCI6IlNFQ1JFVCJ9\n");
+  const std::string secret = outside.write("token", "eyJhbGciOiJSUzI1NiIsImtpZCI6IlNFQ1JFVCJ9\n");
   for (const char* node_file : {"gpu_nodes.labels", "gpu_nodes.descr", "gpu_nodes.status"}) {
     Dir d;
     copy_fixture(d.path);
@@ -562,9 +552,9 @@ TEST(MustGather, NodeFilesThatLeaveTheFolderAreRefused) {
 // The same rule for a folder of dumps: its *.json and *.yaml are its own.
 TEST(MustGather, DumpsThatLeaveTheFolderAreRefused) {
   Dir outside;
-  const std::string secret = outside.file("netrc.json", "machine example login me password SECRET-42\n");
+  const std::string secret = outside.write("netrc.json", "machine example login me password SECRET-42\n");
   Dir d;
-  d.file("nodes.json", R"({"kind":"List","items":[]})");
+  d.write("nodes.json", R"({"kind":"List","items":[]})");
   std::filesystem::create_symlink(secret, d.path + "/pods.json");
   try {
     core::SnapshotCluster s({d.path});

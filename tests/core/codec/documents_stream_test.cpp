@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "../../common/temp_dir.h"
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
 #include "core/cluster/snapshot.h"
@@ -24,19 +25,7 @@ using namespace gpuops;
 
 namespace {
 
-struct Dir {
-  Dir() {
-    char t[] = "/tmp/gpuops-stream-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = path + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  std::string path;
-};
+using Dir = gpuops::testing::TempDir;
 
 std::string pod(int i, const std::string& pad = "") {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p)" + std::to_string(i) +

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "../../common/temp_dir.h"
 #include "core/base/errors.h"
 #include "core/codec/documents.h"
 
@@ -18,19 +19,7 @@ using namespace gpuops;
 
 namespace {
 
-struct Dir {
-  Dir() {
-    char t[] = "/tmp/gpuops-enc-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::string p = path + "/" + name;
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  std::string path;
-};
+using Dir = gpuops::testing::TempDir;
 
 const std::string kNode = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-é"}})";
 
