@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "cli/app.h"
@@ -45,19 +47,18 @@ namespace {
 // given each Node write inside it.
 class LabelRecorder : public simulator::StoreSubscriber {
  public:
-  explicit LabelRecorder(const core::ClusterState& before) {
-    for (const auto& n : before.nodes) labels_[n.metadata.name] = n.metadata.labels;
-  }
+  // `before` (the settled copy before the change) must outlive the recorder.
+  explicit LabelRecorder(const core::ClusterState& before) : before_(before) {}
   bool wants(simulator::Kind kind, const std::string&) const override { return kind == simulator::Kind::kNode; }
   void on_write(const simulator::StoreWrite& w) override {
     const core::Node& n = *std::get<const core::Node*>(w.object);
-    core::Labels& was = labels_[n.metadata.name];
+    core::Labels& was = labels_of(n.metadata.name);
     const core::Labels now = w.type == simulator::EventType::kDeleted ? core::Labels{} : n.metadata.labels;
+    const core::Labels& old_labels = was;
     std::set<std::string> keys;
-    for (const auto& [k, v] : was) keys.insert(k);
+    for (const auto& [k, v] : old_labels) keys.insert(k);
     for (const auto& [k, v] : now) keys.insert(k);
     for (const auto& k : keys) {
-      const core::Labels& old_labels = was;
       auto a = old_labels.find(k), b = now.find(k);
       std::optional<std::string> x = a == old_labels.end() ? std::nullopt : std::optional(a->second);
       std::optional<std::string> y = b == now.end() ? std::nullopt : std::optional(b->second);
@@ -68,6 +69,18 @@ class LabelRecorder : public simulator::StoreSubscriber {
   core::LabelWrites writes;
 
  private:
+  // The labels a node had at its last write, else before the change (the
+  // index of `before` built at the first write: most plans write few nodes).
+  core::Labels& labels_of(const std::string& name) {
+    auto it = labels_.find(name);
+    if (it != labels_.end()) return it->second;
+    if (index_.empty())
+      for (const auto& n : before_.nodes) index_.emplace(n.metadata.name, &n);
+    auto b = index_.find(name);
+    return labels_.emplace(name, b == index_.end() ? core::Labels{} : b->second->metadata.labels).first->second;
+  }
+  const core::ClusterState& before_;
+  std::unordered_map<std::string_view, const core::Node*> index_;
   std::map<std::string, core::Labels> labels_;
 };
 
@@ -560,10 +573,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   // what of it the simulation cannot follow (cli/plan_operator.h), said on
   // stderr; something may then change, so the exit is 1.
   std::vector<std::string> unpredicted;
-  if (operator_catalog) {
-    const core::ClusterState& after_whole = touched ? copy.state(o.namespace_) : after;
-    unpredicted = refine_operator_changes(plan, before, after_whole, *operator_catalog, o.namespace_);
-  }
+  // (A part of the state after holds every DaemonSet and ClusterPolicy.)
+  if (operator_catalog) unpredicted = refine_operator_changes(plan, before, after, *operator_catalog, o.namespace_);
   for (const auto& u : unpredicted) err << "gpuops plan: note: " << u << "\n";
   if (structured_output(o.output)) {
     boost::json::object doc = core::render_plan_json(plan);

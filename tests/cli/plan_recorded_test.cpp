@@ -1,0 +1,167 @@
+// The sequence recorded from the real GPU Operator v25.3.4
+// (docs/reference/gpu-operator-live.md, "What it did"), each step planned from
+// a dump without its ClusterPolicy (what `kubectl get nodes,daemonsets,pods
+// -A -o json` holds), with the v25.3 catalog: the operator is simulated with
+// a policy inferred from its DaemonSets, and the plan must give what the real
+// operator did. Expected values are the reference's measurements.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../common/cli_run.h"
+#include "../common/edited_dump.h"
+
+namespace {
+
+namespace json = boost::json;
+using gpuops::testing::run_gpuops;
+
+bool is(const json::object& o, const char* kind, const std::string& name) {
+  return o.at("kind") == kind && o.at("metadata").at("name") == json::string_view(name);
+}
+
+// healthy-v26.7 without its ClusterPolicy, `edit` applied to the rest.
+std::string without_policy(const std::string& name, const std::function<bool(json::object&)>& edit = {}) {
+  return gpuops::testing::edited_dump("healthy-v26.7", name, [&](json::object& o) {
+    if (o.at("kind") == "ClusterPolicy") return false;
+    return edit ? edit(o) : true;
+  });
+}
+
+json::object plan(const std::string& dump, std::vector<std::string> change, int* code = nullptr) {
+  std::vector<std::string> args{"plan", "--operands", "gpu-operator-v25.3", "--snapshot", dump, "-o", "json"};
+  args.insert(args.end(), change.begin(), change.end());
+  auto r = run_gpuops(args);
+  if (code) *code = r.code;
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  return json::parse(r.out).as_object();
+}
+
+// The label changes of `node`, key -> after (null: removed).
+std::map<std::string, json::value> labels_of(const json::object& p, const std::string& node) {
+  std::map<std::string, json::value> out;
+  for (const auto& l : p.at("labels").as_array())
+    if (l.at("node") == json::string_view(node)) out[std::string(l.at("key").as_string())] = l.at("after");
+  return out;
+}
+
+size_t pods(const json::object& p, const std::string& node, const char* kind) {
+  size_t n = 0;
+  for (const auto& x : p.at("pods").as_array())
+    if (x.at("node") == json::string_view(node) && x.at("kind") == kind) ++n;
+  return n;
+}
+
+const std::vector<std::string> kDeployKeys = {
+    "nvidia.com/gpu.deploy.driver",         "nvidia.com/gpu.deploy.container-toolkit",
+    "nvidia.com/gpu.deploy.device-plugin",  "nvidia.com/gpu.deploy.gpu-feature-discovery",
+    "nvidia.com/gpu.deploy.dcgm",           "nvidia.com/gpu.deploy.dcgm-exporter",
+    "nvidia.com/gpu.deploy.node-status-exporter", "nvidia.com/gpu.deploy.operator-validator"};
+
+// Step 2: the opt-out is kept, its pod goes.
+TEST(PlanRecorded, AnOptOutIsKept) {
+  int code = 0;
+  auto p = plan(without_policy("rec-optout"),
+                {"label", "node", "gpu-node-2", "nvidia.com/gpu.deploy.dcgm-exporter=false", "--overwrite"}, &code);
+  EXPECT_EQ(code, 1);
+  auto l = labels_of(p, "gpu-node-2");
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l["nvidia.com/gpu.deploy.dcgm-exporter"], "false");
+  EXPECT_EQ(pods(p, "gpu-node-2", "deleted"), 1u);
+}
+
+// Step 3: operands=false removes every deploy label, the opt-out too; taking
+// operands away writes them all back "true" and the pods come back: the
+// opt-out is lost.
+TEST(PlanRecorded, OperandsFalseAndBackLosesTheOptOut) {
+  const std::string dump = without_policy("rec-operands", [](json::object& o) {
+    if (is(o, "Node", "gpu-node-2"))
+      o["metadata"].as_object()["labels"].as_object()["nvidia.com/gpu.deploy.dcgm-exporter"] = "false";
+    return !is(o, "Pod", "nvidia-dcgm-exporter-g2a");
+  });
+  auto off = plan(dump, {"label", "node", "gpu-node-2", "nvidia.com/gpu.deploy.operands=false"});
+  auto l = labels_of(off, "gpu-node-2");
+  for (const auto& k : kDeployKeys) {
+    ASSERT_TRUE(l.count(k)) << k;
+    EXPECT_TRUE(l[k].is_null()) << k;
+  }
+  EXPECT_EQ(pods(off, "gpu-node-2", "deleted"), 5u);  // driver, toolkit, validator, device plugin, GFD
+  const std::string steps = ::testing::TempDir() + "/rec-operands.yaml";
+  std::ofstream(steps) << "- label: {node: gpu-node-2, set: {nvidia.com/gpu.deploy.operands: \"false\"}}\n"
+                          "- label: {node: gpu-node-2, remove: [nvidia.com/gpu.deploy.operands]}\n";
+  auto back = plan(dump, {"--steps", steps});
+  auto b = labels_of(back, "gpu-node-2");
+  for (const auto& k : kDeployKeys) EXPECT_EQ(b[k], "true") << k;
+  for (const auto& x : back.at("labels").as_array()) {
+    if (x.at("key") == "nvidia.com/gpu.deploy.dcgm-exporter") {
+      EXPECT_EQ(x.at("optOutLost"), true);
+    }
+  }
+  // "seven pods back": the five replaced and the exporter's created again.
+  EXPECT_EQ(pods(back, "gpu-node-2", "created"), 1u);
+}
+
+// Step 4: a deploy key deleted is put back "true"; its pod is deleted and a
+// new one created.
+TEST(PlanRecorded, ADeletedKeyIsPutBack) {
+  auto p = plan(without_policy("rec-deleted-key"),
+                {"label", "node", "gpu-node-1", "nvidia.com/gpu.deploy.device-plugin-"});
+  bool found = false;
+  for (const auto& x : p.at("labels").as_array())
+    if (x.at("key") == "nvidia.com/gpu.deploy.device-plugin") {
+      found = true;
+      EXPECT_EQ(x.at("after"), "true");
+      EXPECT_EQ(x.at("history"), json::parse(R"(["true", null, "true"])"));
+    }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(pods(p, "gpu-node-1", "replaced"), 1u);
+}
+
+// Step 5: a deploy label set by hand on the CPU node is kept (v25.3's
+// labeller acts only where it sets or clears gpu.present); the device plugin
+// runs there. Then gpu.present=true by hand: "Node no longer has GPUs",
+// gpu.present=false and the deploy label removed.
+TEST(PlanRecorded, AHandLabelOnTheCpuNodeIsKeptUntilGpuPresent) {
+  auto p = plan(without_policy("rec-cpu"), {"label", "node", "cpu-node-1", "nvidia.com/gpu.deploy.device-plugin=true"});
+  auto l = labels_of(p, "cpu-node-1");
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l["nvidia.com/gpu.deploy.device-plugin"], "true");
+  EXPECT_EQ(pods(p, "cpu-node-1", "created"), 1u);
+  const std::string labelled = without_policy("rec-cpu-labelled", [](json::object& o) {
+    if (is(o, "Node", "cpu-node-1"))
+      o["metadata"].as_object()["labels"].as_object()["nvidia.com/gpu.deploy.device-plugin"] = "true";
+    return true;
+  });
+  auto q = plan(labelled, {"label", "node", "cpu-node-1", "nvidia.com/gpu.present=true"});
+  auto m = labels_of(q, "cpu-node-1");
+  EXPECT_EQ(m["nvidia.com/gpu.present"], "false");
+  EXPECT_TRUE(m["nvidia.com/gpu.deploy.device-plugin"].is_null());
+}
+
+// Step 6: a fourth GPU node (NFD's labels) gets gpu.present and the eight
+// deploy labels, and the operand pods of a GPU node.
+TEST(PlanRecorded, AFourthGpuNodeIsLabelled) {
+  const std::string node = ::testing::TempDir() + "/gpu-node-4.yaml";
+  std::ofstream(node) << "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-node-4\n  labels:\n"
+                         "    kubernetes.io/hostname: gpu-node-4\n"
+                         "    feature.node.kubernetes.io/pci-10de.present: \"true\"\n"
+                         "    feature.node.kubernetes.io/kernel-version.full: 6.8.0-101-generic\n"
+                         "    feature.node.kubernetes.io/system-os_release.ID: ubuntu\n"
+                         "    feature.node.kubernetes.io/system-os_release.VERSION_ID: \"24.04\"\n"
+                         "spec:\n  taints:\n  - {key: nvidia.com/gpu, effect: NoSchedule}\n"
+                         "status:\n  allocatable: {cpu: \"32\", memory: 257000000Ki, pods: \"110\"}\n"
+                         "  conditions:\n  - {type: Ready, status: \"True\"}\n";
+  auto p = plan(without_policy("rec-fourth"), {"apply", "-f", node});
+  auto l = labels_of(p, "gpu-node-4");
+  EXPECT_EQ(l["nvidia.com/gpu.present"], "true");
+  for (const auto& k : kDeployKeys) EXPECT_EQ(l[k], "true") << k;
+  EXPECT_GE(pods(p, "gpu-node-4", "created"), 6u);  // driver, toolkit, validator, device plugin, GFD, exporter
+}
+
+}  // namespace
