@@ -17,18 +17,6 @@ namespace {
 
 constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
 
-const json::value* member(const json::object& o, std::initializer_list<const char*> path) {
-  const json::object* at = &o;
-  const json::value* v = nullptr;
-  for (const char* k : path) {
-    if (!at) return nullptr;
-    v = at->if_contains(k);
-    if (!v) return nullptr;
-    at = v->if_object();
-  }
-  return v;
-}
-
 const json::value& or_null(const json::value* v) {
   static const json::value kNull;
   return v ? *v : kNull;
@@ -44,8 +32,8 @@ std::string rendered(const core::Operand& op, const core::ClusterPolicy& cp, con
   } catch (const core::InputError& e) {
     return std::string("refused: ") + e.what();  // as the controller fails the state
   }
-  return json::serialize(or_null(member(ds.raw, {"spec", "template"}))) + "|" +
-         json::serialize(or_null(member(ds.raw, {"spec", "updateStrategy"})));
+  return json::serialize(or_null(core::json_member(ds.raw, {"spec", "template"}))) + "|" +
+         json::serialize(or_null(core::json_member(ds.raw, {"spec", "updateStrategy"})));
 }
 
 }  // namespace
@@ -60,8 +48,8 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     if (cp.metadata.name == cb.metadata.name) found = &cp;
   if (!found) return {};
   const core::ClusterPolicy& ca = *found;
-  const json::value& spec_b = or_null(member(cb.raw, {"spec"}));
-  const json::value& spec_a = or_null(member(ca.raw, {"spec"}));
+  const json::value& spec_b = or_null(core::json_member(cb.raw, {"spec"}));
+  const json::value& spec_a = or_null(core::json_member(ca.raw, {"spec"}));
   if (spec_b == spec_a) return {};
   std::vector<const core::Node*> nodes;
   for (const auto& n : before.nodes) nodes.push_back(&n);
@@ -90,10 +78,11 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     const core::DaemonSet* was = nullptr;
     for (const auto& d : before.daemonsets)
       if (d.metadata.name == c.name) was = &d;
-    const json::value& was_template = was ? or_null(member(was->raw, {"spec", "template"})) : or_null(nullptr);
+    const json::value& was_template =
+        was ? or_null(core::json_member(was->raw, {"spec", "template"})) : or_null(nullptr);
     std::vector<std::string> fields;
-    for (auto change : core::json_changes(or_null(member(rb.raw, {"spec", "template"})),
-                                          or_null(member(ra.raw, {"spec", "template"})))) {
+    for (auto change : core::json_changes(or_null(core::json_member(rb.raw, {"spec", "template"})),
+                                          or_null(core::json_member(ra.raw, {"spec", "template"})))) {
       if (const json::value* held = core::json_at(was_template, change.path)) change.before = held;
       if (change.before && change.after && *change.before == *change.after) continue;
       if (fields.size() < core::kMaxFieldChanges) fields.push_back(core::json_change_text("spec.template", change));

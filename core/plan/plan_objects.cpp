@@ -83,18 +83,6 @@ void diff(const json::value* a, const json::value* b, std::vector<JsonStep>& at,
   out.push_back(JsonChange{at, a, b});
 }
 
-const json::value* at_path(const json::object& raw, std::initializer_list<const char*> path) {
-  const json::value* v = nullptr;
-  const json::object* o = &raw;
-  for (const char* k : path) {
-    if (!o) return nullptr;
-    v = o->if_contains(k);
-    if (!v) return nullptr;
-    o = v->if_object();
-  }
-  return v;
-}
-
 std::string strategy_phrase(const DaemonSet& d) {
   auto iop = [](const IntOrPercent& v) { return std::to_string(v.value) + (v.percent ? "%" : ""); };
   if (d.update_strategy == "OnDelete")
@@ -152,6 +140,18 @@ const json::value* json_at(const json::value& root, const std::vector<JsonStep>&
   return v;
 }
 
+const json::value* json_member(const json::object& o, std::initializer_list<const char*> keys) {
+  const json::value* v = nullptr;
+  const json::object* at = &o;
+  for (const char* k : keys) {
+    if (!at) return nullptr;
+    v = at->if_contains(k);
+    if (!v) return nullptr;
+    at = v->if_object();
+  }
+  return v;
+}
+
 std::string json_change_text(const std::string& root, const JsonChange& c) {
   auto value = [](const json::value* v) { return v ? shown(*v) : std::string("(absent)"); };
   return json_path_text(root, c.path) + ": " + value(c.before) + " -> " + value(c.after);
@@ -189,8 +189,8 @@ std::vector<DaemonSetChange> daemonset_changes(const ClusterState& before, const
       out.push_back({DaemonSetChange::Kind::kCreated, name, c.operand, {}, ""});
       continue;
     }
-    const json::value* bt = at_path(b->raw, {"spec", "template"});
-    const json::value* at = at_path(a->raw, {"spec", "template"});
+    const json::value* bt = json_member(b->raw, {"spec", "template"});
+    const json::value* at = json_member(a->raw, {"spec", "template"});
     std::vector<std::string> fields;
     if (bt || at) fields = json_differences(bt ? *bt : kNone, at ? *at : kNone, "spec.template");
     const bool template_changed = !fields.empty();

@@ -5,6 +5,7 @@
 // ClusterStates.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ std::string json_path_text(const std::string& root, const std::vector<JsonStep>&
 
 // The value at `path` in `root`, nullptr when it is not there.
 const boost::json::value* json_at(const boost::json::value& root, const std::vector<JsonStep>& path);
+
+// The member of `o` at `keys`, object by object ({"spec", "template"}),
+// nullptr when one is missing or not an object on the way.
+const boost::json::value* json_member(const boost::json::object& o, std::initializer_list<const char*> keys);
 
 // "<path>: <before> -> <after>", each JSON value cut to 80 bytes, "(absent)"
 // for a missing one.

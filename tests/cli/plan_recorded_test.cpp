@@ -58,11 +58,14 @@ size_t pods(const json::object& p, const std::string& node, const char* kind) {
   return n;
 }
 
-const std::vector<std::string> kDeployKeys = {
-    "nvidia.com/gpu.deploy.driver",         "nvidia.com/gpu.deploy.container-toolkit",
-    "nvidia.com/gpu.deploy.device-plugin",  "nvidia.com/gpu.deploy.gpu-feature-discovery",
-    "nvidia.com/gpu.deploy.dcgm",           "nvidia.com/gpu.deploy.dcgm-exporter",
-    "nvidia.com/gpu.deploy.node-status-exporter", "nvidia.com/gpu.deploy.operator-validator"};
+const std::vector<std::string> kDeployKeys = {"nvidia.com/gpu.deploy.driver",
+                                              "nvidia.com/gpu.deploy.container-toolkit",
+                                              "nvidia.com/gpu.deploy.device-plugin",
+                                              "nvidia.com/gpu.deploy.gpu-feature-discovery",
+                                              "nvidia.com/gpu.deploy.dcgm",
+                                              "nvidia.com/gpu.deploy.dcgm-exporter",
+                                              "nvidia.com/gpu.deploy.node-status-exporter",
+                                              "nvidia.com/gpu.deploy.operator-validator"};
 
 // Step 2: the opt-out is kept, its pod goes.
 TEST(PlanRecorded, AnOptOutIsKept) {
@@ -110,8 +113,8 @@ TEST(PlanRecorded, OperandsFalseAndBackLosesTheOptOut) {
 // Step 4: a deploy key deleted is put back "true"; its pod is deleted and a
 // new one created.
 TEST(PlanRecorded, ADeletedKeyIsPutBack) {
-  auto p = plan(without_policy("rec-deleted-key"),
-                {"label", "node", "gpu-node-1", "nvidia.com/gpu.deploy.device-plugin-"});
+  auto p =
+      plan(without_policy("rec-deleted-key"), {"label", "node", "gpu-node-1", "nvidia.com/gpu.deploy.device-plugin-"});
   bool found = false;
   for (const auto& x : p.at("labels").as_array())
     if (x.at("key") == "nvidia.com/gpu.deploy.device-plugin") {
