@@ -524,6 +524,12 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   };
   LabelRecorder recorder(before);
   copy.store().add_subscriber(&recorder);
+  // Unsubscribed however the steps end (a refused change throws).
+  struct Unsubscribe {
+    simulator::ObjectStore& store;
+    simulator::StoreSubscriber* subscriber;
+    ~Unsubscribe() { store.remove_subscriber(subscriber); }
+  } unsubscribe{copy.store(), &recorder};
   for (size_t i = 0; i < steps.size(); ++i) {
     const core::Step& s = steps[i];
     // Between steps the controllers and the operator act, as on a real
@@ -543,7 +549,6 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   }
   for (const auto& [ns, pod] : evict) copy.delete_pod(ns, pod);
   copy.settle();
-  copy.store().remove_subscriber(&recorder);
   // The state after: only the nodes the change touched when the store's
   // events say nothing else changed, else the whole (at 5,000 nodes x 8
   // operands the whole state after took 0.26 s to read and the two wholes
