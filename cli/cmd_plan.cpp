@@ -459,6 +459,13 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     for (const auto& p : *state.gpu_workloads) {
       if (p.spec.node_name != node || p.metadata.deletion_timestamp) continue;
       const core::OwnerReference* ref = p.metadata.controller_ref();
+      if (ref && ref->kind == "DaemonSet") {
+        if (!r.count("ignore-daemonsets"))
+          throw core::InputError("", 0, "drain",
+                                 "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): " +
+                                     p.metadata.namespace_ + "/" + p.metadata.name);
+        continue;  // kubectl drain leaves them
+      }
       if (!ref && !r.count("force"))
         throw core::InputError("", 0, "drain",
                                "cannot delete Pods that declare no controller (use --force to override): " +

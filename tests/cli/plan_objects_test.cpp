@@ -103,11 +103,15 @@ TEST(PlanObjects, AComponentDisabledDeletesItsDaemonSet) {
 // (pkg/drain/filters.go: DaemonSet pods need --ignore-daemonsets, pods
 // without a controller --force). A GPU workload of another namespace is not
 // in the simulated copy (one namespace is), so plan lists it itself.
-std::string with_trainer(bool controlled) {
+std::string with_trainer(bool controlled, const std::string& owner_kind = "Job") {
   boost::json::object meta{{"name", "trainer-0"}, {"namespace", "ml"}, {"uid", "pod-uid-trainer-0"}};
   if (controlled)
-    meta["ownerReferences"] = boost::json::array{boost::json::object{
-        {"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", "trainer"}, {"uid", "job-uid"}, {"controller", true}}};
+    meta["ownerReferences"] =
+        boost::json::array{boost::json::object{{"apiVersion", owner_kind == "Job" ? "batch/v1" : "apps/v1"},
+                                               {"kind", owner_kind},
+                                               {"name", "trainer"},
+                                               {"uid", "owner-uid"},
+                                               {"controller", true}}};
   boost::json::object trainer{
       {"apiVersion", "v1"},
       {"kind", "Pod"},
@@ -122,8 +126,8 @@ std::string with_trainer(bool controlled) {
                 {"resources", boost::json::object{{"limits", boost::json::object{{"nvidia.com/gpu", "2"}}}}}}}}}},
       {"status", boost::json::object{{"phase", "Running"}}}};
   return gpuops::testing::edited_dump(
-      "healthy-v26.7", controlled ? "drain-job" : "drain-bare", [](boost::json::object&) { return true; },
-      boost::json::array{trainer});
+      "healthy-v26.7", "drain-" + (controlled ? owner_kind : std::string("bare")),
+      [](boost::json::object&) { return true; }, boost::json::array{trainer});
 }
 
 TEST(PlanObjects, ADrainEvictsTheGpuWorkloadsOfEveryNamespace) {
@@ -143,6 +147,11 @@ TEST(PlanObjects, ADrainEvictsTheGpuWorkloadsOfEveryNamespace) {
       run_gpuops({"plan", "--snapshot", with_trainer(false), "drain", "gpu-node-2", "--ignore-daemonsets", "--force"});
   EXPECT_EQ(forced.code, 1);
   EXPECT_TRUE(has(forced.out, "nothing makes it again (no controller, --force)")) << forced.out;
+  // A GPU DaemonSet of another namespace: left, as kubectl drain leaves it
+  // with --ignore-daemonsets.
+  auto ds =
+      run_gpuops({"plan", "--snapshot", with_trainer(true, "DaemonSet"), "drain", "gpu-node-2", "--ignore-daemonsets"});
+  EXPECT_FALSE(has(ds.out, "ml/trainer-0")) << ds.out;
   // A dump of one namespace: the other pods of the node are unknown, said.
   auto blind = run_gpuops({"plan", "--snapshot", kDump, "drain", "gpu-node-2", "--ignore-daemonsets"});
   EXPECT_TRUE(has(blind.err,
