@@ -426,26 +426,29 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                        "\": label, cordon, uncordon, drain, taint, delete node, apply -f, patch clusterpolicy");
     }
   }
-  // kubectl drain: DaemonSet-managed pods need --ignore-daemonsets, pods no
-  // controller manages need --force (pkg/drain/filters.go).
+  // kubectl drain: DaemonSet-managed pods need --ignore-daemonsets (and are
+  // left), pods no controller manages need --force (pkg/drain/filters.go).
+  // Whether the drain of its node evicts `p`; throws kubectl's refusal.
+  auto drain_evicts = [&](const core::Pod& p) {
+    const core::OwnerReference* ref = p.metadata.controller_ref();
+    if (ref && ref->kind == "DaemonSet") {
+      if (!r.count("ignore-daemonsets"))
+        throw core::InputError("", 0, "drain",
+                               "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): " +
+                                   p.metadata.namespace_ + "/" + p.metadata.name);
+      return false;
+    }
+    if (!ref && !r.count("force"))
+      throw core::InputError("", 0, "drain",
+                             "cannot delete Pods that declare no controller (use --force to override): " +
+                                 p.metadata.namespace_ + "/" + p.metadata.name);
+    return true;
+  };
   std::vector<std::pair<std::string, std::string>> evict;  // ns, pod
   for (const auto& node : drain_nodes)
-    for (const auto& p : state.pods) {
-      if (p.spec.node_name != node || p.metadata.deletion_timestamp) continue;
-      const core::OwnerReference* ref = p.metadata.controller_ref();
-      if (ref && ref->kind == "DaemonSet") {
-        if (!r.count("ignore-daemonsets"))
-          throw core::InputError("", 0, "drain",
-                                 "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): " +
-                                     p.metadata.namespace_ + "/" + p.metadata.name);
-        continue;
-      }
-      if (!ref && !r.count("force"))
-        throw core::InputError("", 0, "drain",
-                               "cannot delete Pods that declare no controller (use --force to override): " +
-                                   p.metadata.namespace_ + "/" + p.metadata.name);
-      evict.emplace_back(p.metadata.namespace_, p.metadata.name);
-    }
+    for (const auto& p : state.pods)
+      if (p.spec.node_name == node && !p.metadata.deletion_timestamp && drain_evicts(p))
+        evict.emplace_back(p.metadata.namespace_, p.metadata.name);
   // The GPU workloads of other namespaces on the drained nodes: evicted too,
   // by the same filters; they are not in the copy (one namespace is), so the
   // plan lists them itself. A dump without other namespaces cannot tell.
@@ -457,19 +460,8 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       continue;
     }
     for (const auto& p : *state.gpu_workloads) {
-      if (p.spec.node_name != node || p.metadata.deletion_timestamp) continue;
+      if (p.spec.node_name != node || p.metadata.deletion_timestamp || !drain_evicts(p)) continue;
       const core::OwnerReference* ref = p.metadata.controller_ref();
-      if (ref && ref->kind == "DaemonSet") {
-        if (!r.count("ignore-daemonsets"))
-          throw core::InputError("", 0, "drain",
-                                 "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): " +
-                                     p.metadata.namespace_ + "/" + p.metadata.name);
-        continue;  // kubectl drain leaves them
-      }
-      if (!ref && !r.count("force"))
-        throw core::InputError("", 0, "drain",
-                               "cannot delete Pods that declare no controller (use --force to override): " +
-                                   p.metadata.namespace_ + "/" + p.metadata.name);
       evicted_workloads.push_back(
           {core::PodChange::Kind::kDeleted, node, "", "", p.metadata.namespace_ + "/" + p.metadata.name,
            "evicted by the drain: a GPU workload (" + core::gpu_resources(p) + ")" +
