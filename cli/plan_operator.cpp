@@ -15,8 +15,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
-
 const json::value& or_null(const json::value* v) {
   static const json::value kNull;
   return v ? *v : kNull;
@@ -64,7 +62,7 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     const core::DaemonSet* now = nullptr;
     for (const auto& d : after.daemonsets)
       if (d.metadata.name == c.name) now = &d;
-    if (!op || !now || !now->metadata.annotations.count(kLastAppliedHash)) continue;
+    if (!op || !now || !now->metadata.annotations.count(simulator::kLastAppliedHash)) continue;
     core::DaemonSet rb, ra;
     try {
       rb = simulator::rendered_daemonset(*op, cb, catalog, ns, os_tag);

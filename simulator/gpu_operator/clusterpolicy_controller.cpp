@@ -9,6 +9,7 @@
 #include "core/codec/encode.h"
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/gpu_node_rules.h"
+#include "core/gpu_operator/nfd.h"
 #include "simulator/gpu_operator/operator_object_controls.h"
 #include "simulator/gpu_operator/operator_render.h"
 
@@ -16,9 +17,7 @@ namespace gpuops::simulator::internal {
 
 namespace {
 
-constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
 constexpr const char* kKernelVersionLabel = "feature.node.kubernetes.io/kernel-version.full";
-constexpr const char* kNfdPrefix = "feature.node.kubernetes.io/";
 
 // FNV-32a of the rendered object, as utils.GetObjectHash keys the
 // last-applied-hash annotation (internal/utils/utils.go).
@@ -33,12 +32,6 @@ std::string object_hash(const core::DaemonSet& ds) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%u", h);
   return buf;
-}
-
-bool has_nfd_labels(const core::Labels& l) {
-  for (const auto& [k, v] : l)
-    if (k.rfind(kNfdPrefix, 0) == 0) return true;
-  return false;
 }
 
 }  // namespace
@@ -201,7 +194,7 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
   bool has_nfd = false;
   const core::Node* first_gpu = nullptr;
   for (const auto& [name, node] : c_.store.nodes()) {
-    has_nfd = has_nfd || has_nfd_labels(node.metadata.labels);
+    has_nfd = has_nfd || core::has_nfd_labels(node);
     auto present = node.metadata.labels.find(core::kGpuPresentLabel);
     if (!first_gpu && present != node.metadata.labels.end() && present->second == "true") first_gpu = &node;
   }

@@ -14,6 +14,11 @@
 
 namespace gpuops::simulator {
 
+// The annotation the operator stamps on what it renders: the hash of the
+// render (utils.GetObjectHash, internal/utils/utils.go); a DaemonSet without
+// it was not written by the (simulated) operator.
+inline constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
+
 // The driver image's OS suffix the operator takes from the first GPU node
 // (gpu.present=true, by name) of `nodes`: its NFD labels
 // feature.node.kubernetes.io/system-os_release.ID and VERSION_ID joined
