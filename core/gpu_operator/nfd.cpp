@@ -9,10 +9,6 @@ namespace {
 
 constexpr const char* kNfdLabelPrefix = "feature.node.kubernetes.io/";
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
@@ -46,7 +42,7 @@ std::vector<const DaemonSet*> nfd_workers(const ClusterState& state) {
     auto role = l.find("role");
     bool chart =
         name != l.end() && name->second == "node-feature-discovery" && role != l.end() && role->second == "worker";
-    if (chart || ends_with(ds.metadata.name, "node-feature-discovery-worker") || ds.metadata.name == "nfd-worker")
+    if (chart || ds.metadata.name.ends_with("node-feature-discovery-worker") || ds.metadata.name == "nfd-worker")
       out.push_back(&ds);
   }
   return out;

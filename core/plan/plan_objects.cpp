@@ -83,8 +83,10 @@ void diff(const json::value* a, const json::value* b, std::vector<JsonStep>& at,
   out.push_back(JsonChange{at, a, b});
 }
 
+// A count or a percentage as the DaemonSet holds it: "1", "10%".
+std::string iop(const IntOrPercent& v) { return std::to_string(v.value) + (v.percent ? "%" : ""); }
+
 std::string strategy_phrase(const DaemonSet& d) {
-  auto iop = [](const IntOrPercent& v) { return std::to_string(v.value) + (v.percent ? "%" : ""); };
   if (d.update_strategy == "OnDelete")
     return "OnDelete: the pods keep the old template until each is deleted, by hand or, for the driver, by the "
            "operator's upgrade controller (driver.upgradePolicy.autoUpgrade)";
@@ -95,7 +97,6 @@ std::string strategy_phrase(const DaemonSet& d) {
 // "RollingUpdate (maxUnavailable 1, maxSurge 0)", "OnDelete".
 std::string strategy_text(const DaemonSet& d) {
   if (d.update_strategy == "OnDelete") return "OnDelete";
-  auto iop = [](const IntOrPercent& v) { return std::to_string(v.value) + (v.percent ? "%" : ""); };
   return d.update_strategy + " (maxUnavailable " + iop(d.max_unavailable) + ", maxSurge " + iop(d.max_surge) + ")";
 }
 
