@@ -146,6 +146,7 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
   real::ClusterCache cache(rc, ns, ro);
   Published pub;
 
+  raise_open_file_limit();
   HttpEndpoint endpoint(host, port, [&](const std::string& target) -> HttpAnswer {
     if (target == "/healthz" || target == "/livez") return {200, "text/plain; charset=utf-8", "ok\n"};
     if (target == "/readyz") {

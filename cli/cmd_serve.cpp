@@ -6,6 +6,7 @@
 #include "cli/app.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/http_endpoint.h"
 #include "core/base/errors.h"
 #include "core/lab/lab.h"
 #include "core/scenario/scenario.h"
@@ -109,6 +110,7 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   sopts.allow_non_loopback = r.count("allow-non-loopback") > 0;
   sopts.clock = [] { return std::chrono::steady_clock::now(); };
   sopts.stop_on_signals = true;
+  raise_open_file_limit();
   simulator::ApiServer server(cluster, sopts);
   server.write_kubeconfig(r["kubeconfig-out"].as<std::string>());
   std::optional<simulator::UiServer> ui;

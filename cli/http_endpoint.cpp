@@ -1,13 +1,15 @@
 #include "cli/http_endpoint.h"
 
+#include <sys/resource.h>
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <atomic>
 #include <charconv>
 #include <thread>
 
+#include "core/base/connection_budget.h"
 #include "core/base/errors.h"
 
 namespace gpuops::cli {
@@ -29,11 +31,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // Shared: the io_context may destroy a session after the endpoint's other
   // members are gone.
   Session(tcp::socket socket, std::shared_ptr<const HttpEndpoint::Handler> handler,
-          std::shared_ptr<std::atomic<int>> open)
-      : stream_(std::move(socket)), handler_(std::move(handler)), open_(std::move(open)) {}
-  ~Session() { --*open_; }
+          std::shared_ptr<core::ConnectionBudget> budget)
+      : stream_(std::move(socket)), handler_(std::move(handler)), budget_(std::move(budget)) {}
+  ~Session() { budget_->release(slot_); }
+
+  void set_slot(core::ConnectionBudget::Id slot) { slot_ = slot; }
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
 
   void read() {
+    budget_->client_turn(slot_);
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(0);
@@ -45,7 +55,8 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void on_read(beast::error_code ec) {
     if (ec == http::error::body_limit) return answer(413, "request body not accepted\n", false);
-    if (ec) return;  // closed, timed out or not HTTP: nothing more to say
+    if (ec) return;               // closed, timed out or not HTTP: nothing more to say
+    budget_->server_turn(slot_);  // answered within kWriteTimeout
     const auto& req = parser_->get();
     bool keep = req.keep_alive();
     if (req.method() != http::verb::get && req.method() != http::verb::head)
@@ -101,7 +112,8 @@ class Session : public std::enable_shared_from_this<Session> {
   http::response<http::string_body> res_;
   bool head_ = false;
   std::shared_ptr<const HttpEndpoint::Handler> handler_;
-  std::shared_ptr<std::atomic<int>> open_;
+  std::shared_ptr<core::ConnectionBudget> budget_;
+  core::ConnectionBudget::Id slot_ = 0;
 };
 
 }  // namespace
@@ -110,20 +122,25 @@ struct HttpEndpoint::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::shared_ptr<const Handler> handler;
-  std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
+  // Shared with the sessions, which may outlive the endpoint's members.
+  std::shared_ptr<core::ConnectionBudget> budget = std::make_shared<core::ConnectionBudget>(kMaxConnections);
   std::thread thread;
 
   void accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted) return;
       if (!ec) {
-        if (open->load() >= kMaxConnections) {
-          beast::error_code ignored;
-          s.close(ignored);
-        } else {
-          ++*open;
-          std::make_shared<Session>(std::move(s), handler, open)->read();
-        }
+        // At the cap, the connection that has waited longest for its client
+        // makes room (core::ConnectionBudget): idle clients cannot keep a
+        // scrape or the liveness probe out.
+        auto session = std::make_shared<Session>(std::move(s), handler, budget);
+        std::weak_ptr<Session> weak = session;
+        auto slot = budget->admit([weak] {
+          if (auto p = weak.lock()) p->close();
+        });
+        if (slot == 0) return session->close(), accept();
+        session->set_slot(slot);
+        session->read();
       }
       accept();
     });
@@ -154,6 +171,13 @@ HttpEndpoint::~HttpEndpoint() {
 }
 
 uint16_t HttpEndpoint::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void raise_open_file_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  (void)::setrlimit(RLIMIT_NOFILE, &lim);
+}
 
 void split_listen_address(const std::string& flag, const std::string& value, std::string& host, uint16_t& port) {
   auto bad = [&] { return core::InputError("", 0, flag, "\"" + value + "\" is not HOST:PORT, [IPv6]:PORT or :PORT"); };

@@ -4,8 +4,10 @@
 // GET and HEAD only (else 405); the request line and headers are bounded to
 // 8 KiB and a request body to 0 bytes (a body: 413); a connection that sends
 // nothing complete for 10 s, or takes longer than 30 s to read an answer, is
-// closed; at most 64 connections are served at once (more are accepted and
-// closed at once). Keep-alive as the client asks. One thread.
+// closed. At most 64 connections are open at once: a new one takes the place
+// of the one that has waited longest for its client (idle, or sending its
+// request slowly), and is closed only when all 64 are being answered
+// (core::ConnectionBudget). Keep-alive as the client asks. One thread.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,14 @@
 #include <string>
 
 namespace gpuops::cli {
+
+// Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard
+// limit, so a server's connection caps, not the default soft limit of 1024,
+// bound its connections (mirrors Go's os package, which does this at start-up
+// since Go 1.19: kube-apiserver and every Go exporter run so). Called by the
+// servers (serve, exporter), which start no child process. Never throws; a
+// failure leaves the limit as it was.
+void raise_open_file_limit();
 
 struct HttpAnswer {
   int status = 200;

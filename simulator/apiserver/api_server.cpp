@@ -66,7 +66,12 @@ class Session : public std::enable_shared_from_this<Session> {
       : stream_(beast::tcp_stream(std::move(sock)), srv.ssl_ctx),
         srv_(srv),
         bookmark_timer_(srv.io),
-        timeout_timer_(srv.io) {}
+        timeout_timer_(srv.io),
+        stall_timer_(srv.io) {}
+  ~Session() { srv_.budget.release(slot_); }
+
+  // Its place in srv_.budget (admitted in the client's turn).
+  void set_slot(core::ConnectionBudget::Id slot) { slot_ = slot; }
 
   void start() {
     tcp_().expires_after(srv_.opt.handshake_timeout);
@@ -183,6 +188,7 @@ class Session : public std::enable_shared_from_this<Session> {
     srv_.resume_drain();  // if the feed waited for this watch
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
+    stall_timer_.cancel();
     error_code ec;
     tcp_().socket().shutdown(tcp::socket::shutdown_both, ec);
     tcp_().close();
@@ -244,11 +250,29 @@ class Session : public std::enable_shared_from_this<Session> {
       pump();
       return;
     }
-    if (fell_behind()) {
-      std::cerr << "gpuops serve: closing a watch of " << watch_->res->plural << " whose client does not read ("
-                << backlog_bytes_ << " bytes of events unsent)\n";
-      abort();
-    }
+    if (fell_behind()) return close_behind();
+    // Past the soft bound: checked again when watch_stall has passed, so a
+    // client that stopped reading is closed then, not when (if ever) the
+    // next event of its kind comes.
+    if (live_backlog() > srv_.opt.watch_backlog_bytes && !stall_armed_) arm_stall_check();
+  }
+
+  void close_behind() {
+    std::cerr << "gpuops serve: closing a watch of " << watch_->res->plural << " whose client does not read ("
+              << backlog_bytes_ << " bytes of events unsent)\n";
+    abort();
+  }
+
+  void arm_stall_check() {
+    stall_armed_ = true;
+    auto due = last_progress_ + srv_.opt.watch_stall + std::chrono::milliseconds(1);
+    stall_timer_.expires_at(due);
+    stall_timer_.async_wait([self = shared_from_this()](error_code ec) {
+      self->stall_armed_ = false;
+      if (ec || self->closed_ || self->ending_) return;
+      if (self->fell_behind()) return self->close_behind();
+      if (self->live_backlog() > self->srv_.opt.watch_backlog_bytes) self->arm_stall_check();
+    });
   }
 
   // Bytes of events queued after the initial state, not yet written.
@@ -324,6 +348,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // Content-Length before the token is checked (on_header checks both).
     parser_->body_limit(boost::none);
     tcp_().expires_after(served_ ? srv_.opt.idle_timeout : srv_.opt.read_header_timeout);
+    srv_.budget.client_turn(slot_);
     http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec) return self->abort();
       self->on_header();
@@ -335,6 +360,9 @@ class Session : public std::enable_shared_from_this<Session> {
       if (code == 401) return refuse(401, "Unauthorized", "Unauthorized");
       return refuse_too_large();
     }
+    // An authenticated request: its body and answer are bounded by
+    // request_timeout, and a watch by its backlog; it keeps its place.
+    srv_.budget.server_turn(slot_);
     tcp_().expires_after(srv_.opt.request_timeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec == http::error::body_limit) return self->refuse_too_large();
@@ -387,6 +415,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   asio::steady_timer bookmark_timer_;
   asio::steady_timer timeout_timer_;
+  asio::steady_timer stall_timer_;  // watch_stall after the backlog passed its soft bound
+  bool stall_armed_ = false;
   std::optional<WatchSpec> watch_;
   uint64_t last_rv_ = 0;
   std::set<std::string> visible_;
@@ -408,6 +438,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool interested_ = false;  // counted in srv_.interest
   std::string interest_ns_;  // as counted
   std::array<char, 512> sink_{};
+  core::ConnectionBudget::Id slot_ = 0;
 };
 
 // ---- the server ----
@@ -435,7 +466,17 @@ void ApiServer::Impl::accept() {
       // TCP_NODELAY on every connection (Go's default).
       error_code ignored;
       sock.set_option(tcp::no_delay(true), ignored);
-      std::make_shared<Session>(std::move(sock), *this)->start();
+      auto session = std::make_shared<Session>(std::move(sock), *this);
+      std::weak_ptr<Session> weak = session;
+      auto slot = budget.admit([weak] {
+        if (auto s = weak.lock()) s->abort();
+      });
+      if (slot == 0) {
+        session->abort();  // every place busy with a request or a watch
+      } else {
+        session->set_slot(slot);
+        session->start();
+      }
     }
     accept();
   });

@@ -101,7 +101,8 @@ class ApiServer {
     std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
     // A watch whose client does not read falls behind: once more than
     // watch_backlog_bytes of events wait unsent and none was written for
-    // watch_stall (checked when an event is queued), or more than
+    // watch_stall (checked when an event is queued, and when watch_stall has
+    // passed since the backlog crossed the bound), or more than
     // watch_backlog_hard_bytes wait at all, the watch is closed (the watch
     // cache's cacheWatcher is closed when its buffer stays full;
     // storage/cacher). The events of the initial state are not counted:
@@ -111,6 +112,14 @@ class ApiServer {
     std::size_t watch_backlog_bytes = 16 * 1024 * 1024;
     std::size_t watch_backlog_hard_bytes = 256 * 1024 * 1024;
     std::chrono::milliseconds watch_stall{std::chrono::seconds(10)};
+    // Connections open at once (>= 1). At the cap, a new one takes the
+    // place of the connection that has waited longest for its client (a
+    // handshake, a request header, an idle keep-alive); when every one is
+    // busy (a request handled, a watch), the new one is closed
+    // (core::ConnectionBudget). kube-apiserver bounds a connection's time,
+    // not their number; this bound keeps idle and slow clients, however
+    // many, from taking every place.
+    std::size_t max_connections = 512;
   };
 
   // Generates the CA, server certificate and token, and binds the listening

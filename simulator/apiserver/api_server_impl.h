@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/connection_budget.h"
 #include "core/codec/documents.h"
 #include "core/codec/patch.h"
 #include "core/kube/selector.h"
@@ -222,6 +223,8 @@ struct ApiServer::Impl {
 
   FakeCluster& cluster;
   Options opt;
+  // Before io: sessions release their place when the io_context destroys them.
+  core::ConnectionBudget budget{opt.max_connections};
   ServingPki pki;
   std::string token;
   std::string host;  // as in url()
