@@ -130,7 +130,7 @@
     td.classList.add("selected");
     explain.textContent = "...";
     const q = new URLSearchParams({ node: td.dataset.node, operand: td.dataset.operand });
-    fetch("/api/explain?" + q.toString(), { credentials: "same-origin" })
+    fetch("api/explain?" + q.toString(), { credentials: "same-origin" })
       .then(function (r) { return r.text(); })
       .then(function (t) { explain.textContent = "$ gpuops explain " + td.dataset.node + " " + td.dataset.operand + "\n" + t; })
       .catch(function (e) { explain.textContent = "explain failed: " + e; });
@@ -139,7 +139,7 @@
     if (ev.key === "Enter" && ev.target.closest("td.cell")) ev.target.click();
   });
 
-  const source = new EventSource("/events");
+  const source = new EventSource("events");
   source.addEventListener("view", function (ev) { show(JSON.parse(ev.data)); });
   source.onerror = function () {
     statusLine.textContent = "disconnected: is gpuops serve still running? (retrying)";

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/analysis/placement_view.h"
+#include "core/base/connection_budget.h"
 #include "core/base/errors.h"
 #include "core/diagnose/diagnose.h"
 #include "core/diagnose/html_report.h"
@@ -37,10 +38,10 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr size_t kHeaderLimit = 16 * 1024;
+constexpr size_t kMaxConnections = 128;
 constexpr size_t kMaxStreams = 64;
-constexpr size_t kStreamBacklog = 16 * 1024 * 1024;
 constexpr auto kReadTimeout = std::chrono::seconds(30);
-constexpr const char* kCookie = "gpuops_ui";
+constexpr auto kViewWriteTimeout = std::chrono::seconds(60);
 // Only this origin's files; no inline script or style, no frames, no forms.
 constexpr const char* kCsp =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
@@ -90,6 +91,10 @@ struct UiServer::Impl {
   std::string secret = random_token(32);
   std::string host;  // "127.0.0.1:<port>"
   uint16_t port = 0;
+  std::string base;    // "/gpuops-ui-<port>/"
+  std::string cookie;  // "gpuops_ui_<port>"
+  // Before io: sessions release their place when the io_context destroys them.
+  core::ConnectionBudget budget{kMaxConnections};
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer refresh_timer{io};
@@ -160,7 +165,9 @@ struct UiServer::Impl {
 // One /events client: the header, then each `view` event as a chunk.
 class UiStream : public std::enable_shared_from_this<UiStream> {
  public:
-  UiStream(UiServer::Impl& impl, beast::tcp_stream stream) : impl_(impl), stream_(std::move(stream)) {}
+  UiStream(UiServer::Impl& impl, beast::tcp_stream stream, core::ConnectionBudget::Id slot)
+      : impl_(impl), stream_(std::move(stream)), slot_(slot) {}
+  ~UiStream();
 
   void begin(unsigned version) {
     auto res = std::make_shared<http::response<http::empty_body>>(http::status::ok, version);
@@ -180,12 +187,11 @@ class UiStream : public std::enable_shared_from_this<UiStream> {
   }
 
   void push(std::shared_ptr<const std::string> ev) {
-    // A newer view replaces every older one still waiting: the client needs
-    // the latest, whole.
-    if (!queue_.empty()) queued_ -= queue_.back()->size(), queue_.pop_back();
-    queue_.push_back(ev);
-    queued_ += ev->size();
-    if (queued_ > kStreamBacklog) return close();
+    // A newer view replaces the one still waiting: the client needs the
+    // latest, whole. So a stream holds at most two views (the one being
+    // written and the newest), shared with every other stream.
+    queue_.clear();
+    queue_.push_back(std::move(ev));
     write_next();
   }
 
@@ -212,22 +218,27 @@ class UiStream : public std::enable_shared_from_this<UiStream> {
     writing_ = true;
     auto ev = queue_.front();
     queue_.pop_front();
-    queued_ -= ev->size();
+    // A client that does not take one view in kViewWriteTimeout is closed
+    // (the expiry also ends watch_close's read).
+    stream_.expires_after(kViewWriteTimeout);
     asio::async_write(stream_, http::make_chunk(asio::buffer(*ev)),
                       [self = shared_from_this(), ev](beast::error_code ec, size_t) {
                         self->writing_ = false;
                         if (ec) return self->close();
+                        self->stream_.expires_never();
                         self->write_next();
                       });
   }
 
   UiServer::Impl& impl_;
   beast::tcp_stream stream_;
-  std::deque<std::shared_ptr<const std::string>> queue_;
-  size_t queued_ = 0;
+  std::deque<std::shared_ptr<const std::string>> queue_;  // at most one
   std::array<char, 512> sink_{};
   bool started_ = false, writing_ = false, closed_ = false;
+  core::ConnectionBudget::Id slot_;
 };
+
+UiStream::~UiStream() { impl_.budget.release(slot_); }
 
 void UiServer::Impl::broadcast() {
   streams.remove_if([](const std::shared_ptr<UiStream>& s) { return !s->open(); });
@@ -241,8 +252,17 @@ namespace {
 class UiSession : public std::enable_shared_from_this<UiSession> {
  public:
   UiSession(UiServer::Impl& impl, tcp::socket socket) : impl_(impl), stream_(std::move(socket)) {}
+  ~UiSession() { impl_.budget.release(slot_); }
+
+  void set_slot(core::ConnectionBudget::Id slot) { slot_ = slot; }
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
 
   void read() {
+    impl_.budget.client_turn(slot_);
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(0);
@@ -253,6 +273,7 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
         self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
         return;
       }
+      self->impl_.budget.server_turn(self->slot_);  // answered within kReadTimeout
       self->on_request(self->parser_->release());
     });
   }
@@ -298,7 +319,7 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
     // Cookie: a=b; c=d (RFC 6265 §4.2.1), read as Beast's parameter list.
     std::string list = ";" + std::string(it->value());
     for (const auto& p : http::param_list(list))
-      if (p.first == kCookie && same_secret(impl_.secret, p.second)) return true;
+      if (p.first == impl_.cookie && same_secret(impl_.secret, p.second)) return true;
     return false;
   }
 
@@ -321,15 +342,23 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
       auto it = url->params().find(k);
       return it == url->params().end() ? "" : std::string((*it).value);
     };
+    auto redirect = [&](Response res) {
+      res.set(http::field::location, impl_.base);
+      return reply(std::move(res));
+    };
     if (path == "/login") {
       if (!same_secret(impl_.api.token(), param("token")))
         return reply(text(req, http::status::forbidden, "wrong token: use the login link gpuops serve printed\n"));
       Response res = text(req, http::status::see_other, "");
-      res.set(http::field::location, "/");
+      // Scoped to this server's path (see ui_server.h): not sent to the
+      // other services of the host, nor to another serve --ui.
       res.set(http::field::set_cookie,
-              std::string(kCookie) + "=" + impl_.secret + "; Path=/; HttpOnly; SameSite=Strict");
-      return reply(std::move(res));
+              impl_.cookie + "=" + impl_.secret + "; Path=" + impl_.base + "; HttpOnly; SameSite=Strict");
+      return redirect(std::move(res));
     }
+    if (path == "/") return redirect(text(req, http::status::see_other, ""));
+    if (path.rfind(impl_.base, 0) != 0) return reply(text(req, http::status::not_found, "not found\n"));
+    path = path.substr(impl_.base.size() - 1);  // "/", "/ui.js", "/api/view", ...
     if (!has_cookie(req))
       return reply(text(req, http::status::unauthorized, "not logged in: open the login link gpuops serve printed\n"));
     if (path == "/" || path == "/ui.js" || path == "/ui.css") {
@@ -356,7 +385,8 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
       impl_.streams.remove_if([](const std::shared_ptr<UiStream>& s) { return !s->open(); });
       if (impl_.streams.size() >= kMaxStreams)
         return reply(text(req, http::status::service_unavailable, "too many event streams\n"));
-      auto s = std::make_shared<UiStream>(impl_, std::move(stream_));
+      auto s = std::make_shared<UiStream>(impl_, std::move(stream_), slot_);
+      slot_ = 0;  // the stream holds the place now
       impl_.streams.push_back(s);
       s->begin(req.version());
       return;
@@ -368,6 +398,7 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  core::ConnectionBudget::Id slot_ = 0;
 };
 
 }  // namespace
@@ -375,7 +406,19 @@ class UiSession : public std::enable_shared_from_this<UiSession> {
 void UiServer::Impl::accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
     if (!acceptor.is_open()) return;
-    if (!ec) std::make_shared<UiSession>(*this, std::move(socket))->read();
+    if (!ec) {
+      auto session = std::make_shared<UiSession>(*this, std::move(socket));
+      std::weak_ptr<UiSession> weak = session;
+      auto slot = budget.admit([weak] {
+        if (auto s = weak.lock()) s->close();
+      });
+      if (slot == 0) {
+        session->close();  // every place busy answering or streaming
+      } else {
+        session->set_slot(slot);
+        session->read();
+      }
+    }
     accept();
   });
 }
@@ -388,6 +431,8 @@ UiServer::UiServer(ApiServer& api, Options options) : impl_(std::make_unique<Imp
   if (!addr.is_loopback()) throw core::InputError("", 0, "--ui-address", m.opt.address + " is not a loopback address");
   m.host = listen_on(m.acceptor, addr, m.opt.port, "serve --ui", m.opt.address);
   m.port = m.acceptor.local_endpoint().port();
+  m.base = "/gpuops-ui-" + std::to_string(m.port) + "/";
+  m.cookie = "gpuops_ui_" + std::to_string(m.port);
   api.with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&m.watcher); });
   m.subscribed = true;
   m.rebuild(true);
@@ -423,6 +468,7 @@ void UiServer::stop() {
 
 uint16_t UiServer::port() const { return impl_->port; }
 std::string UiServer::url() const { return "http://" + impl_->host; }
+std::string UiServer::base_path() const { return impl_->base; }
 std::string UiServer::login_url() const { return url() + "/login?token=" + impl_->api.token(); }
 
 }  // namespace gpuops::simulator

@@ -3,26 +3,37 @@
 // showing core::placement_view of the served cluster and following the
 // store's writes.
 //
-// Routes (GET only; anything else 405):
-//   /login?token=T  T is the API server's bearer token: 303 to / with the
-//                   cookie gpuops_ui=<session secret> (HttpOnly,
-//                   SameSite=Strict, Path=/); another T: 403.
-//   /               the page (data/html/ui.html), /ui.js, /ui.css
-//   /api/view       {"view": core::to_json(PlacementView), "log": [lines], "seq": n}
-//   /api/explain?node=N&operand=O
+// Routes (GET only; anything else 405). The page lives under its own path,
+// B = base_path() = "/gpuops-ui-<port>/", and its cookie is scoped to it:
+// browsers send a cookie to every port of a host (RFC 6265 §8.5), so with
+// Path=/ any other service on 127.0.0.1 would receive it, and a second
+// `serve --ui` would replace the first's.
+//   /login?token=T  T is the API server's bearer token: 303 to B with the
+//                   cookie gpuops_ui_<port>=<session secret> (HttpOnly,
+//                   SameSite=Strict, Path=B); another T: 403.
+//   /               303 to B (no cookie needed, nothing served)
+//   B               the page (data/html/ui.html); B + ui.js, B + ui.css
+//   B + api/view    {"view": core::to_json(PlacementView), "log": [lines], "seq": n}
+//   B + api/explain?node=N&operand=O
 //                   core::render_text(core::explain(...)) as text/plain;
 //                   404 for an unknown node, 400 for an unknown operand
-//   /events         server-sent events (text/event-stream, chunked): one
-//                   `view` event with /api/view's document at once, then one
+//   B + events      server-sent events (text/event-stream, chunked): one
+//                   `view` event with api/view's document at once, then one
 //                   after each batch of store writes (Node, DaemonSet, Pod)
-// Every route but /login needs the cookie (else 401). Every request's Host
+// Every route under B needs the cookie (else 401). Every request's Host
 // header must name the listening address or localhost with its port (else
 // 403: a page of another site resolved to 127.0.0.1 is not served, DNS
 // rebinding). Every answer carries a Content-Security-Policy that allows
-// only this origin's script, style and connections, nothing inline.
+// only this origin's script, style and connections, nothing inline. The
+// session secret is the UI's own (32 random bytes), not the API token.
 //
-// Limits: request header 16 KiB, no body, 30 s to read a request; at most
-// 64 event streams; a stream more than 16 MiB behind is closed.
+// Limits: request header 16 KiB, no body, 30 s to read a request or write
+// an answer; at most 128 connections open (core::ConnectionBudget: at the
+// cap, the one waiting longest for its client makes room), of which at most
+// 64 event streams. A stream holds at most the view being written and the
+// newest one (an older one waiting is replaced), so a slow reader costs no
+// more than two views, whatever their size; one view not written within 60 s
+// closes the stream (EventSource reconnects).
 //
 // Threading: its own I/O thread. The cluster is read through
 // ApiServer::with_cluster (the API server's mutex); the store's writes are
@@ -73,6 +84,8 @@ class UiServer {
   uint16_t port() const;
   // "http://127.0.0.1:<port>"
   std::string url() const;
+  // "/gpuops-ui-<port>/": where the page and its API live (the cookie's Path).
+  std::string base_path() const;
   // url() + "/login?token=<the API token>": print it once, do not log it.
   std::string login_url() const;
 

@@ -57,8 +57,10 @@ class UiTest : public ::testing::Test {
     std::string c(r.res[http::field::set_cookie]);
     return c.substr(0, c.find(';'));
   }
+  // The page's own path (base_path(), "/gpuops-ui-<port>/") + `rel`.
+  std::string at(const std::string& rel) const { return ui->base_path() + rel; }
   boost::json::object view(const std::string& cookie) {
-    return boost::json::parse(get(ui->port(), "/api/view", cookie).body).as_object();
+    return boost::json::parse(get(ui->port(), at("api/view"), cookie).body).as_object();
   }
   // Waits (at most 10 s, on a loaded machine) for the view's log to end with
   // `last`.
@@ -81,9 +83,14 @@ TEST_F(UiTest, TheLoginLinkSetsAnHttpOnlyStrictCookieAndRedirects) {
   EXPECT_EQ(ui->login_url(), "http://127.0.0.1:" + std::to_string(ui->port()) + "/login?token=" + s.server->token());
   Reply r = get(ui->port(), "/login?token=" + s.server->token());
   EXPECT_EQ(r.status, 303u);
-  EXPECT_EQ(r.res[http::field::location], "/");
+  const std::string port = std::to_string(ui->port());
+  EXPECT_EQ(ui->base_path(), "/gpuops-ui-" + port + "/");
+  EXPECT_EQ(r.res[http::field::location], ui->base_path());
   std::string c(r.res[http::field::set_cookie]);
-  EXPECT_EQ(c.rfind("gpuops_ui=", 0), 0u) << c;
+  // Named and scoped per server: browsers send a cookie to every port of a
+  // host (RFC 6265 §8.5), so Path=/ would reach every other local service.
+  EXPECT_EQ(c.rfind("gpuops_ui_" + port + "=", 0), 0u) << c;
+  EXPECT_NE(c.find("; Path=/gpuops-ui-" + port + "/;"), std::string::npos) << c;
   EXPECT_NE(c.find("; HttpOnly"), std::string::npos) << c;
   EXPECT_NE(c.find("; SameSite=Strict"), std::string::npos) << c;
   // The cookie is a session secret of its own, not the API token.
@@ -95,37 +102,61 @@ TEST_F(UiTest, AWrongTokenOrNoCookieIsRefused) {
   EXPECT_EQ(bad.status, 403u);
   EXPECT_EQ(bad.res.count(http::field::set_cookie), 0u);
   EXPECT_EQ(get(ui->port(), "/login").status, 403u);
-  for (const char* t : {"/", "/ui.js", "/api/view", "/events", "/api/explain?node=lab-node-0&operand=driver"}) {
-    EXPECT_EQ(get(ui->port(), t).status, 401u) << t;
-    EXPECT_EQ(get(ui->port(), t, "gpuops_ui=" + std::string(64, '0')).status, 401u) << t;
+  const std::string name = "gpuops_ui_" + std::to_string(ui->port());
+  for (const char* t : {"", "ui.js", "api/view", "events", "api/explain?node=lab-node-0&operand=driver"}) {
+    EXPECT_EQ(get(ui->port(), at(t)).status, 401u) << t;
+    EXPECT_EQ(get(ui->port(), at(t), name + "=" + std::string(64, '0')).status, 401u) << t;
   }
+  // The root only points at the page; the old paths serve nothing.
+  Reply root = get(ui->port(), "/");
+  EXPECT_EQ(root.status, 303u);
+  EXPECT_EQ(root.res[http::field::location], ui->base_path());
+  EXPECT_EQ(get(ui->port(), "/api/view").status, 404u);
+}
+
+// Two servers on one host: each has its own cookie, and one's does not open
+// the other.
+TEST_F(UiTest, AnotherServersCookieDoesNotOpenThisOne) {
+  simulator::UiServer other(*s.server, simulator::UiServer::Options{});
+  other.start();
+  Reply r = get(other.port(), "/login?token=" + s.server->token());
+  std::string c(r.res[http::field::set_cookie]);
+  std::string other_cookie = c.substr(0, c.find(';'));
+  std::string mine = login();
+  EXPECT_NE(other_cookie.substr(0, other_cookie.find('=')), mine.substr(0, mine.find('=')));
+  EXPECT_EQ(get(ui->port(), at("api/view"), other_cookie).status, 401u);
+  EXPECT_EQ(get(ui->port(), at("api/view"), mine).status, 200u);
+  EXPECT_EQ(get(other.port(), other.base_path() + "api/view", other_cookie).status, 200u);
+  other.stop();
 }
 
 TEST_F(UiTest, AnotherHostIsRefusedEvenWithTheCookie) {
   std::string cookie = login();
-  EXPECT_EQ(get(ui->port(), "/", cookie).status, 200u);
-  EXPECT_EQ(get(ui->port(), "/", cookie, "localhost:" + std::to_string(ui->port())).status, 200u);
-  EXPECT_EQ(get(ui->port(), "/", cookie, "evil.example:" + std::to_string(ui->port())).status, 403u);
-  EXPECT_EQ(get(ui->port(), "/", cookie, "127.0.0.1:1").status, 403u);
+  EXPECT_EQ(get(ui->port(), at(""), cookie).status, 200u);
+  EXPECT_EQ(get(ui->port(), at(""), cookie, "localhost:" + std::to_string(ui->port())).status, 200u);
+  EXPECT_EQ(get(ui->port(), at(""), cookie, "evil.example:" + std::to_string(ui->port())).status, 403u);
+  EXPECT_EQ(get(ui->port(), at(""), cookie, "127.0.0.1:1").status, 403u);
 }
 
 TEST_F(UiTest, ThePageIsServedWithAContentSecurityPolicyAndNoInlineScript) {
   std::string cookie = login();
-  Reply page = get(ui->port(), "/", cookie);
+  Reply page = get(ui->port(), at(""), cookie);
   ASSERT_EQ(page.status, 200u);
   EXPECT_EQ(page.res[http::field::content_type], "text/html; charset=utf-8");
   EXPECT_EQ(page.res["Content-Security-Policy"],
             "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
   EXPECT_EQ(page.res["X-Content-Type-Options"], "nosniff");
-  EXPECT_NE(page.body.find("<script src=\"/ui.js\" defer></script>"), std::string::npos);
+  // Relative: resolved under the page's own path.
+  EXPECT_NE(page.body.find("<script src=\"ui.js\" defer></script>"), std::string::npos);
   EXPECT_EQ(page.body.find("<script>"), std::string::npos);
-  Reply js = get(ui->port(), "/ui.js", cookie);
+  Reply js = get(ui->port(), at("ui.js"), cookie);
   EXPECT_EQ(js.status, 200u);
   EXPECT_EQ(js.res[http::field::content_type], "text/javascript; charset=utf-8");
   // Cluster strings reach the page only as text.
   EXPECT_EQ(js.body.find("innerHTML"), std::string::npos);
-  EXPECT_EQ(get(ui->port(), "/ui.css", cookie).status, 200u);
+  EXPECT_EQ(get(ui->port(), at("ui.css"), cookie).status, 200u);
+  EXPECT_EQ(get(ui->port(), at("nothing"), cookie).status, 404u);
   EXPECT_EQ(get(ui->port(), "/nothing", cookie).status, 404u);
 }
 
@@ -188,7 +219,7 @@ TEST_F(UiTest, TheEventStreamSendsTheViewThenEachChange) {
   boost::asio::io_context io;
   boost::beast::tcp_stream st(io);
   st.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), ui->port()));
-  http::request<http::empty_body> req(http::verb::get, "/events", 11);
+  http::request<http::empty_body> req(http::verb::get, at("events"), 11);
   req.set(http::field::host, "127.0.0.1:" + std::to_string(ui->port()));
   req.set(http::field::cookie, cookie);
   http::write(st, req);
@@ -235,7 +266,7 @@ TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
   std::string cookie = login();
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.driver=false"}).code, 0);
   view_with_log(cookie, "10:42:07 lab-node-0 label nvidia.com/gpu.deploy.driver=\"false\" (was absent)");
-  Reply r = get(ui->port(), "/api/explain?node=lab-node-0&operand=driver", cookie);
+  Reply r = get(ui->port(), at("api/explain?node=lab-node-0&operand=driver"), cookie);
   ASSERT_EQ(r.status, 200u);
   core::ClusterState state;
   s.server->with_cluster([&](simulator::FakeCluster& c) { state = c.state("gpu-operator"); });
@@ -245,8 +276,8 @@ TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
                          0),
             0u)
       << r.body;
-  EXPECT_EQ(get(ui->port(), "/api/explain?node=nope&operand=driver", cookie).status, 404u);
-  EXPECT_EQ(get(ui->port(), "/api/explain?node=lab-node-0&operand=nope", cookie).status, 400u);
+  EXPECT_EQ(get(ui->port(), at("api/explain?node=nope&operand=driver"), cookie).status, 404u);
+  EXPECT_EQ(get(ui->port(), at("api/explain?node=lab-node-0&operand=nope"), cookie).status, 400u);
 }
 
 }  // namespace
