@@ -78,6 +78,9 @@ std::string verb_name(http::verb v) { return std::string(http::to_string(v)); }
 
 // The read buffer of a connection: beast's largest read (http read_some_op).
 constexpr size_t kReadBufferSize = 64 * 1024;
+// One watch event, or a watch's error answer, at most (streaming.Decoder's
+// maxBytes in apimachinery pkg/runtime/serializer/streaming).
+constexpr size_t kMaxWatchEventBytes = 16 * 1024 * 1024;
 
 struct Conn {
   std::unique_ptr<beast::tcp_stream> tcp;
@@ -572,6 +575,7 @@ struct Client::Impl {
       print_warnings(p.get().base());
       int status = static_cast<int>(p.get().result_int());
       json::stream_parser jp(json::storage_ptr(), core::json_parse_options());
+      size_t event_bytes = 0;  // of the event being parsed
       std::string error_body;
       char buf[16384];
       while (!p.is_done()) {
@@ -584,14 +588,27 @@ struct Client::Impl {
         size_t n = sizeof buf - p.get().body().size;
         if (status != 200) {
           error_body.append(buf, n);
+          if (error_body.size() > kMaxWatchEventBytes)
+            throw core::ClusterError("watch " + cfg.path_prefix + r.path + " answered " + std::to_string(status) +
+                                     " with a body over " + std::to_string(kMaxWatchEventBytes) + " bytes");
         } else {
           size_t off = 0;
           while (off < n) {
             error_code jec;
-            off += jp.write_some(buf + off, n - off, jec);
+            size_t used = jp.write_some(buf + off, n - off, jec);
+            off += used;
+            // mirrors streaming.Decoder's maxBytes (apimachinery
+            // pkg/runtime/serializer/streaming, 16 MiB): one event may not
+            // grow past it, however long the stream.
+            event_bytes += used;
+            if (!jec && !jp.done() && event_bytes > kMaxWatchEventBytes)
+              throw core::ClusterError("watch " + cfg.path_prefix + r.path +
+                                       " dropped: object to decode was longer than maximum allowed size (" +
+                                       std::to_string(kMaxWatchEventBytes) + " bytes)");
             if (jec)
               throw core::ClusterError("watch " + cfg.path_prefix + r.path + " dropped: an event is not valid JSON");
             if (jp.done()) {
+              event_bytes = 0;
               json::value ev = jp.release();
               jp.reset();
               if (!ev.is_object())

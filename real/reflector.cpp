@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <random>
 
 #include "core/base/errors.h"
 #include "real/api_cluster.h"
@@ -45,12 +46,30 @@ bool Reflector::sleep_for(milliseconds d) {
   return !stopped_;
 }
 
+std::chrono::milliseconds Reflector::next_backoff() {
+  auto now = std::chrono::steady_clock::now();
+  if (backoff_.count() == 0 || now - last_backoff_start_ > options_.backoff_reset) backoff_ = options_.initial_backoff;
+  last_backoff_start_ = now;
+  milliseconds d = backoff_;
+  backoff_ = std::min(backoff_ * 2, options_.max_backoff);
+  if (options_.jitter && d.count() > 0) {
+    // wait.Jitter(d, 1.0): d + rand[0,1) * d.
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    d += milliseconds(std::uniform_int_distribution<int64_t>(0, d.count() - 1)(rng));
+  }
+  return d;
+}
+
 void Reflector::run() {
-  milliseconds backoff = options_.initial_backoff;
+  bool first = true;
   while (!stopped_) {
+    // wait.BackoffUntil(..., sliding=true): every ListAndWatch after the
+    // first starts after the backoff manager's wait, whatever ended the one
+    // before (a 410 included).
+    if (!first && !sleep_for(next_backoff())) return;
+    first = false;
     try {
       list_and_watch();
-      backoff = options_.initial_backoff;  // 410 or stop: no backoff
       continue;
     } catch (const ApiError& e) {
       if (e.http_status() == 410) {
@@ -72,8 +91,6 @@ void Reflector::run() {
       last_error_ = e.what();
     }
     ++stats_.failures;
-    if (!sleep_for(backoff)) return;
-    backoff = std::min(backoff * 2, options_.max_backoff);
   }
 }
 

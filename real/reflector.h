@@ -10,13 +10,17 @@
 //    watch the server closes (timeoutSeconds) is reopened from there, without
 //    a list;
 //  - 410 Gone (an ERROR event whose Status code is 410, or a watch or list
-//    answered 410 "Expired"): the resourceVersion is too old; list again at
-//    once (isExpiredError / the "too old resource version" relist);
+//    answered 410 "Expired"): the resourceVersion is too old; list again
+//    (isExpiredError / the "too old resource version" relist);
 //  - any other failure (connection refused, a dropped watch, 5xx, a broken
-//    event): list again after a backoff that doubles from `initial_backoff`
-//    to `max_backoff` and is reset by a successful list (client-go's
-//    wait.BackoffUntil with its backoff manager: 800 ms to 30 s; no jitter
-//    here);
+//    event, an event over 16 MiB): list again.
+//  Every list after the first waits a backoff, a 410's too (client-go's Run:
+//  wait.BackoffUntil over ListAndWatch with NewExponentialBackoffManager(
+//  800 ms, 30 s, 2 min, factor 2, jitter 1)): `initial_backoff` doubling to
+//  `max_backoff`, each wait jittered to a random point in [d, 2d) (jitter
+//  1.0), back to `initial_backoff` when the previous wait
+//  began more than `backoff_reset` ago. So a server that answers 410 for
+//  ever is listed at most about every max_backoff, not as fast as it answers;
 //  - `optional` resources (the GPU Operator's CRDs): a list answered 404 or 403
 //    counts as synced and empty (no CRD, or a role without it), retried after
 //    `max_backoff`, as ApiCluster::state leaves them empty.
@@ -61,8 +65,10 @@ class ReflectorSink {
 };
 
 struct ReflectorOptions {
-  std::chrono::milliseconds initial_backoff{800};  // client-go: 800 ms
-  std::chrono::milliseconds max_backoff{30000};    // client-go: 30 s
+  std::chrono::milliseconds initial_backoff{800};   // client-go: 800 ms
+  std::chrono::milliseconds max_backoff{30000};     // client-go: 30 s
+  std::chrono::milliseconds backoff_reset{120000};  // client-go: 2 min
+  bool jitter = true;                               // client-go: 1.0 (tests: off)
   // timeoutSeconds of each watch. client-go picks 5-10 min at random
   // (minWatchTimeout); the server ends the watch then and it is reopened.
   std::chrono::seconds watch_timeout{300};
@@ -103,6 +109,9 @@ class Reflector {
  private:
   // Waits `d` or until stop(); false when stopped.
   bool sleep_for(std::chrono::milliseconds d);
+  // The next backoff (ExponentialBackoffManager.Backoff): reset when the
+  // last one began more than backoff_reset ago, else doubled, jittered.
+  std::chrono::milliseconds next_backoff();
   // One list, then watches until a failure (thrown) or 410 (returns).
   void list_and_watch();
 
@@ -115,6 +124,8 @@ class Reflector {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::string last_error_;
+  std::chrono::milliseconds backoff_{0};  // the un-jittered step (next_backoff)
+  std::chrono::steady_clock::time_point last_backoff_start_{};
 };
 
 }  // namespace gpuops::real

@@ -1,7 +1,8 @@
 // real::Reflector against a scripted API server: list, watch from the list's
-// resourceVersion, events applied, bookmarks followed, 410 Gone relists at
-// once, a dropped watch relists after a backoff (client-go reflector.go
-// ListAndWatch, watchHandler, isExpiredError).
+// resourceVersion, events applied, bookmarks followed, 410 Gone and a
+// dropped watch relist after the backoff manager's wait (client-go
+// reflector.go Run, ListAndWatch, watchHandler, isExpiredError), an event
+// over 16 MiB is refused (apimachinery streaming.Decoder's maxBytes).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -103,6 +104,7 @@ TEST(Reflector, ListsWatchesRelistsOnGoneAndBacksOffAfterADrop) {
   c.token = "t";
   ReflectorOptions o;
   o.initial_backoff = milliseconds(20);
+  o.jitter = false;
   o.watch_timeout = std::chrono::seconds(7);
   Reflector r(c, "/api/v1/nodes", sink, o);
   std::thread t([&] { r.run(); });
@@ -113,7 +115,7 @@ TEST(Reflector, ListsWatchesRelistsOnGoneAndBacksOffAfterADrop) {
   ASSERT_GE(seen.size(), 7u);
   EXPECT_EQ(seen[0].target, "/api/v1/nodes?limit=500");
   EXPECT_EQ(seen[1].target, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=7");
-  EXPECT_EQ(seen[2].target, "/api/v1/nodes?limit=500");  // 410: listed again
+  EXPECT_EQ(seen[2].target, "/api/v1/nodes?limit=500");  // 410: listed again after the backoff
   EXPECT_EQ(seen[3].target, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=7");
   EXPECT_EQ(seen[4].target, "/api/v1/nodes?limit=500");  // the drop: listed again after the backoff
   EXPECT_EQ(seen[5].target, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=30&timeoutSeconds=7");
@@ -154,6 +156,82 @@ TEST(Reflector, AnOptionalResourceWithoutItsCrdIsSyncedAndEmpty) {
   // The failed list began and never ended; the empty store replaces the old.
   EXPECT_EQ(sink.log, (std::vector<std::string>{"begin", "begin", "end"}));
   EXPECT_EQ(r.stats().failures, 0u);
+}
+
+// A server whose watch always answers 410 used to be listed about 20 times a
+// second for as long as it ran. Each relist now waits the backoff manager's
+// step (wait.BackoffUntil): 20, 40, 80, 80, ... ms here, so about a dozen
+// lists in one second, not hundreds.
+TEST(Reflector, APermanent410IsListedAgainOnlyAfterTheBackoff) {
+  std::atomic<int> lists{0};
+  NameSink sink;
+  TestServer server({}, [&](const HttpRequest& req, Exchange& ex) {
+    if (std::string(req.target()).find("watch=1") == std::string::npos) {
+      ++lists;
+      return ex.reply(200, list_body({"n1"}, "10"));
+    }
+    ex.begin_stream(200);
+    ex.chunk(json::serialize(json::object{
+                 {"type", "ERROR"}, {"object", json::parse(status_json(410, "Expired", "too old resource version"))}}) +
+             "\n");
+    return ex.end_stream();
+  });
+  RestConfig c;
+  parse_server(server.url(), true, c);
+  c.ca_data = Pki::get().ca.cert;
+  c.token = "t";
+  ReflectorOptions o;
+  o.initial_backoff = milliseconds(20);
+  o.max_backoff = milliseconds(80);
+  o.jitter = false;
+  Reflector r(c, "/api/v1/nodes", sink, o);
+  std::thread t([&] { r.run(); });
+  std::this_thread::sleep_for(milliseconds(1000));
+  r.stop();
+  t.join();
+  // 20 + 40 + 80 * k ms of waits in a second: at most 13 lists, whatever
+  // the machine's speed (a slow machine lists fewer).
+  EXPECT_LE(lists.load(), 14);
+  EXPECT_GE(lists.load(), 2);
+  EXPECT_GE(r.stats().expired, 1u);
+}
+
+// A watch event that never ends (a string without its closing quote) used
+// to grow the exporter's memory without bound; it is refused past 16 MiB,
+// as apimachinery's streaming decoder refuses "object to decode was longer
+// than maximum allowed size", and the reflector lists again.
+TEST(Reflector, AnEventOver16MiBIsRefused) {
+  std::atomic<int> watches{0};
+  NameSink sink;
+  TestServer server({}, [&](const HttpRequest& req, Exchange& ex) {
+    if (std::string(req.target()).find("watch=1") == std::string::npos) return ex.reply(200, list_body({"n1"}, "10"));
+    if (watches++ > 0) {
+      ex.begin_stream(200);
+      return ex.end_stream();
+    }
+    ex.begin_stream(200);
+    ex.chunk(R"({"type":"ADDED","object":{"metadata":{"name":")");
+    const std::string mib(1 << 20, 'x');
+    for (int i = 0; i < 20; ++i) ex.chunk(mib);
+    return ex.end_stream();
+  });
+  RestConfig c;
+  parse_server(server.url(), true, c);
+  c.ca_data = Pki::get().ca.cert;
+  c.token = "t";
+  ReflectorOptions o;
+  o.initial_backoff = milliseconds(20);
+  o.jitter = false;
+  Reflector r(c, "/api/v1/nodes", sink, o);
+  std::thread t([&] { r.run(); });
+  for (int i = 0; i < 500 && r.stats().failures == 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  r.stop();
+  t.join();
+  EXPECT_EQ(r.stats().failures, 1u);
+  EXPECT_NE(r.last_error().find("object to decode was longer than maximum allowed size (16777216 bytes)"),
+            std::string::npos)
+      << r.last_error();
+  EXPECT_EQ(r.stats().events, 0u);
 }
 
 }  // namespace
