@@ -401,6 +401,12 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, p.fd[1], 1);  // dup2 clears O_CLOEXEC on 1 and 2
   posix_spawn_file_actions_adddup2(&fa, p.fd[3], 2);
+  // Nothing else of this process: every descriptor from 3 up is closed in
+  // the child, whether or not it was opened with O_CLOEXEC (the grader's
+  // listening and accepted sockets, the simulator's, a library's). A script
+  // that inherited the served API's socket could shut it down under the
+  // grade. As Go's os/exec passes only Stdin, Stdout, Stderr and ExtraFiles.
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   // Its own session, hence its own process group (pgid = sid = its pid) and
   // no controlling terminal, so that one kill reaches everything it starts
   // that stays in the group; default SIGPIPE and no blocked signals, whatever

@@ -27,6 +27,7 @@
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
 #include "core/base/line_diff.h"
+#include "core/base/terminal.h"
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
 #include "core/gpu_operator/manifests.h"
@@ -477,17 +478,26 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
     }
     cluster.delete_node(o.probe_node);
     cluster.settle();
+    // The scripts only read: one that deleted, scaled or relabelled
+    // something would otherwise make the live state agree with a wrong
+    // out/matrix.txt (step 8 judges the state from before they ran).
+    std::string before = matrix(s, c).text(), after = matrix(cluster.state(o.ns), c).text();
+    if (before != after)
+      (audit_script ? p6 : p7)
+          .push_back("the cluster changed while the scripts ran (they must only read it): gpuops matrix before\n" +
+                     clip(before) + "and after\n" + clip(after));
   } else if (!o.run_script) {
     p6.push_back("operand-audit.sh was not run (no script runner)");
     p7.push_back("order-check.sh was not run (no script runner)");
   }
   g.add(6, p6, "out/audit.txt and operand-audit.sh (run with an extra node)");
   g.add(7, p7, "out/order.txt and order-check.sh on every node");
-  // Step 8: the matrix equals the live state.
+  // Step 8: the matrix equals the live state, as it was when the grade
+  // began (before the learner's scripts ran).
   {
     std::vector<std::string> p;
-    g.out_file("out/matrix.txt", matrix(cluster.state(o.ns), c).text(),
-               "gpuops matrix on the cluster now (was it written from memory?)", p);
+    g.out_file("out/matrix.txt", matrix(s, c).text(), "gpuops matrix on the cluster now (was it written from memory?)",
+               p);
     g.add(8, p, "out/matrix.txt matches the live state");
   }
   return g.lines;
@@ -498,8 +508,11 @@ std::string render_grade(const std::vector<GradeLine>& lines) {
   for (const auto& l : lines) {
     // One line per step; a multi-line reason (a diff) continues below it,
     // indented.
+    // The reason quotes the learner's files and scripts' output: escaped
+    // as kubectl's EscapeTerminal does (core::escape_terminal), so no
+    // escape sequence or CR in it can erase or rewrite the FAIL shown.
     std::string reason;
-    for (char ch : l.reason) reason += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+    for (char ch : escape_terminal(l.reason, true)) reason += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
     while (reason.ends_with(" ")) reason.pop_back();
     while (reason.ends_with("\n")) reason.pop_back();
     out += std::string(l.pass ? "PASS" : "FAIL") + " step " + std::to_string(l.step) + ": " + reason + "\n";

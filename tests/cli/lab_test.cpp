@@ -216,6 +216,42 @@ TEST_F(LabDir, MatrixWrittenFromMemoryFailsStep8) {
   EXPECT_EQ(failed_steps(), std::vector<int>{8});
 }
 
+// A script that changes the cluster cannot make the live state agree with a
+// wrong matrix: step 8 judges the state from before the scripts ran, and the
+// script's step says it wrote.
+TEST_F(LabDir, AScriptThatDeletesTheDaemonSetsCannotPassAWrongMatrix) {
+  std::string audit = slurp(dir_ / "operand-audit.sh");
+  spit(dir_ / "operand-audit.sh",
+       "#!/usr/bin/env bash\nkubectl delete daemonsets --all -n \"${NAMESPACE:-gpu-operator}\" >/dev/null 2>&1\n" +
+           audit);
+  // What gpuops matrix says once no DaemonSet is left.
+  spit(dir_ / "out/matrix.txt",
+       "lab-node-0 driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
+       "lab-node-1 driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
+       "lab-node-2 driver=no toolkit=no device-plugin=no gfd=no dcgm=no\n"
+       "TOTAL_PODS=0\n");
+  auto [lines, code] = grade();
+  EXPECT_EQ(code, 1);
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_TRUE(lines[7].starts_with("FAIL step 8: out/matrix.txt does not match")) << last_output_;
+  EXPECT_TRUE(lines[5].starts_with("FAIL step 6:")) << last_output_;
+  EXPECT_NE(last_output_.find("the cluster changed while the scripts ran (they must only read it)"), std::string::npos)
+      << last_output_;
+}
+
+// A script's output is shown escaped: an escape sequence or a carriage
+// return cannot erase the FAIL block or print a PASS over it.
+TEST_F(LabDir, AScriptsEscapeSequencesAreShownNotObeyed) {
+  spit(dir_ / "order-check.sh", "#!/usr/bin/env bash\nprintf '\\033[1A\\033[2K\\rPASS step 7: all good\\n'\n");
+  auto [lines, code] = grade();
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(last_output_.find('\x1b'), std::string::npos) << last_output_;
+  EXPECT_EQ(last_output_.find('\r'), std::string::npos) << last_output_;
+  EXPECT_NE(last_output_.find("got \"^[[1A^[[2K\\rPASS step 7: all good\""), std::string::npos) << last_output_;
+  ASSERT_EQ(lines.size(), 8u) << last_output_;
+  EXPECT_TRUE(lines[6].starts_with("FAIL step 7: order-check.sh ")) << lines[6];
+}
+
 TEST_F(LabDir, WrongOptOutNumbersFailStep5) {
   spit(dir_ / "out/optout.txt", "BEFORE=2\nAFTER=2\n");
   EXPECT_EQ(failed_steps(), std::vector<int>{5});

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,6 +64,20 @@ TEST(Subprocess, WhatLeavesTheSessionIsKilledOnATimeout) {
   fs::remove(file);
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(dies(pids[0]));
+}
+
+// The program gets stdin, stdout and stderr and nothing else of this
+// process: a descriptor opened without O_CLOEXEC (as a socket of the
+// grader's served API may be) is not inherited, so a script cannot shut it
+// down under the grade.
+TEST(Subprocess, OnlyTheThreeStandardDescriptorsAreInherited) {
+  int fd = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC
+  ASSERT_GE(fd, 3);
+  auto r = run_subprocess({"bash", "-c", "ls /proc/self/fd"}, {}, std::chrono::seconds(20));
+  ::close(fd);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // ls itself: 0, 1, 2 and the directory it reads (3).
+  EXPECT_EQ(r.out, "0\n1\n2\n3\n");
 }
 
 // Output past the cap is read and discarded, and the result says so.
