@@ -28,7 +28,7 @@ json::value ApiServer::Impl::create(const ResourceRequest& r, int& status) {
       throw_api(e.http_status, e.message());
     }
   } else {
-    body = internal::read_body(r.http.body());
+    body = read_request_body(r);
   }
   const std::optional<core::OutOfRangeNumber> big =
       ctype.rfind("application/vnd.kubernetes.protobuf", 0) == 0 ? std::nullopt : internal::body_out_of_range_number(r);

@@ -136,7 +136,7 @@ json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional
   std::string manager = r.param("fieldManager");
   if (manager.empty())
     throw_api(400, "PATCH " + std::string(r.url.path()) + ": fieldManager is required for apply requests");
-  json::value applied_cfg = internal::read_body(r.http.body());
+  json::value applied_cfg = read_request_body(r);
   if (!applied_cfg.is_object()) throw_api(400, "the object provided is unrecognized");
   json::object& ao = applied_cfg.as_object();
   ao.erase("status");

@@ -32,6 +32,18 @@ json::value read_body(const std::string& body) {
   return docs[0].value;
 }
 
+bool decode_elsewhere(const Request& req) {
+  namespace http = boost::beast::http;
+  const std::string& body = req.body();
+  if (body.size() < kDecodeElsewhereBytes) return false;
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || body[first] == '{') return false;
+  std::string_view ctype = req[http::field::content_type];
+  if (req.method() == http::verb::post || req.method() == http::verb::put)
+    return !ctype.starts_with("application/vnd.kubernetes.protobuf");
+  return req.method() == http::verb::patch && ctype.starts_with("application/apply-patch+yaml");
+}
+
 json::value parse_json(const std::string& body) {
   boost::system::error_code ec;
   json::value v = json::parse(body, ec, {}, core::json_parse_options());

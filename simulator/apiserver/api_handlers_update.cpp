@@ -55,7 +55,7 @@ namespace {
 
 json::value ApiServer::Impl::update(const ResourceRequest& r, const std::optional<core::Object>& current) {
   if (!current) internal::throw_not_found(r.res, r.route.name);
-  json::value body = internal::read_body(r.http.body());
+  json::value body = read_request_body(r);
   if (!body.is_object()) throw_api(400, "the object provided is unrecognized");
   internal::check_identity(r, body);  // update.go: checkName, then the strategy's validation
   return store_update(r, current, body, false);

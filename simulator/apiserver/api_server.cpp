@@ -392,12 +392,33 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_request() {
-    Request req = parser_->release();
+    auto req = std::make_shared<Request>(parser_->release());
     served_ = true;
     tcp_().expires_never();  // handling is not the client's time
+    if (!internal::decode_elsewhere(*req)) return answer(*req, nullptr, nullptr);
+    // A large YAML body: decoded on the decode pool while the I/O thread
+    // serves the other clients, then handled here as any other.
+    asio::post(srv_.decode_pool, [self = shared_from_this(), req] {
+      auto decoded = std::make_shared<std::optional<json::value>>();
+      auto early = std::make_shared<std::optional<ApiError>>();
+      try {
+        *decoded = internal::read_body(req->body());
+      } catch (const ApiError& e) {
+        *early = e;
+      } catch (const std::exception& e) {
+        *early = ApiError{500, "InternalError", std::string("Internal error occurred: ") + e.what(), {}};
+      }
+      asio::post(self->srv_.io, [self, req, decoded, early] {
+        if (self->closed_) return;
+        self->answer(*req, *decoded ? &**decoded : nullptr, *early ? &**early : nullptr);
+      });
+    });
+  }
+
+  void answer(const Request& req, const json::value* decoded, const ApiError* early) {
     auto res = std::make_shared<http::response<http::string_body>>();
     bool keep = req.keep_alive();
-    if (!srv_.handle(req, shared_from_this(), *res)) return;  // watching
+    if (!srv_.handle(req, shared_from_this(), *res, decoded, early)) return;  // watching
     res->keep_alive(keep);
     res->prepare_payload();
     tcp_().expires_after(srv_.opt.request_timeout);
@@ -631,8 +652,13 @@ int ApiServer::Impl::check_header(http::request_parser<http::string_body>& p) co
   return 0;
 }
 
+json::value ApiServer::Impl::read_request_body(const ResourceRequest& r) const {
+  return predecoded ? *predecoded : internal::read_body(r.http.body());
+}
+
 bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>& s,
-                             http::response<http::string_body>& res) {
+                             http::response<http::string_body>& res, const json::value* decoded,
+                             const ApiError* early) {
   res.version(req.version());
   res.set(http::field::content_type, "application/json");
   res.set(http::field::cache_control, "no-cache, private");
@@ -640,6 +666,16 @@ bool ApiServer::Impl::handle(const Request& req, const std::shared_ptr<Session>&
     res.result(static_cast<http::status>(e.code));
     res.body() = json::serialize(status_object(e.code, e.reason, e.message, e.details));
   };
+  if (early) {
+    reply_status(*early);
+    return true;
+  }
+  // The body decoded off the I/O thread, for this request's handler only.
+  predecoded = decoded;
+  struct Forget {
+    const json::value*& p;
+    ~Forget() { p = nullptr; }
+  } forget{predecoded};
   // Authenticated already, on the header (Session::on_header).
   std::string target(req.target());
   if (target == "/healthz" || target == "/readyz" || target == "/livez") {

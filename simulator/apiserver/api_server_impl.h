@@ -185,6 +185,12 @@ struct ResourceRequest {
 // A request body: JSON or YAML, one object. Else 400 "the object provided
 // is unrecognized: ...".
 boost::json::value read_body(const std::string& body);
+// Whether `req`'s body is decoded off the I/O thread before it is handled: a
+// YAML body (not starting with '{') of at least kDecodeElsewhereBytes to
+// create, replace or apply an object. yaml-cpp takes about a second per MiB;
+// on the I/O thread that second would hold every other client.
+inline constexpr size_t kDecodeElsewhereBytes = 64 * 1024;
+bool decode_elsewhere(const Request& req);
 // A JSON body (a patch, DeleteOptions). Else 400 "error decoding patch: ...".
 boost::json::value parse_json(const std::string& body);
 // `v` as a typed object (core::decode_object, whose InputError escapes).
@@ -231,6 +237,9 @@ struct ApiServer::Impl {
   boost::asio::io_context io{1};
   boost::asio::ssl::context ssl_ctx{boost::asio::ssl::context::tls_server};
   boost::asio::ip::tcp::acceptor acceptor{io};
+  // Large YAML bodies are decoded here (decode_elsewhere). After io: joined
+  // before io is destroyed, and what it posts back still finds io.
+  boost::asio::thread_pool decode_pool{1};
   boost::asio::steady_timer ticker{io};
   boost::asio::steady_timer accept_timer{io};
   std::chrono::milliseconds accept_delay{0};  // after failed accepts
@@ -312,8 +321,16 @@ struct ApiServer::Impl {
   void serve_loop();
   // Handles one request. Returns false when the session took over the
   // connection (a watch).
+  // `decoded`: the body as read_body decoded it off the I/O thread
+  // (decode_elsewhere), or nullptr; `early`: the error that decoding
+  // answered instead, or nullptr.
   bool handle(const Request& req, const std::shared_ptr<Session>& s,
-              boost::beast::http::response<boost::beast::http::string_body>& res);
+              boost::beast::http::response<boost::beast::http::string_body>& res,
+              const boost::json::value* decoded = nullptr, const internal::ApiError* early = nullptr);
+  // The request's object: `predecoded` while handle() runs with one, else
+  // read_body of the body.
+  boost::json::value read_request_body(const ResourceRequest& r) const;
+  const boost::json::value* predecoded = nullptr;  // I/O thread
   // The bearer token of a request's header is the server's
   // (authenticator/request/bearertoken).
   bool authenticated(const boost::beast::http::request_header<>& h) const;

@@ -202,6 +202,39 @@ TEST(ServeHardening, YamlAliasLoopIs400AndTheServerLives) {
   EXPECT_NO_THROW(client.send_json(v));
 }
 
+// A large YAML body (2.9 MiB: a DaemonSet with 80,000 env entries) takes
+// yaml-cpp about half a second to decode (a second on a loaded machine). It is decoded off the I/O thread: a
+// request sent while it decodes is answered first, and both are answered.
+TEST(ServeHardening, ALargeYamlBodyDoesNotHoldTheOtherClients) {
+  Served s(true);
+  std::string env;
+  for (int i = 0; i < 80000; ++i) env += "        - {name: E" + std::to_string(i) + ", value: v}\n";
+  std::string body =
+      "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: big\nspec:\n  selector:\n    matchLabels: {app: "
+      "big}\n  template:\n    metadata:\n      labels: {app: big}\n    spec:\n      containers:\n      - name: c\n"
+      "        image: busybox\n        env:\n" +
+      env;
+  ASSERT_GT(body.size(), 2u << 20);
+  ASSERT_LT(body.size(), 3u << 20);
+  RawClient big(s.server->port());
+  big.handshake();
+  big.write(
+      "POST /apis/apps/v1/namespaces/default/daemonsets HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "application/yaml\r\nAuthorization: Bearer " +
+      s.server->token() + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  ASSERT_FALSE(big.write_error) << big.write_error.message();
+  // The server has the body by now (it reads it in milliseconds) and decodes it.
+  std::this_thread::sleep_for(100ms);
+  RawClient other(s.server->port());
+  other.handshake();
+  other.write("GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() + "\r\n\r\n");
+  EXPECT_EQ(status_of(other.read(5s, 12)), 200);
+  // The large one is still being decoded: nothing of its answer yet.
+  EXPECT_EQ(big.read(1ms, 12), "") << "the large body was answered before the small request";
+  std::string answer = big.read(60s, 12);
+  EXPECT_NE(status_of(answer), 0) << answer;
+}
+
 // Out of descriptors, the accept loop backs off (5 ms doubling to 1 s)
 // instead of retrying at once: over 2 s that is a handful of retries, each
 // said on stderr. `gpuops serve` runs with a descriptor limit of 16.
