@@ -16,7 +16,21 @@ std::string render(const std::string& file, int line, const std::string& field, 
 }
 }  // namespace
 
-std::string clip_message(const std::string& text, size_t max) {
+std::string clip_message(const std::string& in, size_t max) {
+  // A NUL byte would end what() (a C string) there: written as Go's %q
+  // writes it.
+  std::string text;
+  if (in.find('\0') == std::string::npos) {
+    text = in;
+  } else {
+    text.reserve(in.size() + 16);
+    for (char c : in) {
+      if (c == '\0')
+        text += "\\x00";
+      else
+        text.push_back(c);
+    }
+  }
   if (text.size() <= max) return text;
   // Cut on a UTF-8 character boundary.
   size_t cut = max;

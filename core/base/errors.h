@@ -21,7 +21,8 @@ enum ExitCode : int {
 // An error's text is bounded, whatever the input put in it (a 50 MB name
 // must not make a 100 MB message): past `max` bytes the text is cut and ends
 // with "... (N more bytes)". InputError clips its file and field to 1 KiB
-// and its message to 4 KiB; ClusterError its text to 8 KiB.
+// and its message to 4 KiB; ClusterError its text to 8 KiB. A NUL byte is
+// written "\x00" (as Go's %q), so what(), a C string, is never cut short.
 std::string clip_message(const std::string& text, size_t max);
 inline constexpr size_t kMaxClusterMessage = 8192;
 

@@ -1,6 +1,7 @@
 #include "core/codec/yaml_load.h"
 
 #include <libfyaml.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/node/detail/memory.h>
 #include <yaml-cpp/node/detail/node.h>
@@ -137,7 +138,19 @@ class AliasBudget : public YAML::EventHandler {
 [[noreturn]] void syntax_error(const std::string& text, const std::string& file, const std::string& prefix,
                                const YAML::Exception& e) {
   int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;
+  // The scanner's mark may stand past the last line break (line 2 of a
+  // one-line text): the last line then.
+  const int lines =
+      static_cast<int>(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n' ? 1 : 0);
+  if (line > lines) line = lines;
   std::string msg = prefix + e.msg;
+  // yaml-cpp's DepthGuard refuses about 500 collections inside one another
+  // with the words "bad file"; Go's YAML reader (go-yaml, as kubectl reads)
+  // allows 10000 ("exceeded max depth of 10000"), as gpuops' JSON readers do.
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e))
+    msg = prefix +
+          "nested too deep: gpuops reads YAML up to about 500 collections inside one another (kubectl up to "
+          "10000); the same object as JSON (kubectl get -o json) is read up to 10000";
   // Say it plainly when a tab sits in the indentation: YAML forbids it.
   std::istringstream ls(text);
   std::string l;

@@ -59,6 +59,15 @@ TEST(InputFile, SizeIsCapped) {
   core::set_max_input_bytes(old);
 }
 
+// what() is a C string: a NUL in a name used to end the message there
+// (`metadata.name: Node "a`). It is written as Go's %q writes it.
+TEST(ErrorText, ANulByteDoesNotCutTheMessageShort) {
+  core::InputError e("d.json", 0, "metadata.name", std::string("Invalid value: \"a\0b\": not a name", 32));
+  EXPECT_EQ(std::string(e.what()), "d.json: metadata.name: Invalid value: \"a\\x00b\": not a name");
+  core::ClusterError c(std::string("pod \"p\0q\" failed", 16));
+  EXPECT_EQ(std::string(c.what()), "pod \"p\\x00q\" failed");
+}
+
 TEST(ErrorText, IsBoundedWhateverTheInput) {
   std::string name(50 * 1000 * 1000, 'a');
   std::string msg = "Invalid value: \"" + name + "\"";

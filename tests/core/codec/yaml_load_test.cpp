@@ -71,6 +71,27 @@ TEST(YamlLoad, NextLineAndNoBreakSpaceEscapesAreUtf8) {
             "\u00e9\u0085\u00e9\u00a0\U0001F600");
 }
 
+// yaml-cpp refuses about 500 collections inside one another with "bad file",
+// marked past the end of a one-line text. The error says what it is, on the
+// text's own line, and how to read the object (as JSON, up to Go's 10000).
+TEST(YamlLoad, NestingTooDeepIsSaidPlainly) {
+  const std::string deep = "a: " + std::string(500, '[') + std::string(500, ']');
+  for (const std::string& text : {deep, deep + "\n"}) {
+    try {
+      core::load_yaml(text, "deep.yaml");
+      FAIL() << "accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.line(), 1);
+      EXPECT_NE(e.message().find("nested too deep: gpuops reads YAML up to about 500 collections inside one another"),
+                std::string::npos)
+          << e.message();
+      EXPECT_EQ(e.message().find("bad file"), std::string::npos) << e.message();
+    }
+  }
+  // 400 levels are read.
+  EXPECT_NO_THROW(core::load_yaml("a: " + std::string(400, '[') + std::string(400, ']'), "ok.yaml"));
+}
+
 TEST(YamlLoad, AliasInsideItsOwnAnchorIsRefused) {
   auto e = refused("a: &a\n  b: *a\n");
   EXPECT_EQ(e.message(), "invalid YAML: anchor 'a' value contains itself");
