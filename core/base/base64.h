@@ -1,6 +1,7 @@
 // core/base/base64.h: standard base64 (RFC 4648, with padding), as Kubernetes
-// writes []byte fields (encoding/base64.StdEncoding: kubeconfig *-data, the
-// apiserver's continue tokens), by OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock.
+// writes []byte fields (encoding/base64.StdEncoding: kubeconfig *-data), by
+// OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock. (The apiserver's continue tokens
+// are RawURLEncoding: simulator/apiserver/api_list_options.cpp.)
 #pragma once
 
 #include <optional>

@@ -40,6 +40,8 @@ constexpr std::pair<char32_t, char32_t> kGoPrintRanges[] = {
 #include "core/base/go_print_ranges.inc"
 };
 
+}  // namespace
+
 // mirrors strconv.IsPrint.
 bool go_is_print(char32_t r) {
   auto it = std::upper_bound(std::begin(kGoPrintRanges), std::end(kGoPrintRanges), r,
@@ -71,7 +73,57 @@ std::pair<char32_t, size_t> decode_rune(std::string_view s) {
   return {0xfffd, 0};
 }
 
-}  // namespace
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    auto [r, width] = decode_rune(s);
+    if (width == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD, for the one byte
+      width = 1;
+    } else {
+      out.append(s.data(), width);
+    }
+    s.remove_prefix(width);
+  }
+  return out;
+}
+
+// mirrors encoding/json's encodeState.string with HTML escaping on (what
+// json.Marshal writes).
+std::string go_json_string(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "\"";
+  while (!s.empty()) {
+    auto [r, width] = decode_rune(s);
+    if (width == 0) {
+      out += "\\ufffd";
+      s.remove_prefix(1);
+      continue;
+    }
+    switch (r) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (r < 0x20 || r == '<' || r == '>' || r == '&') {
+          out += "\\u00";
+          out += hex[r >> 4];
+          out += hex[r & 15];
+        } else if (r == 0x2028 || r == 0x2029) {
+          out += r == 0x2028 ? "\\u2028" : "\\u2029";
+        } else {
+          out.append(s.data(), width);
+        }
+    }
+    s.remove_prefix(width);
+  }
+  return out + "\"";
+}
 
 // mirrors strconv.Quote (appendQuotedWith, appendEscapedRune).
 std::string go_quote(std::string_view in) {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace gpuops::core {
 
@@ -25,5 +26,25 @@ std::string escape_terminal(std::string_view in, bool keep_newlines = false);
 // private use, unassigned; core/base/go_print_ranges.inc) as \uXXXX or
 // \UXXXXXXXX; the rest as it is.
 std::string go_quote(std::string_view s);
+
+// mirrors strconv.IsPrint (unicode.IsPrint: letters, marks, numbers,
+// punctuation, symbols and the ASCII space).
+bool go_is_print(char32_t r);
+
+// mirrors utf8.DecodeRuneInString: the rune at the start of `s` (not empty)
+// and its width, or {U+FFFD, 0} for a byte that does not start a valid
+// sequence (an overlong form, a surrogate, past U+10FFFF, a sequence cut
+// short), which Go decodes as (RuneError, 1).
+std::pair<char32_t, size_t> decode_rune(std::string_view s);
+
+// `s` with each byte that does not start a valid UTF-8 sequence replaced by
+// U+FFFD, as Go's encoding/json writes a string; valid text is unchanged.
+std::string valid_utf8(std::string_view s);
+
+// The JSON string json.Marshal writes for `s`, quotes included: '"', '\\'
+// and the C0 controls escaped (\b \f \n \r \t, else \u00XX), '<', '>' and
+// '&' as \u003c \u003e \u0026, U+2028 and U+2029 as \u2028 and \u2029, and
+// each byte that is not UTF-8 as \ufffd.
+std::string go_json_string(std::string_view s);
 
 }  // namespace gpuops::core

@@ -247,6 +247,14 @@ PodSpec decode_pod_spec(Decoder& d, const boost::json::object* o, const Path& p,
 // (ValidatePortNumOrName), throwing (core/codec/validation.cpp).
 ObjectMeta validate_object_meta(Decoder& d, const boost::json::object& root,
                                 std::string (*name_rule)(const std::string&), bool namespaced);
+// metadata.ownerReferences (the JSON array, or null) and metadata.finalizers
+// at `p`, as ValidateOwnerReferences and ValidateFinalizers check them (part
+// of validate_object_meta).
+std::vector<FieldError> validate_owner_references(const boost::json::value* refs, const Path& p);
+std::vector<FieldError> validate_finalizers(const std::vector<std::string>& finalizers, const Path& p);
+// IsQualifiedName's messages for `value`, in its order; empty when valid
+// (core/codec/validation.cpp).
+std::vector<std::string> qualified_name_errors(const std::string& value);
 std::string validate_port_number(int64_t port);
 std::string validate_port_name(const std::string& name);
 // field.ErrorList.ToAggregate's text of field errors "<field>: <message>":

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/base/errors.h"
+#include "core/base/terminal.h"
 #include "core/codec/codec_internal.h"
 #include "core/codec/crd_schema.h"
 #include "core/codec/documents.h"
@@ -78,13 +79,139 @@ ObjectMeta validate_object_meta(Decoder& d, const json::object& root, std::strin
   const Path top;
   const Path mp = top.child("metadata");
   ObjectMeta m = decode_meta(d, root, top);
-  if (m.name.empty()) d.invalid(mp.child("name"), "Required value: name or generateName is required");
-  if (std::string e = name_rule(m.name); !e.empty())
-    d.invalid(mp.child("name"), "Invalid value: \"" + m.name + "\": " + e);
+  const json::value* md = get(&root, "metadata");
+  const json::object* mo = md && md->is_object() ? &md->as_object() : nullptr;
+  // ValidateObjectMetaAccessor: generateName by the name rule for a prefix
+  // (maskTrailingDash: a trailing '-' and the character before it read as
+  // "a"), then the name, generated from it already when it was empty.
+  std::vector<FieldError> name_errs;
+  if (const json::value* g = get(mo, "generateName"); g && g->is_string() && !g->get_string().empty()) {
+    std::string gen(g->get_string());
+    std::string masked = gen.size() > 1 && gen.back() == '-' ? gen.substr(0, gen.size() - 2) + "a" : gen;
+    if (std::string e = name_rule(masked); !e.empty())
+      name_errs.push_back(
+          field_error("FieldValueInvalid", mp.child("generateName"), "Invalid value: \"" + gen + "\": " + e));
+  }
+  if (m.name.empty())
+    name_errs.push_back(
+        field_error("FieldValueRequired", mp.child("name"), "Required value: name or generateName is required"));
+  else if (std::string e = name_rule(m.name); !e.empty())
+    name_errs.push_back(field_error("FieldValueInvalid", mp.child("name"), "Invalid value: \"" + m.name + "\": " + e));
+  d.invalid_all(name_errs);
   m.namespace_ = validate_meta_namespace(d, m.namespace_, namespaced, mp.child("namespace"));
   validate_meta_labels(d, m.labels, mp.child("labels"));
   validate_meta_annotations(d, m.annotations, mp.child("annotations"));
+  std::vector<FieldError> errs = validate_owner_references(get(mo, "ownerReferences"), mp.child("ownerReferences"));
+  for (auto& e : validate_finalizers(m.finalizers, mp.child("finalizers"))) errs.push_back(std::move(e));
+  d.invalid_all(errs);
   return m;
+}
+
+namespace {
+
+// json.Marshal of one metav1.OwnerReference as given: apiVersion, kind,
+// name and uid always, controller and blockOwnerDeletion (*bool, omitempty)
+// when set.
+std::string owner_reference_json(const json::value& v) {
+  const json::object* o = v.if_object();
+  std::string out = "{";
+  for (const char* k : {"apiVersion", "kind", "name", "uid"}) {
+    const json::value* f = get(o, k);
+    out += std::string(out.size() > 1 ? "," : "") + "\"" + k +
+           "\":" + go_json_string(f && f->is_string() ? std::string_view(f->get_string()) : std::string_view());
+  }
+  for (const char* k : {"controller", "blockOwnerDeletion"}) {
+    const json::value* f = get(o, k);
+    if (f && f->is_bool()) out += std::string(",\"") + k + "\":" + (f->get_bool() ? "true" : "false");
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+// mirrors ValidateOwnerReferences and validateOwnerReference
+// (k8s.io/apimachinery pkg/api/validation/objectmeta.go).
+std::vector<FieldError> validate_owner_references(const json::value* refs, const Path& p) {
+  std::vector<FieldError> errs;
+  const json::array* a = refs ? refs->if_array() : nullptr;
+  if (!a) return errs;
+  std::string first_controller;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const json::object* o = (*a)[i].if_object();
+    auto str = [&](const char* k) {
+      const json::value* f = get(o, k);
+      return f && f->is_string() ? std::string(f->get_string()) : std::string();
+    };
+    const Path rp = p.index(i);
+    const std::string api_version = str("apiVersion"), kind = str("kind"), name = str("name");
+    // schema.ParseGroupVersion: "" and "/" are the empty version; more than
+    // one '/' is an error; the version after '/' may not be empty.
+    std::string group, version = api_version;
+    const size_t slashes = std::count(api_version.begin(), api_version.end(), '/');
+    if (slashes == 1) {
+      group = api_version.substr(0, api_version.find('/'));
+      version = api_version.substr(api_version.find('/') + 1);
+    }
+    if (api_version == "/") version.clear();
+    if (api_version.empty())
+      errs.push_back(field_error("FieldValueRequired", rp.child("apiVersion"), "Required value: must not be empty"));
+    else if (slashes > 1 || version.empty())
+      errs.push_back(
+          field_error("FieldValueInvalid", rp.child("apiVersion"),
+                      "Invalid value: " + go_quote(api_version) + ": must be <group>/<version> or <version>"));
+    if (kind.empty())
+      errs.push_back(field_error("FieldValueRequired", rp.child("kind"), "Required value: must not be empty"));
+    if (name.empty())
+      errs.push_back(field_error("FieldValueRequired", rp.child("name"), "Required value: must not be empty"));
+    if (str("uid").empty())
+      errs.push_back(field_error("FieldValueRequired", rp.child("uid"), "Required value: must not be empty"));
+    // BannedOwners: an Event may own nothing.
+    if (slashes <= 1 && group.empty() && version == "v1" && kind == "Event")
+      errs.push_back(field_error(
+          "FieldValueInvalid", rp,
+          "Invalid value: " + owner_reference_json((*a)[i]) + ": /v1, Kind=Event is disallowed from being an owner"));
+    const json::value* c = get(o, "controller");
+    if (c && c->is_bool() && c->get_bool()) {
+      const std::string controller = kind + "/" + name;
+      if (first_controller.empty()) {
+        first_controller = controller;
+      } else {
+        std::string all = "[";
+        for (size_t j = 0; j < a->size(); ++j) all += (j ? "," : "") + owner_reference_json((*a)[j]);
+        errs.push_back(field_error("FieldValueInvalid", p,
+                                   "Invalid value: " + all +
+                                       "]: Only one reference can have Controller set to true. Found \"true\" in "
+                                       "references for " +
+                                       first_controller + " and " + controller));
+      }
+    }
+  }
+  return errs;
+}
+
+// mirrors ValidateFinalizers and ValidateFinalizerName (k8s.io/apimachinery
+// pkg/api/validation/objectmeta.go): each a qualified name (IsQualifiedName,
+// the errors on the list's path), and not both "orphan" and
+// "foregroundDeletion". kube-apiserver refuses no other name here; a name
+// without a domain gets a warning only (Namespace's spec.finalizers is where
+// it refuses one).
+std::vector<FieldError> validate_finalizers(const std::vector<std::string>& finalizers, const Path& p) {
+  std::vector<FieldError> errs;
+  bool orphan = false, foreground = false;
+  for (const auto& f : finalizers) {
+    for (const auto& msg : qualified_name_errors(f))
+      errs.push_back(field_error("FieldValueInvalid", p, "Invalid value: " + go_quote(f) + ": " + msg));
+    orphan = orphan || f == "orphan";
+    foreground = foreground || f == "foregroundDeletion";
+  }
+  if (orphan && foreground) {
+    std::string all = "[";
+    for (size_t i = 0; i < finalizers.size(); ++i) all += (i ? "," : "") + go_json_string(finalizers[i]);
+    errs.push_back(
+        field_error("FieldValueInvalid", p,
+                    "Invalid value: " + all + "]: finalizer orphan and foregroundDeletion cannot be both set"));
+  }
+  return errs;
 }
 
 std::vector<Requirement> decode_requirements(Decoder& d, const json::value* v, const Path& p, const char* st,

@@ -19,7 +19,7 @@
 
 namespace gpuops::core {
 
-namespace {
+namespace codec_internal {
 
 // mirrors IsQualifiedName, k8s.io/apimachinery/pkg/util/validation/validation.go:
 // every message it returns, in its order (an empty name is both "must be
@@ -52,7 +52,9 @@ std::vector<std::string> qualified_name_errors(const std::string& value) {
   return errs;
 }
 
-}  // namespace
+}  // namespace codec_internal
+
+using codec_internal::qualified_name_errors;
 
 // ---------------------------------------------------------------- objects
 

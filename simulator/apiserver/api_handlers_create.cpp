@@ -18,6 +18,7 @@ using internal::to_api_error;
 json::value ApiServer::Impl::create(const ResourceRequest& r, int& status) {
   const Resource& res = r.res;
   if (r.route.status) internal::throw_method_not_allowed();
+  internal::validate_write_options(r, "CreateOptions", false);
   std::string ctype;
   if (auto it = r.http.find(http::field::content_type); it != r.http.end()) ctype = std::string(it->value());
   json::value body;
@@ -29,6 +30,19 @@ json::value ApiServer::Impl::create(const ResourceRequest& r, int& status) {
     }
   } else {
     body = read_request_body(r);
+  }
+  // The registry's Create generates a name from metadata.generateName when
+  // the name is empty, before the object is validated (rest.BeforeCreate):
+  // for every kind served.
+  if (json::object* o = body.if_object()) {
+    json::value* md = o->if_contains("metadata");
+    json::object* mo = md ? md->if_object() : nullptr;
+    const json::value* gen = mo ? mo->if_contains("generateName") : nullptr;
+    const json::value* name = mo ? mo->if_contains("name") : nullptr;
+    if (gen && gen->is_string() && !gen->get_string().empty() &&
+        (!name || name->is_null() || (name->is_string() && name->get_string().empty())))
+      (*mo)["name"] =
+          cluster.store().generate_name(res.kind, res.namespaced ? r.route.ns : "", std::string(gen->get_string()));
   }
   const std::optional<core::OutOfRangeNumber> big =
       ctype.rfind("application/vnd.kubernetes.protobuf", 0) == 0 ? std::nullopt : internal::body_out_of_range_number(r);

@@ -83,6 +83,14 @@ std::string media_type(const internal::Request& req) {
 
 json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional<core::Object>& current, int& status) {
   std::string ctype = media_type(r.http);
+  // patch.go checks the patch type first, then the options.
+  if (ctype != "application/apply-patch+yaml" && ctype != "application/merge-patch+json" &&
+      ctype != "application/strategic-merge-patch+json" && ctype != "application/json-patch+json")
+    throw_api(415,
+              "the body of the request was in an unknown format - accepted media types include: "
+              "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
+              "application/strategic-merge-patch+json");
+  internal::validate_write_options(r, "PatchOptions", ctype == "application/apply-patch+yaml");
   if (ctype == "application/apply-patch+yaml") return apply(r, current, status);
   if (!current) internal::throw_not_found(r.res, r.route.name);
   // A number float64 cannot hold: the patch is decoded into interface{}
@@ -113,13 +121,8 @@ json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional
       next = merge_patch(cur, patch);
     } else if (ctype == "application/strategic-merge-patch+json") {
       next = strategic_merge_patch(cur, patch);
-    } else if (ctype == "application/json-patch+json") {
-      next = json_patch(cur, patch);
     } else {
-      throw_api(415,
-                "the body of the request was in an unknown format - accepted media types include: "
-                "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
-                "application/strategic-merge-patch+json");
+      next = json_patch(cur, patch);
     }
   } catch (const core::InputError& e) {
     throw to_api_error(e, &r.res, r.route.name);
@@ -133,9 +136,8 @@ json::value ApiServer::Impl::patch(const ResourceRequest& r, const std::optional
 // conflicts; each field manager's last applied configuration is kept, and
 // fields it applied before and leaves out now are removed.
 json::value ApiServer::Impl::apply(const ResourceRequest& r, const std::optional<core::Object>& current, int& status) {
-  std::string manager = r.param("fieldManager");
-  if (manager.empty())
-    throw_api(400, "PATCH " + std::string(r.url.path()) + ": fieldManager is required for apply requests");
+  // Present: validate_write_options refused an apply without one.
+  std::string manager = internal::query_values(r, "fieldManager").front();
   json::value applied_cfg = read_request_body(r);
   if (!applied_cfg.is_object()) throw_api(400, "the object provided is unrecognized");
   json::object& ao = applied_cfg.as_object();

@@ -16,42 +16,19 @@ namespace gpuops::simulator {
 
 namespace json = boost::json;
 namespace http = boost::beast::http;
+using internal::ApiError;
 using internal::ListOptions;
 using internal::Resource;
 using internal::throw_api;
 
 namespace {
 
-// storage.EncodeContinue (apiserver pkg/storage/continue.go): base64 of
-// {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\0"}.
-std::string encode_continue(uint64_t rv, const std::string& start) {
-  json::object o;
-  o["v"] = "meta.k8s.io/v1";
-  o["rv"] = rv;
-  o["start"] = start + std::string(1, '\0');
-  return core::base64_encode(json::serialize(o));
-}
-
-std::string decode_continue(const std::string& token) {
-  try {
-    auto raw = core::base64_decode(token);
-    if (!raw) throw std::invalid_argument("not base64");
-    json::value v = json::parse(*raw);
-    const json::object& o = v.as_object();
-    if (o.at("v").as_string() != "meta.k8s.io/v1") throw std::invalid_argument("version");
-    std::string start(o.at("start").as_string());
-    if (!start.empty() && start.back() == '\0') start.pop_back();
-    return start;
-  } catch (const std::exception&) {
-    throw_api(400, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
-  }
-}
-
-bool wants_table(const internal::Request& req) {
-  auto it = req.find(http::field::accept);
-  if (it == req.end()) return false;
-  std::string a(it->value());
-  return a.find("as=Table") != std::string::npos;
+// Whether the Accept header's negotiation picked a Table (dispatch()
+// refused the request when it picked nothing).
+bool wants_table(const internal::ResourceRequest& r) {
+  std::optional<std::string> kind = internal::negotiate_output(
+      r.http, r.res.custom ? internal::Endpoint::kCustomResource : internal::Endpoint::kResource);
+  return kind && *kind == "Table";
 }
 
 json::object row_for(const Resource& r, const json::object& obj, core::Time now, const std::string& include) {
@@ -98,9 +75,17 @@ int64_t int_param(const internal::ResourceRequest& r, const std::string& k, int6
 }  // namespace
 
 json::value ApiServer::Impl::get(const ResourceRequest& r, const std::optional<core::Object>& current) {
+  // GetOptions.resourceVersion: the cacher parses it (an error that is no
+  // Status: 500, ErrorToAPIStatus) and waits until it has come that far.
+  if (!r.param("resourceVersion").empty()) {
+    std::string error;
+    std::optional<uint64_t> rv = internal::parse_resource_version(r.param("resourceVersion"), error);
+    if (!rv) throw ApiError{500, "", error, {}};
+    internal::wait_until_fresh(*rv, cluster.store().resource_version());
+  }
   if (!current) internal::throw_not_found(r.res, r.route.name);
   json::object j = core::encode(*current);
-  if (wants_table(r.http)) {
+  if (wants_table(r)) {
     json::object md;
     md["resourceVersion"] = std::to_string(cluster.store().resource_version());
     return make_table(r.res, {j}, cluster.now(), r.param("includeObject"), md);
@@ -114,29 +99,16 @@ json::value ApiServer::Impl::list_or_watch(const ResourceRequest& r, const std::
   o.labels = LabelQuery::parse(r.param("labelSelector"));
   o.fields = FieldQuery::parse(r.param("fieldSelector"));
   o.fields.check_supported(r.res.kind_name);
-  o.table = wants_table(r.http);
+  o.table = wants_table(r);
   o.include = r.param("includeObject");
-  if (internal::truthy(r.param("watch"))) return watch(r, o, s, watching);
+  const bool watching_requested = internal::truthy(r.param("watch"));
+  internal::validate_list_options(r, watching_requested);
+  if (watching_requested) return watch(r, o, s, watching);
   return list(r, o, std::move(sp));
 }
 
 json::value ApiServer::Impl::watch(const ResourceRequest& r, const ListOptions& o, const std::shared_ptr<Session>& s,
                                    bool& watching) {
-  // Streaming lists (sendInitialEvents) are not served: refused as an
-  // API server with the WatchList feature gate off refuses them
-  // (ValidateListOptions, k8s.io/apimachinery/pkg/apis/meta/
-  // internalversion/validation), so that client-go's reflector (its
-  // WatchListClient is on by default since 1.35) falls back to
-  // list + watch.
-  if (!r.param("sendInitialEvents").empty()) {
-    std::string detail = "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
-    throw_api(422, "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: " + detail,
-              json::object{{"group", "meta.k8s.io"},
-                           {"kind", "ListOptions"},
-                           {"causes", json::array{json::object{{"reason", "FieldValueForbidden"},
-                                                               {"message", "Forbidden: " + detail},
-                                                               {"field", "sendInitialEvents"}}}}});
-  }
   const Resource& res = r.res;
   const std::string& ns = r.route.ns;
   ObjectStore& store = cluster.store();
@@ -168,12 +140,16 @@ json::value ApiServer::Impl::watch(const ResourceRequest& r, const ListOptions& 
   } else {
     // "Start at Exact": the events after that version, coalesced
     // (ObjectStore::events_since), over what was visible at it.
-    uint64_t rv = 0;
-    try {
-      rv = std::stoull(rv_text);
-    } catch (const std::exception&) {
-      throw_api(400, "resourceVersion: Invalid value: \"" + rv_text + "\": must be a valid resource version");
-    }
+    // Cacher.Watch returns ParseResourceVersion's storage.InvalidError as
+    // it is, an error that is no Status: 500 with its text
+    // (responsewriters.ErrorToAPIStatus). A version past the store's is
+    // taken: the watch starts after it.
+    std::string error;
+    std::optional<uint64_t> parsed = internal::parse_resource_version(rv_text, error);
+    if (!parsed) throw ApiError{500, "", error, {}};
+    uint64_t rv = *parsed;
+    // The cacher's watcher sends only events after the version asked for.
+    start_rv = std::max(start_rv, rv);
     std::vector<WatchEvent> events;
     try {
       events = store.events_since(rv, res.kind, ns);
@@ -269,8 +245,20 @@ std::vector<core::Object> ApiServer::Impl::watch_candidates(const Resource& res,
 json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o, json::storage_ptr sp) {
   const Resource& res = r.res;
   ObjectStore& store = cluster.store();
+  // storage.ValidateListOptions: the continue token (no resourceVersion
+  // beside it), else the resourceVersion, which the watch cache must have
+  // reached (waitUntilFreshAndList, for every resourceVersionMatch).
   std::string cont = r.param("continue");
-  std::string start = cont.empty() ? "" : decode_continue(cont);
+  std::string start = cont.empty() ? "" : internal::decode_continue(cont);
+  const std::string rv_text = r.param("resourceVersion");
+  if (!cont.empty() && !rv_text.empty() && rv_text != "0")
+    throw_api(400, "specifying resource version is not allowed when using continue");
+  if (cont.empty() && !rv_text.empty()) {
+    std::string error;
+    std::optional<uint64_t> rv = internal::parse_resource_version(rv_text, error);
+    if (!rv) throw_api(400, "invalid resource version: " + error);
+    internal::wait_until_fresh(*rv, store.resource_version());
+  }
   int64_t limit = int_param(r, "limit", 0, "invalid limit");
   // A page costs the page: the snapshot of the kind is taken once per
   // paged list (at its first page, or when the store changed since), the
@@ -349,7 +337,7 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
   json::object md;
   md["resourceVersion"] = std::to_string(store.resource_version());
   if (more) {
-    md["continue"] = encode_continue(store.resource_version(), last_key);
+    md["continue"] = internal::encode_continue(store.resource_version(), last_key);
     if (o.labels.empty() && o.fields.empty()) md["remainingItemCount"] = remaining;
   }
   if (o.table) return make_table(res, rows, cluster.now(), o.include, md);

@@ -2,8 +2,15 @@
 // for the route, the name and namespace checks. Mirrors k8s.io/apiserver
 // pkg/endpoints/handlers/rest.go (and the checks of create.go, update.go,
 // patch.go).
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
 #include <vector>
 
+#include <boost/url/encoding_opts.hpp>
+#include <boost/url/params_view.hpp>
+
+#include "core/base/terminal.h"
 #include "core/codec/codec.h"
 #include "core/codec/documents.h"
 #include "core/codec/patch.h"
@@ -121,6 +128,103 @@ void ensure_namespace(const ResourceRequest& r, core::ObjectMeta& m) {
   if (m.namespace_.empty()) m.namespace_ = r.route.ns;
   if (m.namespace_ != r.route.ns)
     throw_api(400, "the namespace of the provided object does not match the namespace sent on the request");
+}
+
+std::vector<std::string> query_values(const ResourceRequest& r, const std::string& k) {
+  std::vector<std::string> out;
+  boost::urls::encoding_opts opt;
+  opt.space_as_plus = true;
+  for (auto p : r.url.params(opt))
+    if (p.key == k) out.emplace_back(p.has_value ? std::string(p.value) : "");
+  return out;
+}
+
+void throw_invalid(const std::string& group, const std::string& kind, const std::string& name,
+                   const std::vector<FieldError>& errs) {
+  // field.ErrorList.ToAggregate: each distinct "<field>: <body>" once, one
+  // alone as it is, several as "[a, b]".
+  std::vector<std::string> texts;
+  json::array causes;
+  for (const auto& e : errs) {
+    std::string text = e.field + ": " + e.body;
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+    causes.push_back(json::object{{"reason", e.reason}, {"message", e.body}, {"field", e.field}});
+  }
+  std::string all;
+  for (size_t i = 0; i < texts.size(); ++i) all += (i ? ", " : "") + texts[i];
+  if (texts.size() > 1) all = "[" + all + "]";
+  json::object details;
+  if (!name.empty()) details["name"] = name;
+  if (!group.empty()) details["group"] = group;
+  details["kind"] = kind;
+  details["causes"] = std::move(causes);
+  const std::string qualified = group.empty() ? kind : kind + "." + group;
+  throw_api(422, qualified + " " + core::go_quote(name) + " is invalid: " + all, std::move(details));
+}
+
+std::string json_string_list(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + core::go_json_string(values[i]);
+  return out + "]";
+}
+
+std::vector<FieldError> validate_dry_run(const std::vector<std::string>& dry_run) {
+  for (const auto& v : dry_run)
+    if (v != "All")
+      return {{"FieldValueNotSupported", "dryRun",
+               "Unsupported value: " + json_string_list(dry_run) + ": supported values: \"All\""}};
+  return {};
+}
+
+namespace {
+
+// mirrors ValidateFieldManager (apimachinery pkg/apis/meta/v1/validation):
+// at most FieldManagerMaxLength (128) bytes, and every character printable
+// (unicode.IsPrint; a byte that is not UTF-8 reads as U+FFFD, which is).
+void validate_field_manager(const std::string& manager, std::vector<FieldError>& errs) {
+  if (manager.size() > 128)
+    errs.push_back({"FieldValueTooLong", "fieldManager", "Too long: may not be more than 128 bytes"});
+  std::string_view rest(manager);
+  size_t at = 0;
+  while (!rest.empty()) {
+    auto [r, width] = core::decode_rune(rest);
+    if (width == 0)
+      width = 1;  // U+FFFD, printable
+    else if (!core::go_is_print(r)) {
+      char cp[16];
+      std::snprintf(cp, sizeof cp, "U+%04X", static_cast<unsigned>(r));
+      errs.push_back({"FieldValueInvalid", "fieldManager",
+                      "Invalid value: " + core::go_quote(manager) + ": invalid character " + cp + " (at position " +
+                          std::to_string(at) + ")"});
+    }
+    rest.remove_prefix(width);
+    at += width;
+  }
+}
+
+}  // namespace
+
+void validate_write_options(const ResourceRequest& r, const char* kind, bool apply) {
+  std::vector<FieldError> errs;
+  const std::vector<std::string> managers = query_values(r, "fieldManager");
+  const std::string manager = managers.empty() ? "" : managers.front();
+  if (std::string(kind) == "PatchOptions") {
+    // ValidatePatchOptions: apply needs a field manager; force is for apply
+    // only.
+    if (apply && manager.empty())
+      errs.push_back({"FieldValueRequired", "fieldManager", "Required value: is required for apply patch"});
+    if (!apply && !query_values(r, "force").empty())
+      errs.push_back({"FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch"});
+  }
+  validate_field_manager(manager, errs);
+  for (auto& e : validate_dry_run(query_values(r, "dryRun"))) errs.push_back(std::move(e));
+  // ValidateFieldValidation.
+  const std::vector<std::string> fv = query_values(r, "fieldValidation");
+  if (!fv.empty() && fv.front() != "" && fv.front() != "Ignore" && fv.front() != "Warn" && fv.front() != "Strict")
+    errs.push_back({"FieldValueNotSupported", "fieldValidation",
+                    "Unsupported value: " + core::go_quote(fv.front()) +
+                        ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""});
+  if (!errs.empty()) throw_invalid("meta.k8s.io", kind, "", errs);
 }
 
 }  // namespace gpuops::simulator::internal

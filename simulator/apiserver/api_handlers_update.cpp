@@ -54,6 +54,7 @@ namespace {
 }  // namespace
 
 json::value ApiServer::Impl::update(const ResourceRequest& r, const std::optional<core::Object>& current) {
+  internal::validate_write_options(r, "UpdateOptions", false);
   if (!current) internal::throw_not_found(r.res, r.route.name);
   json::value body = read_request_body(r);
   if (!body.is_object()) throw_api(400, "the object provided is unrecognized");

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "core/base/errors.h"
@@ -604,19 +605,28 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
   http::verb method = req.method();
   status = 200;
 
-  if (auto doc = discovery(segs, method)) return std::move(*doc);
+  if (auto doc = discovery(segs, method)) {
+    // The discovery documents are negotiated (their handlers write with
+    // WriteObjectNegotiated); /version and /openapi are not.
+    if (!segs.empty() && (segs[0] == "api" || segs[0] == "apis") &&
+        !internal::negotiate_output(req, internal::Endpoint::kDiscovery))
+      internal::throw_not_acceptable();
+    return std::move(*doc);
+  }
 
   internal::Route route;
   if (!internal::parse_route(segs, route) || (route.res->custom && !cluster.store().gpu_operator_crds()))
     throw_api(404, "the server could not find the requested resource");
   ResourceRequest r{req, u, std::move(q), route, *route.res};
-  std::string dry_run = r.param("dryRun");
-  r.dry_run = dry_run == "All";
-  if (!dry_run.empty() && !r.dry_run)
-    throw_api(400, "Invalid dry run value: unsupported dry run value \"" + dry_run + "\"");
 
   const bool read_or_delete = method == http::verb::get || method == http::verb::delete_;
   if (!internal::writable(r.res) && (!read_or_delete || route.status)) internal::throw_method_not_allowed();
+  // Each verb's handler negotiates the answer's media type first
+  // (negotiation.NegotiateOutputMediaType), before it reads options or body.
+  if (!internal::negotiate_output(r.http,
+                                  r.res.custom ? internal::Endpoint::kCustomResource : internal::Endpoint::kResource))
+    internal::throw_not_acceptable();
+  r.dry_run = r.param("dryRun") == "All";
   if (route.name.empty()) {  // the collection
     if (method == http::verb::get) return list_or_watch(r, s, watching, std::move(sp));
     if (method == http::verb::post) return create(r, status);
@@ -642,7 +652,10 @@ void ApiServer::Impl::start_watch(const std::shared_ptr<Session>& s, internal::W
 
 bool ApiServer::Impl::authenticated(const http::request_header<>& h) const {
   auto it = h.find(http::field::authorization);
-  return it != h.end() && it->value() == "Bearer " + token;
+  if (it == h.end()) return false;
+  std::optional<std::string_view> presented =
+      internal::bearer_token(std::string_view(it->value().data(), it->value().size()));
+  return presented && *presented == token;
 }
 
 int ApiServer::Impl::check_header(http::request_parser<http::string_body>& p) const {

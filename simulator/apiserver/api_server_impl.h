@@ -14,11 +14,15 @@
 //   api_status.{h,cpp}      errors as Status objects
 //                           (apimachinery pkg/api/errors,
 //                           handlers/responsewriters/status.go)
+//   api_auth.cpp            the bearer token (authentication/request/bearertoken)
+//   api_negotiation.cpp     the Accept header (handlers/negotiation)
 //   api_discovery.cpp       /version, /api, /apis, ... and /openapi/v3
 //                           (pkg/endpoints/discovery, kube-openapi handler3)
 //   api_handlers_rest.cpp   what the verbs share: request bodies, name and
 //                           namespace checks (handlers/rest.go)
 //   api_handlers_read.cpp   get, list, watch (handlers/get.go, watch.go)
+//   api_list_options.cpp    their options: ListOptions validation, continue
+//                           tokens, resourceVersion (storage/continue.go)
 //   api_handlers_create.cpp create (handlers/create.go)
 //   api_handlers_update.cpp update (handlers/update.go)
 //   api_handlers_patch.cpp  patch and server-side apply (handlers/patch.go)
@@ -42,6 +46,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -180,6 +185,54 @@ struct ResourceRequest {
   }
 };
 
+// ---- authentication (api_auth.cpp; authentication/request/bearertoken) ----
+
+// The token an Authorization header presents ("Bearer <token>", the scheme
+// in any case), nullopt when it presents none.
+std::optional<std::string_view> bearer_token(std::string_view header);
+
+// ---- the Accept header (api_negotiation.cpp; handlers/negotiation) ----
+
+// What a path serves, for the conversions an Accept clause may ask for.
+enum class Endpoint {
+  kResource,        // a built-in kind: as=Table, PartialObjectMetadata(List)
+  kCustomResource,  // the same, and no protobuf of the object itself
+  kDiscovery,       // /api, /apis, ...: no conversion, or aggregated discovery
+};
+// The answer NegotiateOutputMediaType picks for the request's Accept header
+// (a missing or empty one takes JSON): "" for the object as it is, else the
+// kind of the conversion asked for ("Table", "PartialObjectMetadata", ...);
+// nullopt when no clause names a media type the server has (JSON, YAML,
+// protobuf) with a conversion this endpoint makes. The body is JSON
+// whichever media type was picked (docs/SERVE.md).
+std::optional<std::string> negotiate_output(const Request& req, Endpoint endpoint);
+// 406 NotAcceptable, negotiation.NewNotAcceptableError's Status.
+[[noreturn]] void throw_not_acceptable();
+
+// ---- list and watch options (api_list_options.cpp; storage/continue.go) ----
+
+// storage.EncodeContinue: base64.RawURLEncoding of
+// {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\0"}.
+std::string encode_continue(uint64_t rv, const std::string& start);
+// The start key of a continue token (without its "\0"), else 400 "invalid
+// continue token: continue key is not valid..." (storage.DecodeContinue,
+// which refuses a key path.Clean would change, "../" and the like).
+std::string decode_continue(const std::string& token);
+// APIObjectVersioner.ParseResourceVersion: "" and "0" are 0; else the
+// number, or nullopt with `error` the storage.InvalidError's text
+// ("resourceVersion: Invalid value: ...: strconv.ParseUint: ...").
+std::optional<uint64_t> parse_resource_version(const std::string& rv, std::string& error);
+// A read at resourceVersion `rv` when the store is at `current`: nothing
+// when it has come that far, else the watch cache's answer after its wait,
+// 504 Timeout "Timeout: Too large resource version: <rv>, current:
+// <current>" with retryAfterSeconds 1 (given at once, without the wait).
+void wait_until_fresh(uint64_t rv, uint64_t current);
+// mirrors ValidateListOptions (apimachinery pkg/apis/meta/internalversion/
+// validation) for a list or, `watch`, a watch: resourceVersionMatch,
+// continue and sendInitialEvents, 422 "ListOptions.meta.k8s.io \"\" is
+// invalid: ...".
+void validate_list_options(const ResourceRequest& r, bool watch);
+
 // ---- what the verbs share (api_handlers_rest.cpp; handlers/rest.go) ----
 
 // A request body: JSON or YAML, one object. Else 400 "the object provided
@@ -217,6 +270,35 @@ void check_identity(const ResourceRequest& r, const boost::json::value& v);
 // A namespaced object without a namespace gets the request's; another one
 // is 400 (rest.EnsureObjectNamespaceMatchesRequestNamespace).
 void ensure_namespace(const ResourceRequest& r, core::ObjectMeta& m);
+
+// The values of the query parameter `k`, in order (url.Values[k]; a
+// parameter's options take the first).
+std::vector<std::string> query_values(const ResourceRequest& r, const std::string& k);
+
+// One field error of a field.ErrorList: its type ("FieldValueNotSupported",
+// ...), path and ErrorBody ("Unsupported value: ...").
+struct FieldError {
+  std::string reason;
+  std::string field;
+  std::string body;
+};
+// 422 Invalid as apierrors.NewInvalid(GroupKind{group, kind}, name, errs)
+// answers: "<kind>.<group> \"<name>\" is invalid: <aggregate>", a cause per
+// error.
+[[noreturn]] void throw_invalid(const std::string& group, const std::string& kind, const std::string& name,
+                                const std::vector<FieldError>& errs);
+// json.Marshal of a []string (a field error's value).
+std::string json_string_list(const std::vector<std::string>& values);
+// mirrors ValidateDryRun (apimachinery pkg/apis/meta/v1/validation): every
+// value "All", else `dryRun: Unsupported value: ["x"]: supported values:
+// "All"`.
+std::vector<FieldError> validate_dry_run(const std::vector<std::string>& dry_run);
+// mirrors ValidateCreateOptions, ValidateUpdateOptions and
+// ValidatePatchOptions (`kind` "CreateOptions", "UpdateOptions",
+// "PatchOptions"; `apply`: a server-side apply patch) over the query's
+// fieldManager, force, dryRun and fieldValidation: 422 "<kind>.meta.k8s.io
+// \"\" is invalid: ..." as the create, update and patch handlers answer.
+void validate_write_options(const ResourceRequest& r, const char* kind, bool apply);
 
 }  // namespace internal
 

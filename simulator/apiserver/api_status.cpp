@@ -6,12 +6,39 @@
 
 #include <boost/json/array.hpp>
 
+#include <string_view>
 #include <utility>
 
 namespace gpuops::simulator::internal {
 
 namespace json = boost::json;
+using core::valid_utf8;
 
+namespace {
+
+// Every string of `v` (object keys too) made valid UTF-8 (core::valid_utf8).
+void make_valid(json::value& v) {
+  if (json::string* s = v.if_string()) {
+    std::string_view text(s->data(), s->size());
+    if (std::string fixed = valid_utf8(text); fixed != text) *s = fixed;
+  } else if (json::array* a = v.if_array()) {
+    for (auto& x : *a) make_valid(x);
+  } else if (json::object* o = v.if_object()) {
+    json::object out;
+    for (auto& kv : *o) {
+      make_valid(kv.value());
+      out[valid_utf8(std::string_view(kv.key().data(), kv.key().size()))] = std::move(kv.value());
+    }
+    *o = std::move(out);
+  }
+}
+
+}  // namespace
+
+// mirrors the JSON encoding of a Status (encoding/json's encodeState.string,
+// which writes each byte that does not start a valid UTF-8 sequence as
+// \ufffd): a name from the request path, a field value, anything a message
+// or the details echo, comes out as valid UTF-8, whatever bytes it had.
 json::object status_object(int code, const std::string& reason, const std::string& message,
                            const json::object& details) {
   json::object s;
@@ -19,9 +46,13 @@ json::object status_object(int code, const std::string& reason, const std::strin
   s["apiVersion"] = "v1";
   s["metadata"] = json::object();
   s["status"] = "Failure";
-  s["message"] = message;
+  s["message"] = valid_utf8(message);
   if (!reason.empty()) s["reason"] = reason;
-  if (!details.empty()) s["details"] = details;
+  if (!details.empty()) {
+    json::value d = details;
+    make_valid(d);
+    s["details"] = std::move(d);
+  }
   s["code"] = code;
   return s;
 }

@@ -28,7 +28,8 @@ struct ApiError {
 };
 
 // A Failure Status (kind Status, apiVersion v1); `reason` and `details` are
-// left out when empty.
+// left out when empty. Every string in it is valid UTF-8 (core::valid_utf8): every
+// Status body the server writes is built here.
 boost::json::object status_object(int code, const std::string& reason, const std::string& message,
                                   const boost::json::object& details);
 

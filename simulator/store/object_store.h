@@ -228,11 +228,18 @@ class ObjectStore {
   // watch_cache.go).
   void index_pods_by_node_name();
   // Creates `obj`, returning it as stored. An empty name with
-  // metadata.generateName in raw gets `<generateName><5 chars>`. Throws
+  // metadata.generateName in raw gets a name from it (generate_name()). Throws
   // ClusterError 409 (AlreadyExists) when the name is taken, 404 when a
   // namespaced object's namespace does not exist; InputError 422 when the
   // name is missing.
   core::Object create(core::Object obj);
+  // A name for a `kind` object in `ns` from its metadata.generateName
+  // `base`, free at the moment: mirrors names.SimpleNameGenerator (k8s.io/
+  // apiserver pkg/storage/names): `base` cut to maxGeneratedNameLength (58
+  // bytes) and 5 characters of utilrand's alphabet; a name already taken is
+  // drawn again, as the registry retries a generated name that exists. Every
+  // generated name of the store (create, create_generated_pod) is this one.
+  std::string generate_name(Kind kind, const std::string& ns, const std::string& base);
   // Stores `obj` as a real cluster holds it (the import of `gpuops plan`,
   // simulator/import.h): as create, but its uid, creationTimestamp,
   // deletionTimestamp, generation and status are kept (a uid or
@@ -333,8 +340,8 @@ class ObjectStore {
   void mutate_cluster_policy_status(const std::string& name, const std::string& state,
                                     const std::vector<core::Condition>& conditions);
 
-  // Creates a pod named `<generate_name><5 chars>` (utilrand.String(5)
-  // alphabet). Returns its key "ns/name".
+  // Creates a pod named from `generate_name` (generate_name()). Returns its
+  // key "ns/name".
   std::string create_generated_pod(core::Pod pod, const std::string& generate_name);
   // The same for a pod whose template part `base` is shared with other pods
   // (PodRecord): the pod stored is *base with a generated name, uid and

@@ -13,6 +13,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -121,9 +122,7 @@ core::Object ObjectStore::create(core::Object obj) {
   if (m.name.empty()) {
     std::string gen = raw_generate_name(obj);
     if (gen.empty()) invalid("metadata.name", "name or generateName is required");
-    do {
-      m.name = gen + random_suffix(5);
-    } while (contains(kind, m.namespace_, m.name));
+    m.name = generate_name(kind, cluster_scoped(kind) ? "" : m.namespace_, gen);
   }
   if (kind == Kind::kClusterPolicy || kind == Kind::kNVIDIADriver) check_custom(kind);
   if (cluster_scoped(kind)) {
@@ -211,6 +210,16 @@ core::Object ObjectStore::create(core::Object obj) {
   return obj;
 }
 
+std::string ObjectStore::generate_name(Kind kind, const std::string& ns, const std::string& base) {
+  constexpr size_t kMaxGeneratedNameLength = 63 - 5;
+  const std::string prefix = base.substr(0, kMaxGeneratedNameLength);
+  std::string name;
+  do {
+    name = prefix + random_suffix(5);
+  } while (contains(kind, ns, name));
+  return name;
+}
+
 void ObjectStore::restore(core::Object obj) {
   restoring_ = true;
   struct Reset {
@@ -222,9 +231,7 @@ void ObjectStore::restore(core::Object obj) {
 
 std::string ObjectStore::create_generated_pod(core::Pod pod, const std::string& generate_name) {
   check_namespace(pod.metadata.namespace_);
-  do {
-    pod.metadata.name = generate_name + random_suffix(5);
-  } while (pods_.contains(key(pod.metadata.namespace_, pod.metadata.name)));
+  pod.metadata.name = this->generate_name(Kind::kPod, pod.metadata.namespace_, generate_name);
   stamp_new(pod.metadata);
   std::string k = key(pod.metadata.namespace_, pod.metadata.name);
   default_pod(pod);
@@ -245,8 +252,9 @@ const std::string& ObjectStore::create_generated_pod(std::shared_ptr<const core:
   // characters; the entry is made by the lookup that finds the name free
   // (try_emplace leaves the key as it is when the name is taken).
   std::string k;
-  k.reserve(ns.size() + 1 + generate_name.size() + 5);
-  k.append(ns).append(1, '/').append(generate_name);
+  const size_t kept = std::min<size_t>(generate_name.size(), 63 - 5);  // as generate_name()
+  k.reserve(ns.size() + 1 + kept + 5);
+  k.append(ns).append(1, '/').append(generate_name, 0, kept);
   const size_t prefix = k.size();
   PodEntry* entry = nullptr;
   while (!entry) {

@@ -678,13 +678,16 @@ std::string node_of(const json::object& pod) {
 }
 
 // upstream's continue token (storage.EncodeContinue) for a page that ended
-// at `key`.
+// at `key`: base64.RawURLEncoding (URL alphabet, no padding).
 std::string continue_token(const std::string& rv, const std::string& key) {
   json::object o;
   o["v"] = "meta.k8s.io/v1";
   o["rv"] = std::stoull(rv);
   o["start"] = key + std::string(1, '\0');
-  return core::base64_encode(json::serialize(o));
+  std::string t = core::base64_encode(json::serialize(o));
+  while (!t.empty() && t.back() == '=') t.pop_back();
+  for (char& c : t) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return t;
 }
 
 class FieldSelectedLists : public ::testing::Test {
