@@ -3,9 +3,12 @@
 //
 // The files are cut as k8s.io/apiserver cuts pkg/endpoints:
 //   api_server.cpp          the server: accept loop, TLS sessions (Session),
-//                           timeouts and limits, the tick, handle() and
-//                           dispatch() (the router: one call per verb),
-//                           start/stop, the drain of the watches' feed
+//                           timeouts and limits, the connection budget,
+//                           the tick, start/stop, the drain of the
+//                           watches' feed
+//   api_handle.cpp          the token check, handle() (one request, one
+//                           answer) and dispatch() (the router: one call
+//                           per verb)
 //   api_watch_feed.cpp      what open watches want (WatchInterest) and the
 //                           store's writes queued for the drain
 //   api_kubeconfig.cpp      the kubeconfig for clients of the server
