@@ -31,6 +31,8 @@ const std::vector<Command>& commands() {
       {"order-check", "NODE: device-plugin-without-toolkit or ok (step 7)", cmd_order_check},
       {"matrix", "node x operand table of Running pods, then TOTAL_PODS= (step 8)", cmd_matrix},
       {"lint", "FILE...: check manifests as the API server would, before anything is applied", cmd_lint},
+      {"policy", "print a ValidatingAdmissionPolicy that refuses the label writes that silently break GPU nodes",
+       cmd_policy},
       {"serve", "serve the simulator over the Kubernetes API for kubectl (--lab: the lab's nodes)", cmd_serve},
       {"diagnose", "[NODE...]: say why, in the GPU Operator's terms: one finding per node and operand", cmd_diagnose},
       {"explain", "NODE OPERAND: why an operand runs or does not run on a node", cmd_explain},

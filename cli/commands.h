@@ -19,6 +19,7 @@ int cmd_audit(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_order_check(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_matrix(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_lint(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_policy(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_serve(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_run(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_lab(const Args& args, std::ostream& out, std::ostream& err);

@@ -10,6 +10,11 @@
 #   1b. scripts/plan-predict.sh: `gpuops plan` run before each of 30 random
 #      changes (seed 21) predicts exactly the pods, node labels and matrix the
 #      cluster shows after it (it cleans up after itself);
+#   1c. scripts/policy-e2e.sh: `gpuops policy` applied (Deny): every rule
+#      refuses its case and lets the operator's and helpers' writes of the
+#      same kind through, Warn and Audit modes, and the real operator's
+#      install, opt-out, operands=false, deleted-key, new-node, driver-upgrade
+#      and MIG sequences pass with it on (docs/POLICY.md);
 #   2. `gpuops lab run --kubeconfig` into a temporary working directory, then
 #      `gpuops lab grade --kubeconfig` on it (must print 8 PASS lines);
 #   3. the lab's two scripts from that directory (operand-audit.sh,
@@ -150,6 +155,21 @@ if [ $rc -eq 0 ]; then
 else
   tail -n 5 "$work/plan-predict.err" >&2
   record FAIL "plan predictions" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict.out"
+fi
+
+# --- 1c. the admission policy on the real API server (docs/POLICY.md) ---------
+# Creates and deletes its own nodes; the cluster is empty again after it.
+t=$(date +%s.%N)
+GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl POLICY_TIMEOUT=${E2E_TIMEOUT:-60s} \
+  "$repo/scripts/policy-e2e.sh" "$kc" >"$work/policy-e2e.out" 2>"$work/policy-e2e.err"
+rc=$?
+grep '^FAIL' "$work/policy-e2e.out" >&2
+summary=$(tail -n1 "$work/policy-e2e.out")
+if [ $rc -eq 0 ]; then
+  record PASS "admission policy" "$summary, $(since "$t")"
+else
+  tail -n 5 "$work/policy-e2e.err" >&2
+  record FAIL "admission policy" "exit $rc: $summary, see $work/policy-e2e.out"
 fi
 
 # --- 2. the lab, run and graded on the real cluster -------------------------

@@ -274,5 +274,8 @@ void validate_cluster_role_binding(const Document& doc);
 void validate_role_binding(const Document& doc);
 void validate_service_monitor(const Document& doc);
 void validate_prometheus_rule(const Document& doc);
+// core/codec/validate_admission.cpp
+void validate_validating_admission_policy(const Document& doc);
+void validate_validating_admission_policy_binding(const Document& doc);
 
 }  // namespace gpuops::core::codec_internal

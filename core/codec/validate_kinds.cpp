@@ -253,6 +253,10 @@ const KindRule kKinds[] = {
     {"RoleBinding", "rbac.authorization.k8s.io/v1", codec_internal::validate_role_binding},
     {"ServiceMonitor", "monitoring.coreos.com/v1", codec_internal::validate_service_monitor},
     {"PrometheusRule", "monitoring.coreos.com/v1", codec_internal::validate_prometheus_rule},
+    {"ValidatingAdmissionPolicy", "admissionregistration.k8s.io/v1",
+     codec_internal::validate_validating_admission_policy},
+    {"ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io/v1",
+     codec_internal::validate_validating_admission_policy_binding},
 };
 
 }  // namespace

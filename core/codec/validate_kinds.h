@@ -14,7 +14,12 @@
 //    (prometheus-operator pkg/apis/monitoring/v1 servicemonitor_types.go and
 //    prometheusrule_types.go, as the apiextensions-apiserver validates a
 //    custom resource: required fields, types, patterns, enums, list-map
-//    keys). The operator's admission webhook (PromQL parsing) is not run.
+//    keys). The operator's admission webhook (PromQL parsing) is not run;
+//  - admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and
+//    ValidatingAdmissionPolicyBinding (what `gpuops policy` prints;
+//    ValidateValidatingAdmissionPolicy and its binding's, pkg/apis/
+//    admissionregistration/validation/validation.go): structure, enums and
+//    names; CEL is compiled only by the API server.
 // Errors are those of core/codec/decode.h: InputError with file, line, field path
 // and http_status 400 (a JSON type that does not fit, an unknown field under
 // strict field validation), 404 (an apiVersion the API does not serve for

@@ -58,17 +58,29 @@ std::optional<Time> upgrade_start_time(const Node& n, const char* annotation) {
   return Time(std::chrono::milliseconds(seconds * 1000));
 }
 
+const std::vector<WrittenValue>& operator_written_values() {
+  static const std::vector<WrittenValue> values = {
+      {"true", false, LabelClass::kTrue},
+      {"false", false, LabelClass::kFalse},
+      {"", false, LabelClass::kEmpty},
+      {"pre-installed", false, LabelClass::kPreInstalled},
+      {"paused-for-driver-upgrade", false, LabelClass::kPausedForDriverUpgrade},
+      {"_paused-for-driver-upgrade", true, LabelClass::kPausedForDriverUpgrade},
+      {"paused-for-mig-change", false, LabelClass::kPausedForMigChange},
+      {"paused-for-vgpu-change", false, LabelClass::kPausedForVgpuChange},
+  };
+  return values;
+}
+
+const std::vector<std::string>& nfd_gpu_labels() {
+  static const std::vector<std::string> labels(std::begin(kNfdGpuLabels), std::end(kNfdGpuLabels));
+  return labels;
+}
+
 LabelClass classify_label(const std::optional<std::string>& value) {
   if (!value) return LabelClass::kAbsent;
-  const std::string& v = *value;
-  if (v == "true") return LabelClass::kTrue;
-  if (v == "false") return LabelClass::kFalse;
-  if (v.empty()) return LabelClass::kEmpty;
-  if (v == "pre-installed") return LabelClass::kPreInstalled;
-  if (v == "paused-for-driver-upgrade" || ends_with(v, "_paused-for-driver-upgrade"))
-    return LabelClass::kPausedForDriverUpgrade;
-  if (v == "paused-for-mig-change") return LabelClass::kPausedForMigChange;
-  if (v == "paused-for-vgpu-change") return LabelClass::kPausedForVgpuChange;
+  for (const WrittenValue& w : operator_written_values())
+    if (w.suffix ? ends_with(*value, w.text) : *value == w.text) return w.cls;
   return LabelClass::kOther;
 }
 

@@ -68,6 +68,22 @@ enum class LabelClass {
 };
 LabelClass classify_label(const std::optional<std::string>& value);
 
+// The values the operator and its helpers write to a deploy label, the one
+// table classify_label reads and the admission policy (admission_policy.h)
+// is generated from: an exact value, or (suffix) any value ending with the
+// text: k8s-driver-manager's maybeSetPaused writes "<X>_paused-for-driver-
+// upgrade" for a value X it does not know (cmd/driver-manager/main.go).
+struct WrittenValue {
+  const char* text;
+  bool suffix;
+  LabelClass cls;
+};
+const std::vector<WrittenValue>& operator_written_values();
+
+// The NFD labels of which one "true" makes a GPU node (gpuNodeLabels,
+// state_manager.go), as is_gpu_node reads them.
+const std::vector<std::string>& nfd_gpu_labels();
+
 // True when one of NFD's feature.node.kubernetes.io/pci-10de.present,
 // pci-0302_10de.present or pci-0300_10de.present is "true". Mirrors
 // hasGPULabels over gpuNodeLabels (gpu-operator controllers/state_manager.go).

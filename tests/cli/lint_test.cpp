@@ -198,10 +198,12 @@ TEST(Lint, TheExportersManifestsPassAndABrokenOneIsRefused) {
                        "value: \"metrics\"\n");
   TempFile cm("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
   r = run_gpuops({"lint", cm.path});
-  EXPECT_EQ(r.err, "gpuops: error: " + cm.path +
-                       ":2: kind: kind \"ConfigMap\" (v1) is not handled by gpuops; expected Namespace, Node, "
-                       "DaemonSet, Pod, ClusterPolicy, NVIDIADriver, Deployment, Service, ServiceAccount, ClusterRole, "
-                       "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor or PrometheusRule\n");
+  EXPECT_EQ(r.err,
+            "gpuops: error: " + cm.path +
+                ":2: kind: kind \"ConfigMap\" (v1) is not handled by gpuops; expected Namespace, Node, "
+                "DaemonSet, Pod, ClusterPolicy, NVIDIADriver, Deployment, Service, ServiceAccount, ClusterRole, "
+                "Role, ClusterRoleBinding, RoleBinding, ServiceMonitor, PrometheusRule, ValidatingAdmissionPolicy or "
+                "ValidatingAdmissionPolicyBinding\n");
 }
 
 // A number float64 cannot hold, in a manifest, as kubectl v1.37.2 and
