@@ -81,6 +81,7 @@ json::value ApiServer::Impl::create(const ResourceRequest& r, int& status) {
 }
 
 core::Object ApiServer::Impl::store_create(const ResourceRequest& r, const core::Object& obj) {
+  internal::check_stored_size(obj);
   try {
     return cluster.store().create(obj);
   } catch (const core::ClusterError& e) {

@@ -13,6 +13,7 @@
 #include "core/base/terminal.h"
 #include "core/codec/codec.h"
 #include "core/codec/documents.h"
+#include "core/codec/encode.h"
 #include "core/codec/patch.h"
 #include "simulator/apiserver/api_server_impl.h"
 
@@ -56,6 +57,11 @@ json::value parse_json(const std::string& body) {
   json::value v = json::parse(body, ec, {}, core::json_parse_options());
   if (ec) throw_api(400, "error decoding patch: " + ec.message());
   return v;
+}
+
+void check_stored_size(const core::Object& obj) {
+  if (json::serialize(core::encode(obj)).size() > kMaxStoredObjectBytes)
+    throw ApiError{500, "", "etcdserver: request is too large", {}};
 }
 
 core::Object decode_value(const json::value& v, const std::string& file,

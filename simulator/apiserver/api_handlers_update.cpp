@@ -82,6 +82,7 @@ json::value ApiServer::Impl::store_update(const ResourceRequest& r, const std::o
                 details_for(&res, name, false));
     return core::encode(obj);
   }
+  internal::check_stored_size(obj);
   ObjectStore& store = cluster.store();
   try {
     core::Object stored = r.route.status ? store.update_status(obj) : store.update(obj);
