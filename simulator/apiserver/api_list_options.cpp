@@ -158,10 +158,10 @@ void wait_until_fresh(uint64_t rv, uint64_t current) {
   if (rv == 0 || rv <= current) return;
   // The watch cache waits up to blockTimeout (3 s) for the version, then
   // answers storage.NewTooLargeResourceVersionError: 504 Timeout, retry
-  // after resourceVersionTooHighRetrySeconds (1). Here the answer comes at
-  // once: the store's version only moves on a request or a tick of this same
-  // I/O thread, and a handler cannot park a request without the session's
-  // code holding it (docs/SERVE.md).
+  // after resourceVersionTooHighRetrySeconds (1). A handler cannot park a
+  // request: the session holds this answer and handles the request again as
+  // the store's version moves, for up to 3 s (Session::wait_fresh,
+  // api_server.cpp).
   json::object cause{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}};
   json::object details{{"causes", json::array{cause}}, {"retryAfterSeconds", 1}};
   throw ApiError{504, "Timeout",

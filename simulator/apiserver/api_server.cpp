@@ -68,7 +68,8 @@ class Session : public std::enable_shared_from_this<Session> {
         srv_(srv),
         bookmark_timer_(srv.io),
         timeout_timer_(srv.io),
-        stall_timer_(srv.io) {}
+        stall_timer_(srv.io),
+        fresh_timer_(srv.io) {}
   ~Session() { srv_.budget.release(slot_); }
 
   // Its place in srv_.budget (admitted in the client's turn).
@@ -190,6 +191,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bookmark_timer_.cancel();
     timeout_timer_.cancel();
     stall_timer_.cancel();
+    fresh_timer_.cancel();
     error_code ec;
     tcp_().socket().shutdown(tcp::socket::shutdown_both, ec);
     tcp_().close();
@@ -396,7 +398,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto req = std::make_shared<Request>(parser_->release());
     served_ = true;
     tcp_().expires_never();  // handling is not the client's time
-    if (!internal::decode_elsewhere(*req)) return answer(*req, nullptr, nullptr);
+    if (!internal::decode_elsewhere(*req)) return answer(req, nullptr, nullptr);
     // A large YAML body: decoded on the decode pool while the I/O thread
     // serves the other clients, then handled here as any other.
     asio::post(srv_.decode_pool, [self = shared_from_this(), req] {
@@ -411,15 +413,54 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       asio::post(self->srv_.io, [self, req, decoded, early] {
         if (self->closed_) return;
-        self->answer(*req, *decoded ? &**decoded : nullptr, *early ? &**early : nullptr);
+        self->answer(req, *decoded ? &**decoded : nullptr, *early ? &**early : nullptr);
       });
     });
   }
 
-  void answer(const Request& req, const json::value* decoded, const ApiError* early) {
-    auto res = std::make_shared<http::response<http::string_body>>();
-    bool keep = req.keep_alive();
-    if (!srv_.handle(req, shared_from_this(), *res, decoded, early)) return;  // watching
+  using Response = http::response<http::string_body>;
+
+  void answer(const std::shared_ptr<Request>& req, const json::value* decoded, const ApiError* early) {
+    auto res = std::make_shared<Response>();
+    if (!srv_.handle(*req, shared_from_this(), *res, decoded, early)) return;  // watching
+    if (!decoded && !early && too_large_version(*res))
+      return wait_fresh(req, res, std::chrono::steady_clock::now() + kFreshWait);
+    send(req->keep_alive(), res);
+  }
+
+  // A read at a resourceVersion the store has not reached (504
+  // ResourceVersionTooLarge): mirrors the watch cache's
+  // waitUntilFreshAndBlock (k8s.io/apiserver pkg/storage/cacher,
+  // blockTimeout 3 s). The request waits; each time the store's version has
+  // moved it is handled again, and answered as soon as it is not a 504, or
+  // with the 504 once 3 s have passed. The connection is the client's to
+  // close meanwhile.
+  static constexpr std::chrono::seconds kFreshWait{3};
+  static bool too_large_version(const Response& res) {
+    return res.result_int() == 504 && res.body().find("\"ResourceVersionTooLarge\"") != std::string::npos;
+  }
+  uint64_t store_version() {
+    std::lock_guard<std::mutex> lock(srv_.mu);
+    return srv_.cluster.store().resource_version();
+  }
+  void wait_fresh(std::shared_ptr<Request> req, std::shared_ptr<Response> res,
+                  std::chrono::steady_clock::time_point deadline) {
+    const uint64_t seen = store_version();
+    fresh_timer_.expires_after(std::chrono::milliseconds(100));
+    fresh_timer_.async_wait([self = shared_from_this(), req, res, deadline, seen](error_code ec) mutable {
+      if (ec || self->closed_) return;
+      if (self->store_version() != seen) {
+        auto again = std::make_shared<Response>();
+        if (!self->srv_.handle(*req, self, *again)) return;  // a watch from there
+        if (!too_large_version(*again)) return self->send(req->keep_alive(), again);
+        res = again;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return self->send(req->keep_alive(), res);
+      self->wait_fresh(req, res, deadline);
+    });
+  }
+
+  void send(bool keep, const std::shared_ptr<Response>& res) {
     res->keep_alive(keep);
     res->prepare_payload();
     tcp_().expires_after(srv_.opt.request_timeout);
@@ -438,6 +479,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer bookmark_timer_;
   asio::steady_timer timeout_timer_;
   asio::steady_timer stall_timer_;  // watch_stall after the backlog passed its soft bound
+  asio::steady_timer fresh_timer_;  // wait_fresh
   bool stall_armed_ = false;
   std::optional<WatchSpec> watch_;
   uint64_t last_rv_ = 0;

@@ -6,6 +6,8 @@
 // gpuops answered.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <boost/json.hpp>
 
 #include <regex>
@@ -445,6 +447,27 @@ TEST_F(ApiAnswers, AContinueTokenThatLeavesItsPrefixIsRefused) {
 // ---- 7. A resource version the store has not reached
 // (storage.NewTooLargeResourceVersionError after the watch cache's wait:
 // errors.NewTimeoutError, 504, retryAfterSeconds 1).
+
+// The wait before that answer (waitUntilFreshAndBlock, 3 s): a version a
+// write reaches meanwhile is served, not refused.
+TEST_F(ApiAnswers, AResourceVersionReachedWithinTheWaitIsServed) {
+  Reply now = request(s, "GET", "/api/v1/namespaces");
+  const uint64_t current = std::stoull(str(now.body.at("metadata"), "resourceVersion"));
+  Reply waited;
+  std::thread reader([&] {
+    waited =
+        request(s, "GET",
+                "/api/v1/namespaces?resourceVersionMatch=NotOlderThan&resourceVersion=" + std::to_string(current + 1));
+  });
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(
+      request(s, "POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"later"}})")
+          .code,
+      201);
+  reader.join();
+  EXPECT_EQ(waited.code, 200) << waited.raw;
+  EXPECT_NE(waited.raw.find("\"later\""), std::string::npos) << waited.raw;
+}
 
 TEST_F(ApiAnswers, AResourceVersionFromTheFutureIsATimeout) {
   Reply now = request(s, "GET", "/api/v1/namespaces");
