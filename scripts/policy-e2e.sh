@@ -153,6 +153,9 @@ if wait_active; then pass "the policy applies and is enforced"; else fail "the p
 refused deploy-label-value policy-gpu nvidia.com/gpu.deploy.dcgm-exporter=True
 refused deploy-label-value policy-gpu nvidia.com/gpu.deploy.device-plugin=yes
 refused deploy-label-value policy-gpu nvidia.com/gpu.deploy.driver=enabled
+refused workload-config-value policy-gpu nvidia.com/gpu.workload.config=vm
+allowed "a workload the operator knows" policy-gpu nvidia.com/gpu.workload.config=vm-passthrough
+allowed "back to containers" policy-gpu nvidia.com/gpu.workload.config=container
 allowed "an opt-out" policy-gpu nvidia.com/gpu.deploy.dcgm-exporter=false
 allowed "the opt-out undone" policy-gpu nvidia.com/gpu.deploy.dcgm-exporter=true
 # LAB.md step 7: the device plugin forced on a node without the toolkit, and

@@ -80,6 +80,24 @@ json::object value_rule() {
           "deploy-label-value)'");
 }
 
+// mirrors getWorkloadConfig (gpu-operator controllers/state_manager.go): a
+// value it does not know is not refused there, the default workload is
+// used instead, and the node gets another workload's operands.
+json::object workload_config_rule() {
+  const std::string L = lit(kWorkloadConfigLabel);
+  std::string list, shown;
+  for (const auto& c : workload_configs()) {
+    list += (list.empty() ? "" : ", ") + lit(c);
+    shown += (shown.empty() ? "" : ", ") + c;
+  }
+  return validation("!(" + L + " in variables.labels) || (" + L + " in variables.oldLabels && variables.oldLabels[" +
+                        L + "] == variables.labels[" + L + "]) || variables.labels[" + L + "] in [" + list + "]",
+                    "'node ' + object.metadata.name + ': " + std::string(kWorkloadConfigLabel) +
+                        "=\"' + variables.labels[" + L + "] + '\" is not a workload the GPU Operator knows (" + shown +
+                        "): it falls back to the default workload (sandboxWorkloads.defaultWorkload), silently, and "
+                        "the node gets the operands of that workload (gpuops policy, rule workload-config-value)'");
+}
+
 json::object need_rule(const Operand& n, const std::vector<const Operand*>& deps) {
   const std::string L = lit(n.label);
   const std::string on_host = lit(kOnHostLabelPrefix + n.name);
@@ -122,6 +140,9 @@ std::vector<AdmissionPolicyRule> admission_policy_rules(const Catalog& catalog) 
   std::vector<AdmissionPolicyRule> out;
   out.push_back({"deploy-label-value",
                  "a nvidia.com/gpu.deploy.* value the GPU Operator and its helpers never write (\"True\", \"yes\")"});
+  out.push_back({"workload-config-value", std::string(kWorkloadConfigLabel) +
+                                              " set to a value the operator does not know (not container, "
+                                              "vm-passthrough or vm-vgpu)"});
   for (const auto& [n, deps] : needed(catalog)) {
     std::string names;
     for (const Operand* d : deps) names += (names.empty() ? "" : ", ") + d->name;
@@ -163,6 +184,10 @@ json::array admission_policy(const Catalog& catalog, const AdmissionPolicyOption
   if (wanted("deploy-label-value")) {
     validations.push_back(value_rule());
     included = "deploy-label-value";
+  }
+  if (wanted("workload-config-value")) {
+    validations.push_back(workload_config_rule());
+    included += (included.empty() ? "" : ",") + std::string("workload-config-value");
   }
   for (const auto& [n, deps] : needed(catalog)) {
     if (!wanted("needs-" + n->name)) continue;

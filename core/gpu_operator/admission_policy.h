@@ -9,6 +9,9 @@
 //    operator and its helpers never write (operator_written_values(), as
 //    classify_label reads them): "True", "yes", " true". The DaemonSets
 //    select "true" exactly, so such a value places nothing.
+//  - workload-config-value: nvidia.com/gpu.workload.config given a value
+//    the operator does not know (workload_configs()): getWorkloadConfig then
+//    falls back to the default workload, silently.
 //  - needs-<operand>: for each operand N that others need (Operand::needs;
 //    not the driver, whose "false" on a GPU node is the host driver's
 //    marker): a write that leaves a dependent D "true" while N's label is
@@ -49,8 +52,9 @@ struct AdmissionPolicyRule {
   std::string summary;  // one line: what it refuses
 };
 
-// The rules the catalog gives, in order: deploy-label-value, then one
-// needs-<N> per needed operand N in catalog order.
+// The rules the catalog gives, in order: deploy-label-value,
+// workload-config-value, then one needs-<N> per needed operand N in catalog
+// order.
 std::vector<AdmissionPolicyRule> admission_policy_rules(const Catalog& catalog);
 
 struct AdmissionPolicyOptions {

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/codec/crd_schema.h"
+#include "core/gpu_operator/gpu_node_rules.h"
 #include "core/gpu_operator/operator_install.h"
 
 namespace gpuops::core {
@@ -69,7 +70,7 @@ bool sandbox_workloads_enabled(const ClusterPolicy& policy) {
 
 std::string default_workload(const ClusterPolicy& policy) {
   std::string w = string_field(spec_object(policy, "sandboxWorkloads"), "defaultWorkload");
-  return w == "container" || w == "vm-passthrough" || w == "vm-vgpu" ? w : "container";
+  return is_workload_config(w) ? w : "container";
 }
 
 std::optional<bool> state_enabled(const ClusterPolicy& policy, const std::string& operand, const std::string& version) {

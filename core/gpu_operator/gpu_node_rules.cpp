@@ -72,6 +72,16 @@ const std::vector<WrittenValue>& operator_written_values() {
   return values;
 }
 
+const std::vector<std::string>& workload_configs() {
+  static const std::vector<std::string> configs = {"container", "vm-passthrough", "vm-vgpu"};
+  return configs;
+}
+
+bool is_workload_config(const std::string& value) {
+  const auto& c = workload_configs();
+  return std::find(c.begin(), c.end(), value) != c.end();
+}
+
 const std::vector<std::string>& nfd_gpu_labels() {
   static const std::vector<std::string> labels(std::begin(kNfdGpuLabels), std::end(kNfdGpuLabels));
   return labels;
@@ -121,7 +131,7 @@ std::vector<std::string> unrecognised_nvidia_pci_labels(const Node& node) {
 // mirrors getWorkloadConfig, gpu-operator controllers/state_manager.go
 std::string workload_config(const Node& node) {
   auto v = node_label(node, kWorkloadConfigLabel);
-  if (v && (*v == "container" || *v == "vm-passthrough" || *v == "vm-vgpu")) return *v;
+  if (v && is_workload_config(*v)) return *v;
   return "container";
 }
 
@@ -199,7 +209,7 @@ bool remove_all_state_labels(Labels& labels, const Catalog& catalog) {
 std::string workload_config(const Node& node, bool sandbox_enabled, const std::string& default_workload) {
   if (!sandbox_enabled) return "container";
   auto v = node_label(node, kWorkloadConfigLabel);
-  if (v && (*v == "container" || *v == "vm-passthrough" || *v == "vm-vgpu")) return *v;
+  if (v && is_workload_config(*v)) return *v;
   return default_workload;
 }
 
@@ -231,7 +241,7 @@ std::vector<std::string> state_labels(const std::string& config, const std::stri
 // mirrors removeAllGPUStateLabels' key set, gpu-operator controllers/state_manager.go
 std::vector<std::string> all_state_labels(const Catalog& catalog) {
   std::vector<std::string> out;
-  for (const char* cfg : {"container", "vm-passthrough", "vm-vgpu"})
+  for (const auto& cfg : workload_configs())
     for (const auto& l : state_labels(cfg, "kata", catalog)) out.push_back(l);
   for (const auto& l : state_labels("vm-passthrough", "kubevirt", catalog)) out.push_back(l);
   out.push_back(kMigManagerDeployLabel);

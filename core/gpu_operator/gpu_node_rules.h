@@ -80,6 +80,12 @@ struct WrittenValue {
 };
 const std::vector<WrittenValue>& operator_written_values();
 
+// The workload configs the operator reads from nvidia.com/gpu.workload.config
+// (getWorkloadConfig, state_manager.go): container, vm-passthrough, vm-vgpu.
+// Another value is not an error there: the default workload is used.
+const std::vector<std::string>& workload_configs();
+bool is_workload_config(const std::string& value);
+
 // The NFD labels of which one "true" makes a GPU node (gpuNodeLabels,
 // state_manager.go), as is_gpu_node reads them.
 const std::vector<std::string>& nfd_gpu_labels();

@@ -43,7 +43,7 @@ std::string field_of(const std::function<void()>& f) {
 
 TEST(AdmissionPolicy, TheRulesComeFromTheCatalogsNeeds) {
   EXPECT_EQ(rule_ids(core::load_catalog("gpu-operator")),
-            (std::vector<std::string>{"deploy-label-value", "needs-container-toolkit"}));
+            (std::vector<std::string>{"deploy-label-value", "workload-config-value", "needs-container-toolkit"}));
   // b is needed by a and c; the driver's "false" is the host driver's marker,
   // never a rule.
   core::Catalog c = core::parse_catalog(
@@ -53,10 +53,10 @@ TEST(AdmissionPolicy, TheRulesComeFromTheCatalogsNeeds) {
       "  - {name: b, label: nvidia.com/gpu.deploy.b, daemonset: d2}\n"
       "  - {name: c, label: nvidia.com/gpu.deploy.c, daemonset: d3, needs: [b]}\n",
       "c.yaml");
-  EXPECT_EQ(rule_ids(c), (std::vector<std::string>{"deploy-label-value", "needs-b"}));
+  EXPECT_EQ(rule_ids(c), (std::vector<std::string>{"deploy-label-value", "workload-config-value", "needs-b"}));
   auto objects = core::admission_policy(c, {});
   ASSERT_EQ(objects.size(), 2u);
-  std::string need = expression(objects, 1);
+  std::string need = expression(objects, 2);
   EXPECT_NE(need.find("['nvidia.com/gpu.deploy.a', 'nvidia.com/gpu.deploy.c']"), std::string::npos) << need;
   EXPECT_NE(need.find("'gpuops/on-host.b' in variables.labels"), std::string::npos) << need;
 }
@@ -65,7 +65,7 @@ TEST(AdmissionPolicy, TheRulesComeFromTheCatalogsNeeds) {
 // daemon's) is listed once.
 TEST(AdmissionPolicy, ALabelSharedByTwoDependentsIsListedOnce) {
   auto objects = core::admission_policy(core::load_catalog("gpu-operator"), {});
-  std::string need = expression(objects, 1);
+  std::string need = expression(objects, 2);
   const std::string dp = "'nvidia.com/gpu.deploy.device-plugin',";
   size_t first = need.find(dp);
   ASSERT_NE(first, std::string::npos) << need;
@@ -109,6 +109,21 @@ TEST(AdmissionPolicy, TheValueRuleIsClassifyLabels) {
   }
 }
 
+// The workloads the rule allows are the ones workload_config reads.
+TEST(AdmissionPolicy, TheWorkloadConfigRuleIsGetWorkloadConfigs) {
+  auto objects = core::admission_policy(core::load_catalog("gpu-operator"), {});
+  std::string e = expression(objects, 1);
+  EXPECT_NE(e.find("in ['container', 'vm-passthrough', 'vm-vgpu']"), std::string::npos) << e;
+  for (const std::string v : {"container", "vm-passthrough", "vm-vgpu"}) {
+    core::Node n;
+    n.metadata.labels[core::kWorkloadConfigLabel] = v;
+    EXPECT_EQ(core::workload_config(n, true, "vm-vgpu"), v);
+  }
+  core::Node other;
+  other.metadata.labels[core::kWorkloadConfigLabel] = "vm";
+  EXPECT_EQ(core::workload_config(other, true, "vm-vgpu"), "vm-vgpu");  // the fallback the rule refuses
+}
+
 TEST(AdmissionPolicy, TheBindingCarriesTheActions) {
   core::AdmissionPolicyOptions o;
   o.validation_actions = {"Warn", "Audit"};
@@ -142,5 +157,6 @@ TEST(AdmissionPolicy, OptionsTheApiServerWouldRefuse) {
   EXPECT_EQ(with({"Deny", "Deny"}), "--validation-actions: \"Deny\" is given twice");
   EXPECT_EQ(with({}), "--validation-actions: at least one of Deny, Warn, Audit");
   EXPECT_EQ(with({"Deny"}, {"needs-driver"}),
-            "--rules: \"needs-driver\" is not a rule of this catalog (deploy-label-value, needs-container-toolkit)");
+            "--rules: \"needs-driver\" is not a rule of this catalog (deploy-label-value, workload-config-value, "
+            "needs-container-toolkit)");
 }
