@@ -68,6 +68,23 @@ std::string event(const std::string& type, const std::string& name, const std::s
   return json::serialize(json::object{{"type", type}, {"object", json::object{{"metadata", md}}}}) + "\n";
 }
 
+// The client configuration of `server` (its CA, token "t").
+RestConfig config_for(const TestServer& server) {
+  RestConfig c;
+  parse_server(server.url(), true, c);
+  c.ca_data = Pki::get().ca.cert;
+  c.token = "t";
+  return c;
+}
+
+// Backoffs short and not jittered, so that the order of requests is known.
+ReflectorOptions quick() {
+  ReflectorOptions o;
+  o.initial_backoff = milliseconds(20);
+  o.jitter = false;
+  return o;
+}
+
 TEST(Reflector, ListsWatchesRelistsOnGoneAndBacksOffAfterADrop) {
   std::atomic<int> n{0};
   NameSink sink;
@@ -98,13 +115,8 @@ TEST(Reflector, ListsWatchesRelistsOnGoneAndBacksOffAfterADrop) {
         return ex.end_stream();
     }
   });
-  RestConfig c;
-  parse_server(server.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.token = "t";
-  ReflectorOptions o;
-  o.initial_backoff = milliseconds(20);
-  o.jitter = false;
+  RestConfig c = config_for(server);
+  ReflectorOptions o = quick();
   o.watch_timeout = std::chrono::seconds(7);
   Reflector r(c, "/api/v1/nodes", sink, o);
   std::thread t([&] { r.run(); });
@@ -140,10 +152,7 @@ TEST(Reflector, AnOptionalResourceWithoutItsCrdIsSyncedAndEmpty) {
     ++n;
     ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
   });
-  RestConfig c;
-  parse_server(server.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.token = "t";
+  RestConfig c = config_for(server);
   ReflectorOptions o;
   o.optional = true;
   Reflector r(c, "/apis/nvidia.com/v1/clusterpolicies", sink, o);
@@ -176,14 +185,9 @@ TEST(Reflector, APermanent410IsListedAgainOnlyAfterTheBackoff) {
              "\n");
     return ex.end_stream();
   });
-  RestConfig c;
-  parse_server(server.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.token = "t";
-  ReflectorOptions o;
-  o.initial_backoff = milliseconds(20);
+  RestConfig c = config_for(server);
+  ReflectorOptions o = quick();
   o.max_backoff = milliseconds(80);
-  o.jitter = false;
   Reflector r(c, "/api/v1/nodes", sink, o);
   std::thread t([&] { r.run(); });
   std::this_thread::sleep_for(milliseconds(1000));
@@ -215,13 +219,8 @@ TEST(Reflector, AnEventOver16MiBIsRefused) {
     for (int i = 0; i < 20; ++i) ex.chunk(mib);
     return ex.end_stream();
   });
-  RestConfig c;
-  parse_server(server.url(), true, c);
-  c.ca_data = Pki::get().ca.cert;
-  c.token = "t";
-  ReflectorOptions o;
-  o.initial_backoff = milliseconds(20);
-  o.jitter = false;
+  RestConfig c = config_for(server);
+  ReflectorOptions o = quick();
   Reflector r(c, "/api/v1/nodes", sink, o);
   std::thread t([&] { r.run(); });
   for (int i = 0; i < 500 && r.stats().failures == 0; ++i) std::this_thread::sleep_for(milliseconds(10));

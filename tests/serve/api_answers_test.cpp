@@ -30,6 +30,17 @@ struct Reply {
   json::value body;  // parsed (null when not JSON, or not valid UTF-8)
 };
 
+// The status code, body bytes and parsed body of a whole HTTP response.
+Reply reply_of(const std::string& res) {
+  Reply r;
+  if (res.size() > 12) r.code = std::atoi(res.substr(9, 3).c_str());
+  size_t at = res.find("\r\n\r\n");
+  if (at != std::string::npos) r.raw = res.substr(at + 4);
+  boost::system::error_code ec;
+  r.body = json::parse(r.raw, ec);  // refuses text that is not UTF-8
+  return r;
+}
+
 // One request on its own connection ("Connection: close"); `auth` is the
 // whole Authorization header value ("" for none, nullptr-like "-" for the
 // server's token as kubectl sends it).
@@ -50,14 +61,7 @@ Reply request(Served& s, const std::string& method, const std::string& target, c
   if (!body.empty() && !has_ctype) req += "Content-Type: application/json\r\n";
   req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   c.write(req);
-  std::string res = c.read(10s);
-  Reply r;
-  if (res.size() > 12) r.code = std::atoi(res.substr(9, 3).c_str());
-  size_t at = res.find("\r\n\r\n");
-  if (at != std::string::npos) r.raw = res.substr(at + 4);
-  boost::system::error_code ec;
-  r.body = json::parse(r.raw, ec);  // refuses text that is not UTF-8
-  return r;
+  return reply_of(c.read(10s));
 }
 
 std::string str(const json::value& v, const char* key) {
@@ -170,14 +174,7 @@ Reply request(KubeletServed& k, const std::string& method, const std::string& ta
   c.write(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " +
           k.server->token() + "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
           "\r\n\r\n" + body);
-  std::string res = c.read(10s);
-  Reply r;
-  if (res.size() > 12) r.code = std::atoi(res.substr(9, 3).c_str());
-  size_t at = res.find("\r\n\r\n");
-  if (at != std::string::npos) r.raw = res.substr(at + 4);
-  boost::system::error_code ec;
-  r.body = json::parse(r.raw, ec);
-  return r;
+  return reply_of(c.read(10s));
 }
 
 TEST(ApiAnswersForeground, ADaemonSetWaitsOnItsPodsThenGoes) {
