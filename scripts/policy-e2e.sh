@@ -48,7 +48,18 @@ fail() { checks=$((checks + 1)); echo "FAIL $1: $2"; }
 cleanup() {
   k delete validatingadmissionpolicybinding gpuops-gpu-deploy-labels --ignore-not-found >/dev/null 2>&1
   k delete validatingadmissionpolicy gpuops-gpu-deploy-labels --ignore-not-found >/dev/null 2>&1
-  k delete node policy-gpu policy-cpu --ignore-not-found --wait=false >/dev/null 2>&1
+  k delete node policy-gpu policy-cpu --ignore-not-found --wait=true >/dev/null 2>&1
+  # The API server drops the policy from its informer a moment later: the
+  # next steps of the end-to-end run (the lab's step 7) must not meet it.
+  # Waits (at most 30 s) until a write it refused goes through.
+  local gone='{"apiVersion":"v1","kind":"Node","metadata":{"name":"policy-gone"}}'
+  if echo "$gone" | k create -f - >/dev/null 2>&1; then
+    for _ in $(seq 1 60); do
+      k label node policy-gone --dry-run=server nvidia.com/gpu.deploy.dcgm-exporter=True >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+    k delete node policy-gone --wait=true >/dev/null 2>&1
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
