@@ -19,6 +19,7 @@
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/subprocess.h"
 #include "core/codec/yaml_load.h"
 #include "core/diagnose/html_report.h"
@@ -209,10 +210,7 @@ int lab_run(const Args& args, std::ostream& out) {
     core::run_lab(*b.cluster, catalog, lo);
   }
   if (r.count("html")) {
-    std::string path = r["html"].as<std::string>();
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << core::render_lab_html(html_steps);
-    if (!f.flush()) throw core::InputError(path, 0, "--html", "cannot be written");
+    write_report(r["html"].as<std::string>(), core::render_lab_html(html_steps), "--html");
   }
   if (lo.narrate)
     out << "\nDone: the working directory is " << fs::absolute(lo.dir).lexically_normal().string() << "\n";
@@ -229,7 +227,10 @@ int lab_grade(const Args& args, std::ostream& out) {
   opts.add_options()("script-timeout",
                      "seconds each run of the learner's scripts may take; a script still running then is killed, "
                      "with everything it started, and its step fails",
-                     cxxopts::value<std::string>()->default_value(std::to_string(go.script_timeout.count())));
+                     cxxopts::value<std::string>()->default_value(std::to_string(go.script_timeout.count())))(
+      "o,output", "the grade as json or yaml (steps, results, reasons) instead of PASS/FAIL lines",
+      cxxopts::value<std::string>())("junit", "also write the grade as JUnit XML to FILE (one test case per step)",
+                                     cxxopts::value<std::string>());
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -237,6 +238,9 @@ int lab_grade(const Args& args, std::ostream& out) {
   }
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   go.dir = lab_dir(r);
+  const std::string output = r.count("output") ? r["output"].as<std::string>() : "";
+  if (!output.empty() && !structured_output(output))
+    throw core::InputError("", 0, "--output", "\"" + output + "\": allowed formats are json and yaml");
   go.ns = r["namespace"].as<std::string>();
   go.script_timeout = script_timeout(r);
   if (!fs::is_directory(go.dir)) throw core::InputError(go.dir, 0, "", "no such working directory");
@@ -288,7 +292,11 @@ int lab_grade(const Args& args, std::ostream& out) {
     throw UsageError("this gpuops was built without the simulator: give --kubeconfig");
 #endif
   }
-  out << core::render_grade(lines);
+  if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_grade_junit(lines), "--junit");
+  if (output.empty())
+    out << core::render_grade(lines);
+  else
+    write_document(out, core::grade_document(lines, go.dir), output);
   bool ok = std::all_of(lines.begin(), lines.end(), [](const core::GradeLine& l) { return l.pass; });
   return ok ? 0 : 1;
 }

@@ -14,17 +14,12 @@
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/scenario/scenario.h"
 
 namespace gpuops::cli {
 
 namespace {
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw core::InputError(path, 0, "", "cannot write report file");
-  f << text;
-}
 
 core::ScenarioResult run_on_simulator(const core::Scenario& sc, const core::RunOptions& opt) {
   auto start = std::chrono::steady_clock::now();
@@ -186,8 +181,9 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     console = kept;
   }
   out << console;
-  if (r.count("report-json")) write_file(r["report-json"].as<std::string>(), core::render_json(results));
-  if (r.count("junit")) write_file(r["junit"].as<std::string>(), core::render_junit(results));
+  if (r.count("report-json"))
+    write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");
+  if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_junit(results), "--junit");
   (void)err;
   bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
   return ok ? 0 : 1;

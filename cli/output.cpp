@@ -1,5 +1,8 @@
 // cli/output.cpp: -o json and -o yaml (cli/output.h).
 #include "cli/output.h"
+#include "core/base/errors.h"
+
+#include <fstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -90,6 +93,12 @@ void write_document(std::ostream& out, const json::value& doc, const std::string
   e.SetSeqFormat(YAML::Block);
   emit(e, doc);
   out << e.c_str() << "\n";
+}
+
+void write_report(const std::string& path, const std::string& text, const std::string& flag) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f.flush()) throw core::InputError(path, 0, flag, "cannot be written");
 }
 
 }  // namespace gpuops::cli

@@ -18,4 +18,9 @@ bool structured_output(const std::string& output);
 // newline. Throws std::invalid_argument for another format.
 void write_document(std::ostream& out, const boost::json::value& doc, const std::string& output);
 
+// Writes `text` to the report file `path` (--junit, --report-json, --html),
+// replacing it. Throws core::InputError (exit 2) naming the file and `flag`
+// when it cannot be written whole.
+void write_report(const std::string& path, const std::string& text, const std::string& flag = "");
+
 }  // namespace gpuops::cli

@@ -8,6 +8,8 @@
 // cluster after it settles, never from memory.
 #pragma once
 
+#include <boost/json/value.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -95,6 +97,7 @@ struct GradeLine {
   int step = 0;  // 1..8
   bool pass = false;
   std::string reason;  // why it failed, or what was checked
+  std::string title;   // what the step checks ("k8s/driver-ds.yaml and out/driver.txt"), whatever the result
 };
 
 struct GradeOptions {
@@ -130,5 +133,18 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& catalog, const
 
 // "PASS step N: reason" / "FAIL step N: reason" lines.
 std::string render_grade(const std::vector<GradeLine>& lines);
+
+// The grade for machines (`lab grade -o json|yaml`):
+//   {"dir": DIR, "passed": P, "failed": F,
+//    "steps": [{"step": N, "title": ..., "result": "PASS"|"FAIL", "reason": ...}]}
+// `reason` as render_grade gives it before its escaping (JSON escapes
+// control characters itself).
+boost::json::value grade_document(const std::vector<GradeLine>& lines, const std::string& dir);
+
+// JUnit XML (`lab grade --junit FILE`, core/base/junit.h): a testsuite
+// "gpuops lab grade", one testcase "step N: <title>" per step (classname
+// "gpuops.lab"), a failing step's <failure> with the first line of its
+// reason as the message and the whole reason (the diff) as the text.
+std::string render_grade_junit(const std::vector<GradeLine>& lines);
 
 }  // namespace gpuops::core

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -26,6 +28,7 @@
 #include "core/analysis/analysis.h"
 #include "core/base/errors.h"
 #include "core/base/input_file.h"
+#include "core/base/junit.h"
 #include "core/base/line_diff.h"
 #include "core/base/terminal.h"
 #include "core/codec/decode.h"
@@ -182,6 +185,7 @@ struct Grader {
   void add(int step, std::vector<std::string> problems, const std::string& ok) {
     GradeLine g;
     g.step = step;
+    g.title = ok;
     g.pass = problems.empty();
     if (g.pass) {
       g.reason = ok;
@@ -518,6 +522,37 @@ std::string render_grade(const std::vector<GradeLine>& lines) {
     out += std::string(l.pass ? "PASS" : "FAIL") + " step " + std::to_string(l.step) + ": " + reason + "\n";
   }
   return out;
+}
+
+boost::json::value grade_document(const std::vector<GradeLine>& lines, const std::string& dir) {
+  boost::json::array steps;
+  int passed = 0;
+  for (const auto& l : lines) {
+    passed += l.pass;
+    steps.push_back(boost::json::object{
+        {"step", l.step}, {"title", l.title}, {"result", l.pass ? "PASS" : "FAIL"}, {"reason", l.reason}});
+  }
+  return boost::json::object{{"dir", dir},
+                             {"passed", passed},
+                             {"failed", static_cast<int>(lines.size()) - passed},
+                             {"steps", std::move(steps)}};
+}
+
+std::string render_grade_junit(const std::vector<GradeLine>& lines) {
+  std::vector<JUnitCase> cases;
+  for (const auto& l : lines) {
+    JUnitCase c;
+    c.name = "step " + std::to_string(l.step) + ": " + l.title;
+    c.classname = "gpuops.lab";
+    if (!l.pass) {
+      c.failed = true;
+      c.failure_message = l.reason.substr(0, l.reason.find('\n'));
+      c.failure_type = "grade";
+      c.failure_body = l.reason;
+    }
+    cases.push_back(std::move(c));
+  }
+  return render_junit_suite("gpuops lab grade", cases);
 }
 
 }  // namespace gpuops::core

@@ -3,8 +3,6 @@
 #include "core/scenario/scenario.h"
 
 #include <boost/json.hpp>
-#include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/junit.h"
 #include "core/base/terminal.h"
 
 namespace gpuops::core {
@@ -118,47 +117,20 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
   return json::serialize(doc) + "\n";
 }
 
-namespace {
-
-// Text for an XML 1.0 document: the characters XML cannot hold at all, even
-// as references (control characters but tab, line feed and carriage return),
-// written as "\xNN". property_tree's writer escapes the rest (& < > ").
-std::string xml_text(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    unsigned char ch = static_cast<unsigned char>(c);
-    if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[ch >> 4];
-      out += kHex[ch & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string render_junit(const std::vector<ScenarioResult>& results) {
-  namespace pt = boost::property_tree;
-  std::vector<pt::ptree> cases;
-  int failures = 0, skipped = 0;
+  std::vector<JUnitCase> cases;
   double total = 0;
   for (const auto& result : results) {
-    pt::ptree test_case;
-    test_case.put("<xmlattr>.name", xml_text(result.name));
-    test_case.put("<xmlattr>.classname", xml_text("gpuops." + fs::path(result.file).stem().string()));
-    test_case.put("<xmlattr>.file", xml_text(result.file));
-    test_case.put("<xmlattr>.time", result.seconds);
+    JUnitCase c;
+    c.name = result.name;
+    c.classname = "gpuops." + fs::path(result.file).stem().string();
+    c.file = result.file;
+    c.seconds = result.seconds;
     total += result.seconds;
     bool all_skipped = !result.steps.empty() &&
                        std::all_of(result.steps.begin(), result.steps.end(),
                                    [](const StepResult& step) { return step.status == StepResult::Status::kSkipped; });
     if (!result.passed) {
-      ++failures;
       std::string body = result.error;
       std::string first;
       for (const auto& step : result.steps) {
@@ -168,32 +140,17 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
                 "\"";
         for (const auto& failure : step.failures) body += "\n  " + failure;
       }
-      pt::ptree failure_element;
-      failure_element.put("<xmlattr>.message", xml_text(first.empty() ? result.error : first));
-      failure_element.put("<xmlattr>.type", "expectation");
-      failure_element.put_value(xml_text(body));
-      test_case.add_child("failure", failure_element);
+      c.failed = true;
+      c.failure_message = first.empty() ? result.error : first;
+      c.failure_type = "expectation";
+      c.failure_body = body;
     } else if (all_skipped) {
-      ++skipped;
-      pt::ptree skipped_element;
-      skipped_element.put("<xmlattr>.message", xml_text(result.steps.front().skip_reason));
-      test_case.add_child("skipped", skipped_element);
+      c.skipped = true;
+      c.skipped_message = result.steps.front().skip_reason;
     }
-    cases.push_back(std::move(test_case));
+    cases.push_back(std::move(c));
   }
-  pt::ptree suite;
-  suite.put("<xmlattr>.name", "gpuops scenarios");
-  suite.put("<xmlattr>.tests", results.size());
-  suite.put("<xmlattr>.failures", failures);
-  suite.put("<xmlattr>.errors", 0);
-  suite.put("<xmlattr>.skipped", skipped);
-  suite.put("<xmlattr>.time", total);
-  for (auto& test_case : cases) suite.add_child("testcase", test_case);
-  pt::ptree root;
-  root.add_child("testsuite", suite);
-  std::ostringstream os;
-  pt::write_xml(os, root, pt::xml_writer_make_settings<std::string>(' ', 2));
-  return os.str();
+  return render_junit_suite("gpuops scenarios", cases, total);
 }
 
 std::string Step::title() const {

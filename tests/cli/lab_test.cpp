@@ -18,6 +18,9 @@
 #include <thread>
 
 #include <yaml-cpp/yaml.h>
+#include <boost/json.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
 
 #include "../common/cli_run.h"
 #include "tests/cli/process_helpers.h"
@@ -250,6 +253,62 @@ TEST_F(LabDir, AScriptsEscapeSequencesAreShownNotObeyed) {
   EXPECT_NE(last_output_.find("got \"^[[1A^[[2K\\rPASS step 7: all good\""), std::string::npos) << last_output_;
   ASSERT_EQ(lines.size(), 8u) << last_output_;
   EXPECT_TRUE(lines[6].starts_with("FAIL step 7: order-check.sh ")) << lines[6];
+}
+
+// The grade for machines: -o json (and yaml) with each step's title, result
+// and reason, and --junit: one testcase per step, the failing step's first
+// reason line as the failure message and the diff as its text, read back as
+// a JUnit consumer reads it (the attributes the JUnit schema requires).
+TEST_F(LabDir, GradeAsJsonAndJUnit) {
+  CliRun ok = run_gpuops({"lab", "grade", "--dir", dir_.string(), "-o", "json"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  boost::json::value v = boost::json::parse(ok.out);
+  EXPECT_EQ(v.at("passed"), 8);
+  EXPECT_EQ(v.at("failed"), 0);
+  ASSERT_EQ(v.at("steps").as_array().size(), 8u);
+  EXPECT_EQ(v.at("steps").at(2).at("title"), "k8s/driver-ds.yaml and out/driver.txt");
+  EXPECT_EQ(v.at("steps").at(2).at("result"), "PASS");
+
+  std::string m = slurp(dir_ / "out/matrix.txt");
+  spit(dir_ / "out/matrix.txt", std::regex_replace(m, std::regex("TOTAL_PODS=9"), "TOTAL_PODS=10"));
+  const fs::path junit = dir_ / "grade.xml";
+  CliRun bad = run_gpuops({"lab", "grade", "--dir", dir_.string(), "-o", "json", "--junit", junit.string()});
+  EXPECT_EQ(bad.code, 1);
+  v = boost::json::parse(bad.out);
+  EXPECT_EQ(v.at("failed"), 1);
+  const auto& step8 = v.at("steps").at(7);
+  EXPECT_EQ(step8.at("result"), "FAIL");
+  EXPECT_EQ(step8.at("title"), "out/matrix.txt matches the live state");
+  std::string reason(step8.at("reason").as_string());
+  EXPECT_NE(reason.find("-TOTAL_PODS=9\n+TOTAL_PODS=10"), std::string::npos) << reason;
+
+  boost::property_tree::ptree t;
+  ASSERT_NO_THROW(boost::property_tree::read_xml(junit.string(), t));
+  const auto& suite = t.get_child("testsuite");
+  EXPECT_EQ(suite.get<std::string>("<xmlattr>.name"), "gpuops lab grade");
+  EXPECT_EQ(suite.get<int>("<xmlattr>.tests"), 8);
+  EXPECT_EQ(suite.get<int>("<xmlattr>.failures"), 1);
+  EXPECT_EQ(suite.get<int>("<xmlattr>.errors"), 0);
+  int cases = 0, failures = 0;
+  for (const auto& [tag, c] : suite) {
+    if (tag != "testcase") continue;
+    ++cases;
+    EXPECT_FALSE(c.get<std::string>("<xmlattr>.name").empty());
+    EXPECT_EQ(c.get<std::string>("<xmlattr>.classname"), "gpuops.lab");
+    if (auto f = c.get_child_optional("failure")) {
+      ++failures;
+      EXPECT_EQ(c.get<std::string>("<xmlattr>.name"), "step 8: out/matrix.txt matches the live state");
+      EXPECT_EQ(f->get<std::string>("<xmlattr>.message"), reason.substr(0, reason.find('\n')));
+      EXPECT_EQ(f->get_value<std::string>(), reason);
+    }
+  }
+  EXPECT_EQ(cases, 8);
+  EXPECT_EQ(failures, 1);
+
+  CliRun yaml = run_gpuops({"lab", "grade", "--dir", dir_.string(), "-o", "yaml"});
+  EXPECT_EQ(yaml.code, 1);
+  EXPECT_NE(yaml.out.find("failed: 1\n"), std::string::npos) << yaml.out;
+  EXPECT_EQ(run_gpuops({"lab", "grade", "--dir", dir_.string(), "-o", "wide"}).code, 2);
 }
 
 TEST_F(LabDir, WrongOptOutNumbersFailStep5) {
