@@ -25,9 +25,11 @@ std::string lit(const std::string& s) { return "'" + s + "'"; }
 template <typename Keep>
 std::string values_regex(Keep keep) {
   std::string re;
+  bool first = true;  // "" is an alternative too: count, do not test re
   for (const WrittenValue& w : operator_written_values()) {
     if (!keep(w.cls)) continue;
-    if (!re.empty()) re += "|";
+    if (!first) re += "|";
+    first = false;
     re += w.suffix ? std::string(".*") + w.text : std::string(w.text);
   }
   return "^(" + re + ")$";
