@@ -164,6 +164,39 @@ TEST(ServeHardening, WatchWhoseClientDoesNotReadIsClosed) {
   EXPECT_NO_THROW(client.send_json(r));
 }
 
+// A watcher that stops reading after a burst, with no event after it, used to
+// stay open (and keep its backlog) until the next event of its kind: the
+// soft bound is checked again once watch_stall has passed.
+TEST(ServeHardening, AStalledWatchIsClosedWithoutAnotherEvent) {
+  simulator::ApiServer::Options o;
+  o.watch_backlog_bytes = 1 << 20;
+  // Longer than the feed's own wait for a slow watch (1 s, after which the
+  // rest of the burst is queued): every event is queued before the stall
+  // has passed, so no event finds the watch stalled.
+  o.watch_stall = std::chrono::milliseconds(2000);
+  Served s(true, o);
+  RawClient w(s.server->port());
+  w.handshake();
+  w.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
+          "\r\n\r\n");
+  std::string head = w.read(5s, 12);
+  ASSERT_EQ(status_of(head), 200) << head;
+  // One burst of 200 events of 64 KiB (13 MB), then nothing more.
+  s.server->with_cluster([&](simulator::FakeCluster& c) {
+    for (int i = 0; i < 200; ++i) {
+      core::Node n;
+      n.metadata.name = "burst-" + std::to_string(i);
+      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(n);
+    }
+  });
+  // The client reads nothing for 5 s: the server must have given up by then.
+  std::this_thread::sleep_for(5s);
+  std::string rest = w.read(10s);
+  EXPECT_TRUE(w.eof) << "the watch is still open after " << rest.size() << " bytes";
+  EXPECT_LT(rest.size(), 200u * 64 * 1024);
+}
+
 // One YAML body with a self-referential alias used to kill the server.
 TEST(ServeHardening, YamlAliasLoopIs400AndTheServerLives) {
   Served s(true);
