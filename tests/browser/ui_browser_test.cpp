@@ -45,11 +45,13 @@ TEST(UiBrowser, TheLabViewFollowsKubectlLabelAndExplainsACell) {
   auto c = start_chromium();
   ASSERT_TRUE(c);
   c->open(ui.login_url());
-  // The login link leaves the token out of the address: a redirect to /.
+  // The login link leaves the token out of the address: a redirect to the
+  // page's own path, where its cookie is scoped (and the page's script and
+  // events are fetched relative to it).
   ASSERT_GE(c->wait_for(cell("lab-node-1", "dcgm-exporter") + "?.dataset.pod === 'Running'", std::chrono::seconds(10)),
             0)
       << c->eval("document.body.innerText");
-  EXPECT_EQ(c->eval("location.pathname"), "/");
+  EXPECT_EQ(c->eval("location.pathname"), boost::json::value(ui.base_path()));
   EXPECT_EQ(c->eval(cell("lab-node-1", "dcgm-exporter") + ".innerText.replace(/\\s+/g, ' ')"), "wanted Running");
   EXPECT_EQ(c->eval(cell("lab-node-2", "dcgm-exporter") + ".innerText.replace(/\\s+/g, ' ')"), "not wanted absent");
   EXPECT_EQ(c->eval(cell("lab-node-2", "driver") + ".innerText.replace(/\\s+/g, ' ')"), "no DaemonSet absent");
