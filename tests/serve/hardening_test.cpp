@@ -56,6 +56,28 @@ std::string post_header(const std::string& token, const std::string& length) {
   return h + "Content-Length: " + length + "\r\n\r\n";
 }
 
+// Opens a watch of nodes on `w` (TLS, the server's token); returns what came
+// of the answer's status line (12 bytes, or less).
+std::string open_node_watch(RawClient& w, Served& s) {
+  w.handshake();
+  w.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
+          "\r\n\r\n");
+  return w.read(5s, 12);
+}
+
+// `count` nodes named <prefix><i>, each with a 64 KiB annotation: as many
+// watch events of about 64 KiB, written at once.
+void add_blob_nodes(Served& s, const std::string& prefix, size_t count) {
+  s.server->with_cluster([&](simulator::FakeCluster& c) {
+    for (size_t i = 0; i < count; ++i) {
+      core::Node n;
+      n.metadata.name = prefix + std::to_string(i);
+      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
+      c.add_node(n);
+    }
+  });
+}
+
 // The token is checked on the header: a request without it is answered 401
 // at once, without waiting for the 100 MB its header announces.
 TEST(ServeHardening, NoTokenIsRefusedBeforeTheBodyIsRead) {
@@ -134,22 +156,12 @@ TEST(ServeHardening, WatchWhoseClientDoesNotReadIsClosed) {
   o.watch_backlog_hard_bytes = 1 << 20;
   Served s(true, o);
   RawClient w(s.server->port());
-  w.handshake();
-  w.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
-          "\r\n\r\n");
-  std::string head = w.read(5s, 12);
+  std::string head = open_node_watch(w, s);
   ASSERT_EQ(status_of(head), 200) << head;
   // 600 node events of 64 KiB each (39 MB): more than the kernel's socket
   // buffers on loopback hold, so most of it would wait in the server.
   const size_t kEvents = 600;
-  s.server->with_cluster([&](simulator::FakeCluster& c) {
-    for (size_t i = 0; i < kEvents; ++i) {
-      core::Node n;
-      n.metadata.name = "big-" + std::to_string(i);
-      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
-      c.add_node(n);
-    }
-  });
+  add_blob_nodes(s, "big-", kEvents);
   std::string rest = w.read(20s);
   EXPECT_TRUE(w.eof) << "the watch is still open after " << rest.size() << " bytes";
   EXPECT_LT(rest.size(), kEvents * 64 * 1024);
@@ -176,20 +188,10 @@ TEST(ServeHardening, AStalledWatchIsClosedWithoutAnotherEvent) {
   o.watch_stall = std::chrono::milliseconds(2000);
   Served s(true, o);
   RawClient w(s.server->port());
-  w.handshake();
-  w.write("GET /api/v1/nodes?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.server->token() +
-          "\r\n\r\n");
-  std::string head = w.read(5s, 12);
+  std::string head = open_node_watch(w, s);
   ASSERT_EQ(status_of(head), 200) << head;
   // One burst of 200 events of 64 KiB (13 MB), then nothing more.
-  s.server->with_cluster([&](simulator::FakeCluster& c) {
-    for (int i = 0; i < 200; ++i) {
-      core::Node n;
-      n.metadata.name = "burst-" + std::to_string(i);
-      n.metadata.annotations["example.com/blob"] = std::string(64 * 1024, 'x');
-      c.add_node(n);
-    }
-  });
+  add_blob_nodes(s, "burst-", 200);
   // The client reads nothing for 5 s: the server must have given up by then.
   std::this_thread::sleep_for(5s);
   std::string rest = w.read(10s);
