@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <regex>
 
 #include "cli/backends.h"
 #include "core/base/errors.h"
@@ -34,6 +35,10 @@ void add_cluster_options(cxxopts::Options& opts) {
       "operand catalog: lab, gpu-operator (v26.7), gpu-operator-v25.3, or a catalog file (default: lab; on a GPU "
       "Operator install, the catalog of its version)",
       cxxopts::value<std::string>()->default_value("lab"))(
+      "operator-version",
+      "judge a GPU Operator install as this release (v25.3, v24.9.2) whatever its labels and images say; picks "
+      "that release's catalog (not with --operands)",
+      cxxopts::value<std::string>())(
       "o,output",
       "output format: text, json or yaml (matrix and diagnose: also html, one self-contained page; matrix: also wide, "
       "a kubectl-style table of each pod's STATUS)",
@@ -52,6 +57,16 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   o.namespace_ = r["namespace"].as<std::string>();
   o.namespace_given = r.count("namespace") > 0;
   o.operands = r["operands"].as<std::string>();
+  if (r.count("operator-version")) {
+    o.operator_version = r["operator-version"].as<std::string>();
+    static const std::regex release(R"(v?[0-9]{1,6}\.[0-9]{1,6}(\.[0-9]{1,6})?)");
+    if (!std::regex_match(o.operator_version, release))
+      throw UsageError("--operator-version must be a GPU Operator release such as v25.3 or v24.9.2, not \"" +
+                       o.operator_version + "\"");
+    if (r.count("operands"))
+      throw UsageError("--operator-version picks the release's catalog; it cannot be combined with --operands");
+    if (o.operator_version[0] != 'v') o.operator_version = "v" + o.operator_version;
+  }
   o.output = r["output"].as<std::string>();
   if (o.output != "text" && o.output != "json" && o.output != "yaml" && o.output != "html" && o.output != "wide")
     throw UsageError("--output must be text, json, yaml, html or wide, not \"" + o.output + "\"");
@@ -184,11 +199,26 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   l.state = snapshot ? snapshot->take_state(l.opts.namespace_) : live->state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
+  if (!l.opts.operator_version.empty()) {
+    if (l.install.detected) {
+      l.install.version = l.opts.operator_version;
+      l.install.version_source = "--operator-version";
+    } else {
+      err << "gpuops: --operator-version " << l.opts.operator_version
+          << " left aside: the input is not a GPU Operator install\n";
+    }
+  }
   std::string catalog_name = l.opts.operands;
   if (!l.catalog_given) l.catalog = choose_catalog(l.install, l.opts.operands, false, &catalog_name);
   l.catalog.operator_mode = l.install.detected;
   require_operands_in_namespace(l.opts, snapshot.get(), l.state, l.catalog);
-  if (l.install.detected) err << operator_banner(l, catalog_name) << "\n";
+  if (l.install.detected) {
+    err << operator_banner(l, catalog_name) << "\n";
+    // The release's line against the catalog's: a release gpuops has no
+    // catalog for is judged with another's, said once.
+    if (auto note = core::catalog_release_note(l.install.version, l.catalog.version); !note.empty())
+      err << note << "\n";
+  }
   l.node_names = sorted_node_names(l.state);
   return l;
 }

@@ -37,6 +37,10 @@ struct ClusterOptions {
   std::string namespace_ = "gpu-operator";
   bool namespace_given = false;
   std::string operands = "lab";
+  // --operator-version: the release an operator install is judged as ("v24.9.2",
+  // always with the leading "v"), in place of the detected one; "" when not given.
+  // Not with --operands (UsageError).
+  std::string operator_version;
   std::string output = "text";
   // A snapshot's nodes and pods keep their whole JSON (core::SnapshotOptions): only
   // for `serve --snapshot`, which serves them again with every field.
@@ -46,8 +50,9 @@ struct ClusterOptions {
   bool infers_cluster_policy = false;
 };
 
-// Reads the options added by add_cluster_options. Throws core::InputError for
-// an unknown -o value.
+// Reads the options added by add_cluster_options. Throws UsageError for an
+// unknown -o value, an --operator-version that is not [v]MAJOR.MINOR[.PATCH]
+// or one given with --operands.
 ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
 
 // Opens the backend the options name: SnapshotCluster for --snapshot, the real

@@ -130,6 +130,39 @@ std::string operator_catalog_name(const std::string& version) {
   return version_at_least(version, 26, 7) ? "gpu-operator" : "gpu-operator-v25.3";
 }
 
+std::string release_major_minor(const std::string& version) {
+  auto mm = major_minor(version);
+  if (!mm) return "";
+  return "v" + std::to_string(mm->first) + "." + std::to_string(mm->second);
+}
+
+const std::vector<std::string>& catalogued_releases() {
+  static const std::vector<std::string> releases = [] {
+    std::vector<std::string> out;
+    for (const char* name : {"gpu-operator-v25.3", "gpu-operator"}) out.push_back(load_catalog(name).version);
+    return out;
+  }();
+  return releases;
+}
+
+std::string catalog_release_note(const std::string& version, const std::string& catalog_version) {
+  const std::string line = release_major_minor(version), judged = release_major_minor(catalog_version);
+  if (line.empty() || judged.empty() || line == judged) return "";
+  const std::string differ =
+      ", whose operands, deploy labels, validator gates and helpers' label writes may differ from " + line + "'s";
+  std::string have;
+  bool catalogued = false;
+  for (const auto& r : catalogued_releases()) {
+    have += (have.empty() ? "" : ", ") + r;
+    catalogued = catalogued || r == line;
+  }
+  if (catalogued)  // a catalog named on the command line (--operands) for another release
+    return "gpuops: GPU Operator " + version + ": judged with " + judged + "'s catalog, as --operands names it" +
+           differ;
+  return "gpuops: GPU Operator " + version + ": no catalog for " + line + " (gpuops has " + have + "); judged with " +
+         judged + "'s" + differ;
+}
+
 std::string default_catalog_name(const OperatorInstall& install) {
   return install.detected ? operator_catalog_name(install.version) : "lab";
 }

@@ -58,6 +58,23 @@ OperatorInstall detect_operator_install(const ClusterState& state);
 // catalog) for v26.7 and later and for an unknown version.
 std::string operator_catalog_name(const std::string& version);
 
+// The release line of a version: "v24.9" of "v24.9.2", "24.9" or "v24.9";
+// "" when it does not parse as [v]MAJOR.MINOR[.PATCH...].
+std::string release_major_minor(const std::string& version);
+
+// The built-in operator catalogs' release lines, oldest first ({"v25.3",
+// "v26.7"}: the `version` key of data/operands/gpu-operator-v25.3.yaml and
+// data/operands/gpu-operator.yaml).
+const std::vector<std::string>& catalogued_releases();
+
+// One line for stderr when an install of release `version` ("v24.9.2") is
+// judged with a catalog of another release line (`catalog_version`, the
+// Catalog::version key, "v25.3"); "" when both name the same line or either
+// is unknown (an unknown version is said by the operator-mode banner). E.g.
+//   gpuops: GPU Operator v24.9.2: no catalog for v24.9 (gpuops has v25.3, v26.7); judged with v25.3's, whose
+//   operands, deploy labels, validator gates and helpers' label writes may differ from v24.9's
+std::string catalog_release_note(const std::string& version, const std::string& catalog_version);
+
 // The built-in catalog a state is read with when none is named:
 // operator_catalog_name(install.version) for an install, else "lab".
 std::string default_catalog_name(const OperatorInstall& install);

@@ -112,6 +112,31 @@ TEST(OperatorInstall, CatalogPerRelease) {
   EXPECT_EQ(core::load_catalog("lab").by_name("driver")->component, "nvidia-driver");
 }
 
+// A release's line is its major.minor (the chart's release tags: v25.10.1 is
+// the v25.10 line, not v25.1); a note only where the lines differ.
+TEST(OperatorInstall, ReleaseLineAndTheCatalogNote) {
+  EXPECT_EQ(core::release_major_minor("v24.9.2"), "v24.9");
+  EXPECT_EQ(core::release_major_minor("25.10.1"), "v25.10");
+  EXPECT_EQ(core::release_major_minor("v26.7"), "v26.7");
+  EXPECT_EQ(core::release_major_minor(""), "");
+  EXPECT_EQ(core::release_major_minor("v26"), "");
+  EXPECT_EQ(core::release_major_minor("latest"), "");
+  EXPECT_EQ(core::catalogued_releases(), (std::vector<std::string>{"v25.3", "v26.7"}));
+
+  EXPECT_EQ(core::catalog_release_note("v25.3.4", "v25.3"), "");
+  EXPECT_EQ(core::catalog_release_note("v26.7.0", "v26.7"), "");
+  EXPECT_EQ(core::catalog_release_note("", "v26.7"), "");    // unknown: the banner says it
+  EXPECT_EQ(core::catalog_release_note("v24.9.2", ""), "");  // a catalog of no release
+  const std::string v2510 = core::catalog_release_note("v25.10.1", "v25.3");
+  EXPECT_EQ(v2510.rfind("gpuops: GPU Operator v25.10.1: no catalog for v25.10 (gpuops has v25.3, v26.7); judged "
+                        "with v25.3's,",
+                        0),
+            0u)
+      << v2510;
+  EXPECT_NE(core::catalog_release_note("v25.3.4", "v26.7").find("judged with v26.7's catalog, as --operands names it"),
+            std::string::npos);
+}
+
 TEST(OperatorInstall, DriverDaemonSetsByComponentOnlyInOperatorMode) {
   core::Catalog c = core::load_catalog("gpu-operator");
   const core::Operand& driver = *c.by_name("driver");
