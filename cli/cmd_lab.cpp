@@ -192,12 +192,18 @@ int lab_run(const Args& args, std::ostream& out) {
     lo.operator_catalog = &operator_catalog;
   }
   std::vector<core::HtmlStep> html_steps;
+  std::map<int, std::vector<std::pair<std::string, std::string>>> files_by_step;
   if (r.count("html")) {
     const core::Catalog* shown = lo.operator_catalog ? lo.operator_catalog : &catalog;
-    lo.on_step = [&html_steps, &catalog, shown](int n, const std::string& title, const std::vector<std::string>& lines,
-                                                const core::ClusterState& after) {
+    lo.on_file = [&files_by_step](int n, const std::string& path, const std::string& text) {
+      files_by_step[n].emplace_back(path, text);
+    };
+    lo.on_step = [&html_steps, &catalog, shown, &files_by_step](int n, const std::string& title,
+                                                                const std::vector<std::string>& lines,
+                                                                const core::ClusterState& after) {
       // The ninth act shows the operator's operands.
-      html_steps.push_back({n, title, lines, core::placement_view(after, n == 9 ? *shown : catalog)});
+      html_steps.push_back(
+          {n, title, lines, core::placement_view(after, n == 9 ? *shown : catalog), std::move(files_by_step[n])});
     };
   }
   if (r.count("kubeconfig") || r.count("context")) {

@@ -144,6 +144,16 @@ std::string render_lab_html(const std::vector<HtmlStep>& steps) {
     }
     if (!commands.empty()) body += tag("h3", "Commands") + tag("pre", commands, "commands");
     if (!said.empty()) body += tag("h3", "What happened") + tag("pre", said, "narration");
+    if (!st.files.empty()) {
+      // The deliverables (out/) open, what the step applied or installed
+      // (k8s/, the scripts) folded: a teacher checks the first.
+      body += tag("h3", "Files it wrote");
+      for (const auto& [path, text] : st.files) {
+        const bool deliverable = path.rfind("out/", 0) == 0;
+        body += std::string("<details class=\"file\"") + (deliverable ? " open" : "") + ">" + tag("summary", path) +
+                tag("pre", text, "file-text") + "</details>";
+      }
+    }
     body += tag("h3", "The view after it") + render_view_table(st.view, prev);
     std::vector<std::string> changes = prev ? view_changes(*prev, st.view) : std::vector<std::string>{};
     body += tag("h3", "What changed, and why") + "<ul class=\"changes\">";

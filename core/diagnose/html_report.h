@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/analysis/placement_view.h"
@@ -50,10 +51,15 @@ struct HtmlStep {
   std::string title;
   std::vector<std::string> lines;  // the narration: commands and what they did
   PlacementView view;              // after the step
+  // The files the step wrote, in order: path relative to the working
+  // directory ("out/driver.txt") and whole text (core::LabRunOptions::on_file).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 // Each step: its title, its commands (the lines starting "kubectl "), the
-// rest of its narration, the view after it with what changed since the
-// previous step marked, and view_changes' lines (the reasons).
+// rest of its narration, the files it wrote in full (the deliverables under
+// out/ open, its manifests and scripts folded in <details>), the view after it
+// with what changed since the previous step marked, and view_changes' lines
+// (the reasons).
 std::string render_lab_html(const std::vector<HtmlStep>& steps);
 
 }  // namespace gpuops::core

@@ -144,6 +144,8 @@ class Narrator {
     step_ = n;
     title_ = title;
   }
+  // The step under way (0 before the first and after finish()).
+  int current() const { return step_; }
   // Hands the step under way to on_step (if any) with the state now.
   void finish() {
     if (on_step_ && step_ > 0) on_step_(step_, title_, lines_, state_());
@@ -233,11 +235,12 @@ void add_lab_nodes(Cluster& cluster) {
 void run_lab(Cluster& cluster, const Catalog& c, const LabRunOptions& o) {
   fs::path dir(o.dir);
   fs::path out = dir / "out", k8s = dir / "k8s";
-  auto write = [&o](const fs::path& path, const std::string& text, bool executable = false) {
-    if (o.write_files) write_file(path, text, executable);
-  };
   auto state = [&] { return cluster.state(o.ns); };
   Narrator say(o.narrate, c, o.on_step, state);
+  auto write = [&o, &dir, &say](const fs::path& path, const std::string& text, bool executable = false) {
+    if (o.write_files) write_file(path, text, executable);
+    if (o.on_file) o.on_file(say.current(), path.lexically_relative(dir).generic_string(), text);
+  };
   auto apply_operands = [&](const std::vector<std::string>& names) {
     std::vector<Object> objs;
     for (const auto& name : names) {

@@ -69,6 +69,11 @@ struct LabRunOptions {
   std::function<void(int step, const std::string& title, const std::vector<std::string>& lines,
                      const ClusterState& after)>
       on_step;
+  // Called for each file a step writes (also when write_files is false): the
+  // step's number, the path relative to `dir` with '/' separators
+  // ("out/driver.txt", "k8s/driver.yaml", "operand-audit.sh") and the whole
+  // text (`gpuops lab run --html` shows the deliverables). nullptr: not called.
+  std::function<void(int step, const std::string& path, const std::string& text)> on_file;
 };
 
 // Performs the eight steps on `cluster` and writes the working directory.

@@ -125,6 +125,48 @@ TEST_F(LabDir, RunReproducesLabMd) {
   EXPECT_NE(slurp(dir_ / "k8s/driver-ds.yaml").find("nvidia.com/gpu.deploy.driver: \"true\""), std::string::npos);
 }
 
+// The HTML report carries each step's deliverables in full, in the step that
+// writes them (LAB.md: roster in step 1, driver.txt in 3, optout.txt in 5, the
+// audit and its script in 6, the order check in 7, the matrix with
+// TOTAL_PODS=9 in 8), each out/ file open, the manifests folded.
+TEST_F(LabDir, TheHtmlReportShowsEachStepsFiles) {
+  const fs::path html = dir_ / "lab.html";
+  CliRun r = run_gpuops({"lab", "run", "--dir", (dir_ / "again").string(), "--quiet", "--html", html.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string page = slurp(html);
+  // Step n's section, up to the next one.
+  auto section = [&page](int n) {
+    size_t at = page.find("<section class=\"step\" id=\"step-" + std::to_string(n) + "\">");
+    if (at == std::string::npos) return std::string();
+    return page.substr(at, page.find("</section>", at) - at);
+  };
+  auto shown = [](const std::string& path, const std::string& text, bool open) {
+    return std::string("<details class=\"file\"") + (open ? " open" : "") + "><summary>" + path +
+           "</summary><pre class=\"file-text\">" + text + "</pre></details>";
+  };
+  EXPECT_NE(section(3).find(shown("out/driver.txt", "DESIRED=1\nSKIPPED=lab-node-1\n", true)), std::string::npos)
+      << section(3);
+  EXPECT_NE(section(5).find(shown("out/optout.txt", "BEFORE=2\nAFTER=1\n", true)), std::string::npos);
+  EXPECT_NE(section(6).find(shown("out/audit.txt", "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n", true)),
+            std::string::npos);
+  EXPECT_NE(section(6).find("<details class=\"file\"><summary>operand-audit.sh</summary>"), std::string::npos);
+  EXPECT_NE(section(7).find(shown("out/order.txt",
+                                  "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n", true)),
+            std::string::npos);
+  EXPECT_NE(section(8).find(shown("out/matrix.txt",
+                                  "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n"
+                                  "lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n"
+                                  "lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n"
+                                  "TOTAL_PODS=9\n",
+                                  true)),
+            std::string::npos)
+      << section(8);
+  // The manifest applied in step 3, folded; a file only in the step that wrote it.
+  EXPECT_NE(section(3).find("<details class=\"file\"><summary>k8s/driver-ds.yaml</summary>"), std::string::npos);
+  EXPECT_EQ(section(5).find("out/driver.txt"), std::string::npos);
+  EXPECT_EQ(section(2).find("<details"), section(2).find("<details class=\"file\"><summary>k8s/toolkit-ds.yaml"));
+}
+
 TEST_F(LabDir, RunNarratesEachStep) {
   // The fixture ran the lab into dir_ already: without --overwrite it is refused.
   CliRun refused = run_gpuops({"lab", "run", "--dir", dir_.string()});
