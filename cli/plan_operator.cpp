@@ -6,6 +6,8 @@
 
 #include "core/base/errors.h"
 #include "core/gpu_operator/cluster_policy.h"
+#include "core/gpu_operator/gpu_node_rules.h"
+#include "core/gpu_operator/nfd.h"
 #include "core/plan/plan_objects.h"
 #include "simulator/gpu_operator/operator_render.h"
 
@@ -49,11 +51,15 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
   const json::value& spec_b = or_null(core::json_member(cb.raw, {"spec"}));
   const json::value& spec_a = or_null(core::json_member(ca.raw, {"spec"}));
   if (spec_b == spec_a) return {};
-  std::vector<const core::Node*> nodes;
-  for (const auto& n : before.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const core::Node* x, const core::Node* y) { return x->metadata.name < y->metadata.name; });
-  const std::string os_tag = simulator::driver_os_tag(nodes);
+  // The first GPU node by name, as the simulated operator takes it.
+  const core::Node* first_gpu = nullptr;
+  for (const auto& n : before.nodes) {
+    auto present = n.metadata.labels.find(core::kGpuPresentLabel);
+    if (present != n.metadata.labels.end() && present->second == "true" &&
+        (!first_gpu || n.metadata.name < first_gpu->metadata.name))
+      first_gpu = &n;
+  }
+  const std::string os_tag = first_gpu ? core::driver_os_tag(*first_gpu, catalog.version) : "";
 
   // Template differences, render against render.
   for (auto& c : plan.daemonsets) {

@@ -288,6 +288,7 @@ std::vector<Finding> diagnose(const ClusterState& state, const Catalog& catalog,
   }
   const OperandDaemonSets dss = operand_daemonsets_of(index, catalog);
   std::vector<Finding> out = operator_resource_findings(state);
+  for (auto& f : nfd_driver_input_findings(state, catalog, targets)) out.push_back(std::move(f));
   for (const Node* n : targets) {
     NodeDiagnosis d = diagnose_node(index, catalog, dss, *n, options);
     for (auto& f : d.node_level) out.push_back(std::move(f));

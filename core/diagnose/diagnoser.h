@@ -350,4 +350,16 @@ class Diagnoser {
   std::set<std::string> expected_;
 };
 
+// Operator mode: for each of `targets` that is a GPU node (gpu.present=true)
+// labelled by NFD yet lacking a label the operator reads off its first GPU
+// node to render the driver (core::driver_input_gap, per the catalog's
+// release), one finding `nfd-driver-labels-missing` (operand driver): what
+// is missing, where the operator stops without it, whether that depends on
+// which GPU node it lists first (core::driver_input_disagreement), and the
+// ClusterPolicy's Error condition when it says so. Error when the
+// ClusterPolicy's condition quotes the failure (or a driver image tag ends in
+// "-"), else a warning. diagnose_nfd.cpp.
+std::vector<Finding> nfd_driver_input_findings(const ClusterState& state, const Catalog& catalog,
+                                               const std::vector<const Node*>& targets);
+
 }  // namespace gpuops::core::diagnose_internal

@@ -45,4 +45,54 @@ struct NfdGap {
 };
 NfdGap nfd_gap(const StateIndex& index, const Node& node);
 
+// The NFD labels the operator reads off the first GPU node to render the
+// driver (nvidia.com/gpu.present=true; the first of its cache's List, in no
+// set order: the simulator takes the first by name).
+inline constexpr const char* kKernelVersionFullLabel = "feature.node.kubernetes.io/kernel-version.full";
+inline constexpr const char* kOsReleaseIdLabel = "feature.node.kubernetes.io/system-os_release.ID";
+inline constexpr const char* kOsVersionIdLabel = "feature.node.kubernetes.io/system-os_release.VERSION_ID";
+
+// The driver image tag's OS suffix the operator of `release` (a catalog's
+// version: "v25.3", "v26.7"; "" = the newest rules) derives from `node`'s
+// NFD labels: ID and VERSION_ID joined ("ubuntu24.04"), "" when either is
+// missing. From v26.7 ol, rocky and rhel keep the major version only
+// ("rhel9"; mirrors getGPUNodeOSInfo, controllers/state_manager.go v26.7.0);
+// v26.3 does so for rocky, and rhel 10 and later (getGPUNodeOSTag, v26.3.0);
+// before v26.3 the version is taken whole (kernelFullVersion,
+// controllers/object_controls.go v25.3.4), and the kernel label is needed
+// too: without it the tag is "".
+std::string driver_os_tag(const Node& node, const std::string& release);
+
+// What the operator of `release` cannot read off `node`, taken as its first
+// GPU node, to render the driver, and where it stops (messages as the
+// ClusterPolicy's Error condition shows them):
+//  * before v26.3 (kernelFullVersion, resolveDriverTag,
+//    controllers/object_controls.go v25.3.4): no kernel-version.full fails
+//    state-driver, "ERROR: Could not find kernel full version: ('', '')",
+//    and the states after it are not reconciled; no OS ID or VERSION_ID
+//    is not an error, but the image tag then ends in "-" ("580.82.07-":
+//    resolveDriverTag appends "-" and the empty tag), an image no registry has;
+//  * from v26.3 (init, getGPUNodeOSTag / getGPUNodeOSInfo): no OS ID or
+//    VERSION_ID fails the whole reconcile before any state,
+//    "failed to retrieve GPU node OS tag|info: unable to retrieve OS
+//    name|version from label <key>"; the kernel label is not read. v26.3
+//    also fails on a major version strconv.Atoi refuses ("error processing
+//    OS major version ..."), v26.7 on an empty ID ("GPU node OS info is
+//    empty: release=\"\", tag=\"22.04\""); `missing` stays empty then.
+// Empty `missing` when nothing is missing.
+struct DriverInputGap {
+  std::vector<std::string> missing;  // label keys, in the order the operator reads them
+  std::string failure;               // "" when the operator goes on
+  bool fails_init = false;           // the whole reconcile fails (v26.3+), not state-driver alone
+  bool bad_image_tag = false;        // it goes on, with a driver image tag ending in "-"
+};
+DriverInputGap driver_input_gap(const Node& node, const std::string& release);
+
+// When the GPU nodes (nvidia.com/gpu.present=true) disagree on whether the
+// operator stops (driver_input_gap's failure on some, not on others), the
+// ones it would stop on, sorted by name: the operator reads whichever node
+// its cache lists first, so whether it stops is not determined by the state.
+// Empty when they all agree.
+std::vector<std::string> driver_input_disagreement(const ClusterState& state, const std::string& release);
+
 }  // namespace gpuops::core

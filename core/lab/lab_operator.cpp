@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/gpu_operator/cluster_policy.h"
+#include "core/gpu_operator/nfd.h"
 
 namespace gpuops::core {
 
@@ -15,12 +16,16 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
                              const std::vector<std::string>& nodes) {
   OperatorAct act;
   auto say = [&act](const std::string& line) { act.lines.push_back(line); };
-  // The chart installs NFD too, which labels every node's kernel version (the
-  // driver state needs it: docs/reference/gpu-operator-live.md); the lab's nodes
+  // The chart installs NFD too, which labels every node's kernel version and
+  // OS release, as its default kernel and system sources do (the driver needs
+  // them: core::driver_input_gap, core/gpu_operator/nfd.h); the lab's nodes
   // already carry its GPU label where the lab put one.
-  for (const auto& node : nodes)
-    cluster.set_node_label(node, "feature.node.kubernetes.io/kernel-version.full", "6.8.0-101-generic");
-  say("NFD (installed with the chart) labels each node's kernel version");
+  for (const auto& node : nodes) {
+    cluster.set_node_label(node, kKernelVersionFullLabel, "6.8.0-101-generic");
+    cluster.set_node_label(node, kOsReleaseIdLabel, "ubuntu");
+    cluster.set_node_label(node, kOsVersionIdLabel, "24.04");
+  }
+  say("NFD (installed with the chart) labels each node's kernel version and OS release");
   cluster.settle();
   ClusterState before = cluster.state(ns);
   sim.install_operator(oc, ns);

@@ -17,8 +17,6 @@ namespace gpuops::simulator::internal {
 
 namespace {
 
-constexpr const char* kKernelVersionLabel = "feature.node.kubernetes.io/kernel-version.full";
-
 // FNV-32a of the rendered object, as utils.GetObjectHash keys the
 // last-applied-hash annotation (internal/utils/utils.go).
 std::string object_hash(const core::DaemonSet& ds) {
@@ -74,6 +72,9 @@ void ClusterPolicyController::on_node(EventType type, const core::Node& node) {
     it->second = node.metadata.labels;
   }
   if (trigger) label_queued_ = policy_queued_ = true;
+  // A failed reconcile is requeued (controller-runtime's backoff): a node
+  // event after it finds the pass run again.
+  if (failed_pass_) policy_queued_ = true;
 }
 
 // mirrors the owned-DaemonSet watch (handler.OnlyControllerOwner)
@@ -198,7 +199,16 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     auto present = node.metadata.labels.find(core::kGpuPresentLabel);
     if (!first_gpu && present != node.metadata.labels.end() && present->second == "true") first_gpu = &node;
   }
-  const std::string os_tag = first_gpu ? driver_os_tag({first_gpu}) : "";
+  const std::string os_tag = first_gpu ? core::driver_os_tag(*first_gpu, catalog_.version) : "";
+  const core::DriverInputGap gap =
+      first_gpu ? core::driver_input_gap(*first_gpu, catalog_.version) : core::DriverInputGap{};
+  failed_pass_ = true;  // until the pass ends well
+  if (gap.fails_init) {
+    // init (v26.3+): the GPU node's OS is read before any state; without it
+    // Reconcile sets ReconcileFailed with init's error and returns.
+    write_status(cp, "notReady", false, "ReconcileFailed", gap.failure);
+    return;
+  }
 
   std::vector<const core::Operand*> states;
   for (const auto& n : catalog_.rules.reconcile_order)
@@ -221,12 +231,11 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     // precompiled or NVIDIADriver driver variants, which are not rendered
     // here): left to them.
     if (adopt_ && !existing && has_variant_daemonsets(*op)) continue;
-    if (op->name == "driver" && !first_gpu->metadata.labels.count(kKernelVersionLabel)) {
-      // The driver transform needs the kernel version (measured on v25.3.4:
-      // the pass stops here, no later state is reconciled).
-      write_status(cp, "notReady", false, "ReconcileFailed",
-                   "Failed to reconcile " + state_name + ": unable to get kernel version of node " +
-                       first_gpu->metadata.name + ": label " + kKernelVersionLabel + " not found");
+    if (op->name == "driver" && !gap.failure.empty()) {
+      // The driver transform needs the kernel version (before v26.3;
+      // measured on v25.3.4: the pass stops here, no later state is
+      // reconciled).
+      write_status(cp, "notReady", false, "ReconcileFailed", "Failed to reconcile " + state_name + ": " + gap.failure);
       return;
     }
     // The rendered DaemonSet is judged as the API server judges a create (a
@@ -284,6 +293,7 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
     if (!operand_daemonset_ready(*existing, pods, rev)) not_ready.push_back(state_name);
   }
 
+  failed_pass_ = false;
   const core::ClusterPolicy& now = c_.store.cluster_policies().at(policy_name);
   if (!not_ready.empty()) {
     std::string list;

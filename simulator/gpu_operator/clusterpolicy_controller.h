@@ -23,10 +23,12 @@
 //    policy (core::state_enabled) has its DaemonSet deleted; no GPU node in
 //    the cluster (!hasGPUNodes): nothing created, the state ready; else the
 //    rendered DaemonSet (operator_object_controls.h) created, or updated when
-//    its last-applied hash changed; readiness by isDaemonSetReady. The driver
-//    state fails, and stops the pass, when the first GPU node has no
-//    feature.node.kubernetes.io/kernel-version.full (as measured on v25.3.4:
-//    docs/reference/gpu-operator-live.md).
+//    its last-applied hash changed; readiness by isDaemonSetReady. What the
+//    driver needs of the first GPU node's NFD labels is
+//    core::driver_input_gap (core/gpu_operator/nfd.h): before v26.3 the
+//    driver state fails, and stops the pass, without kernel-version.full
+//    (measured on v25.3.4); from v26.3 the whole pass fails without the OS
+//    release labels. A failed pass runs again on the next node event.
 //
 // The operator's requeue after 5 s while notReady is not simulated: every
 // input it re-reads (DaemonSet status, nodes) wakes it by a watch anyway, so
@@ -97,6 +99,10 @@ class ClusterPolicyController {
   std::string ns_;
   bool label_queued_ = false;
   bool policy_queued_ = false;
+  // The last pass failed (a reconcile error): controller-runtime requeues it
+  // with backoff, so the next node event (a label put back) runs it again
+  // whatever the node predicates say.
+  bool failed_pass_ = false;
   // The informer cache's node labels (the predicates compare old and new).
   std::unordered_map<std::string, core::Labels> node_labels_;
   // GenerationChangedPredicate: the generation last seen per ClusterPolicy.

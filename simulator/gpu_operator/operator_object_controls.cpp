@@ -99,7 +99,10 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
     if ((gate != "config-manager-init" || custom_plugin_config) && (gate != "cc-manager-validation" || cc_manager))
       init.push_back(
           json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
-  std::string suffix = op.name == "driver" && !os_tag.empty() ? "-" + os_tag : "";
+  // mirrors resolveDriverTag (controllers/object_controls.go v25.3.4): the
+  // driver's version gets "-" and the OS tag, also when the tag is "" (a
+  // first GPU node without NFD's OS labels: driver:580.82.07-).
+  std::string suffix = op.name == "driver" ? "-" + os_tag : "";
   json::array containers{json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix)}}};
 
   json::object pod_spec{{"nodeSelector", node_selector},

@@ -19,18 +19,11 @@ namespace gpuops::simulator {
 // it was not written by the (simulated) operator.
 inline constexpr const char* kLastAppliedHash = "nvidia.com/last-applied-hash";
 
-// The driver image's OS suffix the operator takes from the first GPU node
-// (gpu.present=true, by name) of `nodes`: its NFD labels
-// feature.node.kubernetes.io/system-os_release.ID and VERSION_ID joined
-// ("ubuntu24.04"); "" when there is none or it lacks them.
-std::string driver_os_tag(const std::vector<const core::Node*>& nodes_by_name);
-
 // The operand's DaemonSet as the simulated operator renders it for `policy`
 // in namespace `ns` (its raw JSON holds the whole object): see
 // simulator/gpu_operator/operator_object_controls.h for what is rendered and
-// what is not. Throws core::InputError where the API server would refuse
-// the render (a component enabled without an image), as the operator's
-// create then fails the state.
+// what is not; `os_tag` is core::driver_os_tag of the first GPU node. Throws core::InputError where the API server
+// would refuse the render (a component enabled without an image), as the operator's create then fails the state.
 core::DaemonSet rendered_daemonset(const core::Operand& op, const core::ClusterPolicy& policy,
                                    const core::Catalog& catalog, const std::string& ns, const std::string& os_tag);
 
