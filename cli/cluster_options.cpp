@@ -75,7 +75,7 @@ ClusterOptions read_cluster_options(const cxxopts::ParseResult& r) {
   return o;
 }
 
-std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o) {
+std::unique_ptr<core::ClusterReader> open_cluster(ClusterOptions& o) {
   if (!o.snapshots.empty())
     return std::make_unique<core::SnapshotCluster>(o.snapshots, core::SnapshotOptions{o.keep_raw});
   // A live cluster, as kubectl finds it: --kubeconfig, KUBECONFIG, ~/.kube/config,
@@ -179,7 +179,7 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   // A snapshot is opened as itself: the namespace check below asks it which
   // namespaces the dump holds.
   std::unique_ptr<core::SnapshotCluster> snapshot;
-  std::unique_ptr<core::Cluster> live;
+  std::unique_ptr<core::ClusterReader> live;
   if (!l.opts.snapshots.empty())
     snapshot = std::make_unique<core::SnapshotCluster>(l.opts.snapshots, core::SnapshotOptions{l.opts.keep_raw});
   else

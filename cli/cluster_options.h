@@ -55,11 +55,11 @@ struct ClusterOptions {
 // or one given with --operands.
 ClusterOptions read_cluster_options(const cxxopts::ParseResult& r);
 
-// Opens the backend the options name: SnapshotCluster for --snapshot, the real
-// API otherwise (kubeconfig as kubectl finds it). Without -n, the namespace
-// becomes the kubeconfig context's when it names one. Throws
+// Opens the backend the options name, to be read: SnapshotCluster for
+// --snapshot, the real API otherwise (kubeconfig as kubectl finds it). Without
+// -n, the namespace becomes the kubeconfig context's when it names one. Throws
 // InputError/ClusterError.
-std::unique_ptr<core::Cluster> open_cluster(ClusterOptions& o);
+std::unique_ptr<core::ClusterReader> open_cluster(ClusterOptions& o);
 
 // A snapshot without a single node (an empty dump, a dump of other kinds, a
 // folder without dumps, a must-gather whose node files list none) cannot be

@@ -248,7 +248,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   if (steps_file) {
     steps = core::load_steps(r["steps"].as<std::string>(), l.catalog);
     for (const auto& s : steps) {
-      if (s.simulator_only() || s.action == "host")
+      if (s.simulator_only() || s.action == core::Action::kHost)
         throw core::InputError(r["steps"].as<std::string>(), s.line, "",
                                "step \"" + s.title() +
                                    "\" is simulator only (faults, host facts, virtual time): plan replays what a "
@@ -259,7 +259,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                                "step \"" + s.title() +
                                    "\" has expect, expectError or timeout: plan predicts what the steps change and "
                                    "checks nothing; give the steps alone (expectations are for gpuops run)");
-      if (s.action.empty())
+      if (s.action == core::Action::kNone)
         throw core::InputError(r["steps"].as<std::string>(), s.line, "",
                                "step \"" + s.title() + "\" changes nothing: plan replays changes");
       for (const auto& [k, v] : s.label_set) direct.insert({s.node, k});
@@ -295,7 +295,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
         for (const auto& x : state.nodes)
           if (x.metadata.name == node) n = &x;
         core::Step s;
-        s.action = "label";
+        s.action = core::Action::kLabel;
         s.node = node;
         for (const auto& c : changes) {
           if (c.back() == '-' && c.find('=') == std::string::npos) {
@@ -327,7 +327,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
     } else if (verb == "cordon" || verb == "uncordon" || verb == "drain") {
       for (const auto& node : target_nodes(rest, selector, state, o, l.node_names)) {
         core::Step s;
-        s.action = verb == "uncordon" ? "uncordon" : "cordon";
+        s.action = verb == "uncordon" ? core::Action::kUncordon : core::Action::kCordon;
         s.name_arg = node;
         steps.push_back(std::move(s));
         if (verb == "drain") drain_nodes.push_back(node);
@@ -373,7 +373,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
                                          "\" not found on node " + node);
           }
           core::Step s;
-          s.action = t.remove ? "untaint" : "taint";
+          s.action = t.remove ? core::Action::kUntaint : core::Action::kTaint;
           s.node = node;
           s.taint = t.taint;
           steps.push_back(std::move(s));
@@ -382,14 +382,14 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       if (rest.size() < 2 || !is_node_resource(rest[0])) throw UsageError("plan delete: only nodes: delete node NAME");
       for (const auto& node : target_nodes({rest.begin() + 1, rest.end()}, selector, state, o, l.node_names)) {
         core::Step s;
-        s.action = "deleteNode";
+        s.action = core::Action::kDeleteNode;
         s.name_arg = node;
         steps.push_back(std::move(s));
       }
     } else if (verb == "apply") {
       if (!r.count("filename")) throw UsageError("plan apply: give -f FILE");
       core::Step s;
-      s.action = "apply";
+      s.action = core::Action::kApply;
       s.apply_files.push_back(r["filename"].as<std::string>());
       // The labels of the Nodes it applies are the change's own.
       for (const auto& object : core::load_manifests(s.apply_files))
@@ -417,7 +417,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
       }
       if (!patch.is_object()) throw core::InputError("", 0, "patch", "the patch is not a JSON or YAML object");
       core::Step s;
-      s.action = "patchClusterPolicy";
+      s.action = core::Action::kPatchClusterPolicy;
       s.policy_name = rest[1];
       s.policy_patch = patch.as_object();
       steps.push_back(std::move(s));

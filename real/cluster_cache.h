@@ -1,4 +1,4 @@
-// real/cluster_cache.h: what core::Cluster::state() reads (nodes, the
+// real/cluster_cache.h: what core::ClusterReader::state() reads (nodes, the
 // namespace's DaemonSets and pods, ClusterPolicies, NVIDIADrivers), kept
 // current by one real::Reflector per resource instead of listed again: the
 // informer pattern of client-go (tools/cache shared_informer.go) for the

@@ -101,16 +101,6 @@ struct Presence {
   }
 };
 
-// Operator mode: the operand's first pod (DaemonSet controller order) on the
-// node, in any phase, or nullptr.
-const Pod* first_pod_on(const StateIndex& index, const Catalog& catalog, const Operand& op,
-                        const std::vector<const DaemonSet*>& dss, const std::string& node) {
-  const Pod* best = nullptr;
-  for (const Pod* p : index.pods_on(node))
-    if (pod_of_operand(catalog, op, dss, *p) && (!best || pod_by_creation_timestamp_and_phase(p, best))) best = p;
-  return best;
-}
-
 }  // namespace
 
 std::vector<const Pod*> present_pods(const ClusterState& state, const Catalog& catalog, const Operand& op) {
@@ -122,10 +112,8 @@ std::vector<const Pod*> present_pods(const ClusterState& state, const Catalog& c
 }
 
 const Pod* present_pod(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node) {
-  auto dss = operand_daemonsets(index.state(), catalog, op);
-  for (const Pod* p : index.pods_on(node))
-    if (p->spec.node_name == node && healthy(catalog, *p) && pod_of_operand(catalog, op, dss, *p)) return p;
-  return nullptr;
+  return operand_pod_on(index, catalog, op, operand_daemonsets(index.state(), catalog, op), node,
+                        [&](const Pod& p) { return healthy(catalog, p); });
 }
 
 bool operand_present(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node) {
@@ -184,7 +172,7 @@ AuditResult audit_result(const ClusterState& state, const Catalog& catalog) {
       if (presence.present(i, n->metadata.name)) continue;
       AuditGap gap{op.name, AuditGap::Verdict::kMissing, "", ""};
       if (index) {
-        if (const Pod* p = first_pod_on(*index, catalog, op, presence.daemonsets[i], n->metadata.name)) {
+        if (const Pod* p = operand_pod_on(*index, catalog, op, presence.daemonsets[i], n->metadata.name)) {
           gap.verdict = AuditGap::Verdict::kNotReady;
           gap.status = pod_status_column(*p);
           gap.pod = p->metadata.name;
@@ -265,7 +253,7 @@ MatrixResult matrix_result(const ClusterState& state, const Catalog& catalog, bo
     for (size_t i : shown) {
       MatrixCell cell = presence.present(i, n->metadata.name) ? MatrixCell::kYes : MatrixCell::kNo;
       if (cell == MatrixCell::kNo && index &&
-          first_pod_on(*index, catalog, catalog.operands[i], presence.daemonsets[i], n->metadata.name))
+          operand_pod_on(*index, catalog, catalog.operands[i], presence.daemonsets[i], n->metadata.name))
         cell = MatrixCell::kNotReady;
       row.cells.push_back(cell);
     }

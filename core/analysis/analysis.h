@@ -34,8 +34,9 @@ bool operand_present(const ClusterState& state, const Catalog& catalog, const Op
 std::vector<const Pod*> present_pods(const ClusterState& state, const Catalog& catalog, const Operand& op);
 
 // The same rule through an index, for analyses that ask it per node: the
-// first pod (state order) that makes `op` present on `node`, or nullptr; and
-// whether there is one. Cost: the pods on `node`, not the cluster's.
+// pod that makes `op` present on `node` (of several, the one
+// core::operand_pod_on picks), or nullptr; and whether there is one. Cost:
+// the pods on `node`, not the cluster's.
 const Pod* present_pod(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node);
 bool operand_present(const StateIndex& index, const Catalog& catalog, const Operand& op, const std::string& node);
 

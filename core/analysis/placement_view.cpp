@@ -65,12 +65,8 @@ PlacementView placement_view(const ClusterState& state, const Catalog& catalog) 
         }
         if (c.reasons.empty()) c.reasons = p.reasons;
       }
-      // The operand's first pod on the node in the DaemonSet controller's
-      // order (creation time, then phase), as diagnose picks it.
-      const Pod* best = nullptr;
-      for (const Pod* p : index.pods_on(n->metadata.name))
-        if (pod_of_operand(catalog, op, dss, *p) && (!best || pod_by_creation_timestamp_and_phase(p, best))) best = p;
-      if (best) {
+      // The operand's pod on the node, in any phase.
+      if (const Pod* best = operand_pod_on(index, catalog, op, dss, n->metadata.name)) {
         c.pod = pod_word(*best);
         c.status = pod_status_column(*best);
       }

@@ -5,9 +5,10 @@
 //
 // A pure function of a ClusterState and a Catalog. "Wants" is
 // core::should_run (NodeShouldRunDaemonPod) of the operand's DaemonSets
-// (core::operand_daemonsets); the pod is the operand's (core::pod_of_operand)
-// whose target node (Pod::target_node) is the node. Nothing is decided here
-// that placement.h or operator_install.h decides.
+// (core::operand_daemonsets); the pod is the operand's pod on the node
+// (core::operand_pod_on: of its pods whose target node is the node, the first
+// in the DaemonSet controller's order). Nothing is decided here that
+// placement.h or operator_install.h decides.
 #pragma once
 
 #include <boost/json/value.hpp>

@@ -1,14 +1,17 @@
-// core/cluster/cluster.h: the port every backend implements.
+// core/cluster/cluster.h: the ports every backend implements.
 //
-// Backends: simulator::FakeCluster (in-process), real::ApiCluster (HTTPS to a
-// Kubernetes API server), core::SnapshotCluster (read-only kubectl dumps). The
-// analyses and the runners see only this interface; tests mock it with
+// Two ports: core::ClusterReader (the reads) and core::Cluster (the reads and
+// the writes). Backends: simulator::FakeCluster (in-process) and
+// real::ApiCluster (HTTPS to a Kubernetes API server) are Clusters;
+// core::SnapshotCluster (kubectl dumps) is only a ClusterReader, so a command
+// that writes cannot be given one. A command that only reads takes a
+// ClusterReader; the runners take a Cluster; tests mock either with
 // GoogleMock.
 //
 // Errors: writes the API would refuse throw core::InputError (exit 2); a
 // backend that cannot do what was asked (connection, auth, a missing node, a
-// read-only snapshot, a cluster that does not settle) throws
-// core::ClusterError (exit 3). A failed call leaves the cluster as it was.
+// cluster that does not settle) throws core::ClusterError (exit 3). A failed
+// call leaves the cluster as it was.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -23,7 +26,7 @@
 
 namespace gpuops::core {
 
-// The parts of a ClusterState a reader needs (Cluster::partial_state): the
+// The parts of a ClusterState a reader needs (ClusterReader::partial_state): the
 // others are left empty. The default is every part.
 struct StateParts {
   bool nodes = true;
@@ -36,9 +39,12 @@ struct StateParts {
   bool all() const { return nodes && daemonsets && pods && cluster_policies && !of_nodes; }
 };
 
-class Cluster {
+// The read port: what a command that only reads a cluster needs (audit,
+// order-check, matrix, diagnose, explain, plan's and serve's import of a
+// cluster). Reading changes nothing in the cluster.
+class ClusterReader {
  public:
-  virtual ~Cluster() = default;
+  virtual ~ClusterReader() = default;
 
   // Every node, and the DaemonSets and pods of namespace `ns`, as they are now.
   virtual ClusterState state(const std::string& ns) = 0;
@@ -50,6 +56,18 @@ class Cluster {
     return parts.of_nodes ? state_part(state(ns), *parts.of_nodes) : state(ns);
   }
 
+  // Whether the cluster serves clusterpolicies.nvidia.com (the GPU
+  // Operator's CRD is installed, so its operator is assumed to run there).
+  // A scenario with `operator:` runs on a backend without simulator controls
+  // only when it does. Throws ClusterError when the cluster cannot be asked.
+  // The default: false.
+  virtual bool serves_cluster_policies() { return false; }
+};
+
+// The read-write port: the reads of ClusterReader, the writes, and settle()
+// (what the scenario runner, the lab and `plan`'s simulated copy use).
+class Cluster : public ClusterReader {
+ public:
   // Creates or updates each object (Namespace, Node, DaemonSet) in order. All
   // objects are validated before the first write, so a bad one applies none.
   virtual void apply(const std::vector<Object>& objects) = 0;
@@ -96,13 +114,6 @@ class Cluster {
   virtual void delete_cluster_policy(const std::string& name) {
     throw ClusterError("this backend cannot delete clusterpolicy \"" + name + "\"");
   }
-
-  // Whether the cluster serves clusterpolicies.nvidia.com (the GPU
-  // Operator's CRD is installed, so its operator is assumed to run there).
-  // A scenario with `operator:` runs on a backend without simulator controls
-  // only when it does. Throws ClusterError when the cluster cannot be asked.
-  // The default: false.
-  virtual bool serves_cluster_policies() { return false; }
 
   // Deletes DaemonSet `name` of namespace `ns` as `kubectl delete ds
   // --cascade=<cascade>` does, the garbage collector taking care of its

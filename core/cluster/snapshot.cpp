@@ -24,10 +24,6 @@
 namespace gpuops::core {
 
 namespace {
-[[noreturn]] void read_only() { throw ClusterError("a snapshot is read-only: this command needs a live cluster"); }
-}  // namespace
-
-namespace {
 
 // Where the objects of one file start in the snapshot's lists: a file whose
 // items stream_documents handed over before it turned out not to be a List
@@ -284,17 +280,5 @@ std::vector<std::string> SnapshotCluster::namespaces() const {
   for (const auto& p : pods_) out.insert(p.metadata.namespace_);
   return {out.begin(), out.end()};
 }
-
-void SnapshotCluster::apply(const std::vector<Object>&) { read_only(); }
-void SnapshotCluster::create_namespace(const std::string&) { read_only(); }
-void SnapshotCluster::set_node_label(const std::string&, const std::string&, const std::optional<std::string>&) {
-  read_only();
-}
-void SnapshotCluster::add_node(const Node&) { read_only(); }
-void SnapshotCluster::delete_node(const std::string&) { read_only(); }
-void SnapshotCluster::set_node_taints(const std::string&, const std::vector<Taint>&) { read_only(); }
-void SnapshotCluster::set_node_unschedulable(const std::string&, bool) { read_only(); }
-void SnapshotCluster::set_node_ready(const std::string&, const std::string&) { read_only(); }
-void SnapshotCluster::delete_pod(const std::string&, const std::string&) { read_only(); }
 
 }  // namespace gpuops::core

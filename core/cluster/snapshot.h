@@ -1,4 +1,4 @@
-// core/cluster/snapshot.h: a read-only Cluster over kubectl dumps.
+// core/cluster/snapshot.h: a core::ClusterReader over kubectl dumps.
 //
 // Input: the output of `kubectl get nodes,daemonsets,pods -A -o json` (or
 // -o yaml), a List, single objects, several files, or a folder of them
@@ -7,8 +7,8 @@
 // from gpu_nodes.labels, gpu_nodes.descr and gpu_nodes.status
 // (core/cluster/must_gather.h; those files may also be named alone). Nodes are
 // cluster-wide; DaemonSets and pods are filtered by namespace in state().
-// Every write throws ClusterError ("a snapshot is read-only"); settle() does
-// nothing.
+// A snapshot is read only by its type: it implements core::ClusterReader, not
+// core::Cluster, so it has no writes and no settle() to call.
 #pragma once
 
 #include <deque>
@@ -40,7 +40,7 @@ struct SnapshotOptions {
 // nullopt when the state has none.
 std::optional<Time> newest_timestamp(const ClusterState& state);
 
-class SnapshotCluster : public Cluster {
+class SnapshotCluster : public ClusterReader {
  public:
   // Reads and decodes every document of `paths`. Only Nodes, DaemonSets,
   // Pods and the GPU Operator's ClusterPolicies and NVIDIADrivers (cluster-
@@ -60,17 +60,6 @@ class SnapshotCluster : public Cluster {
   // The objects of namespace `ns` (nodes and the custom resources: all), with
   // observed_at = newest_timestamp of that state.
   ClusterState state(const std::string& ns) override;
-  void apply(const std::vector<Object>& objects) override;
-  void create_namespace(const std::string& name) override;
-  void set_node_label(const std::string& node, const std::string& key,
-                      const std::optional<std::string>& value) override;
-  void add_node(const Node& node) override;
-  void delete_node(const std::string& node) override;
-  void set_node_taints(const std::string& node, const std::vector<Taint>& taints) override;
-  void set_node_unschedulable(const std::string& node, bool unschedulable) override;
-  void set_node_ready(const std::string& node, const std::string& status) override;
-  void delete_pod(const std::string& ns, const std::string& name) override;
-  void settle() override {}
 
   // state(ns), with the objects moved out instead of copied: afterwards the
   // snapshot holds no nodes, ClusterPolicies or NVIDIADrivers, and only the

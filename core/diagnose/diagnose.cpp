@@ -65,11 +65,12 @@ Finding Diagnoser::state_finding(const Operand& op) {
   }
   if (!ds) return no_daemonset_finding(op, pods);
   Placement pl = should_run(*ds, node_);
-  std::vector<const Pod*> live;
-  for (const Pod* p : pods)
-    if (!p->metadata.deletion_timestamp) live.push_back(p);
+  // The operand's pod on the node (core::operand_pod_on) of those not being
+  // deleted.
+  const Pod* live =
+      operand_pod_on(index_, catalog_, op, dss(op), name_, [](const Pod& p) { return !p.metadata.deletion_timestamp; });
   if (pods.empty()) return no_pod_finding(op, *ds, pl);
-  if (live.empty()) {
+  if (!live) {
     Finding f = make("terminating", Severity::kWarning, name_, op.name,
                      "the only pod is terminating; with the label still \"true\" the DaemonSet creates a "
                      "replacement once it is gone");
@@ -83,22 +84,15 @@ Finding Diagnoser::state_finding(const Operand& op) {
                          (pl.should_continue_running ? "it may stay, no new one would be created"
                                                      : "the DaemonSet controller deletes it"));
     placement_evidence(f, *ds, pl);
-    pod_evidence(f, *live.front());
+    pod_evidence(f, *live);
     return f;
   }
-  // The Running pod (the lab's present rule; in operator mode Ready is what
-  // the branch below tells apart).
-  const Pod* running = nullptr;
-  if (catalog_.operator_mode) {
-    for (const Pod* p : live)
-      if (!p->spec.node_name.empty() && p->status.phase == "Running") {
-        running = p;
-        break;
-      }
-  } else {
-    running = present_pod(index_, catalog_, op, name_);
-  }
-  if (const Pod* p = running) {
+  // The Running pod: bound, Running, not being deleted (the lab's present
+  // rule, core/analysis/analysis.h; in operator mode Ready is what the
+  // branch below tells apart).
+  if (const Pod* p = operand_pod_on(index_, catalog_, op, dss(op), name_, [](const Pod& pod) {
+        return !pod.spec.node_name.empty() && pod.status.phase == "Running" && !pod.metadata.deletion_timestamp;
+      })) {
     shown_pod_[index_of(op)] = p;
     std::string pull = image_pull_failure(*p);
     Finding f;
@@ -113,8 +107,8 @@ Finding Diagnoser::state_finding(const Operand& op) {
     pod_evidence(f, *p);
     return f;
   }
-  shown_pod_[index_of(op)] = live.front();
-  return pod_state_finding(op, *live.front());
+  shown_pod_[index_of(op)] = live;
+  return pod_state_finding(op, *live);
 }
 
 // Label "true", no DaemonSet of the operand. Without a ClusterPolicy in the

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/kube/placement.h"
+#include "core/kube/pod_status.h"
 
 namespace gpuops::core {
 
@@ -206,6 +207,17 @@ bool pod_of_operand(const Catalog& catalog, const Operand& op, const std::vector
   }
   return catalog.operator_mode && !op.component.empty() &&
          label_of(pod.metadata.labels, kComponentLabel) == op.component;
+}
+
+const Pod* operand_pod_on(const StateIndex& index, const Catalog& catalog, const Operand& op,
+                          const std::vector<const DaemonSet*>& dss, const std::string& node,
+                          const std::function<bool(const Pod&)>& among) {
+  const Pod* best = nullptr;
+  for (const Pod* p : index.pods_on(node))
+    if ((!among || among(*p)) && pod_of_operand(catalog, op, dss, *p) &&
+        (!best || pod_by_creation_timestamp_and_phase(p, best)))
+      best = p;
+  return best;
 }
 
 }  // namespace gpuops::core

@@ -17,11 +17,13 @@
 // Pure functions of a ClusterState; none throws.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/gpu_operator/operands.h"
 #include "core/model/model.h"
+#include "core/model/state_index.h"
 
 namespace gpuops::core {
 
@@ -108,5 +110,19 @@ std::vector<const DaemonSet*> operand_daemonsets(const ClusterState& state, cons
 // pod carries app.kubernetes.io/component=<op.component>.
 bool pod_of_operand(const Catalog& catalog, const Operand& op, const std::vector<const DaemonSet*>& dss,
                     const Pod& pod);
+
+// The operand's pod on a node, the one rule for every view that shows one
+// (audit's NOT-READY and the matrix, the placement view, diagnose): of the
+// pods of `op` (pod_of_operand over `dss`, op's DaemonSets) mapped to `node`
+// (StateIndex::pods_on: bound to it, or only pinned to it by the DaemonSet
+// controller's node affinity) that `among` accepts (all when it is empty),
+// the first in the DaemonSet controller's order
+// (core::pod_by_creation_timestamp_and_phase): a bound pod before one only
+// pinned, then the oldest creationTimestamp (an absent one the oldest), then
+// the name; of pods equal in all three, the first in state order. nullptr
+// when there is none. Cost: the pods on `node`.
+const Pod* operand_pod_on(const StateIndex& index, const Catalog& catalog, const Operand& op,
+                          const std::vector<const DaemonSet*>& dss, const std::string& node,
+                          const std::function<bool(const Pod&)>& among = nullptr);
 
 }  // namespace gpuops::core

@@ -66,6 +66,7 @@
 #include "core/cluster/simulation.h"
 #include "core/gpu_operator/operands.h"
 #include "core/model/duration.h"  // parse_duration, for a step's durations and run --timeout
+#include "core/scenario/action.h"
 
 namespace gpuops::core {
 
@@ -190,7 +191,7 @@ struct OperatorSpec {
 struct Step {
   int line = 0;  // line of the step in the scenario file
   std::string name;
-  std::string action;  // "" (none), "apply", "label", ...
+  Action action = Action::kNone;  // core/scenario/action.h
   // apply
   std::vector<std::string> apply_files;     // resolved against the scenario file
   std::vector<std::string> apply_operands;  // catalog operand names
@@ -219,7 +220,8 @@ struct Step {
   bool settle = true;
 
   bool simulator_only() const {
-    return action == "fault" || action == "clearFaults" || action == "advance" || action == "host" || !settle;
+    return action == Action::kFault || action == Action::kClearFaults || action == Action::kAdvance ||
+           action == Action::kHost || !settle;
   }
   std::string title() const;  // name, or a description of the action
 };

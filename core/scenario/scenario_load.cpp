@@ -487,32 +487,12 @@ FaultKind read_fault_kind(const Reader& reader, const YAML::Node& yaml, const st
   reader.fail(yaml, field, "unknown fault \"" + kind + "\" (" + list + ")");
 }
 
-const std::vector<const char*> kActions = {"createNamespace",
-                                           "apply",
-                                           "label",
-                                           "addNode",
-                                           "deleteNode",
-                                           "taint",
-                                           "untaint",
-                                           "cordon",
-                                           "uncordon",
-                                           "ready",
-                                           "deletePod",
-                                           "deleteDaemonSet",
-                                           "fault",
-                                           "clearFaults",
-                                           "advance",
-                                           "installOperator",
-                                           "patchClusterPolicy",
-                                           "removeOperator",
-                                           "host"};
-
 Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& field, const fs::path& dir,
                const Catalog& catalog) {
-  // A step's fields: its name, one action (kActions), then what it checks.
+  // A step's fields: its name, one action (core::kActionKeys), then what it checks.
   static const std::vector<const char*> kStepFields = [] {
     std::vector<const char*> f{"name"};
-    f.insert(f.end(), kActions.begin(), kActions.end());
+    for (const auto& row : kActionKeys) f.push_back(row.key);
     f.insert(f.end(), {"expect", "expectError", "timeout", "settle"});
     return f;
   }();
@@ -520,18 +500,19 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
   Step step;
   step.line = yaml.Mark().line + 1;
   if (yaml["name"]) step.name = reader.str(yaml["name"], field + ".name");
-  for (const char* action : kActions) {
-    if (!yaml[action]) continue;
-    if (!step.action.empty())
-      reader.fail(yaml[action], field + "." + action, "a step has one action; this one already has " + step.action);
+  for (const auto& [action, key] : kActionKeys) {
+    if (!yaml[key]) continue;
+    if (step.action != Action::kNone)
+      reader.fail(yaml[key], field + "." + key,
+                  "a step has one action; this one already has " + action_key(step.action));
     step.action = action;
   }
-  const std::string args_field = field + "." + step.action;
-  const YAML::Node args = step.action.empty() ? YAML::Node() : yaml[step.action];
-  if (step.action == "createNamespace" || step.action == "deleteNode" || step.action == "cordon" ||
-      step.action == "uncordon") {
+  const std::string args_field = field + "." + action_key(step.action);
+  const YAML::Node args = step.action == Action::kNone ? YAML::Node() : yaml[action_key(step.action)];
+  if (step.action == Action::kCreateNamespace || step.action == Action::kDeleteNode || step.action == Action::kCordon ||
+      step.action == Action::kUncordon) {
     step.name_arg = reader.str(args, args_field);
-  } else if (step.action == "apply") {
+  } else if (step.action == Action::kApply) {
     reader.keys(args, args_field, {"files", "operands", "inline"});
     if (args["files"])
       for (const auto& file : reader.strings(args["files"], args_field + ".files"))
@@ -551,7 +532,7 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     if (args["inline"]) step.apply_inline = reader.str(args["inline"], args_field + ".inline");
     if (step.apply_files.empty() && step.apply_operands.empty() && step.apply_inline.empty())
       reader.fail(args, args_field, "give files, operands or inline");
-  } else if (step.action == "label") {
+  } else if (step.action == Action::kLabel) {
     reader.keys(args, args_field, {"node", "set", "remove"});
     if (!args["node"]) reader.fail(args, args_field + ".node", "Required value");
     step.node = reader.str(args["node"], args_field + ".node");
@@ -569,25 +550,25 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
       if (step.label_set.count(step.label_remove[i]))
         reader.fail(args["remove"][i], args_field + ".remove[" + std::to_string(i) + "]",
                     "can not both modify and remove a label in the same command");
-  } else if (step.action == "addNode") {
+  } else if (step.action == Action::kAddNode) {
     step.new_node = read_node(reader, args, args_field);
-  } else if (step.action == "taint" || step.action == "untaint") {
+  } else if (step.action == Action::kTaint || step.action == Action::kUntaint) {
     if (!args["node"]) reader.fail(args, args_field + ".node", "Required value");
     step.node = reader.str(args["node"], args_field + ".node");
-    step.taint = read_taint(reader, args, args_field, step.action == "taint");
-  } else if (step.action == "ready") {
+    step.taint = read_taint(reader, args, args_field, step.action == Action::kTaint);
+  } else if (step.action == Action::kReady) {
     reader.keys(args, args_field, {"node", "status"});
     if (!args["node"] || !args["status"]) reader.fail(args, args_field, "node and status are required");
     step.node = reader.str(args["node"], args_field + ".node");
     step.ready_status = reader.str(args["status"], args_field + ".status");
     if (step.ready_status != "True" && step.ready_status != "False" && step.ready_status != "Unknown")
       reader.fail(args["status"], args_field + ".status", "must be \"True\", \"False\" or \"Unknown\" (quoted)");
-  } else if (step.action == "deletePod") {
+  } else if (step.action == Action::kDeletePod) {
     reader.keys(args, args_field, {"daemonset", "node"});
     if (!args["daemonset"] || !args["node"]) reader.fail(args, args_field, "daemonset and node are required");
     step.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
     step.node = reader.str(args["node"], args_field + ".node");
-  } else if (step.action == "deleteDaemonSet") {
+  } else if (step.action == Action::kDeleteDaemonSet) {
     reader.keys(args, args_field, {"name", "cascade"});
     if (!args["name"]) reader.fail(args, args_field + ".name", "Required value");
     step.daemonset = reader.str(args["name"], args_field + ".name");
@@ -596,27 +577,27 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
       if (step.cascade != "background" && step.cascade != "foreground" && step.cascade != "orphan")
         reader.fail(args["cascade"], args_field + ".cascade", "must be background, foreground or orphan");
     }
-  } else if (step.action == "fault") {
+  } else if (step.action == Action::kFault) {
     reader.keys(args, args_field, {"kind", "node", "daemonset", "reason"});
     if (!args["kind"]) reader.fail(args, args_field + ".kind", "Required value");
     step.fault.kind = read_fault_kind(reader, args["kind"], args_field + ".kind");
     if (args["node"]) step.fault.node = reader.str(args["node"], args_field + ".node");
     if (args["daemonset"]) step.fault.daemonset = reader.str(args["daemonset"], args_field + ".daemonset");
     if (args["reason"]) step.fault.reason = reader.str(args["reason"], args_field + ".reason");
-  } else if (step.action == "host") {
+  } else if (step.action == Action::kHost) {
     step.host = read_host(reader, args, args_field, true);
-  } else if (step.action == "advance") {
+  } else if (step.action == Action::kAdvance) {
     step.advance = reader.duration(args, args_field);
-  } else if (step.action == "installOperator") {
+  } else if (step.action == Action::kInstallOperator) {
     step.operator_spec = read_operator(reader, args, args_field);
-  } else if (step.action == "patchClusterPolicy") {
+  } else if (step.action == Action::kPatchClusterPolicy) {
     reader.keys(args, args_field, {"name", "patch"});
     if (!args["patch"])
       reader.fail(args, args_field + ".patch",
                   "Required value: a JSON merge patch, e.g. {spec: {dcgm: {enabled: true}}}");
     if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
     step.policy_patch = yaml_json(reader, args["patch"], args_field + ".patch");
-  } else if (step.action == "removeOperator") {
+  } else if (step.action == Action::kRemoveOperator) {
     if (args.IsMap()) {
       reader.keys(args, args_field, {"name"});
       if (args["name"]) step.policy_name = reader.str(args["name"], args_field + ".name");
@@ -637,12 +618,14 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
     if (error_yaml["contains"]) expected.contains = reader.str(error_yaml["contains"], error_field + ".contains");
     if (error_yaml["field"]) expected.field = reader.str(error_yaml["field"], error_field + ".field");
     if (error_yaml["line"]) expected.line = reader.integer(error_yaml["line"], error_field + ".line");
-    if (step.action.empty()) reader.fail(error_yaml, error_field, "expectError needs an action in the same step");
+    if (step.action == Action::kNone)
+      reader.fail(error_yaml, error_field, "expectError needs an action in the same step");
     step.expect_error = expected;
   }
   if (yaml["timeout"]) step.timeout = reader.duration(yaml["timeout"], field + ".timeout");
   if (yaml["settle"]) step.settle = reader.boolean(yaml["settle"], field + ".settle");
-  if (step.action.empty() && step.expect.empty()) reader.fail(yaml, field, "a step needs an action or expectations");
+  if (step.action == Action::kNone && step.expect.empty())
+    reader.fail(yaml, field, "a step needs an action or expectations");
   return step;
 }
 
@@ -739,7 +722,7 @@ Scenario load_scenario(const std::string& path) {
   // and namespace, as with a top-level `operator:`.
   if (!root["operands"] && !scenario.operator_)
     for (const auto& step : scenario.steps)
-      if (step.action == "installOperator") {
+      if (step.action == Action::kInstallOperator) {
         scenario.catalog = step.operator_spec.catalog;
         if (!root["namespace"]) scenario.namespace_ = step.operator_spec.namespace_;
         break;

@@ -155,25 +155,25 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
 
 std::string Step::title() const {
   if (!name.empty()) return name;
-  if (action.empty()) return "check";
-  if (action == "label") {
-    std::string text = "label " + node;
+  if (action == Action::kNone) return "check";
+  if (action == Action::kLabel) {
+    std::string text = action_key(action) + " " + node;
     for (const auto& [k, v] : label_set) text += " " + k + "=" + v;
     for (const auto& k : label_remove) text += " " + k + "-";
     return text;
   }
-  if (action == "deleteDaemonSet") return "deleteDaemonSet " + daemonset + " (cascade " + cascade + ")";
-  if (action == "host") {
-    std::string text = "host " + host.node;
+  if (action == Action::kDeleteDaemonSet) return action_key(action) + " " + daemonset + " (cascade " + cascade + ")";
+  if (action == Action::kHost) {
+    std::string text = action_key(action) + " " + host.node;
     if (host.driver) text += " driver=" + *host.driver;
     if (host.driver_in_use) text += std::string(" driverInUse=") + (*host.driver_in_use ? "true" : "false");
     if (host.mig_config) text += " migConfig=" + *host.mig_config;
     if (host.mig_apply_fails) text += std::string(" migApplyFails=") + (*host.mig_apply_fails ? "true" : "false");
     return text;
   }
-  if (!name_arg.empty()) return action + " " + name_arg;
-  if (!node.empty()) return action + " " + node;
-  return action;
+  if (!name_arg.empty()) return action_key(action) + " " + name_arg;
+  if (!node.empty()) return action_key(action) + " " + node;
+  return action_key(action);
 }
 
 }  // namespace gpuops::core

@@ -177,74 +177,69 @@ void install_operator(const OperatorSpec& op, Cluster& cluster, SimulationContro
   cluster.apply({Object(std::move(cp))});
 }
 
+// One case per action (a new core::Action without its case does not compile,
+// -Wswitch).
 void do_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
-  const std::string& action = step.action;
-  if (action.empty()) return;
-  if (action == "installOperator") return install_operator(step.operator_spec, cluster, sim);
-  if (action == "patchClusterPolicy") return cluster.patch_cluster_policy(step.policy_name, step.policy_patch);
-  if (action == "removeOperator") {
-    cluster.delete_cluster_policy(step.policy_name);
-    cluster.settle();  // the garbage collector takes the DaemonSets while the operator still runs
-    if (sim) sim->uninstall_operator();
-    return;
-  }
-  if (action == "createNamespace")
-    cluster.create_namespace(step.name_arg);
-  else if (action == "apply")
-    cluster.apply(decode_apply(step, scenario));
-  else if (action == "label") {
-    for (const auto& [k, v] : step.label_set) cluster.set_node_label(step.node, k, v);
-    for (const auto& k : step.label_remove) cluster.set_node_label(step.node, k, std::nullopt);
-  } else if (action == "addNode")
-    cluster.add_node(step.new_node);
-  else if (action == "deleteNode")
-    cluster.delete_node(step.name_arg);
-  else if (action == "taint" || action == "untaint") {
-    StateParts nodes_only{.nodes = true, .daemonsets = false, .pods = false, .cluster_policies = false};
-    ClusterState state = cluster.partial_state(scenario.namespace_, nodes_only);
-    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
-                           [&](const Node& node) { return node.metadata.name == step.node; });
-    if (it == state.nodes.end()) throw ClusterError("node " + core::go_quote(step.node) + " not found", 404);
-    std::vector<Taint> taints;
-    for (const auto& taint : it->taints) {
-      bool same = taint.key == step.taint.key && (step.taint.effect.empty() || taint.effect == step.taint.effect);
-      if (!same) taints.push_back(taint);
+  switch (step.action) {
+    case Action::kNone: return;
+    case Action::kInstallOperator: return install_operator(step.operator_spec, cluster, sim);
+    case Action::kPatchClusterPolicy: return cluster.patch_cluster_policy(step.policy_name, step.policy_patch);
+    case Action::kRemoveOperator:
+      cluster.delete_cluster_policy(step.policy_name);
+      cluster.settle();  // the garbage collector takes the DaemonSets while the operator still runs
+      if (sim) sim->uninstall_operator();
+      return;
+    case Action::kCreateNamespace: return cluster.create_namespace(step.name_arg);
+    case Action::kApply: return cluster.apply(decode_apply(step, scenario));
+    case Action::kLabel:
+      for (const auto& [k, v] : step.label_set) cluster.set_node_label(step.node, k, v);
+      for (const auto& k : step.label_remove) cluster.set_node_label(step.node, k, std::nullopt);
+      return;
+    case Action::kAddNode: return cluster.add_node(step.new_node);
+    case Action::kDeleteNode: return cluster.delete_node(step.name_arg);
+    case Action::kTaint:
+    case Action::kUntaint: {
+      StateParts nodes_only{.nodes = true, .daemonsets = false, .pods = false, .cluster_policies = false};
+      ClusterState state = cluster.partial_state(scenario.namespace_, nodes_only);
+      auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
+                             [&](const Node& node) { return node.metadata.name == step.node; });
+      if (it == state.nodes.end()) throw ClusterError("node " + core::go_quote(step.node) + " not found", 404);
+      std::vector<Taint> taints;
+      for (const auto& taint : it->taints) {
+        bool same = taint.key == step.taint.key && (step.taint.effect.empty() || taint.effect == step.taint.effect);
+        if (!same) taints.push_back(taint);
+      }
+      if (step.action == Action::kTaint) taints.push_back(step.taint);
+      return cluster.set_node_taints(step.node, taints);
     }
-    if (action == "taint") taints.push_back(step.taint);
-    cluster.set_node_taints(step.node, taints);
-  } else if (action == "cordon")
-    cluster.set_node_unschedulable(step.name_arg, true);
-  else if (action == "uncordon")
-    cluster.set_node_unschedulable(step.name_arg, false);
-  else if (action == "ready")
-    cluster.set_node_ready(step.node, step.ready_status);
-  else if (action == "deletePod") {
-    StateParts pods_only{.nodes = false, .daemonsets = false, .pods = true, .cluster_policies = false};
-    ClusterState state = cluster.partial_state(scenario.namespace_, pods_only);
-    const Pod* found = nullptr;
-    for (const auto& pod : state.pods)
-      if (controlled_by_ds(pod, step.daemonset) && pod.target_node() == step.node && !pod.metadata.deletion_timestamp)
-        found = &pod;
-    if (!found) throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
-    cluster.delete_pod(scenario.namespace_, found->metadata.name);
-  } else if (action == "deleteDaemonSet")
-    cluster.delete_daemonset(scenario.namespace_, step.daemonset, step.cascade);
-  else if (action == "fault")
-    sim->inject_fault(step.fault);
-  else if (action == "clearFaults")
-    sim->clear_faults();
-  else if (action == "advance")
-    sim->advance(step.advance);
-  else if (action == "host")
-    sim->set_host(step.host);
+    case Action::kCordon: return cluster.set_node_unschedulable(step.name_arg, true);
+    case Action::kUncordon: return cluster.set_node_unschedulable(step.name_arg, false);
+    case Action::kReady: return cluster.set_node_ready(step.node, step.ready_status);
+    case Action::kDeletePod: {
+      StateParts pods_only{.nodes = false, .daemonsets = false, .pods = true, .cluster_policies = false};
+      ClusterState state = cluster.partial_state(scenario.namespace_, pods_only);
+      const Pod* found = nullptr;
+      for (const auto& pod : state.pods)
+        if (controlled_by_ds(pod, step.daemonset) && pod.target_node() == step.node && !pod.metadata.deletion_timestamp)
+          found = &pod;
+      if (!found)
+        throw ClusterError("no pod of DaemonSet \"" + step.daemonset + "\" on node \"" + step.node + "\"", 404);
+      return cluster.delete_pod(scenario.namespace_, found->metadata.name);
+    }
+    case Action::kDeleteDaemonSet: return cluster.delete_daemonset(scenario.namespace_, step.daemonset, step.cascade);
+    case Action::kFault: return sim->inject_fault(step.fault);
+    case Action::kClearFaults: return sim->clear_faults();
+    case Action::kAdvance: return sim->advance(step.advance);
+    case Action::kHost: return sim->set_host(step.host);
+  }
 }
 
 }  // namespace
 
 void run_step_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
-  if (step.simulator_only() && !sim && !step.action.empty() && step.action != "advance")
+  if (step.simulator_only() && !sim && step.action != Action::kNone && step.action != Action::kAdvance)
     throw ClusterError("step \"" + step.title() + "\" needs the simulator");
-  if (step.action == "advance" && !sim) throw ClusterError("advance needs the simulator");
+  if (step.action == Action::kAdvance && !sim) throw ClusterError(action_key(step.action) + " needs the simulator");
   do_action(step, scenario, cluster, sim);
 }
 
@@ -530,9 +525,9 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
   }
   // The GPU Operator: simulated with the simulator's controls; elsewhere the
   // cluster's own, which must be there (its CRD served).
-  bool needs_operator =
-      scenario.operator_.has_value() || std::any_of(scenario.steps.begin(), scenario.steps.end(),
-                                                    [](const Step& step) { return step.action == "installOperator"; });
+  bool needs_operator = scenario.operator_.has_value() ||
+                        std::any_of(scenario.steps.begin(), scenario.steps.end(),
+                                    [](const Step& step) { return step.action == Action::kInstallOperator; });
   if (needs_operator && !sim) {
     std::string why;
     try {
@@ -609,7 +604,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     }
     if (step.simulator_only() && !sim) {
       step_result.status = StepResult::Status::kSkipped;
-      step_result.skip_reason = std::string("simulator only (") + (step.settle ? step.action : "settle: false") + ")";
+      step_result.skip_reason =
+          std::string("simulator only (") + (step.settle ? action_key(step.action) : "settle: false") + ")";
       result.steps.push_back(step_result);
       if (options.observe) result.observations.emplace_back();
       continue;
@@ -652,7 +648,7 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
                                          std::to_string(error_line));
       }
     } else if (error) {
-      step_result.failures.push_back(step.action + " failed: " + *error);
+      step_result.failures.push_back(action_key(step.action) + " failed: " + *error);
     }
     // The expectations, polled on a real cluster.
     std::optional<ClusterState> last;  // the state they were last checked on
@@ -715,8 +711,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     std::set<std::string> own, applied;
     if (scenario.operator_) own.insert(scenario.operator_->policy_name);
     for (const auto& step : scenario.steps) {
-      if (step.action == "installOperator") own.insert(step.operator_spec.policy_name);
-      if (step.action != "apply") continue;
+      if (step.action == Action::kInstallOperator) own.insert(step.operator_spec.policy_name);
+      if (step.action != Action::kApply) continue;
       try {  // a ClusterPolicy among the applied objects (an apply meant to fail may not decode)
         for (const auto& object : decode_apply(step, scenario))
           if (const auto* cp = std::get_if<ClusterPolicy>(&object)) applied.insert(cp->metadata.name);
@@ -753,14 +749,14 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       }
     }
     for (const auto& step : scenario.steps)
-      if (step.action == "createNamespace") {
+      if (step.action == Action::kCreateNamespace) {
         try {
           cluster.delete_namespace(step.name_arg);
         } catch (const std::exception&) {
         }
       }
     for (const auto& step : scenario.steps)
-      if (step.action == "addNode") created_nodes.push_back(step.new_node.metadata.name);
+      if (step.action == Action::kAddNode) created_nodes.push_back(step.new_node.metadata.name);
     for (const auto& name : created_nodes) {
       try {
         cluster.delete_node(name);

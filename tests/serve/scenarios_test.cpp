@@ -82,7 +82,7 @@ TEST(ScenarioLibraryOverTheApi, SamePassesAsTheSimulator) {
     // `gpuops serve` has no GPU Operator (it serves no clusterpolicies.nvidia.com
     // until one is installed): a scenario of the operator is skipped whole.
     bool needs_operator = sc.operator_.has_value();
-    for (const auto& step : sc.steps) needs_operator = needs_operator || step.action == "installOperator";
+    for (const auto& step : sc.steps) needs_operator = needs_operator || step.action == core::Action::kInstallOperator;
     if (needs_operator) {
       simulator_only.insert(sc.name);
       if (!sc.simulator_only) ++operator_only;

@@ -12,7 +12,7 @@ namespace {
 
 using namespace testing;
 
-std::vector<std::string> nodes_with_pod(core::Cluster& c, const std::string& ds) {
+std::vector<std::string> nodes_with_pod(core::ClusterReader& c, const std::string& ds) {
   std::vector<std::string> out;
   for (const auto& p : pods_of(c.state(kNs), ds))
     if (p.status.phase == "Running" && !p.metadata.deletion_timestamp) out.push_back(p.spec.node_name);

@@ -150,7 +150,7 @@ TEST(Presence, IndexedRuleAgreesWithTheScan) {
   const core::StateIndex index(s);
   for (const std::string n : {"lab-node-0", "lab-node-1", "lab-node-2", "", "no-such-node"})
     EXPECT_EQ(core::operand_present(index, catalog, driver, n), core::operand_present(s, catalog, driver, n)) << n;
-  // The first present pod in state order.
+  // Of two present pods, the one core::operand_pod_on picks (no creation times: by name).
   const core::Pod* p = core::present_pod(index, catalog, driver, "lab-node-0");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->metadata.name, d.metadata.name + "-run01");

@@ -115,7 +115,7 @@ steps:
   EXPECT_EQ(s.nodes[0].ready_status(), "False");
   EXPECT_EQ(s.nodes[0].allocatable.at("memory").value(), 1LL << 30);
   ASSERT_EQ(s.steps.size(), 4u);
-  EXPECT_EQ(s.steps[0].action, "createNamespace");
+  EXPECT_EQ(core::action_key(s.steps[0].action), "createNamespace");
   EXPECT_EQ(s.steps[1].apply_files.at(0), (fs::path(f).parent_path() / "x.yaml").string());
   EXPECT_EQ(s.steps[1].expect.running.at("nvidia-driver-daemonset"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(s.steps[1].line, 11);
