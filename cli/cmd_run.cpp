@@ -29,6 +29,116 @@ core::ScenarioResult run_on_simulator(const core::Scenario& sc, const core::RunO
   return r;
 }
 
+// The scenarios of `all` (moved out of it) whose name matches --filter `filter`.
+std::vector<core::Scenario> matching(std::vector<core::Scenario>& all, const std::string& filter) {
+  std::vector<core::Scenario> scenarios;
+  // Boost.Regex, not std::regex: std::regex_search recursed once per
+  // character of the name (a 40,000-character scenario name overflowed
+  // the stack); Boost's matcher is not recursive and gives up, with an
+  // error, on a match that would take exponential time.
+  boost::regex re;
+  try {
+    re = boost::regex(filter);
+  } catch (const boost::regex_error& e) {
+    throw UsageError("--filter: invalid regular expression: " + std::string(e.what()));
+  }
+  for (auto& s : all) {
+    bool match = false;
+    try {
+      match = boost::regex_search(s.name, re);
+    } catch (const std::runtime_error& e) {
+      throw UsageError("--filter: matching scenario \"" + s.name.substr(0, 80) + (s.name.size() > 80 ? "...\"" : "\"") +
+                       " gave up: " + e.what());
+    }
+    if (match) scenarios.push_back(std::move(s));
+  }
+  if (scenarios.empty()) throw UsageError("no scenario name matches --filter \"" + filter + "\"");
+  return scenarios;
+}
+
+// The scenarios on the simulator, `jobs` at once.
+std::vector<core::ScenarioResult> run_all_on_simulator(const std::vector<core::Scenario>& scenarios,
+                                                       const core::RunOptions& opt, unsigned jobs) {
+  std::vector<core::ScenarioResult> results;
+  // Each scenario has its own in-process cluster: run them side by side.
+  results.resize(scenarios.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  // An exception a scenario lets out (an error the runner does not turn
+  // into a failed step) is carried to this thread and thrown here, as
+  // with one job: out of a worker it would end the process (std::terminate).
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto worker = [&] {
+    try {
+      for (size_t i; !stop && (i = next++) < scenarios.size();) {
+        results[i] = run_on_simulator(scenarios[i], opt);
+        if (opt.fail_fast && !results[i].passed) stop = true;
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      stop = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::min<size_t>(jobs, scenarios.size()); ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  // Drop scenarios never started after a fail-fast stop.
+  std::vector<core::ScenarioResult> ran;
+  for (auto& res : results)
+    if (!res.name.empty()) ran.push_back(std::move(res));
+  return ran;
+}
+
+// A live cluster (the kubeconfig's, `kubeconfig` and `context` when given):
+// one scenario at a time, expectations polled for at most `timeout`.
+std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenario>& scenarios, core::RunOptions& opt,
+                                                  const std::string& kubeconfig, const std::string& context,
+                                                  core::Duration timeout) {
+  std::vector<core::ScenarioResult> results;
+  std::string context_ns;
+  auto cluster = open_real(kubeconfig, context, "", &context_ns);
+  opt.poll = true;
+  opt.clean_up = true;
+  opt.default_timeout = timeout;
+  // One read first: an unreachable cluster or refused credentials are a
+  // cluster error (exit 3), not a failed scenario each; so is a cluster
+  // that already has nodes, which every scenario would refuse (see
+  // core::run_scenario: they create and delete their own nodes).
+  core::ClusterState first = cluster->state(context_ns.empty() ? std::string("default") : context_ns);
+  if (std::string refusal = core::nodes_refusal(first); !refusal.empty())
+    throw core::ClusterError("no scenario run: " + refusal + "; " + core::kNeedsEmptyCluster);
+  opt.now = [] {
+    return core::Time(std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
+  };
+  opt.sleep = [](core::Duration d) { std::this_thread::sleep_for(d); };
+  for (const auto& sc : scenarios) {
+    auto start = std::chrono::steady_clock::now();
+    core::ScenarioResult res = core::run_scenario(sc, *cluster, nullptr, opt);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    results.push_back(std::move(res));
+    if (opt.fail_fast && !results.back().passed) break;
+  }
+  return results;
+}
+
+// --quiet: the console report's failures and summary line only.
+std::string quiet_console(const std::string& console) {
+  std::istringstream in(console);
+  std::string line, kept;
+  bool in_fail = false;
+  for (; std::getline(in, line);) {
+    if (line.starts_with("PASS "))
+      in_fail = false;
+    else if (line.starts_with("FAIL "))
+      in_fail = true;
+    if (in_fail || std::isdigit(static_cast<unsigned char>(line[0]))) kept += line + "\n";
+  }
+  return kept;
+}
+
 }  // namespace
 
 int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
@@ -62,33 +172,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     throw UsageError("--kubeconfig and --context go with --backend real");
 
   std::vector<core::Scenario> all = core::load_scenarios(r["paths"].as<std::vector<std::string>>());
-  std::vector<core::Scenario> scenarios;
-  if (r.count("filter")) {
-    // Boost.Regex, not std::regex: std::regex_search recursed once per
-    // character of the name (a 40,000-character scenario name overflowed
-    // the stack); Boost's matcher is not recursive and gives up, with an
-    // error, on a match that would take exponential time.
-    boost::regex re;
-    try {
-      re = boost::regex(r["filter"].as<std::string>());
-    } catch (const boost::regex_error& e) {
-      throw UsageError("--filter: invalid regular expression: " + std::string(e.what()));
-    }
-    for (auto& s : all) {
-      bool match = false;
-      try {
-        match = boost::regex_search(s.name, re);
-      } catch (const std::runtime_error& e) {
-        throw UsageError("--filter: matching scenario \"" + s.name.substr(0, 80) +
-                         (s.name.size() > 80 ? "...\"" : "\"") + " gave up: " + e.what());
-      }
-      if (match) scenarios.push_back(std::move(s));
-    }
-    if (scenarios.empty())
-      throw UsageError("no scenario name matches --filter \"" + r["filter"].as<std::string>() + "\"");
-  } else {
-    scenarios = std::move(all);
-  }
+  std::vector<core::Scenario> scenarios =
+      r.count("filter") ? matching(all, r["filter"].as<std::string>()) : std::move(all);
   if (r.count("jobs") && r["jobs"].as<int>() < 1) throw UsageError("--jobs must be at least 1");
 
   core::RunOptions opt;
@@ -108,78 +193,14 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (backend == "sim") {
     unsigned jobs = r.count("jobs") ? static_cast<unsigned>(r["jobs"].as<int>())
                                     : std::max(1u, std::thread::hardware_concurrency());
-    // Each scenario has its own in-process cluster: run them side by side.
-    results.resize(scenarios.size());
-    std::atomic<size_t> next{0};
-    std::atomic<bool> stop{false};
-    // An exception a scenario lets out (an error the runner does not turn
-    // into a failed step) is carried to this thread and thrown here, as
-    // with one job: out of a worker it would end the process (std::terminate).
-    std::mutex failure_mutex;
-    std::exception_ptr failure;
-    auto worker = [&] {
-      try {
-        for (size_t i; !stop && (i = next++) < scenarios.size();) {
-          results[i] = run_on_simulator(scenarios[i], opt);
-          if (opt.fail_fast && !results[i].passed) stop = true;
-        }
-      } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-      }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < std::min<size_t>(jobs, scenarios.size()); ++t) threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
-    // Drop scenarios never started after a fail-fast stop.
-    std::vector<core::ScenarioResult> ran;
-    for (auto& res : results)
-      if (!res.name.empty()) ran.push_back(std::move(res));
-    results = std::move(ran);
+    results = run_all_on_simulator(scenarios, opt, jobs);
   } else {
-    std::string context_ns;
-    auto cluster = open_real(r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
-                             r.count("context") ? r["context"].as<std::string>() : "", "", &context_ns);
-    opt.poll = true;
-    opt.clean_up = true;
-    opt.default_timeout = timeout;
-    // One read first: an unreachable cluster or refused credentials are a
-    // cluster error (exit 3), not a failed scenario each; so is a cluster
-    // that already has nodes, which every scenario would refuse (see
-    // core::run_scenario: they create and delete their own nodes).
-    core::ClusterState first = cluster->state(context_ns.empty() ? std::string("default") : context_ns);
-    if (std::string refusal = core::nodes_refusal(first); !refusal.empty())
-      throw core::ClusterError("no scenario run: " + refusal + "; " + core::kNeedsEmptyCluster);
-    opt.now = [] {
-      return core::Time(
-          std::chrono::duration_cast<core::Duration>(std::chrono::system_clock::now().time_since_epoch()));
-    };
-    opt.sleep = [](core::Duration d) { std::this_thread::sleep_for(d); };
-    for (const auto& sc : scenarios) {
-      auto start = std::chrono::steady_clock::now();
-      core::ScenarioResult res = core::run_scenario(sc, *cluster, nullptr, opt);
-      res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      results.push_back(std::move(res));
-      if (opt.fail_fast && !results.back().passed) break;
-    }
+    results = run_all_on_real(scenarios, opt, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
+                              r.count("context") ? r["context"].as<std::string>() : "", timeout);
   }
 
   std::string console = core::render_console(results);
-  if (r.count("quiet")) {
-    std::istringstream in(console);
-    std::string line, kept;
-    bool in_fail = false;
-    for (; std::getline(in, line);) {
-      if (line.starts_with("PASS "))
-        in_fail = false;
-      else if (line.starts_with("FAIL "))
-        in_fail = true;
-      if (in_fail || std::isdigit(static_cast<unsigned char>(line[0]))) kept += line + "\n";
-    }
-    console = kept;
-  }
+  if (r.count("quiet")) console = quiet_console(console);
   out << console;
   if (r.count("report-json"))
     write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");

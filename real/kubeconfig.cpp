@@ -312,7 +312,11 @@ void parse_server(const std::string& server, bool tls, RestConfig& out) {
   out.path_prefix = path;
 }
 
-RestConfig load_rest_config(const LoadOptions& o) {
+namespace {
+
+// The kubeconfig files merged: --kubeconfig alone, else KUBECONFIG's files,
+// else ~/.kube/config.
+Merged load_merged(const LoadOptions& o) {
   Merged m;
   // mirrors ClientConfigLoadingRules.Load (clientcmd/loader.go)
   if (!o.kubeconfig.empty()) {
@@ -336,23 +340,131 @@ RestConfig load_rest_config(const LoadOptions& o) {
       merge_file(f, *text, m);
     }
   }
+  return m;
+}
+
+// Without a kubeconfig: --server, else in-cluster, else the error.
+RestConfig config_without_kubeconfig(const LoadOptions& o, const Merged& m) {
+  if (!o.server.empty()) {
+    RestConfig rc;
+    rc.server = o.server;
+    parse_server(o.server, false, rc);
+    if (!o.namespace_.empty()) rc.namespace_ = o.namespace_;
+    rc.origin = "--server";
+    return rc;
+  }
+  if (auto ic = in_cluster(o)) return *ic;
+  throw InputError(m.files.empty() ? "" : m.files.front(), 0, "",
+                   "no Kubernetes configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, "
+                   "or run in a pod");
+}
+
+// The cluster entry's TLS settings into `c`; returns its server.
+std::string read_cluster(const Entry& cl, const std::string& cluster_name, const std::string& clfield, RestConfig& c) {
+  std::string server = scalar(cl.node, "server", cl.file, clfield);
+  if (server.empty())
+    throw InputError(cl.file, line_of(cl.node), clfield + ".server",
+                     "no server found for cluster \"" + cluster_name + "\"");
+  c.insecure_skip_tls_verify = boolean(cl.node, "insecure-skip-tls-verify", cl.file, clfield);
+  c.tls_server_name = scalar(cl.node, "tls-server-name", cl.file, clfield);
+  bool has_ca = !scalar(cl.node, "certificate-authority", cl.file, clfield).empty() ||
+                !scalar(cl.node, "certificate-authority-data", cl.file, clfield).empty();
+  // mirrors validateClusterInfo and TLSConfigFor (transport/transport.go)
+  if (c.insecure_skip_tls_verify && has_ca)
+    throw InputError(cl.file, line_of(cl.node["insecure-skip-tls-verify"]), clfield + ".insecure-skip-tls-verify",
+                     "specifying a root certificates file with the insecure flag is not allowed");
+  c.ca_data = file_or_data(cl.node, "certificate-authority", "certificate-authority-data", cl, clfield);
+  std::string proxy = scalar(cl.node, "proxy-url", cl.file, clfield);
+  if (!proxy.empty())
+    throw InputError(cl.file, line_of(cl.node["proxy-url"]), clfield + ".proxy-url",
+                     "proxy-url is not supported by gpuops");
+  return server;
+}
+
+// The cluster's extension for exec plugins (kExecKey) as JSON; null when
+// there is none or it is not JSON.
+boost::json::value exec_cluster_extension(const Entry& cl, const std::string& clfield) {
+  boost::json::value cluster_ext;
+  if (YAML::Node exts = cl.node["extensions"]; exts && exts.IsSequence()) {
+    for (const auto& ext : exts) {
+      if (scalar(ext, "name", cl.file, clfield + ".extensions") != kExecKey) continue;
+      // The extension is opaque; a flow-style, double-quoted emission is JSON.
+      YAML::Emitter em;
+      em << YAML::DoubleQuoted << YAML::Flow << YAML::Node(ext["extension"]);
+      boost::system::error_code ec;
+      cluster_ext = boost::json::parse(em.c_str(), ec);
+      if (ec) cluster_ext = nullptr;
+    }
+  }
+  return cluster_ext;
+}
+
+// An auth-provider: refused, with what to use instead.
+[[noreturn]] void refuse_auth_provider(const YAML::Node& ap, const Entry& u, const std::string& ufield) {
+  std::string name = ap.IsMap() ? scalar(ap, "name", u.file, ufield + ".auth-provider") : "";
+  std::string msg;
+  // mirrors the gcp/azure stubs of client-go plugin/pkg/client/auth
+  if (name == "gcp")
+    msg =
+        "the gcp auth plugin has been removed; install gke-gcloud-auth-plugin and use an exec plugin "
+        "(https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke)";
+  else if (name == "azure")
+    msg =
+        "the azure auth plugin has been removed; use kubelogin (https://github.com/Azure/kubelogin) "
+        "as an exec plugin";
+  else
+    msg = "auth-provider \"" + name +
+          "\" is not supported by gpuops; use an exec credential plugin "
+          "(for OIDC, e.g. kubelogin / kubectl oidc-login)";
+  throw InputError(u.file, line_of(ap), ufield + ".auth-provider", msg);
+}
+
+// The user entry's credentials into `c`.
+void read_user(const Entry& u, const std::string& user_name, const boost::json::value& cluster_ext, RestConfig& c) {
+  std::string ufield = "users[" + user_name + "].user";
+  c.client_certificate_data = file_or_data(u.node, "client-certificate", "client-certificate-data", u, ufield);
+  c.client_key_data = file_or_data(u.node, "client-key", "client-key-data", u, ufield);
+  c.token = scalar(u.node, "token", u.file, ufield);
+  // The token is sent as is in the Authorization header; never echoed.
+  if (!valid_header_value(c.token))
+    throw InputError(u.file, line_of(u.node["token"]), ufield + ".token",
+                     "invalid header field value for \"Authorization\": the token has a control character "
+                     "(a CR or LF would start a header of its own)");
+  std::string tf = scalar(u.node, "tokenFile", u.file, ufield);
+  if (!tf.empty()) c.token_file = resolve(tf, u.file);
+  c.username = scalar(u.node, "username", u.file, ufield);
+  c.password = scalar(u.node, "password", u.file, ufield);
+  // mirrors validateAuthInfo (clientcmd/validation.go)
+  if (c.client_certificate_data.empty() != c.client_key_data.empty())
+    throw InputError(u.file, line_of(u.node),
+                     ufield + (c.client_key_data.empty() ? ".client-key" : ".client-certificate"),
+                     "client certificate and key must be specified together");
+  if ((!c.token.empty() || !c.token_file.empty()) && (!c.username.empty() || !c.password.empty()))
+    throw InputError(u.file, line_of(u.node), ufield,
+                     "more than one authentication method found for " + user_name +
+                         "; found [token basicAuth], only one is allowed");
+  YAML::Node ap = u.node["auth-provider"];
+  YAML::Node ex = u.node["exec"];
+  bool has_ap = ap && !ap.IsNull();
+  bool has_ex = ex && !ex.IsNull();
+  if (has_ap && has_ex)
+    throw InputError(u.file, line_of(ap), ufield, "authProvider cannot be provided in combination with an exec plugin");
+  if (has_ap) refuse_auth_provider(ap, u, ufield);
+  if (has_ex) {
+    if (!ex.IsMap()) throw InputError(u.file, line_of(ex), ufield + ".exec", "expected a map");
+    c.exec = read_exec(ex, u, ufield + ".exec");
+    c.exec->cluster_config = cluster_ext;
+  }
+}
+
+}  // namespace
+
+RestConfig load_rest_config(const LoadOptions& o) {
+  Merged m = load_merged(o);
 
   // An empty config falls back to in-cluster (DeferredLoadingClientConfig).
   bool empty = m.clusters.empty() && m.users.empty() && m.contexts.empty() && m.current_context.empty();
-  if (empty && o.kubeconfig.empty() && o.context.empty()) {
-    if (!o.server.empty()) {
-      RestConfig rc;
-      rc.server = o.server;
-      parse_server(o.server, false, rc);
-      if (!o.namespace_.empty()) rc.namespace_ = o.namespace_;
-      rc.origin = "--server";
-      return rc;
-    }
-    if (auto ic = in_cluster(o)) return *ic;
-    throw InputError(m.files.empty() ? "" : m.files.front(), 0, "",
-                     "no Kubernetes configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, "
-                     "or run in a pod");
-  }
+  if (empty && o.kubeconfig.empty() && o.context.empty()) return config_without_kubeconfig(o, m);
 
   std::string origin;
   for (const auto& f : m.files) origin += (origin.empty() ? "" : ":") + f;
@@ -388,96 +500,15 @@ RestConfig load_rest_config(const LoadOptions& o) {
                      "cluster \"" + cluster_name + "\" of context \"" + ctx_name + "\" does not exist");
   const Entry& cl = cli->second;
   std::string clfield = "clusters[" + cluster_name + "].cluster";
-  std::string server = scalar(cl.node, "server", cl.file, clfield);
-  if (server.empty())
-    throw InputError(cl.file, line_of(cl.node), clfield + ".server",
-                     "no server found for cluster \"" + cluster_name + "\"");
-  c.insecure_skip_tls_verify = boolean(cl.node, "insecure-skip-tls-verify", cl.file, clfield);
-  c.tls_server_name = scalar(cl.node, "tls-server-name", cl.file, clfield);
-  bool has_ca = !scalar(cl.node, "certificate-authority", cl.file, clfield).empty() ||
-                !scalar(cl.node, "certificate-authority-data", cl.file, clfield).empty();
-  // mirrors validateClusterInfo and TLSConfigFor (transport/transport.go)
-  if (c.insecure_skip_tls_verify && has_ca)
-    throw InputError(cl.file, line_of(cl.node["insecure-skip-tls-verify"]), clfield + ".insecure-skip-tls-verify",
-                     "specifying a root certificates file with the insecure flag is not allowed");
-  c.ca_data = file_or_data(cl.node, "certificate-authority", "certificate-authority-data", cl, clfield);
-  std::string proxy = scalar(cl.node, "proxy-url", cl.file, clfield);
-  if (!proxy.empty())
-    throw InputError(cl.file, line_of(cl.node["proxy-url"]), clfield + ".proxy-url",
-                     "proxy-url is not supported by gpuops");
-  boost::json::value cluster_ext;
-  if (YAML::Node exts = cl.node["extensions"]; exts && exts.IsSequence()) {
-    for (const auto& ext : exts) {
-      if (scalar(ext, "name", cl.file, clfield + ".extensions") != kExecKey) continue;
-      // The extension is opaque; a flow-style, double-quoted emission is JSON.
-      YAML::Emitter em;
-      em << YAML::DoubleQuoted << YAML::Flow << YAML::Node(ext["extension"]);
-      boost::system::error_code ec;
-      cluster_ext = boost::json::parse(em.c_str(), ec);
-      if (ec) cluster_ext = nullptr;
-    }
-  }
+  std::string server = read_cluster(cl, cluster_name, clfield, c);
+  boost::json::value cluster_ext = exec_cluster_extension(cl, clfield);
 
   // User.
   auto ui = m.users.find(user_name);
   if (!user_name.empty() && ui == m.users.end())
     throw InputError(ctx.file, line_of(ctx.node), cfield + ".user",
                      "user \"" + user_name + "\" of context \"" + ctx_name + "\" does not exist");
-  if (ui != m.users.end()) {
-    const Entry& u = ui->second;
-    std::string ufield = "users[" + user_name + "].user";
-    c.client_certificate_data = file_or_data(u.node, "client-certificate", "client-certificate-data", u, ufield);
-    c.client_key_data = file_or_data(u.node, "client-key", "client-key-data", u, ufield);
-    c.token = scalar(u.node, "token", u.file, ufield);
-    // The token is sent as is in the Authorization header; never echoed.
-    if (!valid_header_value(c.token))
-      throw InputError(u.file, line_of(u.node["token"]), ufield + ".token",
-                       "invalid header field value for \"Authorization\": the token has a control character "
-                       "(a CR or LF would start a header of its own)");
-    std::string tf = scalar(u.node, "tokenFile", u.file, ufield);
-    if (!tf.empty()) c.token_file = resolve(tf, u.file);
-    c.username = scalar(u.node, "username", u.file, ufield);
-    c.password = scalar(u.node, "password", u.file, ufield);
-    // mirrors validateAuthInfo (clientcmd/validation.go)
-    if (c.client_certificate_data.empty() != c.client_key_data.empty())
-      throw InputError(u.file, line_of(u.node),
-                       ufield + (c.client_key_data.empty() ? ".client-key" : ".client-certificate"),
-                       "client certificate and key must be specified together");
-    if ((!c.token.empty() || !c.token_file.empty()) && (!c.username.empty() || !c.password.empty()))
-      throw InputError(u.file, line_of(u.node), ufield,
-                       "more than one authentication method found for " + user_name +
-                           "; found [token basicAuth], only one is allowed");
-    YAML::Node ap = u.node["auth-provider"];
-    YAML::Node ex = u.node["exec"];
-    bool has_ap = ap && !ap.IsNull();
-    bool has_ex = ex && !ex.IsNull();
-    if (has_ap && has_ex)
-      throw InputError(u.file, line_of(ap), ufield,
-                       "authProvider cannot be provided in combination with an exec plugin");
-    if (has_ap) {
-      std::string name = ap.IsMap() ? scalar(ap, "name", u.file, ufield + ".auth-provider") : "";
-      std::string msg;
-      // mirrors the gcp/azure stubs of client-go plugin/pkg/client/auth
-      if (name == "gcp")
-        msg =
-            "the gcp auth plugin has been removed; install gke-gcloud-auth-plugin and use an exec plugin "
-            "(https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke)";
-      else if (name == "azure")
-        msg =
-            "the azure auth plugin has been removed; use kubelogin (https://github.com/Azure/kubelogin) "
-            "as an exec plugin";
-      else
-        msg = "auth-provider \"" + name +
-              "\" is not supported by gpuops; use an exec credential plugin "
-              "(for OIDC, e.g. kubelogin / kubectl oidc-login)";
-      throw InputError(u.file, line_of(ap), ufield + ".auth-provider", msg);
-    }
-    if (has_ex) {
-      if (!ex.IsMap()) throw InputError(u.file, line_of(ex), ufield + ".exec", "expected a map");
-      c.exec = read_exec(ex, u, ufield + ".exec");
-      c.exec->cluster_config = cluster_ext;
-    }
-  }
+  if (ui != m.users.end()) read_user(ui->second, user_name, cluster_ext, c);
 
   bool tls = !c.ca_data.empty() || !c.client_certificate_data.empty() || c.insecure_skip_tls_verify;
   try {

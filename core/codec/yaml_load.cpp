@@ -470,6 +470,167 @@ class ItemRouter {
   size_t index_ = 0;
 };
 
+// A collection open while read_by_libfyaml reads, innermost last.
+struct OpenCollection {
+  bool flow;
+  bool map;
+  int column;      // of the collection's mark
+  bool key_next;   // a map's next node is a key
+  int key_line;    // the line of a map's last key
+  bool key_plain;  // whether that key is a plain scalar
+};
+
+// What read_by_libfyaml tracks while it reads one text's events.
+struct LibfyamlRead {
+  LibfyamlRead(const std::string& t, BuildingBudget& handler, const SequenceItems* items)
+      : text(t), router(handler, items) {}
+  const std::string& text;
+  ItemRouter router;
+  std::vector<OpenCollection> open;  // innermost last
+  size_t flow_depth = 0;
+};
+
+YAML::Mark mark_of(const fy_mark* m) {
+  YAML::Mark mark;
+  mark.pos = static_cast<int>(m->input_pos);
+  mark.line = m->line;
+  mark.column = m->column;
+  return mark;
+}
+
+// A node of a block collection on a later line than its key or '-': only
+// a block collection right of the map's column (a sequence may be in it,
+// "indentless"), and no item of a sequence. There the two parsers part:
+// yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
+// one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
+// column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
+// `end`: where a scalar ends in the text (0 for a collection). Returns
+// whether the node is a map's key.
+bool check_place(LibfyamlRead& r, const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t end) {
+  const std::string& text = r.text;
+  if (r.open.empty()) return false;
+  OpenCollection& parent = r.open.back();
+  // A key that is a collection, or one whose ':' is over 1,000 bytes from
+  // its start: YAML limits a key written without '?' to 1,024 characters,
+  // its ':' included, and yaml-cpp holds to it ("illegal map value"),
+  // libfyaml does not.
+  if (parent.map && parent.key_next) {
+    if (kind == NodeEvent::kMapStart || kind == NodeEvent::kSeqStart) throw NotInSubset{};
+    const size_t limit = std::min(text.size(), static_cast<size_t>(mark.pos) + 1001);
+    size_t colon = end;
+    while (colon < limit && text[colon] != ':') ++colon;
+    if (colon >= limit) throw NotInSubset{};
+  }
+  if (parent.flow) {
+    // A flow map's value on a later line than its key (`{"m"\n: {}}`),
+    // or right after the ':' of a plain key (`{b:[1]}`): yaml-cpp refuses
+    // both, libfyaml takes them.
+    if (!parent.map) return false;
+    const bool key = parent.key_next;
+    if (key) {
+      parent.key_line = mark.line;
+      parent.key_plain = plain;
+    } else if (mark.line != parent.key_line || (parent.key_plain && mark.pos > 0 && text[mark.pos - 1] == ':')) {
+      throw NotInSubset{};
+    }
+    parent.key_next = !key;
+    return key;
+  }
+  if (parent.map) {
+    const bool key = parent.key_next;
+    if (key) {
+      parent.key_line = mark.line;
+    } else if (mark.line != parent.key_line && (is_flow || kind == NodeEvent::kScalar || kind == NodeEvent::kNull ||
+                                                mark.column < parent.column + (kind == NodeEvent::kMapStart ? 1 : 0))) {
+      throw NotInSubset{};
+    }
+    parent.key_next = !key;
+    return key;
+  }
+  // An item: on its '-''s line (only blanks and '-'s before it there).
+  size_t at = static_cast<size_t>(mark.pos);
+  bool dash = false;
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '-')) dash = text[--at] == '-' || dash;
+  if (!dash || (at > 0 && text[at - 1] != '\n') || mark.column <= parent.column) throw NotInSubset{};
+  return false;
+}
+
+// A mapping or sequence start: `flow_char` opens its flow form, `block_char`
+// (0: none) its block form.
+void read_collection(LibfyamlRead& r, NodeEvent::Kind kind, fy_event* e, fy_token* anchor, fy_token* tag,
+                     char flow_char, char block_char) {
+  const std::string& text = r.text;
+  if (anchor || tag) throw NotInSubset{};
+  const fy_mark* m = fy_event_start_mark(e);
+  if (!m || m->input_pos >= text.size() || r.open.size() + 1 >= 400) throw NotInSubset{};
+  const char c = text[m->input_pos];
+  const bool is_flow = c == flow_char;
+  // A block node inside a flow one is an implicit pair (`[a: b]`).
+  if (!is_flow && (r.flow_depth > 0 || (block_char && c != block_char))) throw NotInSubset{};
+  check_place(r, mark_of(m), kind, is_flow, false, 0);
+  r.open.push_back({is_flow, kind == NodeEvent::kMapStart, m->column, true, -1, false});
+  r.flow_depth += is_flow;
+  r.router.event({kind, mark_of(m), &kPlainTag, {}, is_flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block});
+}
+
+// A collection's end, marked where the last event ended.
+void read_collection_end(LibfyamlRead& r, fy_event* e, const YAML::Mark& last_end) {
+  if (r.open.empty()) throw NotInSubset{};
+  r.flow_depth -= r.open.back().flow;
+  r.open.pop_back();
+  const NodeEvent::Kind kind = e->type == FYET_MAPPING_END ? NodeEvent::kMapEnd : NodeEvent::kSeqEnd;
+  r.router.event({kind, last_end, nullptr, {}, YAML::EmitterStyle::Default});
+}
+
+void read_scalar(LibfyamlRead& r, fy_event* e) {
+  const std::string& text = r.text;
+  if (e->scalar.anchor || e->scalar.tag) throw NotInSubset{};
+  const fy_mark* start = fy_event_start_mark(e);
+  const fy_mark* end = fy_event_end_mark(e);
+  if (!start || !end || start->line != end->line || start->input_pos >= text.size()) throw NotInSubset{};
+  size_t len = 0;
+  const char* value = fy_token_get_text(e->scalar.value, &len);
+  if (!value) throw NotInSubset{};
+  NodeEvent scalar{NodeEvent::kScalar, mark_of(start), &kQuotedTag, std::string_view(value, len),
+                   YAML::EmitterStyle::Default};
+  // A quoted scalar's mark is its opening quote in yaml-cpp, its
+  // first character in libfyaml.
+  auto at_quote = [&](char quote) {
+    if (start->input_pos == 0 || start->column == 0 || text[start->input_pos - 1] != quote) throw NotInSubset{};
+    --scalar.mark.pos;
+    --scalar.mark.column;
+  };
+  switch (fy_token_scalar_style(e->scalar.value)) {
+    case FYSS_PLAIN:
+      // Empty: yaml-cpp marks it at the next token. Starting with an
+      // indicator yaml-cpp's scanner reads as one: only in libfyaml a
+      // plain scalar.
+      // A '?' in a flow collection's plain scalar: yaml-cpp refuses
+      // `[a?b]`, libfyaml reads "a?b".
+      if (scalar.value.empty() ||
+          std::string_view("?:,[]{}#&*!|>'\"%@`").find(scalar.value[0]) != std::string_view::npos ||
+          (r.flow_depth > 0 && scalar.value.find('?') != std::string_view::npos))
+        throw NotInSubset{};
+      scalar.tag = &kPlainTag;
+      // yaml-cpp's IsNullString
+      if (scalar.value == "~" || scalar.value == "null" || scalar.value == "Null" || scalar.value == "NULL")
+        scalar.kind = NodeEvent::kNull;
+      break;
+    case FYSS_DOUBLE_QUOTED: {
+      at_quote('"');
+      // No escape: the first '"' or '\\' after the opening quote is the closing quote.
+      size_t close = text.find_first_of("\"\\", start->input_pos);
+      if (close == std::string::npos || text[close] != '"') throw NotInSubset{};
+      break;
+    }
+    case FYSS_SINGLE_QUOTED: at_quote('\''); break;
+    default:  // literal and folded block scalars
+      throw NotInSubset{};
+  }
+  scalar.key = check_place(r, scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos);
+  r.router.event(scalar);
+}
+
 // The documents of `text` as `handler` builds them from libfyaml 0.7's events
 // (the same calls yaml-cpp's parser makes, the same marks, tags and styles),
 // or NotInSubset thrown for a text outside the subset on which the two
@@ -504,97 +665,9 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   if (!parser || fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) throw NotInSubset{};
   auto free_event = [p = parser.get()](fy_event* e) { fy_parser_event_free(p, e); };
   std::vector<YAML::Node> docs;
-  ItemRouter router(handler, items);
-  // The open collections, innermost last.
-  struct Open {
-    bool flow;
-    bool map;
-    int column;      // of the collection's mark
-    bool key_next;   // a map's next node is a key
-    int key_line;    // the line of a map's last key
-    bool key_plain;  // whether that key is a plain scalar
-  };
-  std::vector<Open> open;
-  size_t flow_depth = 0;
+  LibfyamlRead r(text, handler, items);
   bool build = false;
   size_t documents = 0;
-  // A node of a block collection on a later line than its key or '-': only
-  // a block collection right of the map's column (a sequence may be in it,
-  // "indentless"), and no item of a sequence. There the two parsers part:
-  // yaml-cpp takes `-\n--` for an empty item and a document, libfyaml for
-  // one item (YAML 1.2, 8.2.1, lets a top-level sequence's items start in
-  // column 0), and `k:\nq` for two keys, libfyaml for a key and its value.
-  // `end`: where a scalar ends in the text (0 for a collection). Returns
-  // whether the node is a map's key.
-  auto check_place = [&](const YAML::Mark& mark, NodeEvent::Kind kind, bool is_flow, bool plain, size_t end) {
-    if (open.empty()) return false;
-    Open& parent = open.back();
-    // A key that is a collection, or one whose ':' is over 1,000 bytes from
-    // its start: YAML limits a key written without '?' to 1,024 characters,
-    // its ':' included, and yaml-cpp holds to it ("illegal map value"),
-    // libfyaml does not.
-    if (parent.map && parent.key_next) {
-      if (kind == NodeEvent::kMapStart || kind == NodeEvent::kSeqStart) throw NotInSubset{};
-      const size_t limit = std::min(text.size(), static_cast<size_t>(mark.pos) + 1001);
-      size_t colon = end;
-      while (colon < limit && text[colon] != ':') ++colon;
-      if (colon >= limit) throw NotInSubset{};
-    }
-    if (parent.flow) {
-      // A flow map's value on a later line than its key (`{"m"\n: {}}`),
-      // or right after the ':' of a plain key (`{b:[1]}`): yaml-cpp refuses
-      // both, libfyaml takes them.
-      if (!parent.map) return false;
-      const bool key = parent.key_next;
-      if (key) {
-        parent.key_line = mark.line;
-        parent.key_plain = plain;
-      } else if (mark.line != parent.key_line || (parent.key_plain && mark.pos > 0 && text[mark.pos - 1] == ':')) {
-        throw NotInSubset{};
-      }
-      parent.key_next = !key;
-      return key;
-    }
-    if (parent.map) {
-      const bool key = parent.key_next;
-      if (key) {
-        parent.key_line = mark.line;
-      } else if (mark.line != parent.key_line &&
-                 (is_flow || kind == NodeEvent::kScalar || kind == NodeEvent::kNull ||
-                  mark.column < parent.column + (kind == NodeEvent::kMapStart ? 1 : 0))) {
-        throw NotInSubset{};
-      }
-      parent.key_next = !key;
-      return key;
-    }
-    // An item: on its '-''s line (only blanks and '-'s before it there).
-    size_t at = static_cast<size_t>(mark.pos);
-    bool dash = false;
-    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '-')) dash = text[--at] == '-' || dash;
-    if (!dash || (at > 0 && text[at - 1] != '\n') || mark.column <= parent.column) throw NotInSubset{};
-    return false;
-  };
-  auto mark_of = [](const fy_mark* m) {
-    YAML::Mark mark;
-    mark.pos = static_cast<int>(m->input_pos);
-    mark.line = m->line;
-    mark.column = m->column;
-    return mark;
-  };
-  auto collection = [&](NodeEvent::Kind kind, fy_event* e, fy_token* anchor, fy_token* tag, char flow_char,
-                        char block_char) {
-    if (anchor || tag) throw NotInSubset{};
-    const fy_mark* m = fy_event_start_mark(e);
-    if (!m || m->input_pos >= text.size() || open.size() + 1 >= 400) throw NotInSubset{};
-    const char c = text[m->input_pos];
-    const bool is_flow = c == flow_char;
-    // A block node inside a flow one is an implicit pair (`[a: b]`).
-    if (!is_flow && (flow_depth > 0 || (block_char && c != block_char))) throw NotInSubset{};
-    check_place(mark_of(m), kind, is_flow, false, 0);
-    open.push_back({is_flow, kind == NodeEvent::kMapStart, m->column, true, -1, false});
-    flow_depth += is_flow;
-    router.event({kind, mark_of(m), &kPlainTag, {}, is_flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block});
-  };
   YAML::Mark last_end;
   for (;;) {
     std::unique_ptr<fy_event, decltype(free_event)> e(fy_parser_parse(parser.get()), free_event);
@@ -608,79 +681,23 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
         const fy_mark* m = fy_event_start_mark(e.get());
         handler.start(build);
         handler.OnDocumentStart(m ? mark_of(m) : last_end);
-        router.document(documents++ == 0);
+        r.router.document(documents++ == 0);
         break;
       }
       case FYET_DOCUMENT_END:
         handler.OnDocumentEnd();
         if (build) docs.push_back(handler.root());
-        router.document(false);
+        r.router.document(false);
         break;
       case FYET_MAPPING_START:
-        collection(NodeEvent::kMapStart, e.get(), e->mapping_start.anchor, e->mapping_start.tag, '{', 0);
+        read_collection(r, NodeEvent::kMapStart, e.get(), e->mapping_start.anchor, e->mapping_start.tag, '{', 0);
         break;
       case FYET_SEQUENCE_START:
-        collection(NodeEvent::kSeqStart, e.get(), e->sequence_start.anchor, e->sequence_start.tag, '[', '-');
+        read_collection(r, NodeEvent::kSeqStart, e.get(), e->sequence_start.anchor, e->sequence_start.tag, '[', '-');
         break;
       case FYET_MAPPING_END:
-      case FYET_SEQUENCE_END:
-        if (open.empty()) throw NotInSubset{};
-        flow_depth -= open.back().flow;
-        open.pop_back();
-        router.event({e->type == FYET_MAPPING_END ? NodeEvent::kMapEnd : NodeEvent::kSeqEnd,
-                      last_end,
-                      nullptr,
-                      {},
-                      YAML::EmitterStyle::Default});
-        break;
-      case FYET_SCALAR: {
-        if (e->scalar.anchor || e->scalar.tag) throw NotInSubset{};
-        const fy_mark* start = fy_event_start_mark(e.get());
-        const fy_mark* end = fy_event_end_mark(e.get());
-        if (!start || !end || start->line != end->line || start->input_pos >= text.size()) throw NotInSubset{};
-        size_t len = 0;
-        const char* value = fy_token_get_text(e->scalar.value, &len);
-        if (!value) throw NotInSubset{};
-        NodeEvent scalar{NodeEvent::kScalar, mark_of(start), &kQuotedTag, std::string_view(value, len),
-                         YAML::EmitterStyle::Default};
-        // A quoted scalar's mark is its opening quote in yaml-cpp, its
-        // first character in libfyaml.
-        auto at_quote = [&](char quote) {
-          if (start->input_pos == 0 || start->column == 0 || text[start->input_pos - 1] != quote) throw NotInSubset{};
-          --scalar.mark.pos;
-          --scalar.mark.column;
-        };
-        switch (fy_token_scalar_style(e->scalar.value)) {
-          case FYSS_PLAIN:
-            // Empty: yaml-cpp marks it at the next token. Starting with an
-            // indicator yaml-cpp's scanner reads as one: only in libfyaml a
-            // plain scalar.
-            // A '?' in a flow collection's plain scalar: yaml-cpp refuses
-            // `[a?b]`, libfyaml reads "a?b".
-            if (scalar.value.empty() ||
-                std::string_view("?:,[]{}#&*!|>'\"%@`").find(scalar.value[0]) != std::string_view::npos ||
-                (flow_depth > 0 && scalar.value.find('?') != std::string_view::npos))
-              throw NotInSubset{};
-            scalar.tag = &kPlainTag;
-            // yaml-cpp's IsNullString
-            if (scalar.value == "~" || scalar.value == "null" || scalar.value == "Null" || scalar.value == "NULL")
-              scalar.kind = NodeEvent::kNull;
-            break;
-          case FYSS_DOUBLE_QUOTED: {
-            at_quote('"');
-            // No escape: the first '"' or '\\' after the opening quote is the closing quote.
-            size_t close = text.find_first_of("\"\\", start->input_pos);
-            if (close == std::string::npos || text[close] != '"') throw NotInSubset{};
-            break;
-          }
-          case FYSS_SINGLE_QUOTED: at_quote('\''); break;
-          default:  // literal and folded block scalars
-            throw NotInSubset{};
-        }
-        scalar.key = check_place(scalar.mark, scalar.kind, false, scalar.tag == &kPlainTag, end->input_pos);
-        router.event(scalar);
-        break;
-      }
+      case FYET_SEQUENCE_END: read_collection_end(r, e.get(), last_end); break;
+      case FYET_SCALAR: read_scalar(r, e.get()); break;
       case FYET_STREAM_START:
       case FYET_STREAM_END: break;
       default:  // FYET_ALIAS, and any event this reader does not know
@@ -689,7 +706,7 @@ std::vector<YAML::Node> read_by_libfyaml(const std::string& text, bool all, Buil
   }
   // No document: a text of comments, or of markers only, yaml-cpp's to count.
   if (fy_parser_get_stream_error(parser.get()) || documents == 0) throw NotInSubset{};
-  if (streamed) *streamed = router.streamed();
+  if (streamed) *streamed = r.router.streamed();
   return docs;
 }
 

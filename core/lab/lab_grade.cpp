@@ -341,6 +341,157 @@ struct Grader {
   }
 };
 
+// Step 1: roster, and the GPU nodes' labels.
+void grade_roster(Grader& g, const ClusterState& s) {
+  const Catalog& c = g.c;
+  std::vector<std::string> p;
+  g.out_file("out/roster.txt", roster(c).text(), "the operand roster", p);
+  for (const auto& name : {"lab-node-0", "lab-node-1"}) {
+    auto it = std::find_if(s.nodes.begin(), s.nodes.end(), [&](const Node& n) { return n.metadata.name == name; });
+    if (it == s.nodes.end()) {
+      p.push_back(std::string("node ") + name + " is not in the cluster");
+      continue;
+    }
+    auto lbl = it->metadata.labels.find(op(c, "container-toolkit").label);
+    if (lbl == it->metadata.labels.end() || lbl->second != "true")
+      p.push_back(std::string(name) + " lacks " + op(c, "container-toolkit").label + "=true");
+  }
+  g.add(1, p, "roster and node labels");
+}
+
+// Step 5: AFTER is the DCGM exporter's desiredNumberScheduled now; BEFORE
+// adds back the GPU nodes that were opted out with "false".
+void grade_opt_out(Grader& g, const ClusterState& s) {
+  const Catalog& c = g.c;
+  std::vector<std::string> p;
+  g.manifest("dcgm-exporter", p);
+  const Operand& dcgm = op(c, "dcgm-exporter");
+  int after = desired(s, dcgm.daemonset);
+  int opted_out = 0;
+  for (const auto& n : s.nodes) {
+    auto l = n.metadata.labels.find(dcgm.label);
+    auto gpu = n.metadata.labels.find(kGpuLabel);
+    if (l != n.metadata.labels.end() && l->second == "false" && gpu != n.metadata.labels.end() && gpu->second == "true")
+      ++opted_out;
+  }
+  if (opted_out == 0) p.push_back("no GPU node has " + dcgm.label + "=false: the opt-out was not made");
+  g.out_file("out/optout.txt",
+             "BEFORE=" + std::to_string(after + opted_out) + "\nAFTER=" + std::to_string(after) + "\n",
+             "the API (the DCGM exporter's desiredNumberScheduled before and after the opt-out)", p);
+  g.add(5, p, "k8s/dcgm-ds.yaml and out/optout.txt");
+}
+
+// The node steps 6 and 7 add: its driver and device-plugin pods cannot be
+// scheduled (64Mi of memory).
+Node probe_node(const std::string& name) {
+  Node probe;
+  probe.metadata.name = name;
+  probe.metadata.labels = {{"kubernetes.io/hostname", name}};
+  probe.allocatable = {
+      {"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
+  probe.conditions.push_back({"Ready", "True", "KubeletReady", ""});
+  return probe;
+}
+
+// Step 6's run: operand-audit.sh (when `audit_script`) against gpuops audit
+// on `ps`, the state with the probe node.
+void check_audit_script(Grader& g, const ClusterState& ps, bool audit_script, std::vector<std::string>& p6) {
+  const Catalog& c = g.c;
+  const GradeOptions& o = g.o;
+  Report want = audit(ps, c);
+  ScriptResult got;
+  if (audit_script) got = o.run_script(g.file("operand-audit.sh"), {}, o.script_timeout);
+  if (got.timed_out) {
+    p6.push_back(timed_out("operand-audit.sh", got, o.script_timeout));
+  } else if (audit_script && (got.out_cut || got.out != want.text() || got.exit_code != want.exit_code)) {
+    std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
+                      std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
+                      std::to_string(got.exit_code) + " and\n" + clip(got.out) + cut_note(got) + stderr_tail(got);
+    bool trusts_desired = want.text().find(o.probe_node + " MISSING") != std::string::npos &&
+                          got.out.find(o.probe_node + " MISSING") == std::string::npos;
+    if (trusts_desired)
+      why = "operand-audit.sh misses the gaps on " + o.probe_node +
+            " (pods Pending: Insufficient memory); judging by desiredNumberScheduled or pod existence is not "
+            "enough. " +
+            why;
+    p6.push_back(why);
+  }
+}
+
+// Step 7's run: order-check.sh (when `order_script`) on every node of `ps`
+// against gpuops order-check; stops at the first that times out.
+void check_order_script(Grader& g, const ClusterState& ps, bool order_script, std::vector<std::string>& p7) {
+  const Catalog& c = g.c;
+  const GradeOptions& o = g.o;
+  std::vector<std::string> names;
+  for (const auto& n : ps.nodes) names.push_back(n.metadata.name);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : order_script ? names : std::vector<std::string>{}) {
+    Report w = order_check(ps, c, n);
+    ScriptResult r = o.run_script(g.file("order-check.sh"), {n}, o.script_timeout);
+    if (r.timed_out) {
+      p7.push_back(timed_out("order-check.sh " + n, r, o.script_timeout, "; not run on the other nodes"));
+      break;
+    }
+    if (r.out_cut || r.out != w.text() || r.exit_code != w.exit_code) {
+      std::string shown = r.out;
+      if (shown.ends_with("\n")) shown.pop_back();
+      p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
+                   ", got \"" + clip(shown) + "\" exit " + std::to_string(r.exit_code) + cut_note(r) + stderr_tail(r));
+    }
+  }
+}
+
+// Steps 6 and 7 try the scripts on a cluster with one more node, whose
+// driver and device-plugin pods cannot be scheduled (64Mi of memory).
+void grade_scripts(Grader& g, const ClusterState& s) {
+  Cluster& cluster = g.cluster;
+  const Catalog& c = g.c;
+  const GradeOptions& o = g.o;
+  std::vector<std::string> p6, p7;
+  g.out_file("out/audit.txt", audit(s, c).text(), "gpuops audit on the cluster now", p6);
+  std::string audit_text, order_text;
+  bool audit_script = g.script_present("operand-audit.sh", p6, audit_text);
+  if (audit_script) g.no_node_names("operand-audit.sh", audit_text, p6);
+  g.out_file("out/order.txt", order_txt(s, c), "gpuops order-check on every node now", p7);
+  bool order_script = g.script_present("order-check.sh", p7, order_text);
+  if (order_script) g.no_node_names("order-check.sh", order_text, p7);
+  if (o.run_script && (audit_script || order_script)) {
+    // The node first, without deploy labels: its allocatable reaches the API
+    // through the status subresource after the create, and no pod may be
+    // scheduled before it is there. Then the labels that make pods come.
+    cluster.add_node(probe_node(o.probe_node));
+    try {
+      cluster.settle();
+      for (const std::string& key : {std::string(kGpuLabel), op(c, "driver").label, op(c, "device-plugin").label})
+        cluster.set_node_label(o.probe_node, key, "true");
+      cluster.settle();
+      ClusterState ps = cluster.state(o.ns);
+      check_audit_script(g, ps, audit_script, p6);
+      check_order_script(g, ps, order_script, p7);
+    } catch (...) {
+      cluster.delete_node(o.probe_node);
+      cluster.settle();
+      throw;
+    }
+    cluster.delete_node(o.probe_node);
+    cluster.settle();
+    // The scripts only read: one that deleted, scaled or relabelled
+    // something would otherwise make the live state agree with a wrong
+    // out/matrix.txt (step 8 judges the state from before they ran).
+    std::string before = matrix(s, c).text(), after = matrix(cluster.state(o.ns), c).text();
+    if (before != after)
+      (audit_script ? p6 : p7)
+          .push_back("the cluster changed while the scripts ran (they must only read it): gpuops matrix before\n" +
+                     clip(before) + "and after\n" + clip(after));
+  } else if (!o.run_script) {
+    p6.push_back("operand-audit.sh was not run (no script runner)");
+    p7.push_back("order-check.sh was not run (no script runner)");
+  }
+  g.add(6, p6, "out/audit.txt and operand-audit.sh (run with an extra node)");
+  g.add(7, p7, "out/order.txt and order-check.sh on every node");
+}
+
 }  // namespace
 
 std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const GradeOptions& o) {
@@ -350,22 +501,7 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
   Grader g{cluster, c, o, {}, root};
   ClusterState s = cluster.state(o.ns);
 
-  // Step 1: roster, and the GPU nodes' labels.
-  {
-    std::vector<std::string> p;
-    g.out_file("out/roster.txt", roster(c).text(), "the operand roster", p);
-    for (const auto& name : {"lab-node-0", "lab-node-1"}) {
-      auto it = std::find_if(s.nodes.begin(), s.nodes.end(), [&](const Node& n) { return n.metadata.name == name; });
-      if (it == s.nodes.end()) {
-        p.push_back(std::string("node ") + name + " is not in the cluster");
-        continue;
-      }
-      auto lbl = it->metadata.labels.find(op(c, "container-toolkit").label);
-      if (lbl == it->metadata.labels.end() || lbl->second != "true")
-        p.push_back(std::string(name) + " lacks " + op(c, "container-toolkit").label + "=true");
-    }
-    g.add(1, p, "roster and node labels");
-  }
+  grade_roster(g, s);
   // Step 2: toolkit manifest, and the live DaemonSet on the two GPU nodes.
   {
     std::vector<std::string> p;
@@ -391,111 +527,8 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
     g.daemonset_live(s, "gpu-feature-discovery", -1, p);
     g.add(4, p, "k8s/device-plugin-ds.yaml and k8s/gfd-ds.yaml");
   }
-  // Step 5: AFTER is the DCGM exporter's desiredNumberScheduled now; BEFORE
-  // adds back the GPU nodes that were opted out with "false".
-  {
-    std::vector<std::string> p;
-    g.manifest("dcgm-exporter", p);
-    const Operand& dcgm = op(c, "dcgm-exporter");
-    int after = desired(s, dcgm.daemonset);
-    int opted_out = 0;
-    for (const auto& n : s.nodes) {
-      auto l = n.metadata.labels.find(dcgm.label);
-      auto gpu = n.metadata.labels.find(kGpuLabel);
-      if (l != n.metadata.labels.end() && l->second == "false" && gpu != n.metadata.labels.end() &&
-          gpu->second == "true")
-        ++opted_out;
-    }
-    if (opted_out == 0) p.push_back("no GPU node has " + dcgm.label + "=false: the opt-out was not made");
-    g.out_file("out/optout.txt",
-               "BEFORE=" + std::to_string(after + opted_out) + "\nAFTER=" + std::to_string(after) + "\n",
-               "the API (the DCGM exporter's desiredNumberScheduled before and after the opt-out)", p);
-    g.add(5, p, "k8s/dcgm-ds.yaml and out/optout.txt");
-  }
-  // Steps 6 and 7 try the scripts on a cluster with one more node, whose
-  // driver and device-plugin pods cannot be scheduled (64Mi of memory).
-  std::vector<std::string> p6, p7;
-  g.out_file("out/audit.txt", audit(s, c).text(), "gpuops audit on the cluster now", p6);
-  std::string audit_text, order_text;
-  bool audit_script = g.script_present("operand-audit.sh", p6, audit_text);
-  if (audit_script) g.no_node_names("operand-audit.sh", audit_text, p6);
-  g.out_file("out/order.txt", order_txt(s, c), "gpuops order-check on every node now", p7);
-  bool order_script = g.script_present("order-check.sh", p7, order_text);
-  if (order_script) g.no_node_names("order-check.sh", order_text, p7);
-  if (o.run_script && (audit_script || order_script)) {
-    Node probe;
-    probe.metadata.name = o.probe_node;
-    probe.metadata.labels = {{"kubernetes.io/hostname", o.probe_node}};
-    probe.allocatable = {
-        {"memory", Quantity::parse("64Mi")}, {"cpu", Quantity::parse("1")}, {"pods", Quantity::parse("110")}};
-    probe.conditions.push_back({"Ready", "True", "KubeletReady", ""});
-    // The node first, without deploy labels: its allocatable reaches the API
-    // through the status subresource after the create, and no pod may be
-    // scheduled before it is there. Then the labels that make pods come.
-    cluster.add_node(probe);
-    try {
-      cluster.settle();
-      for (const std::string& key : {std::string(kGpuLabel), op(c, "driver").label, op(c, "device-plugin").label})
-        cluster.set_node_label(o.probe_node, key, "true");
-      cluster.settle();
-      ClusterState ps = cluster.state(o.ns);
-      Report want = audit(ps, c);
-      ScriptResult got;
-      if (audit_script) got = o.run_script(g.file("operand-audit.sh"), {}, o.script_timeout);
-      if (got.timed_out) {
-        p6.push_back(timed_out("operand-audit.sh", got, o.script_timeout));
-      } else if (audit_script && (got.out_cut || got.out != want.text() || got.exit_code != want.exit_code)) {
-        std::string why = "operand-audit.sh with node " + o.probe_node + " added: expected exit " +
-                          std::to_string(want.exit_code) + " and\n" + want.text() + "got exit " +
-                          std::to_string(got.exit_code) + " and\n" + clip(got.out) + cut_note(got) + stderr_tail(got);
-        bool trusts_desired = want.text().find(o.probe_node + " MISSING") != std::string::npos &&
-                              got.out.find(o.probe_node + " MISSING") == std::string::npos;
-        if (trusts_desired)
-          why = "operand-audit.sh misses the gaps on " + o.probe_node +
-                " (pods Pending: Insufficient memory); judging by desiredNumberScheduled or pod existence is not "
-                "enough. " +
-                why;
-        p6.push_back(why);
-      }
-      std::vector<std::string> names;
-      for (const auto& n : ps.nodes) names.push_back(n.metadata.name);
-      std::sort(names.begin(), names.end());
-      for (const auto& n : order_script ? names : std::vector<std::string>{}) {
-        Report w = order_check(ps, c, n);
-        ScriptResult r = o.run_script(g.file("order-check.sh"), {n}, o.script_timeout);
-        if (r.timed_out) {
-          p7.push_back(timed_out("order-check.sh " + n, r, o.script_timeout, "; not run on the other nodes"));
-          break;
-        }
-        if (r.out_cut || r.out != w.text() || r.exit_code != w.exit_code) {
-          std::string shown = r.out;
-          if (shown.ends_with("\n")) shown.pop_back();
-          p7.push_back("order-check.sh " + n + ": expected \"" + w.lines[0] + "\" exit " + std::to_string(w.exit_code) +
-                       ", got \"" + clip(shown) + "\" exit " + std::to_string(r.exit_code) + cut_note(r) +
-                       stderr_tail(r));
-        }
-      }
-    } catch (...) {
-      cluster.delete_node(o.probe_node);
-      cluster.settle();
-      throw;
-    }
-    cluster.delete_node(o.probe_node);
-    cluster.settle();
-    // The scripts only read: one that deleted, scaled or relabelled
-    // something would otherwise make the live state agree with a wrong
-    // out/matrix.txt (step 8 judges the state from before they ran).
-    std::string before = matrix(s, c).text(), after = matrix(cluster.state(o.ns), c).text();
-    if (before != after)
-      (audit_script ? p6 : p7)
-          .push_back("the cluster changed while the scripts ran (they must only read it): gpuops matrix before\n" +
-                     clip(before) + "and after\n" + clip(after));
-  } else if (!o.run_script) {
-    p6.push_back("operand-audit.sh was not run (no script runner)");
-    p7.push_back("order-check.sh was not run (no script runner)");
-  }
-  g.add(6, p6, "out/audit.txt and operand-audit.sh (run with an extra node)");
-  g.add(7, p7, "out/order.txt and order-check.sh on every node");
+  grade_opt_out(g, s);
+  grade_scripts(g, s);
   // Step 8: the matrix equals the live state, as it was when the grade
   // began (before the learner's scripts ran).
   {

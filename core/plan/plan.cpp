@@ -140,12 +140,11 @@ PlanResult plan_changes(MatrixResult whole_matrix_before, const ClusterState& be
 
 namespace {
 
-PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const ClusterState& before,
-                   const ClusterState& after, const Catalog& catalog,
-                   const std::set<std::pair<std::string, std::string>>& direct) {
-  PlanResult plan;
-  const ByName in_before(before), in_after(after);
-  // Nodes and labels.
+// Nodes added and removed, and the labels that differ on the nodes of
+// both states or that an added node carries.
+void plan_nodes_and_labels(PlanResult& plan, const ClusterState& before, const ClusterState& after,
+                           const ByName& in_before, const ByName& in_after,
+                           const std::set<std::pair<std::string, std::string>>& direct) {
   for (const auto& n : after.nodes)
     if (!in_before.node(n.metadata.name)) plan.nodes_added.push_back(n.metadata.name);
   for (const auto& n : before.nodes) {
@@ -186,8 +185,79 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
   std::sort(plan.labels.begin(), plan.labels.end(), [](const LabelChange& x, const LabelChange& y) {
     return std::tie(x.node, x.key) < std::tie(y.node, y.key);
   });
+}
 
-  // Pods.
+// The pods of one group (node, DaemonSet `ds`, "" for pods no DaemonSet
+// controls) before (`was`) and after (`now`): deleted, created or replaced,
+// and why.
+void plan_pod_group(PlanResult& plan, const std::string& node, const std::string& ds,
+                    const std::vector<const Pod*>& was, const std::vector<const Pod*>& now, const ByName& in_before,
+                    const ByName& in_after, const Catalog& catalog) {
+  const DaemonSet* d_after = ds.empty() ? nullptr : in_after.daemonset(ds);
+  const DaemonSet* d_before = ds.empty() ? nullptr : in_before.daemonset(ds);
+  const Node* n_after = in_after.node(node);
+  const Node* n_before = in_before.node(node);
+  const std::string operand = ds.empty() ? "" : operand_of(catalog, d_after ? d_after : d_before, ds);
+  auto change = [&](PodChange::Kind kind, const Pod& p, std::string why) {
+    // A new pod that would not come up says how it would stay: the
+    // scheduler's FitError (a resource, a taint), an init gate.
+    if (kind != PodChange::Kind::kDeleted && !p.is_ready()) {
+      why += "; it would stay " + pod_status_column(p);
+      for (const auto& c : p.status.conditions)
+        if (c.type == "PodScheduled" && c.status == "False" && !c.message.empty()) why += " (" + c.message + ")";
+    }
+    plan.pods.push_back({kind, node, ds, operand, p.metadata.name, std::move(why)});
+  };
+  if (ds.empty()) {
+    // By uid: evicted or new.
+    std::set<std::string> now_uids, was_uids;
+    for (const Pod* p : now) now_uids.insert(p->metadata.uid);
+    for (const Pod* p : was) was_uids.insert(p->metadata.uid);
+    for (const Pod* p : was)
+      if (!now_uids.count(p->metadata.uid)) change(PodChange::Kind::kDeleted, *p, n_after ? "evicted" : "node deleted");
+    for (const Pod* p : now)
+      if (!was_uids.count(p->metadata.uid)) change(PodChange::Kind::kCreated, *p, "new pod");
+    return;
+  }
+  if (!was.empty() && now.empty()) {
+    std::string why;
+    if (!n_after)
+      why = "node deleted";
+    else if (!d_after)
+      why = "DaemonSet deleted";
+    else {
+      Placement pl = should_run(*d_after, *n_after);
+      why = pl.reasons.empty() ? "the DaemonSet still wants the node; its pod is gone" : joined(pl.reasons, "; ");
+    }
+    for (const Pod* p : was) change(PodChange::Kind::kDeleted, *p, why);
+  } else if (was.empty() && !now.empty()) {
+    std::string why;
+    if (!n_before)
+      why = "new node";
+    else if (!d_before)
+      why = "new DaemonSet";
+    else {
+      Placement pl = should_run(*d_before, *n_before);
+      why = pl.reasons.empty() ? "the DaemonSet now places its pod"
+                               : "now placed (before: " + joined(pl.reasons, "; ") + ")";
+    }
+    for (const Pod* p : now) change(PodChange::Kind::kCreated, *p, why);
+  } else {
+    std::set<std::string> was_uids;
+    for (const Pod* p : was) was_uids.insert(p->metadata.uid);
+    for (const Pod* p : now) {
+      if (was_uids.count(p->metadata.uid)) continue;
+      std::string g0 = label_of(*was.front(), kTemplateGeneration), g1 = label_of(*p, kTemplateGeneration);
+      change(PodChange::Kind::kReplaced, *p,
+             g0 != g1 ? "template changed (pod-template-generation " + g0 + " -> " + g1 + ")"
+                      : "deleted and recreated from the same template");
+    }
+  }
+}
+
+// The pods, group by group (plan_pod_group).
+void plan_pods(PlanResult& plan, const ClusterState& before, const ClusterState& after, const ByName& in_before,
+               const ByName& in_after, const Catalog& catalog) {
   auto b = pods_by_key(before), a = pods_by_key(after);
   std::set<PodKey> keys;
   for (const auto& [k, v] : b) keys.insert(k);
@@ -202,7 +272,7 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
     for (const Pod* p : pods)
       if (uids_before.count(p->metadata.uid)) kept_uids.insert(p->metadata.uid);
   for (const auto& key : keys) {
-    const std::string& node = key.first;  // (no structured bindings: the lambda below captures them)
+    const std::string& node = key.first;
     const std::string& ds = key.second;
     const std::vector<const Pod*> none;
     const std::vector<const Pod*> was_all = b.count(key) ? b.at(key) : none;
@@ -218,72 +288,15 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
     for (const Pod* p : now_all)
       if (!kept_uids.count(p->metadata.uid) || here_before.count(p->metadata.uid)) now.push_back(p);
     if (was.empty() && now.empty()) continue;
-    const DaemonSet* d_after = ds.empty() ? nullptr : in_after.daemonset(ds);
-    const DaemonSet* d_before = ds.empty() ? nullptr : in_before.daemonset(ds);
-    const Node* n_after = in_after.node(node);
-    const Node* n_before = in_before.node(node);
-    const std::string operand = ds.empty() ? "" : operand_of(catalog, d_after ? d_after : d_before, ds);
-    auto change = [&](PodChange::Kind kind, const Pod& p, std::string why) {
-      // A new pod that would not come up says how it would stay: the
-      // scheduler's FitError (a resource, a taint), an init gate.
-      if (kind != PodChange::Kind::kDeleted && !p.is_ready()) {
-        why += "; it would stay " + pod_status_column(p);
-        for (const auto& c : p.status.conditions)
-          if (c.type == "PodScheduled" && c.status == "False" && !c.message.empty()) why += " (" + c.message + ")";
-      }
-      plan.pods.push_back({kind, node, ds, operand, p.metadata.name, std::move(why)});
-    };
-    if (ds.empty()) {
-      // By uid: evicted or new.
-      std::set<std::string> now_uids, was_uids;
-      for (const Pod* p : now) now_uids.insert(p->metadata.uid);
-      for (const Pod* p : was) was_uids.insert(p->metadata.uid);
-      for (const Pod* p : was)
-        if (!now_uids.count(p->metadata.uid))
-          change(PodChange::Kind::kDeleted, *p, n_after ? "evicted" : "node deleted");
-      for (const Pod* p : now)
-        if (!was_uids.count(p->metadata.uid)) change(PodChange::Kind::kCreated, *p, "new pod");
-      continue;
-    }
-    if (!was.empty() && now.empty()) {
-      std::string why;
-      if (!n_after)
-        why = "node deleted";
-      else if (!d_after)
-        why = "DaemonSet deleted";
-      else {
-        Placement pl = should_run(*d_after, *n_after);
-        why = pl.reasons.empty() ? "the DaemonSet still wants the node; its pod is gone" : joined(pl.reasons, "; ");
-      }
-      for (const Pod* p : was) change(PodChange::Kind::kDeleted, *p, why);
-    } else if (was.empty() && !now.empty()) {
-      std::string why;
-      if (!n_before)
-        why = "new node";
-      else if (!d_before)
-        why = "new DaemonSet";
-      else {
-        Placement pl = should_run(*d_before, *n_before);
-        why = pl.reasons.empty() ? "the DaemonSet now places its pod"
-                                 : "now placed (before: " + joined(pl.reasons, "; ") + ")";
-      }
-      for (const Pod* p : now) change(PodChange::Kind::kCreated, *p, why);
-    } else {
-      std::set<std::string> was_uids;
-      for (const Pod* p : was) was_uids.insert(p->metadata.uid);
-      for (const Pod* p : now) {
-        if (was_uids.count(p->metadata.uid)) continue;
-        std::string g0 = label_of(*was.front(), kTemplateGeneration), g1 = label_of(*p, kTemplateGeneration);
-        change(PodChange::Kind::kReplaced, *p,
-               g0 != g1 ? "template changed (pod-template-generation " + g0 + " -> " + g1 + ")"
-                        : "deleted and recreated from the same template");
-      }
-    }
+    plan_pod_group(plan, node, ds, was, now, in_before, in_after, catalog);
   }
+}
 
-  // The matrix and the findings. The parts' rows replace the whole
-  // matrix's rows of their nodes (a node's row reads its pods and the
-  // DaemonSets only); its TOTAL_PODS changes by the parts' difference.
+// The matrix and the changed cells. The parts' rows replace the whole
+// matrix's rows of their nodes (a node's row reads its pods and the
+// DaemonSets only); its TOTAL_PODS changes by the parts' difference.
+void plan_matrix(PlanResult& plan, std::optional<MatrixResult> whole_matrix_before, const ClusterState& before,
+                 const ClusterState& after, const Catalog& catalog) {
   MatrixResult part_before = matrix_result(before, catalog, true);
   MatrixResult part_after = matrix_result(after, catalog, true);
   auto cb = cells_of(part_before), ca = cells_of(part_after);
@@ -314,9 +327,13 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
   }
   for (const auto& [k, cell] : cb)
     if (!ca.count(k) && cell != MatrixCell::kNo) plan.cells.push_back({k.first, k.second, cell, MatrixCell::kNo});
-  // Findings are per node: only the nodes the change touches can differ
-  // (a node's findings read its labels, taints and pods, and its operands'
-  // DaemonSets, whose pods there are compared above).
+}
+
+// Findings are per node: only the nodes the change touches can differ
+// (a node's findings read its labels, taints and pods, and its operands'
+// DaemonSets, whose pods there are compared above).
+void plan_findings(PlanResult& plan, const ClusterState& before, const ClusterState& after, const ByName& in_before,
+                   const ByName& in_after, const Catalog& catalog) {
   std::set<std::string> touched;
   for (const auto& l : plan.labels) touched.insert(l.node);
   for (const auto& p : plan.pods) touched.insert(p.node);
@@ -333,7 +350,20 @@ PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const Cluste
     if (!kb.count(k)) plan.findings_new.push_back(*f);
   for (const auto& [k, f] : kb)
     if (!ka.count(k)) plan.findings_cleared.push_back(*f);
+}
 
+PlanResult plan_of(std::optional<MatrixResult> whole_matrix_before, const ClusterState& before,
+                   const ClusterState& after, const Catalog& catalog,
+                   const std::set<std::pair<std::string, std::string>>& direct) {
+  PlanResult plan;
+  const ByName in_before(before), in_after(after);
+  // Nodes and labels.
+  plan_nodes_and_labels(plan, before, after, in_before, in_after, direct);
+  // Pods.
+  plan_pods(plan, before, after, in_before, in_after, catalog);
+  // The matrix and the findings.
+  plan_matrix(plan, std::move(whole_matrix_before), before, after, catalog);
+  plan_findings(plan, before, after, in_before, in_after, catalog);
   // The objects behind the pods.
   plan.daemonsets = daemonset_changes(before, after, catalog);
   plan.cluster_policies = cluster_policy_changes(before, after);

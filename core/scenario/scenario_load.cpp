@@ -256,6 +256,80 @@ Node read_node(const Reader& reader, const YAML::Node& yaml, const std::string& 
   return node;
 }
 
+// expect.daemonsets: DaemonSet names to status fields to numbers.
+void read_daemonsets_expect(const Reader& reader, const YAML::Node& daemonsets, const std::string& field,
+                            Expectations& expect) {
+  if (!daemonsets.IsMap()) reader.fail(daemonsets, field + ".daemonsets", "must map DaemonSet names to status fields");
+  static const std::set<std::string> kFields = {
+      "currentNumberScheduled", "numberMisscheduled",     "desiredNumberScheduled", "numberReady",
+      "observedGeneration",     "updatedNumberScheduled", "numberAvailable",        "numberUnavailable"};
+  for (auto it = daemonsets.begin(); it != daemonsets.end(); ++it) {
+    std::string ds = it->first.Scalar();
+    std::string item_field = field + ".daemonsets[" + ds + "]";
+    if (!it->second.IsMap()) reader.fail(it->second, item_field, "must map status fields to numbers");
+    for (auto jt = it->second.begin(); jt != it->second.end(); ++jt) {
+      std::string k = jt->first.Scalar();
+      if (!kFields.count(k)) reader.fail(jt->first, item_field + "." + k, "not a DaemonSet status field");
+      expect.daemonsets[ds][k] = reader.integer(jt->second, item_field + "." + k);
+    }
+  }
+}
+
+// One item of expect.pods.
+PodExpectation read_pod_expect(const Reader& reader, const YAML::Node& pod_yaml, const std::string& item_field) {
+  reader.keys(pod_yaml, item_field,
+              {"daemonset", "node", "absent", "phase", "ready", "terminating", "reason", "message", "image", "updated",
+               "orphaned"});
+  PodExpectation pod;
+  pod.line = pod_yaml.Mark().line + 1;
+  if (!pod_yaml["daemonset"] || !pod_yaml["node"]) reader.fail(pod_yaml, item_field, "daemonset and node are required");
+  pod.daemonset = reader.str(pod_yaml["daemonset"], item_field + ".daemonset");
+  pod.node = reader.str(pod_yaml["node"], item_field + ".node");
+  if (pod_yaml["absent"]) pod.absent = reader.boolean(pod_yaml["absent"], item_field + ".absent");
+  if (pod_yaml["phase"]) pod.phase = reader.str(pod_yaml["phase"], item_field + ".phase");
+  if (pod_yaml["ready"]) pod.ready = reader.boolean(pod_yaml["ready"], item_field + ".ready");
+  if (pod_yaml["terminating"]) pod.terminating = reader.boolean(pod_yaml["terminating"], item_field + ".terminating");
+  if (pod_yaml["reason"]) pod.reason = reader.str(pod_yaml["reason"], item_field + ".reason");
+  if (pod_yaml["message"]) pod.message = reader.str(pod_yaml["message"], item_field + ".message");
+  if (pod_yaml["image"]) pod.image = reader.str(pod_yaml["image"], item_field + ".image");
+  if (pod_yaml["updated"]) pod.updated = reader.boolean(pod_yaml["updated"], item_field + ".updated");
+  if (pod_yaml["orphaned"]) pod.orphaned = reader.boolean(pod_yaml["orphaned"], item_field + ".orphaned");
+  return pod;
+}
+
+// One node of expect.nodes: {labels: {KEY: VALUE or null}}.
+void read_node_labels_expect(const Reader& reader, const YAML::Node& item, const std::string& node,
+                             const std::string& item_field, Expectations& expect) {
+  reader.keys(item, item_field, {"labels"});
+  const YAML::Node labels = item["labels"];
+  if (!labels || !labels.IsMap()) reader.fail(item, item_field + ".labels", "must be a map");
+  for (auto jt = labels.begin(); jt != labels.end(); ++jt) {
+    if (jt->second.IsNull())
+      expect.node_labels[node][jt->first.Scalar()] = std::nullopt;
+    else
+      expect.node_labels[node][jt->first.Scalar()] =
+          reader.label_value(jt->second, item_field + ".labels[" + jt->first.Scalar() + "]");
+  }
+}
+
+// One item of expect.diagnose.
+FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& item, const std::string& f) {
+  reader.keys(item, f, {"node", "operand", "code", "severity", "absent"});
+  FindingExpectation e;
+  e.line = item.Mark().line + 1;
+  if (!item["node"] || !item["code"]) reader.fail(item, f, "node and code are required");
+  e.node = reader.str(item["node"], f + ".node");
+  e.code = reader.str(item["code"], f + ".code");
+  if (item["operand"]) e.operand = reader.str(item["operand"], f + ".operand");
+  if (item["severity"]) {
+    e.severity = reader.str(item["severity"], f + ".severity");
+    if (*e.severity != "error" && *e.severity != "warning" && *e.severity != "info")
+      reader.fail(item["severity"], f + ".severity", "must be error, warning or info");
+  }
+  if (item["absent"]) e.absent = reader.boolean(item["absent"], f + ".absent");
+  return e;
+}
+
 Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
   reader.keys(
       yaml, field,
@@ -292,21 +366,7 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
   }
   if (const YAML::Node daemonsets = yaml["daemonsets"]) {
     expect.daemonsets_line = key_line["daemonsets"];
-    if (!daemonsets.IsMap())
-      reader.fail(daemonsets, field + ".daemonsets", "must map DaemonSet names to status fields");
-    static const std::set<std::string> kFields = {
-        "currentNumberScheduled", "numberMisscheduled",     "desiredNumberScheduled", "numberReady",
-        "observedGeneration",     "updatedNumberScheduled", "numberAvailable",        "numberUnavailable"};
-    for (auto it = daemonsets.begin(); it != daemonsets.end(); ++it) {
-      std::string ds = it->first.Scalar();
-      std::string item_field = field + ".daemonsets[" + ds + "]";
-      if (!it->second.IsMap()) reader.fail(it->second, item_field, "must map status fields to numbers");
-      for (auto jt = it->second.begin(); jt != it->second.end(); ++jt) {
-        std::string k = jt->first.Scalar();
-        if (!kFields.count(k)) reader.fail(jt->first, item_field + "." + k, "not a DaemonSet status field");
-        expect.daemonsets[ds][k] = reader.integer(jt->second, item_field + "." + k);
-      }
-    }
+    read_daemonsets_expect(reader, daemonsets, field, expect);
   }
   if (const YAML::Node run = yaml["running"]) {
     expect.running_line = key_line["running"];
@@ -322,28 +382,7 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
   if (const YAML::Node pods = yaml["pods"]) {
     if (!pods.IsSequence()) reader.fail(pods, field + ".pods", "must be a list");
     for (size_t i = 0; i < pods.size(); ++i) {
-      std::string item_field = field + ".pods[" + std::to_string(i) + "]";
-      const YAML::Node& pod_yaml = pods[i];
-      reader.keys(pod_yaml, item_field,
-                  {"daemonset", "node", "absent", "phase", "ready", "terminating", "reason", "message", "image",
-                   "updated", "orphaned"});
-      PodExpectation pod;
-      pod.line = pod_yaml.Mark().line + 1;
-      if (!pod_yaml["daemonset"] || !pod_yaml["node"])
-        reader.fail(pod_yaml, item_field, "daemonset and node are required");
-      pod.daemonset = reader.str(pod_yaml["daemonset"], item_field + ".daemonset");
-      pod.node = reader.str(pod_yaml["node"], item_field + ".node");
-      if (pod_yaml["absent"]) pod.absent = reader.boolean(pod_yaml["absent"], item_field + ".absent");
-      if (pod_yaml["phase"]) pod.phase = reader.str(pod_yaml["phase"], item_field + ".phase");
-      if (pod_yaml["ready"]) pod.ready = reader.boolean(pod_yaml["ready"], item_field + ".ready");
-      if (pod_yaml["terminating"])
-        pod.terminating = reader.boolean(pod_yaml["terminating"], item_field + ".terminating");
-      if (pod_yaml["reason"]) pod.reason = reader.str(pod_yaml["reason"], item_field + ".reason");
-      if (pod_yaml["message"]) pod.message = reader.str(pod_yaml["message"], item_field + ".message");
-      if (pod_yaml["image"]) pod.image = reader.str(pod_yaml["image"], item_field + ".image");
-      if (pod_yaml["updated"]) pod.updated = reader.boolean(pod_yaml["updated"], item_field + ".updated");
-      if (pod_yaml["orphaned"]) pod.orphaned = reader.boolean(pod_yaml["orphaned"], item_field + ".orphaned");
-      expect.pods.push_back(pod);
+      expect.pods.push_back(read_pod_expect(reader, pods[i], field + ".pods[" + std::to_string(i) + "]"));
     }
   }
   if (const YAML::Node rollout = yaml["rollout"]) {
@@ -368,17 +407,7 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
     if (!nodes.IsMap()) reader.fail(nodes, field + ".nodes", "must map node names to {labels: ...}");
     for (auto it = nodes.begin(); it != nodes.end(); ++it) {
       std::string node = it->first.Scalar();
-      std::string item_field = field + ".nodes[" + node + "]";
-      reader.keys(it->second, item_field, {"labels"});
-      const YAML::Node labels = it->second["labels"];
-      if (!labels || !labels.IsMap()) reader.fail(it->second, item_field + ".labels", "must be a map");
-      for (auto jt = labels.begin(); jt != labels.end(); ++jt) {
-        if (jt->second.IsNull())
-          expect.node_labels[node][jt->first.Scalar()] = std::nullopt;
-        else
-          expect.node_labels[node][jt->first.Scalar()] =
-              reader.label_value(jt->second, item_field + ".labels[" + jt->first.Scalar() + "]");
-      }
+      read_node_labels_expect(reader, it->second, node, field + ".nodes[" + node + "]", expect);
     }
   }
   if (const YAML::Node cp = yaml["clusterPolicy"]) {
@@ -396,21 +425,8 @@ Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std
   if (const YAML::Node findings = yaml["diagnose"]) {
     if (!findings.IsSequence()) reader.fail(findings, field + ".diagnose", "must be a list of {node, operand, code}");
     for (size_t i = 0; i < findings.size(); ++i) {
-      std::string f = field + ".diagnose[" + std::to_string(i) + "]";
-      reader.keys(findings[i], f, {"node", "operand", "code", "severity", "absent"});
-      FindingExpectation e;
-      e.line = findings[i].Mark().line + 1;
-      if (!findings[i]["node"] || !findings[i]["code"]) reader.fail(findings[i], f, "node and code are required");
-      e.node = reader.str(findings[i]["node"], f + ".node");
-      e.code = reader.str(findings[i]["code"], f + ".code");
-      if (findings[i]["operand"]) e.operand = reader.str(findings[i]["operand"], f + ".operand");
-      if (findings[i]["severity"]) {
-        e.severity = reader.str(findings[i]["severity"], f + ".severity");
-        if (*e.severity != "error" && *e.severity != "warning" && *e.severity != "info")
-          reader.fail(findings[i]["severity"], f + ".severity", "must be error, warning or info");
-      }
-      if (findings[i]["absent"]) e.absent = reader.boolean(findings[i]["absent"], f + ".absent");
-      expect.findings.push_back(e);
+      expect.findings.push_back(
+          read_finding_expect(reader, findings[i], field + ".diagnose[" + std::to_string(i) + "]"));
     }
   }
   return expect;

@@ -1,6 +1,6 @@
-// core/scenario/scenario_run.cpp: replaying a Scenario's steps on a Cluster and
-// checking their expectations (run_scenario, check_expectations, observe,
-// nodes_refusal).
+// core/scenario/scenario_run.cpp: replaying a Scenario's steps on a Cluster
+// (run_scenario, observe, nodes_refusal); the expectations are checked in
+// core/scenario/scenario_expect.cpp.
 #include "core/scenario/scenario.h"
 
 #include <algorithm>
@@ -16,129 +16,22 @@
 
 #include "core/analysis/analysis.h"
 #include "core/base/errors.h"
-#include "core/base/line_diff.h"
 #include "core/base/terminal.h"
 #include "core/cluster/cluster.h"
 #include "core/cluster/simulation.h"
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
-#include "core/diagnose/diagnose.h"
-#include "core/diagnose/diagnose_render.h"
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/manifests.h"
 #include "core/gpu_operator/operands.h"
 #include "core/model/model.h"
+#include "core/scenario/scenario_internal.h"
 
 namespace gpuops::core {
 
+using scenario_internal::controlled_by_ds;
+
 namespace {
-
-std::string ds_field(const DaemonSetStatus& status, const std::string& name, bool& known) {
-  known = true;
-  if (name == "currentNumberScheduled") return std::to_string(status.current_number_scheduled);
-  if (name == "numberMisscheduled") return std::to_string(status.number_misscheduled);
-  if (name == "desiredNumberScheduled") return std::to_string(status.desired_number_scheduled);
-  if (name == "numberReady") return std::to_string(status.number_ready);
-  if (name == "observedGeneration") return std::to_string(status.observed_generation);
-  if (name == "updatedNumberScheduled") return std::to_string(status.updated_number_scheduled);
-  if (name == "numberAvailable") return std::to_string(status.number_available);
-  if (name == "numberUnavailable") return std::to_string(status.number_unavailable);
-  known = false;
-  return "";
-}
-
-bool controlled_by_ds(const Pod& pod, const std::string& daemonset) {
-  const OwnerReference* ref = pod.metadata.controller_ref();
-  return ref && ref->kind == "DaemonSet" && ref->name == daemonset;
-}
-
-std::vector<std::string> pod_reasons(const Pod& pod) {
-  std::vector<std::string> out;
-  if (!pod.status.reason.empty()) out.push_back(pod.status.reason);
-  for (const auto& condition : pod.status.conditions)
-    if (condition.status != "True" && !condition.reason.empty()) out.push_back(condition.reason);
-  for (const auto& container : pod.status.init_container_statuses)
-    if (!container.reason.empty()) out.push_back(container.reason);
-  for (const auto& container : pod.status.container_statuses)
-    if (!container.reason.empty()) out.push_back(container.reason);
-  return out;
-}
-
-std::string describe_pod(const Pod& pod) {
-  std::string text = pod.metadata.name + " phase=" + pod.status.phase + " ready=" + (pod.is_ready() ? "true" : "false");
-  if (!pod.spec.containers.empty()) text += " image=" + pod.spec.containers[0].image;
-  if (auto g = pod.metadata.labels.find("pod-template-generation"); g != pod.metadata.labels.end())
-    text += " pod-template-generation=" + g->second;
-  if (pod.metadata.deletion_timestamp) text += " terminating";
-  auto reasons = pod_reasons(pod);
-  if (!reasons.empty()) {
-    text += " reasons=";
-    for (size_t i = 0; i < reasons.size(); ++i) text += (i ? "," : "") + reasons[i];
-  }
-  return text;
-}
-
-// IsPodUpdated's template generation test (pkg/controller/daemon/util).
-bool of_current_template(const Pod& pod, const ClusterState& state, const std::string& daemonset) {
-  for (const auto& ds : state.daemonsets) {
-    if (ds.metadata.name != daemonset) continue;
-    auto want = ds.metadata.annotations.find("deprecated.daemonset.template.generation");
-    auto got = pod.metadata.labels.find("pod-template-generation");
-    return want != ds.metadata.annotations.end() && got != pod.metadata.labels.end() && got->second == want->second;
-  }
-  return false;
-}
-
-std::vector<std::string> check_pod(const PodExpectation& expected, const ClusterState& state) {
-  std::vector<const Pod*> pods;
-  for (const auto& pod : state.pods) {
-    bool mine = expected.orphaned
-                    ? !pod.metadata.controller_ref() && pod.metadata.name.rfind(expected.daemonset + "-", 0) == 0
-                    : controlled_by_ds(pod, expected.daemonset);
-    if (mine && pod.target_node() == expected.node) pods.push_back(&pod);
-  }
-  std::string where = "pods (line " + std::to_string(expected.line) + "): " + expected.daemonset +
-                      (expected.orphaned ? " (orphaned)" : "") + " on " + expected.node + ": ";
-  if (expected.absent) {
-    if (pods.empty()) return {};
-    return {where + "expected no pod, found " + describe_pod(*pods[0])};
-  }
-  if (pods.empty()) return {where + "expected a pod, found none"};
-  std::string last;
-  for (const Pod* pod : pods) {
-    std::vector<std::string> bad;
-    if (expected.phase && pod->status.phase != *expected.phase) bad.push_back("phase " + *expected.phase);
-    if (expected.ready && pod->is_ready() != *expected.ready)
-      bad.push_back(std::string("ready ") + (*expected.ready ? "true" : "false"));
-    if (expected.terminating && pod->metadata.deletion_timestamp.has_value() != *expected.terminating)
-      bad.push_back(*expected.terminating ? "terminating" : "not terminating");
-    if (expected.reason) {
-      auto reasons = pod_reasons(*pod);
-      if (std::find(reasons.begin(), reasons.end(), *expected.reason) == reasons.end())
-        bad.push_back("reason " + *expected.reason);
-    }
-    if (expected.image) {
-      bool all = !pod->spec.containers.empty();
-      for (const auto& container : pod->spec.containers) all = all && container.image == *expected.image;
-      if (!all) bad.push_back("image " + *expected.image);
-    }
-    if (expected.updated && of_current_template(*pod, state, expected.daemonset) != *expected.updated)
-      bad.push_back(*expected.updated ? "of the current template" : "of an older template");
-    if (expected.message) {
-      bool found = pod->status.message.find(*expected.message) != std::string::npos;
-      for (const auto& condition : pod->status.conditions)
-        found = found || condition.message.find(*expected.message) != std::string::npos;
-      if (!found) bad.push_back("message containing \"" + *expected.message + "\"");
-    }
-    if (bad.empty()) return {};
-    std::string want;
-    for (size_t i = 0; i < bad.size(); ++i) want += (i ? ", " : "") + bad[i];
-    last = "expected " + want + "; found " + describe_pod(*pod);
-    for (const auto& condition : pod->status.conditions)
-      if (!condition.message.empty()) last += "\n    " + condition.type + ": " + condition.message;
-  }
-  return {where + last};
-}
 
 std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
   std::vector<Document> docs;
@@ -298,202 +191,6 @@ StepObservation observe(const ClusterState& state, const Catalog& catalog) {
   return observation;
 }
 
-StateParts state_parts(const Expectations& expect) {
-  StateParts parts;
-  // audit, order-check, matrix and diagnose read every part.
-  if (expect.audit_lines || expect.audit_exit || !expect.order.empty() || expect.matrix || !expect.findings.empty())
-    return parts;
-  parts.nodes = !expect.node_labels.empty();
-  // pods' `updated` and running's owner uid read the DaemonSet too.
-  parts.daemonsets =
-      !expect.daemonsets.empty() || !expect.rollouts.empty() || !expect.running.empty() || !expect.pods.empty();
-  parts.pods = !expect.running.empty() || !expect.pods.empty();
-  parts.cluster_policies = expect.cluster_policy.has_value();
-  return parts;
-}
-
-std::vector<std::string> check_expectations(const Expectations& expect, const ClusterState& state,
-                                            const Catalog& catalog) {
-  std::vector<std::string> failures;
-  if (expect.audit_lines || expect.audit_exit) {
-    Report report = audit(state, catalog);
-    if (expect.audit_lines && report.lines != *expect.audit_lines)
-      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): output differs\n" +
-                         line_diff(*expect.audit_lines, report.lines));
-    if (expect.audit_exit && report.exit_code != *expect.audit_exit)
-      failures.push_back("audit (line " + std::to_string(expect.audit_line) + "): exit code: expected " +
-                         std::to_string(*expect.audit_exit) + ", got " + std::to_string(report.exit_code));
-  }
-  for (const auto& [node, want] : expect.order) {
-    // The binding captured by name: clang++ 14 refuses to capture a
-    // structured binding implicitly (P1091, clang 16).
-    bool known = std::any_of(state.nodes.begin(), state.nodes.end(),
-                             [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
-    std::string got = known ? order_check(state, catalog, node).lines.at(0) : "(no such node)";
-    if (got != want)
-      failures.push_back("order (line " + std::to_string(expect.order_line) + "): " + node + ": expected " + want +
-                         ", got " + got);
-  }
-  if (expect.matrix) {
-    Report report = matrix(state, catalog);
-    if (report.lines != *expect.matrix)
-      failures.push_back("matrix (line " + std::to_string(expect.matrix_line) + "): output differs\n" +
-                         line_diff(*expect.matrix, report.lines));
-  }
-  for (const auto& [name, fields] : expect.daemonsets) {
-    auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
-                           [&name = name](const DaemonSet& candidate) { return candidate.metadata.name == name; });
-    std::string where = "daemonsets (line " + std::to_string(expect.daemonsets_line) + "): " + name;
-    if (it == state.daemonsets.end()) {
-      failures.push_back(where + ": no such DaemonSet in " + state.namespace_);
-      continue;
-    }
-    for (const auto& [k, v] : fields) {
-      bool known = false;
-      std::string got = ds_field(it->status, k, known);
-      if (got != std::to_string(v))
-        failures.push_back(where + ": status." + k + ": expected " + std::to_string(v) + ", got " + got);
-    }
-  }
-  for (const auto& [name, want] : expect.running) {
-    std::vector<std::string> got;
-    const DaemonSet* ds = nullptr;
-    for (const auto& candidate : state.daemonsets)
-      if (candidate.metadata.name == name) ds = &candidate;
-    for (const auto& pod : state.pods) {
-      if (!controlled_by_ds(pod, name) || pod.spec.node_name.empty() || pod.status.phase != "Running" ||
-          pod.metadata.deletion_timestamp)
-        continue;
-      const OwnerReference* ref = pod.metadata.controller_ref();
-      if (ds && !ds->metadata.uid.empty() && !ref->uid.empty() && ref->uid != ds->metadata.uid) continue;
-      got.push_back(pod.spec.node_name);
-    }
-    std::sort(got.begin(), got.end());
-    if (got != want) {
-      auto list = [](const std::vector<std::string>& names) {
-        std::string text = "[";
-        for (size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
-        return text + "]";
-      };
-      failures.push_back("running (line " + std::to_string(expect.running_line) + "): " + name +
-                         ": expected Running on " + list(want) + ", got " + list(got));
-    }
-  }
-  for (const auto& want : expect.rollouts) {
-    auto it = std::find_if(state.daemonsets.begin(), state.daemonsets.end(),
-                           [&want](const DaemonSet& candidate) { return candidate.metadata.name == want.daemonset; });
-    std::string where = "rollout (line " + std::to_string(want.line) + "): " + want.daemonset + ": ";
-    if (it == state.daemonsets.end()) {
-      failures.push_back(where + "no such DaemonSet in " + state.namespace_);
-      continue;
-    }
-    RolloutStatus got = daemonset_rollout_status(*it);
-    if (!got.error.empty()) {
-      failures.push_back(where + got.error);
-    } else if (got.done != want.complete) {
-      failures.push_back(where + "expected the rollout " + (want.complete ? "complete" : "in progress") +
-                         ", got: " + got.message);
-    }
-  }
-  for (const auto& expected_pod : expect.pods) {
-    auto pod_failures = check_pod(expected_pod, state);
-    failures.insert(failures.end(), pod_failures.begin(), pod_failures.end());
-  }
-  if (expect.cluster_policy) {
-    const ClusterPolicyExpectation& want = *expect.cluster_policy;
-    std::string where = "clusterPolicy (line " + std::to_string(want.line) + "): " + want.name;
-    const ClusterPolicy* cp = nullptr;
-    for (const auto& candidate : state.cluster_policies)
-      if (candidate.metadata.name == want.name) cp = &candidate;
-    if (want.absent) {
-      if (cp) failures.push_back(where + ": expected absent, it exists");
-    } else if (!cp) {
-      failures.push_back(where + ": no such ClusterPolicy");
-    } else {
-      if (want.state && cp->state != *want.state)
-        failures.push_back(where + ": status.state: expected \"" + *want.state + "\", got \"" + cp->state + "\"");
-      // The condition that is True: Ready (ready) or Error (not ready).
-      const Condition* on = nullptr;
-      for (const auto& c : cp->conditions)
-        if (c.status == "True" && (c.type == "Ready" || c.type == "Error")) on = &c;
-      if (want.reason && (!on || on->reason != *want.reason))
-        failures.push_back(where + ": condition reason: expected \"" + *want.reason + "\", got \"" +
-                           (on ? on->type + "/" + on->reason : std::string("(no True Ready or Error condition)")) +
-                           "\"");
-      if (want.message && (!on || on->message.find(*want.message) == std::string::npos))
-        failures.push_back(where + ": condition message: expected it to contain \"" + *want.message + "\", got \"" +
-                           (on ? on->message : std::string()) + "\"");
-    }
-  }
-  if (!expect.findings.empty()) {
-    std::vector<Finding> found = diagnose(state, catalog, {});
-    for (const auto& want : expect.findings) {
-      std::string where = "diagnose (line " + std::to_string(want.line) + "): " + want.node +
-                          (want.operand.empty() ? "" : " " + want.operand) + " " + want.code;
-      const Finding* hit = nullptr;
-      for (const auto& f : found)
-        if (f.node == want.node && f.operand == want.operand && f.name == want.code) hit = &f;
-      if (want.absent) {
-        if (hit) failures.push_back(where + ": expected no such finding, got: " + hit->reason);
-        continue;
-      }
-      if (!hit) {
-        std::string seen;
-        for (const auto& f : found)
-          if (f.node == want.node) seen += "\n    " + f.name + (f.operand.empty() ? "" : " (" + f.operand + ")");
-        failures.push_back(where + ": no such finding" +
-                           (seen.empty() ? " (none on that node)" : "; on that node:" + seen));
-        continue;
-      }
-      if (want.severity && severity_name(hit->severity) != *want.severity)
-        failures.push_back(where + ": severity: expected " + *want.severity + ", got " + severity_name(hit->severity));
-    }
-  }
-  for (const auto& [node, labels] : expect.node_labels) {
-    auto it = std::find_if(state.nodes.begin(), state.nodes.end(),
-                           [&node = node](const Node& candidate) { return candidate.metadata.name == node; });
-    std::string where = "nodes (line " + std::to_string(expect.nodes_line) + "): " + node;
-    if (it == state.nodes.end()) {
-      failures.push_back(where + ": no such node");
-      continue;
-    }
-    for (const auto& [k, v] : labels) {
-      auto label = it->metadata.labels.find(k);
-      std::optional<std::string> got;
-      if (label != it->metadata.labels.end()) got = label->second;
-      if (got != v)
-        failures.push_back(where + ": label " + k + ": expected " + (v ? "\"" + *v + "\"" : "absent") + ", got " +
-                           (got ? "\"" + *got + "\"" : "absent"));
-    }
-  }
-  return failures;
-}
-
-// mirrors DaemonSetStatusViewer.Status, kubectl pkg/polymorphichelpers/rollout_status.go.
-RolloutStatus daemonset_rollout_status(const DaemonSet& ds) {
-  RolloutStatus out;
-  if (ds.update_strategy != "RollingUpdate") {
-    out.error = "rollout status is only available for RollingUpdate strategy type";
-    return out;
-  }
-  const DaemonSetStatus& s = ds.status;
-  const std::string name = "\"" + ds.metadata.name + "\"";
-  if (ds.metadata.generation > s.observed_generation) {
-    out.message = "Waiting for daemon set spec update to be observed...";
-  } else if (s.updated_number_scheduled < s.desired_number_scheduled) {
-    out.message = "Waiting for daemon set " + name +
-                  " rollout to finish: " + std::to_string(s.updated_number_scheduled) + " out of " +
-                  std::to_string(s.desired_number_scheduled) + " new pods have been updated...";
-  } else if (s.number_available < s.desired_number_scheduled) {
-    out.message = "Waiting for daemon set " + name + " rollout to finish: " + std::to_string(s.number_available) +
-                  " of " + std::to_string(s.desired_number_scheduled) + " updated pods are available...";
-  } else {
-    out.message = "daemon set " + name + " successfully rolled out";
-    out.done = true;
-  }
-  return out;
-}
-
 const char* const kNeedsEmptyCluster =
     "a scenario on a live cluster creates and deletes its own nodes and namespace, so it needs an empty cluster "
     "(gpuops serve, KWOK); nothing was changed";
@@ -508,75 +205,71 @@ std::string nodes_refusal(const ClusterState& state) {
   if (names.size() > 5) list += ", ... (" + std::to_string(names.size()) + " nodes)";
   return "the cluster already has nodes (" + list + ")";
 }
+namespace {
 
-ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
-                            const RunOptions& options) {
-  ScenarioResult result;
-  result.file = scenario.file;
-  result.name = scenario.name;
-  if (scenario.simulator_only && !sim) {
+// The whole scenario skipped, for `why`: one step result (and its empty
+// observation).
+void skip_whole(ScenarioResult& result, const std::string& why, const RunOptions& options) {
+  StepResult step_result;
+  step_result.title = "(whole scenario)";
+  step_result.status = StepResult::Status::kSkipped;
+  step_result.skip_reason = why;
+  result.steps.push_back(step_result);
+  if (options.observe) result.observations.emplace_back();
+}
+
+// Why a cluster without the simulator's controls cannot run a scenario of
+// the GPU Operator: the operator is not there (its CRD not served), or that
+// cannot be told; "" when it is there.
+std::string operator_missing(Cluster& cluster) {
+  std::string why;
+  try {
+    if (!cluster.serves_cluster_policies())
+      why = "the GPU Operator is not installed on this cluster (it serves no clusterpolicies.nvidia.com)";
+  } catch (const std::exception& e) {
+    why = std::string("cannot tell whether the GPU Operator is installed: ") + e.what();
+  }
+  return why;
+}
+
+// A live cluster: the scenario creates and deletes its nodes and its
+// namespace, and its expectations speak of every node. Refuse a cluster
+// that already has nodes, or DaemonSets or pods in the namespace, rather
+// than change or delete what others put there. Why, or "" to run.
+std::string cluster_refusal(const Scenario& scenario, Cluster& cluster) {
+  std::string refusal;
+  try {
+    ClusterState before = cluster.state(scenario.namespace_);
+    refusal = nodes_refusal(before);
+    if (refusal.empty() && (!before.daemonsets.empty() || !before.pods.empty())) {
+      refusal = "namespace " + scenario.namespace_ + " already has DaemonSets or pods";
+    }
+  } catch (const std::exception& e) {
+    refusal = std::string("cannot read the cluster: ") + e.what();
+  }
+  return refusal;
+}
+
+// The scenario not run for `refusal`: failed, every step skipped.
+void refuse_run(ScenarioResult& result, const Scenario& scenario, const std::string& refusal,
+                const RunOptions& options) {
+  result.passed = false;
+  result.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
+  for (const auto& step : scenario.steps) {
     StepResult step_result;
-    step_result.title = "(whole scenario)";
+    step_result.title = step.title();
+    step_result.line = step.line;
     step_result.status = StepResult::Status::kSkipped;
-    step_result.skip_reason = "simulator only (simulatorOnly: true)";
+    step_result.skip_reason = "the scenario was not run";
     result.steps.push_back(step_result);
     if (options.observe) result.observations.emplace_back();
-    return result;
   }
-  // The GPU Operator: simulated with the simulator's controls; elsewhere the
-  // cluster's own, which must be there (its CRD served).
-  bool needs_operator = scenario.operator_.has_value() ||
-                        std::any_of(scenario.steps.begin(), scenario.steps.end(),
-                                    [](const Step& step) { return step.action == Action::kInstallOperator; });
-  if (needs_operator && !sim) {
-    std::string why;
-    try {
-      if (!cluster.serves_cluster_policies())
-        why = "the GPU Operator is not installed on this cluster (it serves no clusterpolicies.nvidia.com)";
-    } catch (const std::exception& e) {
-      why = std::string("cannot tell whether the GPU Operator is installed: ") + e.what();
-    }
-    if (!why.empty()) {
-      StepResult step_result;
-      step_result.title = "(whole scenario)";
-      step_result.status = StepResult::Status::kSkipped;
-      step_result.skip_reason = why;
-      result.steps.push_back(step_result);
-      if (options.observe) result.observations.emplace_back();
-      return result;
-    }
-  }
-  // A live cluster: the scenario creates and deletes its nodes and its
-  // namespace, and its expectations speak of every node. Refuse a cluster
-  // that already has nodes, or DaemonSets or pods in the namespace, rather
-  // than change or delete what others put there.
-  if (options.clean_up) {
-    std::string refusal;
-    try {
-      ClusterState before = cluster.state(scenario.namespace_);
-      refusal = nodes_refusal(before);
-      if (refusal.empty() && (!before.daemonsets.empty() || !before.pods.empty())) {
-        refusal = "namespace " + scenario.namespace_ + " already has DaemonSets or pods";
-      }
-    } catch (const std::exception& e) {
-      refusal = std::string("cannot read the cluster: ") + e.what();
-    }
-    if (!refusal.empty()) {
-      result.passed = false;
-      result.error = "not run: " + refusal + "; " + kNeedsEmptyCluster;
-      for (const auto& step : scenario.steps) {
-        StepResult step_result;
-        step_result.title = step.title();
-        step_result.line = step.line;
-        step_result.status = StepResult::Status::kSkipped;
-        step_result.skip_reason = "the scenario was not run";
-        result.steps.push_back(step_result);
-        if (options.observe) result.observations.emplace_back();
-      }
-      return result;
-    }
-  }
-  std::vector<std::string> created_nodes;
+}
+
+// The initial cluster: its nodes (added to `created_nodes`), hosts and
+// operator, settled. A failure is the result's error.
+void set_up_cluster(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
+                    std::vector<std::string>& created_nodes, ScenarioResult& result) {
   try {
     for (const auto& node : scenario.nodes) {
       cluster.add_node(node);
@@ -590,6 +283,229 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     result.passed = false;
     result.error = std::string("setting up the initial cluster: ") + e.what();
   }
+}
+
+// How a step's action ended: its error (none: it succeeded), with the exit
+// code gpuops would give it (2 bad input, 3 cluster error) and, for bad
+// input, the field and line it names.
+struct ActionOutcome {
+  std::optional<std::string> error;
+  int exit = 0;
+  std::string field;
+  int line = 0;
+};
+
+// The step's action, then settle (or, with settle: false, the simulator's
+// run).
+ActionOutcome run_action(const Step& step, const Scenario& scenario, Cluster& cluster, SimulationControls* sim) {
+  ActionOutcome outcome;
+  try {
+    do_action(step, scenario, cluster, sim);
+    if (step.settle)
+      cluster.settle();
+    else
+      sim->run();
+  } catch (const InputError& e) {
+    outcome.error = e.what();
+    outcome.exit = 2;
+    outcome.field = e.field();
+    outcome.line = e.line();
+  } catch (const ClusterError& e) {
+    outcome.error = e.what();
+    outcome.exit = 3;
+  }
+  return outcome;
+}
+
+// The action's outcome against the step's expectError (else: an error fails
+// the step).
+void check_outcome(const Step& step, const ActionOutcome& outcome, StepResult& step_result) {
+  const std::optional<std::string>& error = outcome.error;
+  if (step.expect_error) {
+    const ExpectedError& expected = *step.expect_error;
+    if (!error) {
+      step_result.failures.push_back("expectError: the action succeeded, expected it to fail");
+    } else {
+      if (expected.exit && outcome.exit != expected.exit)
+        step_result.failures.push_back("expectError: exit: expected " + std::to_string(expected.exit) + ", got " +
+                                       std::to_string(outcome.exit) + " (" + *error + ")");
+      if (!expected.contains.empty() && error->find(expected.contains) == std::string::npos)
+        step_result.failures.push_back("expectError: message: expected it to contain \"" + expected.contains +
+                                       "\", got \"" + *error + "\"");
+      if (!expected.field.empty() && outcome.field != expected.field)
+        step_result.failures.push_back("expectError: field: expected " + expected.field + ", got " + outcome.field);
+      if (expected.line && outcome.line != expected.line)
+        step_result.failures.push_back("expectError: line: expected " + std::to_string(expected.line) + ", got " +
+                                       std::to_string(outcome.line));
+    }
+  } else if (error) {
+    step_result.failures.push_back(action_key(step.action) + " failed: " + *error);
+  }
+}
+
+// The step's expectations, polled on a real cluster until they hold or the
+// step's timeout runs out; their failures into `step_result`. Returns the
+// state they were last checked on (none when it could not be read).
+std::optional<ClusterState> check_step_expectations(const Step& step, const Scenario& scenario, Cluster& cluster,
+                                                    const RunOptions& options, StepResult& step_result) {
+  std::optional<ClusterState> last;
+  Duration timeout = step.timeout.value_or(options.default_timeout);
+  Time deadline = options.poll ? options.now() + timeout : Time{};
+  while (true) {
+    try {
+      // What the expectations read; the whole state when it is observed.
+      last = options.observe ? cluster.state(scenario.namespace_)
+                             : cluster.partial_state(scenario.namespace_, state_parts(step.expect));
+      step_result.failures = check_expectations(step.expect, *last, scenario.catalog);
+    } catch (const std::exception& e) {
+      last.reset();
+      step_result.failures = {std::string("reading the cluster: ") + e.what()};
+    }
+    if (step_result.failures.empty() || !options.poll || options.now() >= deadline) break;
+    options.sleep(options.poll_interval);
+  }
+  if (!step_result.failures.empty() && options.poll)
+    step_result.failures.push_back("(still failing after " + std::to_string(timeout.count() / 1000) +
+                                   "s; last state shown)");
+  return last;
+}
+
+// The observation after a step that ran, of `last` (the state its
+// expectations were last checked on) or else a fresh read; none when the
+// cluster cannot be read.
+std::optional<StepObservation> observe_step(const Step& step, const Scenario& scenario, Cluster& cluster,
+                                            const RunOptions& options, bool needs_operator,
+                                            std::optional<ClusterState> last) {
+  std::optional<StepObservation> observation;
+  try {
+    if (!last) last = cluster.state(scenario.namespace_);
+    observation = observe(*last, scenario.catalog);
+    if (options.poll && needs_operator) {
+      // Unchanged for longer than the operator's requeue while notReady
+      // (Reconcile's RequeueAfter 5 s, clusterpolicy_controller.go): a
+      // state it reports for a moment is not taken for the step's end.
+      const Duration quiet = std::chrono::seconds(6);
+      Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
+      Time since = options.now();
+      while (options.now() < deadline && options.now() - since < quiet) {
+        options.sleep(options.poll_interval);
+        StepObservation again = observe(cluster.state(scenario.namespace_), scenario.catalog);
+        if (again == *observation) continue;
+        observation = std::move(again);
+        since = options.now();
+      }
+    }
+  } catch (const std::exception&) {
+    observation.reset();
+  }
+  return observation;
+}
+
+// The ClusterPolicies the scenario created, in the order to delete them.
+// Those applied beside the operator's own first: while the operator's
+// singleton exists, they stay "ignored" and render nothing.
+std::vector<std::string> created_policies(const Scenario& scenario) {
+  std::set<std::string> own, applied;
+  if (scenario.operator_) own.insert(scenario.operator_->policy_name);
+  for (const auto& step : scenario.steps) {
+    if (step.action == Action::kInstallOperator) own.insert(step.operator_spec.policy_name);
+    if (step.action != Action::kApply) continue;
+    try {  // a ClusterPolicy among the applied objects (an apply meant to fail may not decode)
+      for (const auto& object : decode_apply(step, scenario))
+        if (const auto* cp = std::get_if<ClusterPolicy>(&object)) applied.insert(cp->metadata.name);
+    } catch (const std::exception&) {
+    }
+  }
+  std::vector<std::string> policies;
+  for (const auto& name : applied)
+    if (!own.count(name)) policies.push_back(name);
+  policies.insert(policies.end(), own.begin(), own.end());
+  return policies;
+}
+
+// Waits (polling, at most the default timeout) until the scenario's
+// namespace has neither DaemonSets nor pods.
+void wait_namespace_empty(const Scenario& scenario, Cluster& cluster, const RunOptions& options) {
+  Time deadline = options.now() + options.default_timeout;
+  while (true) {
+    bool empty = false;
+    try {
+      ClusterState now = cluster.state(scenario.namespace_);
+      empty = now.daemonsets.empty() && now.pods.empty();
+    } catch (const std::exception&) {
+    }
+    if (empty || options.now() >= deadline) break;
+    options.sleep(options.poll_interval);
+  }
+}
+
+// A live cluster after the scenario: what it created deleted, each
+// deletion's failure ignored.
+void clean_up(const Scenario& scenario, Cluster& cluster, const RunOptions& options,
+              std::vector<std::string> created_nodes) {
+  // The ClusterPolicies the scenario created, before their namespace and nodes.
+  bool deleted_policy = false;
+  for (const auto& name : created_policies(scenario)) {
+    try {
+      cluster.delete_cluster_policy(name);
+      deleted_policy = true;
+    } catch (const std::exception&) {
+    }
+  }
+  // The garbage collector takes the operator's DaemonSets (owned by the
+  // ClusterPolicy) and then their pods, in the background: wait until the
+  // namespace has neither, so that the next scenario finds it empty and
+  // the pods do not wait for pod GC on deleted nodes.
+  if (deleted_policy && options.poll) wait_namespace_empty(scenario, cluster, options);
+  for (const auto& step : scenario.steps)
+    if (step.action == Action::kCreateNamespace) {
+      try {
+        cluster.delete_namespace(step.name_arg);
+      } catch (const std::exception&) {
+      }
+    }
+  for (const auto& step : scenario.steps)
+    if (step.action == Action::kAddNode) created_nodes.push_back(step.new_node.metadata.name);
+  for (const auto& name : created_nodes) {
+    try {
+      cluster.delete_node(name);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
+                            const RunOptions& options) {
+  ScenarioResult result;
+  result.file = scenario.file;
+  result.name = scenario.name;
+  if (scenario.simulator_only && !sim) {
+    skip_whole(result, "simulator only (simulatorOnly: true)", options);
+    return result;
+  }
+  // The GPU Operator: simulated with the simulator's controls; elsewhere the
+  // cluster's own, which must be there (its CRD served).
+  bool needs_operator = scenario.operator_.has_value() ||
+                        std::any_of(scenario.steps.begin(), scenario.steps.end(),
+                                    [](const Step& step) { return step.action == Action::kInstallOperator; });
+  if (needs_operator && !sim) {
+    std::string why = operator_missing(cluster);
+    if (!why.empty()) {
+      skip_whole(result, why, options);
+      return result;
+    }
+  }
+  if (options.clean_up) {
+    std::string refusal = cluster_refusal(scenario, cluster);
+    if (!refusal.empty()) {
+      refuse_run(result, scenario, refusal, options);
+      return result;
+    }
+  }
+  std::vector<std::string> created_nodes;
+  set_up_cluster(scenario, cluster, sim, created_nodes, result);
   bool stop = !result.error.empty();
   for (const auto& step : scenario.steps) {
     StepResult step_result;
@@ -611,159 +527,21 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       continue;
     }
     // The action.
-    std::optional<std::string> error;
-    int error_exit = 0;
-    std::string error_field;
-    int error_line = 0;
-    try {
-      do_action(step, scenario, cluster, sim);
-      if (step.settle)
-        cluster.settle();
-      else
-        sim->run();
-    } catch (const InputError& e) {
-      error = e.what();
-      error_exit = 2;
-      error_field = e.field();
-      error_line = e.line();
-    } catch (const ClusterError& e) {
-      error = e.what();
-      error_exit = 3;
-    }
-    if (step.expect_error) {
-      const ExpectedError& expected = *step.expect_error;
-      if (!error) {
-        step_result.failures.push_back("expectError: the action succeeded, expected it to fail");
-      } else {
-        if (expected.exit && error_exit != expected.exit)
-          step_result.failures.push_back("expectError: exit: expected " + std::to_string(expected.exit) + ", got " +
-                                         std::to_string(error_exit) + " (" + *error + ")");
-        if (!expected.contains.empty() && error->find(expected.contains) == std::string::npos)
-          step_result.failures.push_back("expectError: message: expected it to contain \"" + expected.contains +
-                                         "\", got \"" + *error + "\"");
-        if (!expected.field.empty() && error_field != expected.field)
-          step_result.failures.push_back("expectError: field: expected " + expected.field + ", got " + error_field);
-        if (expected.line && error_line != expected.line)
-          step_result.failures.push_back("expectError: line: expected " + std::to_string(expected.line) + ", got " +
-                                         std::to_string(error_line));
-      }
-    } else if (error) {
-      step_result.failures.push_back(action_key(step.action) + " failed: " + *error);
-    }
+    check_outcome(step, run_action(step, scenario, cluster, sim), step_result);
     // The expectations, polled on a real cluster.
     std::optional<ClusterState> last;  // the state they were last checked on
-    if (step_result.failures.empty() && !step.expect.empty()) {
-      Duration timeout = step.timeout.value_or(options.default_timeout);
-      Time deadline = options.poll ? options.now() + timeout : Time{};
-      while (true) {
-        try {
-          // What the expectations read; the whole state when it is observed.
-          last = options.observe ? cluster.state(scenario.namespace_)
-                                 : cluster.partial_state(scenario.namespace_, state_parts(step.expect));
-          step_result.failures = check_expectations(step.expect, *last, scenario.catalog);
-        } catch (const std::exception& e) {
-          last.reset();
-          step_result.failures = {std::string("reading the cluster: ") + e.what()};
-        }
-        if (step_result.failures.empty() || !options.poll || options.now() >= deadline) break;
-        options.sleep(options.poll_interval);
-      }
-      if (!step_result.failures.empty() && options.poll)
-        step_result.failures.push_back("(still failing after " + std::to_string(timeout.count() / 1000) +
-                                       "s; last state shown)");
-    }
+    if (step_result.failures.empty() && !step.expect.empty())
+      last = check_step_expectations(step, scenario, cluster, options, step_result);
     if (!step_result.failures.empty()) {
       step_result.status = StepResult::Status::kFailed;
       result.passed = false;
       if (options.fail_fast) stop = true;
     }
     result.steps.push_back(std::move(step_result));
-    if (options.observe) {
-      std::optional<StepObservation> observation;
-      try {
-        if (!last) last = cluster.state(scenario.namespace_);
-        observation = observe(*last, scenario.catalog);
-        if (options.poll && needs_operator) {
-          // Unchanged for longer than the operator's requeue while notReady
-          // (Reconcile's RequeueAfter 5 s, clusterpolicy_controller.go): a
-          // state it reports for a moment is not taken for the step's end.
-          const Duration quiet = std::chrono::seconds(6);
-          Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
-          Time since = options.now();
-          while (options.now() < deadline && options.now() - since < quiet) {
-            options.sleep(options.poll_interval);
-            StepObservation again = observe(cluster.state(scenario.namespace_), scenario.catalog);
-            if (again == *observation) continue;
-            observation = std::move(again);
-            since = options.now();
-          }
-        }
-      } catch (const std::exception&) {
-        observation.reset();
-      }
-      result.observations.push_back(std::move(observation));
-    }
+    if (options.observe)
+      result.observations.push_back(observe_step(step, scenario, cluster, options, needs_operator, std::move(last)));
   }
-  if (options.clean_up) {
-    // The ClusterPolicies the scenario created, before their namespace and nodes.
-    // Those applied beside the operator's own first: while the operator's
-    // singleton exists, they stay "ignored" and render nothing.
-    std::set<std::string> own, applied;
-    if (scenario.operator_) own.insert(scenario.operator_->policy_name);
-    for (const auto& step : scenario.steps) {
-      if (step.action == Action::kInstallOperator) own.insert(step.operator_spec.policy_name);
-      if (step.action != Action::kApply) continue;
-      try {  // a ClusterPolicy among the applied objects (an apply meant to fail may not decode)
-        for (const auto& object : decode_apply(step, scenario))
-          if (const auto* cp = std::get_if<ClusterPolicy>(&object)) applied.insert(cp->metadata.name);
-      } catch (const std::exception&) {
-      }
-    }
-    std::vector<std::string> policies;
-    for (const auto& name : applied)
-      if (!own.count(name)) policies.push_back(name);
-    policies.insert(policies.end(), own.begin(), own.end());
-    bool deleted_policy = false;
-    for (const auto& name : policies) {
-      try {
-        cluster.delete_cluster_policy(name);
-        deleted_policy = true;
-      } catch (const std::exception&) {
-      }
-    }
-    // The garbage collector takes the operator's DaemonSets (owned by the
-    // ClusterPolicy) and then their pods, in the background: wait until the
-    // namespace has neither, so that the next scenario finds it empty and
-    // the pods do not wait for pod GC on deleted nodes.
-    if (deleted_policy && options.poll) {
-      Time deadline = options.now() + options.default_timeout;
-      while (true) {
-        bool empty = false;
-        try {
-          ClusterState now = cluster.state(scenario.namespace_);
-          empty = now.daemonsets.empty() && now.pods.empty();
-        } catch (const std::exception&) {
-        }
-        if (empty || options.now() >= deadline) break;
-        options.sleep(options.poll_interval);
-      }
-    }
-    for (const auto& step : scenario.steps)
-      if (step.action == Action::kCreateNamespace) {
-        try {
-          cluster.delete_namespace(step.name_arg);
-        } catch (const std::exception&) {
-        }
-      }
-    for (const auto& step : scenario.steps)
-      if (step.action == Action::kAddNode) created_nodes.push_back(step.new_node.metadata.name);
-    for (const auto& name : created_nodes) {
-      try {
-        cluster.delete_node(name);
-      } catch (const std::exception&) {
-      }
-    }
-  }
+  if (options.clean_up) clean_up(scenario, cluster, options, std::move(created_nodes));
   return result;
 }
 

@@ -50,6 +50,122 @@ core::ContainerStatus container_status(const core::Container& c, bool ready, con
   return s;
 }
 
+// The pieces of the statuses generate_api_pod_status writes, each filling
+// `s` (`ics`: the init containers, `cs`: the containers, `t`: now to the
+// second).
+using Containers = std::vector<core::Container>;
+
+// ContainersReady and Ready False for `reason`.
+void set_not_ready(core::PodStatus& s, const Containers& cs, const std::string& reason, Time t) {
+  std::string msg = "containers with unready status: " + names_of(cs);
+  set_condition(s, "ContainersReady", "False", reason, msg, t);
+  set_condition(s, "Ready", "False", reason, msg, t);
+}
+
+// Every init container terminated (Completed), Initialized True.
+void set_inits_done(core::PodStatus& s, const Containers& ics, Time t) {
+  s.init_container_statuses.clear();
+  for (const auto& c : ics) {
+    auto st = container_status(c, true, "terminated", "Completed");
+    st.exit_code = 0;
+    s.init_container_statuses.push_back(st);
+  }
+  set_condition(s, "Initialized", "True", "", "", t);
+}
+
+// Containers are being created.
+void set_creating(core::PodStatus& s, const Containers& ics, const Containers& cs, Time t) {
+  s.phase = "Pending";
+  if (ics.empty()) {
+    set_inits_done(s, ics, t);
+    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "ContainerCreating"));
+  } else {
+    s.init_container_statuses.clear();
+    for (const auto& c : ics)
+      s.init_container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+    set_condition(s, "Initialized", "False", "ContainersNotInitialized",
+                  "containers with incomplete status: " + names_of(ics), t);
+    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+  }
+  set_not_ready(s, cs, "ContainersNotReady", t);
+}
+
+// The first init container runs for ever (FaultKind::kStuckInInit).
+void set_stuck_in_init(core::PodStatus& s, const Containers& ics, const Containers& cs, Time t) {
+  s.phase = "Pending";
+  s.init_container_statuses.clear();
+  for (size_t i = 0; i < ics.size(); ++i)
+    s.init_container_statuses.push_back(i == 0 ? container_status(ics[i], false, "running")
+                                               : container_status(ics[i], false, "waiting", "PodInitializing"));
+  set_condition(s, "Initialized", "False", "ContainersNotInitialized",
+                "containers with incomplete status: " + names_of(ics), t);
+  for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+  set_not_ready(s, cs, "ContainersNotReady", t);
+}
+
+// Held at a validation gate: the `passed` init containers before it
+// completed, it runs (a played one: `run`, in CrashLoopBackOff once it
+// failed), the rest wait.
+void set_gated(core::PodStatus& s, const PodRecord& pod, const Containers& ics, const Containers& cs, size_t passed,
+               const std::optional<InitRun>& run, Time t) {
+  s.phase = "Pending";
+  s.init_container_statuses.clear();
+  for (size_t i = 0; i < ics.size(); ++i) {
+    if (i < passed) {
+      auto st = container_status(ics[i], true, "terminated", "Completed");
+      st.exit_code = 0;
+      s.init_container_statuses.push_back(st);
+    } else if (i == passed && run && run->state == InitRun::kFailed) {
+      const Duration backoff = init_restart_backoff(run->restarts);
+      auto st = container_status(ics[i], false, "waiting", "CrashLoopBackOff",
+                                 "back-off " + backoff_text(backoff) + " restarting failed container=" + ics[i].name +
+                                     " pod=" + pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
+      st.restart_count = run->restarts;
+      st.last_terminated = core::ContainerStatus::Termination{1, "Error", run->message};
+      s.init_container_statuses.push_back(st);
+    } else if (i == passed && run) {
+      auto st = container_status(ics[i], false, "running");
+      st.restart_count = run->restarts;
+      s.init_container_statuses.push_back(st);
+    } else {
+      s.init_container_statuses.push_back(i == passed ? container_status(ics[i], false, "running")
+                                                      : container_status(ics[i], false, "waiting", "PodInitializing"));
+    }
+  }
+  set_condition(
+      s, "Initialized", "False", "ContainersNotInitialized",
+      "containers with incomplete status: " +
+          names_of(std::vector<core::Container>(ics.begin() + static_cast<std::ptrdiff_t>(passed), ics.end())),
+      t);
+  for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
+  set_not_ready(s, cs, "ContainersNotReady", t);
+}
+
+// The image cannot be pulled: ErrImagePull, then (`backoff`) ImagePullBackOff.
+void set_image_pull(core::PodStatus& s, const Containers& cs, bool backoff) {
+  s.phase = "Pending";
+  for (const auto& c : cs) {
+    if (backoff)
+      s.container_statuses.push_back(
+          container_status(c, false, "waiting", "ImagePullBackOff", "Back-off pulling image \"" + c.image + "\""));
+    else
+      s.container_statuses.push_back(container_status(
+          c, false, "waiting", "ErrImagePull", "failed to pull and unpack image \"" + c.image + "\": not found"));
+  }
+}
+
+// Every container in CrashLoopBackOff, restarted 5 times.
+void set_crash_loop(core::PodStatus& s, const PodRecord& pod, const Containers& cs, Time t) {
+  for (const auto& c : cs) {
+    auto st = container_status(c, false, "waiting", "CrashLoopBackOff",
+                               "back-off 5m0s restarting failed container=" + c.name + " pod=" + pod.name + "_" +
+                                   pod.namespace_() + "(" + pod.uid + ")");
+    st.restart_count = 5;
+    s.container_statuses.push_back(st);
+  }
+  set_not_ready(s, cs, "ContainersNotReady", t);
+}
+
 }  // namespace
 
 void Kubelet::on_node(uint32_t id) {
@@ -180,20 +296,6 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
   Time started_at = opt.profile == KubeletProfile::kKubelet ? bound_at + opt.start_delay : bound_at;
   const auto& cs = pod.shared_spec().containers;
   const auto& ics = pod.shared_spec().init_containers;
-  auto not_ready = [&](const std::string& reason) {
-    std::string msg = "containers with unready status: " + names_of(cs);
-    set_condition(s, "ContainersReady", "False", reason, msg, t);
-    set_condition(s, "Ready", "False", reason, msg, t);
-  };
-  auto inits_done = [&] {
-    s.init_container_statuses.clear();
-    for (const auto& c : ics) {
-      auto st = container_status(c, true, "terminated", "Completed");
-      st.exit_code = 0;
-      s.init_container_statuses.push_back(st);
-    }
-    set_condition(s, "Initialized", "True", "", "", t);
-  };
   s.container_statuses.clear();
   if (f && f->kind == FaultKind::kFailed) {
     // Admission rejection (pkg/kubelet/lifecycle/predicate.go).
@@ -204,20 +306,7 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
   }
   if (now < started_at) {
     // Containers are being created.
-    s.phase = "Pending";
-    if (ics.empty()) {
-      inits_done();
-      for (const auto& c : cs)
-        s.container_statuses.push_back(container_status(c, false, "waiting", "ContainerCreating"));
-    } else {
-      s.init_container_statuses.clear();
-      for (const auto& c : ics)
-        s.init_container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
-      set_condition(s, "Initialized", "False", "ContainersNotInitialized",
-                    "containers with incomplete status: " + names_of(ics), t);
-      for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
-    }
-    not_ready("ContainersNotReady");
+    set_creating(s, ics, cs, t);
     c_.timers.at(started_at, "kubelet start of pod " + key, [this, id] { pod_queue.push(id); });
     timed = true;
     return s;
@@ -226,15 +315,7 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
     // A played first init container does its work up to where it hangs.
     if (agent_ && gates_ && opt.profile == KubeletProfile::kKubelet && agent_->runs(pod, ics[0]))
       agent_->progress(pod, true);
-    s.phase = "Pending";
-    s.init_container_statuses.clear();
-    for (size_t i = 0; i < ics.size(); ++i)
-      s.init_container_statuses.push_back(i == 0 ? container_status(ics[i], false, "running")
-                                                 : container_status(ics[i], false, "waiting", "PodInitializing"));
-    set_condition(s, "Initialized", "False", "ContainersNotInitialized",
-                  "containers with incomplete status: " + names_of(ics), t);
-    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
-    not_ready("ContainersNotReady");
+    set_stuck_in_init(s, ics, cs, t);
     return s;
   }
   std::optional<InitRun> run;
@@ -255,73 +336,27 @@ core::PodStatus Kubelet::generate_api_pod_status(const PodRecord& pod, const std
         timed = true;
       }
     }
-    s.phase = "Pending";
-    s.init_container_statuses.clear();
-    for (size_t i = 0; i < ics.size(); ++i) {
-      if (i < passed) {
-        auto st = container_status(ics[i], true, "terminated", "Completed");
-        st.exit_code = 0;
-        s.init_container_statuses.push_back(st);
-      } else if (i == passed && run && run->state == InitRun::kFailed) {
-        const Duration backoff = init_restart_backoff(run->restarts);
-        auto st = container_status(ics[i], false, "waiting", "CrashLoopBackOff",
-                                   "back-off " + backoff_text(backoff) + " restarting failed container=" + ics[i].name +
-                                       " pod=" + pod.name + "_" + pod.namespace_() + "(" + pod.uid + ")");
-        st.restart_count = run->restarts;
-        st.last_terminated = core::ContainerStatus::Termination{1, "Error", run->message};
-        s.init_container_statuses.push_back(st);
-      } else if (i == passed && run) {
-        auto st = container_status(ics[i], false, "running");
-        st.restart_count = run->restarts;
-        s.init_container_statuses.push_back(st);
-      } else {
-        s.init_container_statuses.push_back(i == passed
-                                                ? container_status(ics[i], false, "running")
-                                                : container_status(ics[i], false, "waiting", "PodInitializing"));
-      }
-    }
-    set_condition(
-        s, "Initialized", "False", "ContainersNotInitialized",
-        "containers with incomplete status: " +
-            names_of(std::vector<core::Container>(ics.begin() + static_cast<std::ptrdiff_t>(passed), ics.end())),
-        t);
-    for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "waiting", "PodInitializing"));
-    not_ready("ContainersNotReady");
+    set_gated(s, pod, ics, cs, passed, run, t);
     return s;
   }
-  inits_done();
+  set_inits_done(s, ics, t);
   if (f && f->kind == FaultKind::kImagePull) {
-    s.phase = "Pending";
     bool backoff = opt.profile == KubeletProfile::kKwok || now >= started_at + kImagePullBackoff;
-    for (const auto& c : cs) {
-      if (backoff)
-        s.container_statuses.push_back(
-            container_status(c, false, "waiting", "ImagePullBackOff", "Back-off pulling image \"" + c.image + "\""));
-      else
-        s.container_statuses.push_back(container_status(
-            c, false, "waiting", "ErrImagePull", "failed to pull and unpack image \"" + c.image + "\": not found"));
-    }
+    set_image_pull(s, cs, backoff);
     if (!backoff)
       c_.timers.at(started_at + kImagePullBackoff, "kubelet image pull back-off of pod " + key,
                    [this, id] { pod_queue.push(id); });
-    not_ready("ContainersNotReady");
+    set_not_ready(s, cs, "ContainersNotReady", t);
     return s;
   }
   s.phase = "Running";
   if (f && f->kind == FaultKind::kCrashLoop) {
-    for (const auto& c : cs) {
-      auto st = container_status(c, false, "waiting", "CrashLoopBackOff",
-                                 "back-off 5m0s restarting failed container=" + c.name + " pod=" + pod.name + "_" +
-                                     pod.namespace_() + "(" + pod.uid + ")");
-      st.restart_count = 5;
-      s.container_statuses.push_back(st);
-    }
-    not_ready("ContainersNotReady");
+    set_crash_loop(s, pod, cs, t);
     return s;
   }
   if (f && f->kind == FaultKind::kNeverReady) {
     for (const auto& c : cs) s.container_statuses.push_back(container_status(c, false, "running"));
-    not_ready("ContainersNotReady");
+    set_not_ready(s, cs, "ContainersNotReady", t);
     return s;
   }
   for (const auto& c : cs) s.container_statuses.push_back(container_status(c, true, "running"));
