@@ -46,7 +46,8 @@ std::string without(const std::string& key, const std::string& only, const std::
       for (auto& c : status["conditions"].as_array()) {
         json::object& cond = c.as_object();
         if (cond["type"] == "Ready") cond["status"] = "False", cond["reason"] = "Error", cond["message"] = "";
-        if (cond["type"] == "Error") cond["status"] = "True", cond["reason"] = "ReconcileFailed", cond["message"] = failed;
+        if (cond["type"] == "Error")
+          cond["status"] = "True", cond["reason"] = "ReconcileFailed", cond["message"] = failed;
       }
     }
     return true;
