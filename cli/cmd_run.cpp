@@ -124,6 +124,26 @@ std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenar
   return results;
 }
 
+// --shard-count N [--shard-index I]: the I-th of N consecutive chunks of
+// `scenarios` (core::shard_range), said on `err` in one line.
+std::vector<core::Scenario> shard(std::vector<core::Scenario> scenarios, const cxxopts::ParseResult& r,
+                                  std::ostream& err) {
+  const int count = r["shard-count"].as<int>();
+  const int index = r.count("shard-index") ? r["shard-index"].as<int>() : 0;
+  if (count < 1) throw UsageError("--shard-count must be at least 1");
+  if (index < 0 || index >= count)
+    throw UsageError("--shard-index must be 0 to " + std::to_string(count - 1) + " (--shard-count " +
+                     std::to_string(count) + "), not " + std::to_string(index));
+  const auto [first, end] = core::shard_range(scenarios.size(), static_cast<size_t>(index), static_cast<size_t>(count));
+  const std::string which = "shard " + std::to_string(index) + " of " + std::to_string(count);
+  if (first == end)
+    err << "gpuops run: " << which << " holds no scenario (" << scenarios.size() << " in all)\n";
+  else
+    err << "gpuops run: " << which << ": scenarios " << first + 1 << "-" << end << " of " << scenarios.size() << "\n";
+  return {std::make_move_iterator(scenarios.begin() + static_cast<std::ptrdiff_t>(first)),
+          std::make_move_iterator(scenarios.begin() + static_cast<std::ptrdiff_t>(end))};
+}
+
 // --quiet: the console report's failures and summary line only.
 std::string quiet_console(const std::string& console) {
   std::istringstream in(console);
@@ -156,7 +176,9 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
       "timeout", "real backend: default time to wait for an expectation (e.g. 60s)",
       cxxopts::value<std::string>()->default_value("60s"))(
       "j,jobs", "simulator: scenarios run at once (default: the number of cores)", cxxopts::value<int>())(
-      "q,quiet", "print only failures and the summary line")(
+      "shard-count", "split the scenarios (after --filter) into N consecutive shards and run one of them",
+      cxxopts::value<int>())("shard-index", "the shard to run, 0 to N-1 (with --shard-count; default 0)",
+                             cxxopts::value<int>())("q,quiet", "print only failures and the summary line")(
       "paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   opts.parse_positional({"paths"});
   opts.positional_help("PATH...");
@@ -175,6 +197,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<core::Scenario> scenarios =
       r.count("filter") ? matching(all, r["filter"].as<std::string>()) : std::move(all);
   if (r.count("jobs") && r["jobs"].as<int>() < 1) throw UsageError("--jobs must be at least 1");
+  if (r.count("shard-index") && !r.count("shard-count")) throw UsageError("--shard-index goes with --shard-count");
+  if (r.count("shard-count")) scenarios = shard(std::move(scenarios), r, err);
 
   core::RunOptions opt;
   opt.fail_fast = r.count("fail-fast") > 0;
@@ -205,7 +229,6 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (r.count("report-json"))
     write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");
   if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_junit(results), "--junit");
-  (void)err;
   bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
   return ok ? 0 : 1;
 }

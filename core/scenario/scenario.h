@@ -59,6 +59,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/line_diff.h"  // line_diff, which the audit and matrix failures print
@@ -248,6 +249,14 @@ Scenario load_scenario(const std::string& path);
 // under folders named `manifests`, which hold scenarios' inputs).
 // Throws InputError for the first malformed file, or duplicate names.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths);
+
+// Shard `index` of `count` (`gpuops run --shard-index I --shard-count N`, as
+// chainsaw's flags) of a list of n scenarios in load order: the half-open range
+// [first, second) of a consecutive chunk. Chunks differ in size by at most one
+// (the first n % count are one longer), every scenario is in exactly one
+// shard, and a shard may be empty when count > n. Throws
+// std::invalid_argument when count is 0 or index >= count.
+std::pair<size_t, size_t> shard_range(size_t n, size_t index, size_t count);
 
 // A file holding a bare YAML list of steps (`gpuops plan --steps F`), read as
 // a scenario's `steps:` with `catalog` for `apply: {operands}`. Throws

@@ -2,6 +2,7 @@
 // with load_scenario (core/scenario/scenario.h, load_scenarios).
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -13,6 +14,15 @@
 namespace gpuops::core {
 
 namespace fs = std::filesystem;
+
+std::pair<size_t, size_t> shard_range(size_t n, size_t index, size_t count) {
+  if (count == 0) throw std::invalid_argument("the shard count must be at least 1");
+  if (index >= count)
+    throw std::invalid_argument("the shard index must be below the shard count (" + std::to_string(count) + ")");
+  const size_t base = n / count, longer = n % count;
+  const size_t first = index * base + std::min(index, longer);
+  return {first, first + base + (index < longer ? 1 : 0)};
+}
 
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
   std::vector<std::string> files;

@@ -143,3 +143,60 @@ TEST(ScenarioRun, FilterMatchesLongNamesWithoutRecursion) {
   EXPECT_NE(none.err.find("no scenario name matches --filter \"b\""), std::string::npos) << none.err;
   fs::remove_all(dir);
 }
+
+namespace {
+
+// The scenario names a run printed ("PASS name (...)"), in order.
+std::vector<std::string> ran(const std::string& out) {
+  std::vector<std::string> names;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("PASS ") || line.starts_with("FAIL ")) names.push_back(line.substr(5, line.find(" (") - 5));
+  return names;
+}
+
+}  // namespace
+
+// Three machines of a CI job: the shards are consecutive, cover the library
+// once, and differ in size by at most one.
+TEST(ScenarioRun, ShardsCoverTheLibraryOnce) {
+  auto whole = run_gpuops({"run", kScenarios, "-j", "2"});
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  const std::vector<std::string> all = ran(whole.out);
+  ASSERT_GE(all.size(), 20u);
+  std::vector<std::string> joined;
+  size_t shortest = all.size(), longest = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto r = run_gpuops({"run", kScenarios, "-j", "2", "--shard-count", "3", "--shard-index", std::to_string(i)});
+    EXPECT_EQ(r.code, 0) << r.out;
+    const auto part = ran(r.out);
+    EXPECT_NE(r.err.find("gpuops run: shard " + std::to_string(i) + " of 3: scenarios "), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find(std::to_string(part.size()) + " passed, 0 failed\n"), std::string::npos) << r.out;
+    joined.insert(joined.end(), part.begin(), part.end());
+    shortest = std::min(shortest, part.size());
+    longest = std::max(longest, part.size());
+  }
+  EXPECT_EQ(joined, all);
+  EXPECT_LE(longest - shortest, 1u);
+}
+
+TEST(ScenarioRun, ShardsAfterTheFilterAndMisuse) {
+  // One scenario over two shards: the second is empty, and says so.
+  auto first = run_gpuops({"run", kScenarios, "--filter", "^opt-out$", "--shard-count", "2"});
+  EXPECT_EQ(first.out, "PASS opt-out (3 steps)\n1 passed, 0 failed\n");
+  EXPECT_EQ(first.err, "gpuops run: shard 0 of 2: scenarios 1-1 of 1\n");
+  auto empty = run_gpuops({"run", kScenarios, "--filter", "^opt-out$", "--shard-count", "2", "--shard-index", "1"});
+  EXPECT_EQ(empty.code, 0);
+  EXPECT_EQ(empty.out, "0 passed, 0 failed\n");
+  EXPECT_EQ(empty.err, "gpuops run: shard 1 of 2 holds no scenario (1 in all)\n");
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--shard-index", "1"},
+                                              {"--shard-count", "0"},
+                                              {"--shard-count", "2", "--shard-index", "2"},
+                                              {"--shard-count", "2", "--shard-index", "-1"}}) {
+    std::vector<std::string> args{"run", kScenarios};
+    args.insert(args.end(), bad.begin(), bad.end());
+    auto r = run_gpuops(args);
+    EXPECT_EQ(r.code, 2) << bad.front() << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
