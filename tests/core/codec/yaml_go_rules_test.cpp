@@ -16,7 +16,6 @@
 #include "core/codec/codec_internal.h"
 #include "core/codec/templates.h"
 
-
 using namespace gpuops;
 namespace json = boost::json;
 
