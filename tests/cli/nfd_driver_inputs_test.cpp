@@ -18,6 +18,7 @@
 namespace {
 
 using gpuops::testing::edited_dump;
+using gpuops::testing::lines_with;
 using gpuops::testing::run_gpuops;
 namespace json = boost::json;
 
@@ -55,18 +56,7 @@ std::string without(const std::string& key, const std::string& only, const std::
 }
 
 // The finding lines of `name` in diagnose's text.
-std::string lines_of(const std::string& text, const std::string& name) {
-  std::string out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(at, end - at);
-    if (line.find(" " + name + ": ") != std::string::npos) out += line + "\n";
-    at = end + 1;
-  }
-  return out;
-}
+std::string lines_of(const std::string& text, const std::string& name) { return lines_with(text, " " + name + ": "); }
 
 TEST(NfdDriverInputs, NoOsReleaseOnV267IsTheInitFailureTheClusterPolicyQuotes) {
   auto d = run_gpuops({"diagnose", "--snapshot", without(kId, "", kInitFailure)});

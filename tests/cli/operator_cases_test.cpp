@@ -21,24 +21,11 @@
 
 namespace {
 
+using gpuops::testing::lines_with;
 using gpuops::testing::run_gpuops;
 
 std::string dump(const std::string& c) {
   return std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/" + c + "/dump.yaml";
-}
-
-// The lines of `text` that contain `needle`.
-std::string lines_with(const std::string& text, const std::string& needle) {
-  std::string out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(at, end - at);
-    if (line.find(needle) != std::string::npos) out += line + "\n";
-    at = end + 1;
-  }
-  return out;
 }
 
 // The finding whose first line starts with `head`, with its evidence lines

@@ -22,4 +22,18 @@ inline CliRun run_gpuops(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
+// The lines of `text` that contain `needle`.
+inline std::string lines_with(const std::string& text, const std::string& needle) {
+  std::string out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (line.find(needle) != std::string::npos) out += line + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace gpuops::testing
