@@ -53,12 +53,9 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
   if (spec_b == spec_a) return {};
   // The first GPU node by name, as the simulated operator takes it.
   const core::Node* first_gpu = nullptr;
-  for (const auto& n : before.nodes) {
-    auto present = n.metadata.labels.find(core::kGpuPresentLabel);
-    if (present != n.metadata.labels.end() && present->second == "true" &&
-        (!first_gpu || n.metadata.name < first_gpu->metadata.name))
+  for (const auto& n : before.nodes)
+    if (core::has_common_gpu_label(n.metadata.labels) && (!first_gpu || n.metadata.name < first_gpu->metadata.name))
       first_gpu = &n;
-  }
   const std::string os_tag = first_gpu ? core::driver_os_tag(*first_gpu, catalog.version) : "";
 
   // Template differences, render against render.

@@ -32,11 +32,9 @@ namespace {
 
 // What the operator does without the labels, in one phrase.
 std::string consequence(const DriverInputGap& gap) {
-  if (gap.fails_init && gap.missing.empty())
-    return "the operator's reconcile fails before any state (\"" + gap.failure + "\"): nothing is rendered or updated";
   if (gap.fails_init)
-    return "without them the operator's reconcile fails before any state (\"" + gap.failure +
-           "\"): nothing is rendered or updated";
+    return std::string(gap.missing.empty() ? "" : "without them ") +
+           "the operator's reconcile fails before any state (\"" + gap.failure + "\"): nothing is rendered or updated";
   if (!gap.failure.empty())
     return "without it state-driver fails (\"Failed to reconcile state-driver: " + gap.failure +
            "\") and no state after it is reconciled";
@@ -75,8 +73,7 @@ std::vector<Finding> nfd_driver_input_findings(const ClusterState& state, const 
   if (!catalog.operator_mode) return out;
   const std::vector<std::string> undetermined = driver_input_disagreement(state, catalog.version);
   for (const Node* n : targets) {
-    auto present = n->metadata.labels.find(kGpuPresentLabel);
-    if (present == n->metadata.labels.end() || present->second != "true" || !has_nfd_labels(*n)) continue;
+    if (!has_common_gpu_label(n->metadata.labels) || !has_nfd_labels(*n)) continue;
     const DriverInputGap gap = driver_input_gap(*n, catalog.version);
     if (gap.missing.empty() && gap.failure.empty()) continue;
     std::string policy;

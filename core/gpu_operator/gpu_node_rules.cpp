@@ -180,9 +180,6 @@ bool has_gpu_labels(const Labels& l) {
     if (label_of(l, k) == std::optional<std::string>("true")) return true;
   return false;
 }
-bool has_common_gpu_label(const Labels& l) {
-  return label_of(l, kGpuPresentLabel) == std::optional<std::string>("true");
-}
 bool has_operands_disabled(const Labels& l) {
   return label_of(l, kOperandsDeployLabel) == std::optional<std::string>("false");
 }
@@ -364,6 +361,11 @@ bool node_update_triggers_labelling(const Labels& old_labels, const Labels& new_
     if (hit) return true;
   }
   return false;
+}
+
+bool has_common_gpu_label(const Labels& labels) {
+  auto it = labels.find(kGpuPresentLabel);
+  return it != labels.end() && it->second == "true";
 }
 
 }  // namespace gpuops::core

@@ -50,6 +50,10 @@ inline constexpr int kUpgradeValidationTimeoutSeconds = 600;
 // 1 to 9999 (RFC 3339's).
 std::optional<Time> upgrade_start_time(const Node& node, const char* annotation);
 
+// nvidia.com/gpu.present=true among `labels`: the node is one of the
+// operator's GPU nodes (mirrors hasCommonGPULabel, controllers/state_manager.go).
+bool has_common_gpu_label(const Labels& labels);
+
 // The value of label `key` on the node, nullopt when the key is absent.
 std::optional<std::string> node_label(const Node& node, const std::string& key);
 

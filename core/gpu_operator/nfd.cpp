@@ -1,6 +1,7 @@
 #include "core/gpu_operator/nfd.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/gpu_operator/gpu_node_rules.h"
 #include "core/gpu_operator/operator_install.h"
@@ -96,68 +97,60 @@ NfdGap nfd_gap(const StateIndex& index, const Node& node) {
 
 namespace {
 
-const std::string* label(const Node& node, const char* key) {
-  auto it = node.metadata.labels.find(key);
-  return it == node.metadata.labels.end() ? nullptr : &it->second;
+// The major version of a VERSION_ID ("9" of "9.4") and whether Go's
+// strconv.Atoi takes it (digits only, within int64: getGPUNodeOSTag v26.3.0).
+std::pair<std::string, bool> os_major(const std::string& version) {
+  std::string major = version.substr(0, version.find('.'));
+  const bool numeric = !major.empty() && major.size() <= 18 &&
+                       std::all_of(major.begin(), major.end(), [](unsigned char c) { return c >= '0' && c <= '9'; });
+  return {std::move(major), numeric};
 }
 
 }  // namespace
 
 std::string driver_os_tag(const Node& node, const std::string& release) {
-  const std::string* id = label(node, kOsReleaseIdLabel);
-  const std::string* version = label(node, kOsVersionIdLabel);
+  const auto id = node_label(node, kOsReleaseIdLabel);
+  const auto version = node_label(node, kOsVersionIdLabel);
   if (!version_at_least(release, 26, 3)) {
     // kernelFullVersion returns no tag without the kernel label.
-    if (!label(node, kKernelVersionFullLabel) || !id || !version) return "";
+    if (!node_label(node, kKernelVersionFullLabel) || !id || !version) return "";
     return *id + *version;
   }
   if (!id || !version) return "";
-  const std::string major = version->substr(0, version->find('.'));
-  bool major_only = false;
-  if (version_at_least(release, 26, 7)) {
-    major_only = *id == "ol" || *id == "rocky" || *id == "rhel";
-  } else {
-    int number = 0;
-    bool numeric = !major.empty() && major.size() < 6 &&
-                   std::all_of(major.begin(), major.end(), [](unsigned char c) { return c >= '0' && c <= '9'; });
-    if (numeric) number = std::stoi(major);
-    major_only = *id == "rocky" || (*id == "rhel" && numeric && number >= 10);
-  }
+  const auto [major, numeric] = os_major(*version);
+  const bool major_only = version_at_least(release, 26, 7)
+                              ? *id == "ol" || *id == "rocky" || *id == "rhel"
+                              : *id == "rocky" || (*id == "rhel" && numeric && std::stoll(major) >= 10);
   return *id + (major_only ? major : *version);
 }
 
 DriverInputGap driver_input_gap(const Node& node, const std::string& release) {
   DriverInputGap gap;
-  const bool has_id = label(node, kOsReleaseIdLabel) != nullptr;
-  const bool has_version = label(node, kOsVersionIdLabel) != nullptr;
+  const auto id = node_label(node, kOsReleaseIdLabel);
+  const auto version = node_label(node, kOsVersionIdLabel);
   if (!version_at_least(release, 26, 3)) {
-    if (!label(node, kKernelVersionFullLabel)) {
+    if (!node_label(node, kKernelVersionFullLabel)) {
       gap.missing.push_back(kKernelVersionFullLabel);
       gap.failure = "ERROR: Could not find kernel full version: ('', '')";
     }
-    if (!has_id) gap.missing.push_back(kOsReleaseIdLabel);
-    if (!has_version) gap.missing.push_back(kOsVersionIdLabel);
-    gap.bad_image_tag = gap.failure.empty() && (!has_id || !has_version);
+    if (!id) gap.missing.push_back(kOsReleaseIdLabel);
+    if (!version) gap.missing.push_back(kOsVersionIdLabel);
+    gap.bad_image_tag = gap.failure.empty() && (!id || !version);
     return gap;
   }
-  if (!has_id) gap.missing.push_back(kOsReleaseIdLabel);
-  if (!has_version) gap.missing.push_back(kOsVersionIdLabel);
+  if (!id) gap.missing.push_back(kOsReleaseIdLabel);
+  if (!version) gap.missing.push_back(kOsVersionIdLabel);
   const bool v267 = version_at_least(release, 26, 7);
   if (!gap.missing.empty()) {
     gap.fails_init = true;
     gap.failure = std::string(v267 ? "failed to retrieve GPU node OS info: " : "failed to retrieve GPU node OS tag: ") +
-                  "unable to retrieve OS " + (has_id ? "version" : "name") + " from label " +
-                  (has_id ? kOsVersionIdLabel : kOsReleaseIdLabel);
+                  "unable to retrieve OS " + (id ? "version" : "name") + " from label " +
+                  (id ? kOsVersionIdLabel : kOsReleaseIdLabel);
     return gap;
   }
-  const std::string& id = *label(node, kOsReleaseIdLabel);
-  const std::string& version = *label(node, kOsVersionIdLabel);
   if (!v267) {
     // getGPUNodeOSTag (v26.3): strconv.Atoi of the major version, always.
-    const std::string major = version.substr(0, version.find('.'));
-    const bool numeric = !major.empty() && major.size() <= 18 &&
-                         std::all_of(major.begin(), major.end(), [](unsigned char c) { return c >= '0' && c <= '9'; });
-    if (!numeric) {
+    if (const auto [major, numeric] = os_major(*version); !numeric) {
       gap.fails_init = true;
       gap.failure = "failed to retrieve GPU node OS tag: error processing OS major version " + major +
                     ": strconv.Atoi: parsing \"" + major + "\": invalid syntax";
@@ -166,9 +159,9 @@ DriverInputGap driver_input_gap(const Node& node, const std::string& release) {
   }
   // init (v26.7): an empty name or tag is refused after getGPUNodeOSInfo.
   const std::string tag = driver_os_tag(node, release);
-  if (id.empty() || tag.empty()) {
+  if (id->empty() || tag.empty()) {
     gap.fails_init = true;
-    gap.failure = "GPU node OS info is empty: release=\"" + id + "\", tag=\"" + tag + "\"";
+    gap.failure = "GPU node OS info is empty: release=\"" + *id + "\", tag=\"" + tag + "\"";
   }
   return gap;
 }
@@ -176,7 +169,7 @@ DriverInputGap driver_input_gap(const Node& node, const std::string& release) {
 std::vector<std::string> driver_input_disagreement(const ClusterState& state, const std::string& release) {
   std::vector<const Node*> gpu;
   for (const auto& n : state.nodes)
-    if (auto* p = label(n, kGpuPresentLabel); p && *p == "true") gpu.push_back(&n);
+    if (has_common_gpu_label(n.metadata.labels)) gpu.push_back(&n);
   std::sort(gpu.begin(), gpu.end(), [](const Node* a, const Node* b) { return a->metadata.name < b->metadata.name; });
   std::vector<std::string> stops;
   for (const Node* n : gpu)

@@ -196,8 +196,7 @@ void ClusterPolicyController::reconcile_policy(const core::ClusterPolicy& policy
   const core::Node* first_gpu = nullptr;
   for (const auto& [name, node] : c_.store.nodes()) {
     has_nfd = has_nfd || core::has_nfd_labels(node);
-    auto present = node.metadata.labels.find(core::kGpuPresentLabel);
-    if (!first_gpu && present != node.metadata.labels.end() && present->second == "true") first_gpu = &node;
+    if (!first_gpu && core::has_common_gpu_label(node.metadata.labels)) first_gpu = &node;
   }
   const std::string os_tag = first_gpu ? core::driver_os_tag(*first_gpu, catalog_.version) : "";
   const core::DriverInputGap gap =
