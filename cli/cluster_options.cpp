@@ -187,16 +187,21 @@ LoadedState load_state(const ClusterOptions& options, bool catalog_given, std::o
   // No -n, and the GPU Operator's DaemonSets are in one other namespace of
   // the dump (nvidia-gpu-operator on OpenShift, a chart installed elsewhere):
   // that one, said once.
-  if (snapshot && !l.opts.namespace_given) {
-    const auto ops = snapshot->operator_namespaces();
-    if (ops.size() == 1 && ops.front() != l.opts.namespace_) {
-      err << "gpuops: namespace " << ops.front() << ", where the GPU Operator's DaemonSets are (none in "
-          << l.opts.namespace_ << "; -n overrides)\n";
-      l.opts.namespace_ = ops.front();
-    }
-  }
+  auto move_to_operator_namespace = [&](core::ClusterReader& reader) {
+    const auto ops = reader.operator_namespaces();
+    if (ops.size() != 1 || ops.front() == l.opts.namespace_) return false;
+    err << "gpuops: namespace " << ops.front() << ", where the GPU Operator's DaemonSets are (none in "
+        << l.opts.namespace_ << "; -n overrides)\n";
+    l.opts.namespace_ = ops.front();
+    return true;
+  };
+  if (snapshot && !l.opts.namespace_given) move_to_operator_namespace(*snapshot);
   // Read once: a snapshot's objects are moved out, not copied.
   l.state = snapshot ? snapshot->take_state(l.opts.namespace_) : live->state(l.opts.namespace_);
+  // A live cluster is asked only when the namespace read holds no DaemonSet
+  // at all (one more list, of every namespace's DaemonSets).
+  if (live && !l.opts.namespace_given && l.state.daemonsets.empty() && move_to_operator_namespace(*live))
+    l.state = live->state(l.opts.namespace_);
   require_nodes_in_snapshot(l.opts, l.state);
   l.install = core::detect_operator_install(l.state);
   if (!l.opts.operator_version.empty()) {

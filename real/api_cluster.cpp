@@ -192,6 +192,7 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
   };
   optional_list("/apis/nvidia.com/v1/clusterpolicies", core::decode_cluster_policy, s.cluster_policies);
   optional_list("/apis/nvidia.com/v1alpha1/nvidiadrivers", core::decode_nvidia_driver, s.nvidia_drivers);
+  s.gpu_workloads = gpu_workloads(s.namespace_);
   return s;
 }
 

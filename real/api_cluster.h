@@ -76,8 +76,19 @@ class ApiCluster : public core::Cluster {
   // Nodes, the namespace's DaemonSets and pods, then the GPU Operator's
   // ClusterPolicies (nvidia.com/v1) and NVIDIADrivers (nvidia.com/v1alpha1),
   // each one paged list; a 404 or 403 on those two leaves them empty (no CRD,
-  // or a role without them).
+  // or a role without them). Then the GPU workloads (gpu_workloads).
   core::ClusterState state(const std::string& ns) override;
+  // The pods of every namespace but `ns` that hold GPUs (core::holds_gpu),
+  // in the API's order: one paged list of /api/v1/pods, keeping only those
+  // (what the driver needs gone before it unloads: diagnose's evidence,
+  // plan's drain). nullopt on 403 (a role that may not list pods across
+  // namespaces), said by the analyses; other errors throw as list().
+  std::optional<std::vector<core::Pod>> gpu_workloads(const std::string& ns);
+  // One paged list of every namespace's DaemonSets
+  // (/apis/apps/v1/daemonsets): the namespaces of those the GPU Operator
+  // controls (core::operator_controlled), sorted. A 403 (a role bound to
+  // one namespace) is none known; other errors throw as list().
+  std::vector<std::string> operator_namespaces() override;
   // state() without the GPU Operator's resources: nodes, and the namespace's
   // DaemonSets and pods (three lists), what settle() polls.
   core::ClusterState workload_state(const std::string& ns);

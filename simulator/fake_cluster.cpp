@@ -36,6 +36,7 @@
 #include "core/codec/decode.h"
 #include "core/codec/encode.h"
 #include "core/codec/patch.h"
+#include "core/gpu_operator/gpu_node_rules.h"
 #include "core/kube/names.h"
 #include "core/model/rfc3339.h"
 #include "simulator/gpu_operator/clusterpolicy_controller.h"
@@ -476,6 +477,22 @@ core::ClusterState FakeCluster::partial_state(const std::string& ns, const core:
     }
   } else if (parts.pods) {
     out.pods = materialise(s.list_pods(ns));
+  }
+  if (parts.pods) {
+    // The simulator sees every namespace: the GPU workloads are never unseen
+    // (ClusterState::gpu_workloads). Only a pod whose containers ask for GPUs
+    // is materialised to be asked.
+    out.gpu_workloads.emplace();
+    for (const core::Object& o : s.list(Kind::kNamespace)) {
+      const std::string& other = std::get<core::Namespace>(o).metadata.name;
+      if (other == ns) continue;
+      for (const PodRecord* rec : s.list_pods(other)) {
+        if (core::gpu_resources(*rec->base).empty()) continue;
+        core::Pod p = rec->pod();
+        if (!core::holds_gpu(p) || (parts.of_nodes && !core::in_state_part(p, *parts.of_nodes))) continue;
+        out.gpu_workloads->push_back(std::move(p));
+      }
+    }
   }
   if (parts.cluster_policies) {
     for (const auto& [name, cp] : s.cluster_policies()) out.cluster_policies.push_back(cp);

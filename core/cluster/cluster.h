@@ -62,6 +62,14 @@ class ClusterReader {
   // only when it does. Throws ClusterError when the cluster cannot be asked.
   // The default: false.
   virtual bool serves_cluster_policies() { return false; }
+
+  // The namespaces holding a DaemonSet whose controller is a ClusterPolicy
+  // or an NVIDIADriver (group nvidia.com: the GPU Operator's operands,
+  // object_controls.go sets the owner), sorted: where the operator runs
+  // when the namespace asked holds none of its DaemonSets (OpenShift's
+  // nvidia-gpu-operator, a chart installed elsewhere). The default: none
+  // known. Throws ClusterError when the cluster cannot be asked.
+  virtual std::vector<std::string> operator_namespaces() { return {}; }
 };
 
 // The read-write port: the reads of ClusterReader, the writes, and settle()

@@ -19,6 +19,7 @@
 #include "core/codec/decode.h"
 #include "core/codec/documents.h"
 #include "core/gpu_operator/gpu_node_rules.h"
+#include "core/gpu_operator/operator_install.h"
 #include "core/kube/managed_fields.h"
 
 namespace gpuops::core {
@@ -263,14 +264,10 @@ ClusterState SnapshotCluster::take_state(const std::string& ns) {
   return s;
 }
 
-std::vector<std::string> SnapshotCluster::operator_namespaces() const {
+std::vector<std::string> SnapshotCluster::operator_namespaces() {
   std::set<std::string> out;
-  for (const auto& d : daemonsets_) {
-    const OwnerReference* ref = d.metadata.controller_ref();
-    if (ref && (ref->kind == "ClusterPolicy" || ref->kind == "NVIDIADriver") &&
-        ref->api_version.rfind("nvidia.com/", 0) == 0)
-      out.insert(d.metadata.namespace_);
-  }
+  for (const auto& d : daemonsets_)
+    if (operator_controlled(d)) out.insert(d.metadata.namespace_);
   return {out.begin(), out.end()};
 }
 

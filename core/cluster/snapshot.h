@@ -72,8 +72,8 @@ class SnapshotCluster : public ClusterReader {
 
   // Namespaces holding a DaemonSet controlled by a ClusterPolicy or an
   // NVIDIADriver (the GPU Operator's own, core::detect_operator_install's
-  // first rule), sorted.
-  std::vector<std::string> operator_namespaces() const;
+  // first rule, core::operator_controlled), sorted.
+  std::vector<std::string> operator_namespaces() override;
 
  private:
   // Deques: no relocation as they grow, nor a second copy while take_state

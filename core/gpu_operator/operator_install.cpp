@@ -8,13 +8,18 @@
 
 namespace gpuops::core {
 
-namespace {
-
 bool is_operator_owner(const OwnerReference& r) {
   // The group of apiVersion "nvidia.com/v1" / "nvidia.com/v1alpha1".
   bool nvidia_group = r.api_version.rfind("nvidia.com/", 0) == 0;
   return nvidia_group && (r.kind == "ClusterPolicy" || r.kind == "NVIDIADriver");
 }
+
+bool operator_controlled(const DaemonSet& d) {
+  const OwnerReference* ref = d.metadata.controller_ref();
+  return ref && is_operator_owner(*ref);
+}
+
+namespace {
 
 std::string label_of(const Labels& labels, const char* key) {
   auto it = labels.find(key);

@@ -48,6 +48,13 @@ struct OperatorInstall {
   std::string version_source;  // "helm.sh/chart label of DaemonSet X", "image of DaemonSet X"
 };
 
+// An owner reference to a ClusterPolicy or an NVIDIADriver of group
+// nvidia.com (any version): the GPU Operator's own objects, which
+// object_controls.go sets as the controller of every operand it renders.
+bool is_operator_owner(const OwnerReference& ref);
+// The DaemonSet's controller is such an owner.
+bool operator_controlled(const DaemonSet& d);
+
 // A state is a GPU Operator install when a DaemonSet of its namespace is
 // controlled by a ClusterPolicy or an NVIDIADriver (kind, group nvidia.com),
 // or carries `app.kubernetes.io/managed-by=gpu-operator`, or a ClusterPolicy

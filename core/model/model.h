@@ -396,8 +396,10 @@ struct ClusterState {
   // asking for nvidia.com/gpu or a nvidia.com/mig-* resource), not
   // terminal: the GPU workloads a driver needs gone before it can unload.
   // nullopt when the reader did not see other namespaces (a dump of one
-  // namespace, a must-gather, a live read, the simulator): the analyses then
-  // say they could not see them.
+  // namespace, a must-gather, a live read whose role may not list pods
+  // across namespaces: 403): the analyses then say they could not see them.
+  // A live read (real::ApiCluster::gpu_workloads) and the simulator see
+  // every namespace.
   std::optional<std::vector<Pod>> gpu_workloads;
 };
 

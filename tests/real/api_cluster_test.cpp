@@ -73,6 +73,8 @@ json::object pod_json(const std::string& name, const std::string& node, const st
 struct FakeApi {
   std::mutex mu;
   std::vector<json::object> nodes, dss, pods;
+  // Pods of other namespaces: listed, with `pods`, by GET /api/v1/pods.
+  std::vector<json::object> other_pods;
   bool expire_first_continue = false;
   // metadata.remainingItemCount on a page with a continue token: the items
   // left (as the API server counts them), or this when set.
@@ -122,6 +124,11 @@ struct FakeApi {
         items = dss, kind = "DaemonSetList";
       else if (path == "/api/v1/namespaces/gpu-operator/pods")
         items = pods, kind = "PodList";
+      else if (path == "/api/v1/pods" && !(on_get && on_get(path, ex))) {
+        items = pods, kind = "PodList";
+        items.insert(items.end(), other_pods.begin(), other_pods.end());
+      } else if (path == "/api/v1/pods")
+        return;
       else if (on_get && on_get(path, ex))
         return;
       else
@@ -196,6 +203,8 @@ TEST(ApiClusterState, PagedListsAConstantNumberOfRequests) {
                              // The operator's resources, absent here (404: no CRD).
                              "GET /apis/nvidia.com/v1/clusterpolicies?limit=2",
                              "GET /apis/nvidia.com/v1alpha1/nvidiadrivers?limit=2",
+                             // The GPU workloads: every namespace's pods.
+                             "GET /api/v1/pods?limit=2",
                          }));
   EXPECT_TRUE(s.cluster_policies.empty());
   EXPECT_TRUE(s.nvidia_drivers.empty());
@@ -299,6 +308,55 @@ TEST(ApiClusterState, RemainingItemCountIsOnlyAHint) {
     for (int i = 1; i <= 5; ++i) EXPECT_EQ(s.pods[i - 1].metadata.name, "driver-" + std::to_string(i));
     EXPECT_LE(s.pods.capacity(), 65536u + 5);  // never more than 65,536 pods' room ahead
   }
+}
+
+// The GPU workloads are every other namespace's pods that ask for
+// nvidia.com/gpu or a MIG resource and are not terminal (core::holds_gpu),
+// across pages; a role that may not list pods cluster-wide (403) leaves them
+// unseen, not empty; any other error is an error.
+TEST(ApiClusterState, GpuWorkloadsOfEveryOtherNamespace) {
+  auto workload = [](const std::string& name, const std::string& node, const std::string& phase,
+                     const std::string& resource) {
+    json::object p = pod_json(name, node, phase);
+    p.at("metadata").as_object()["namespace"] = "ml";
+    p.at("metadata").as_object().erase("ownerReferences");
+    if (!resource.empty())
+      p.at("spec").as_object()["containers"].as_array()[0].as_object()["resources"] =
+          json::object{{"limits", {{resource, "1"}}}};
+    return p;
+  };
+  Fixture f;
+  f.api.pods.push_back(pod_json("driver-a", "n1", "Running"));
+  f.api.other_pods = {workload("train", "n1", "Running", "nvidia.com/gpu"), workload("cpu-job", "n1", "Running", ""),
+                      workload("done", "n1", "Succeeded", "nvidia.com/gpu"),
+                      workload("failed", "n2", "Failed", "nvidia.com/gpu"),
+                      workload("mig", "n2", "Pending", "nvidia.com/mig-1g.10gb")};
+  ApiCluster c(f.config(), f.options());  // pages of 2: three pages of /api/v1/pods
+  core::ClusterState s = c.state("gpu-operator");
+  ASSERT_TRUE(s.gpu_workloads.has_value());
+  std::vector<std::string> got;
+  for (const auto& p : *s.gpu_workloads) got.push_back(p.metadata.namespace_ + "/" + p.metadata.name);
+  EXPECT_EQ(got, (std::vector<std::string>{"ml/train", "ml/mig"}));
+  ASSERT_EQ(s.pods.size(), 1u);  // the namespace's own pods are where they were
+
+  Fixture forbidden;
+  forbidden.api.on_get = [](const std::string& path, Exchange& ex) {
+    if (path != "/api/v1/pods") return false;
+    ex.reply(403,
+             status_json(403, "Forbidden", "pods is forbidden: cannot list resource \"pods\" at the cluster scope"));
+    return true;
+  };
+  ApiCluster fc(forbidden.config(), forbidden.options());
+  EXPECT_FALSE(fc.state("gpu-operator").gpu_workloads.has_value());
+
+  Fixture broken;
+  broken.api.on_get = [](const std::string& path, Exchange& ex) {
+    if (path != "/api/v1/pods") return false;
+    ex.reply(500, status_json(500, "InternalError", "etcd is down"));
+    return true;
+  };
+  ApiCluster bc(broken.config(), broken.options());
+  EXPECT_THROW(bc.state("gpu-operator"), ApiError);
 }
 
 TEST(ApiClusterState, ExpiredContinueRestartsTheListWithoutLimit) {

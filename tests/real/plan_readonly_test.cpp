@@ -72,6 +72,8 @@ TEST(Plan, OnlyReadsALiveCluster) {
     if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets")
       return ex.reply(200, json::serialize(list("DaemonSetList", {daemonset()})));
     if (path == "/api/v1/namespaces/gpu-operator/pods") return ex.reply(200, json::serialize(list("PodList", {pod()})));
+    // Every namespace's pods, for the GPU workloads (none here).
+    if (path == "/api/v1/pods") return ex.reply(200, json::serialize(list("PodList", {pod()})));
     ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
   });
   TempDir d;
