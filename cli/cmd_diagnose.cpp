@@ -25,8 +25,9 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
       "severity", "show findings of this severity or worse: info (every check), warning, error",
       cxxopts::value<std::string>()->default_value("warning"))(
       "stuck-after",
-      "a helper's state mid-way (mig.config.state or vgpu.config.state pending or rebooting) held this long is an "
-      "error; a Go duration (default 30m: mig-manager's own waits, 5 min per GPU client, with margin)",
+      "a helper's state mid-way (mig.config.state or vgpu.config.state pending or rebooting, k8s-driver-manager "
+      "running in a driver pod during an upgrade) held this long is an error; a Go duration (default 30m: "
+      "mig-manager's own waits, 5 min per GPU client, with margin)",
       cxxopts::value<std::string>()->default_value("30m"));
   opts.parse_positional({"nodes"});
   opts.positional_help("[NODE...]");

@@ -2,6 +2,8 @@
 // a node (docs/DIAGNOSE.md), Diagnoser members (core/diagnose/diagnoser.h).
 #include "core/diagnose/diagnoser.h"
 
+#include "core/model/duration.h"
+
 namespace gpuops::core::diagnose_internal {
 
 Finding Diagnoser::no_pod_finding(const Operand& op, const DaemonSet& ds, const Placement& pl) {
@@ -112,11 +114,27 @@ Finding Diagnoser::pod_state_finding(const Operand& op, const Pod& p) {
     auto upgrade = node_label(node_, kDriverUpgradeStateLabel);
     bool planned = gate->name == "k8s-driver-manager" && gate->state == "running" && upgrade &&
                    *upgrade != "upgrade-done" && *upgrade != "upgrade-failed";
-    f = make(planned ? "init-during-upgrade" : "stuck-in-init", planned ? Severity::kWarning : Severity::kError, name_,
-             op.name,
-             planned ? "pod is in Init (" + status + ") running k8s-driver-manager during the driver upgrade (" +
-                           *upgrade + "): it drains the GPU operands and unloads the old driver, as planned"
-                     : reason);
+    // Planned, until it has run for --stuck-after: k8s-driver-manager has no
+    // deadline of its own (below), so past it the upgrade step is a hang.
+    std::optional<Duration> ran;
+    if (planned && gate->started_at && index_.state().observed_at)
+      ran = *index_.state().observed_at - *gate->started_at;
+    const bool manager_stuck = ran && *ran >= options_.stuck_after;
+    if (manager_stuck)
+      f = make("driver-manager-stuck", Severity::kError, name_, op.name,
+               "pod is in Init (" + status + ") running k8s-driver-manager during the driver upgrade (" + *upgrade +
+                   ") for at least " + human_duration(*ran) + ", past --stuck-after " +
+                   human_duration(options_.stuck_after) +
+                   ": its drain of the GPU operands and workloads has no deadline (DRAIN_TIMEOUT_SECONDS 0) and "
+                   "waits on something that does not go; its log names it (kubectl logs -n " +
+                   p.metadata.namespace_ + " " + p.metadata.name + " -c k8s-driver-manager)");
+    else
+      f = make(planned ? "init-during-upgrade" : "stuck-in-init", planned ? Severity::kWarning : Severity::kError,
+               name_, op.name,
+               planned ? "pod is in Init (" + status + ") running k8s-driver-manager during the driver upgrade (" +
+                             *upgrade + "): it drains the GPU operands and unloads the old driver, as planned" +
+                             (ran ? "; called stuck after " + human_duration(options_.stuck_after) : std::string(""))
+                       : reason);
     // What it waits on; a gate the operand writes itself (the validator's
     // toolkit-validation) waits on what the operand needs.
     std::string writer = gate_writer(gate->name, op.name);

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "../common/cli_run.h"
+#include "../common/edited_dump.h"
 
 namespace {
 
@@ -234,6 +235,41 @@ TEST(OperatorCases, UpgradeInProgressIsWarningsOnly) {
   EXPECT_NE(d.out.find("gpu-node-1 - warning driver-upgrade-in-progress: "), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("gpu-node-1 driver warning init-during-upgrade: "), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("gpu-node-1 device-plugin warning label-paused-for-driver-upgrade: "), std::string::npos);
+}
+
+// k8s-driver-manager has no deadline of its own (DRAIN_TIMEOUT_SECONDS 0,
+// cmd/driver-manager of NVIDIA/k8s-driver-manager): the same upgrade with its
+// init container started at 05:00:00 has run 3h5m by the dump's newest time
+// (08:05:00), past the default --stuck-after of 30m: the planned step is a
+// hang, an error naming the container's log, and exit 1. With --stuck-after
+// 4h it is still in progress, a warning.
+TEST(OperatorCases, ADriverManagerRunningPastStuckAfterIsAnError) {
+  const std::string path =
+      gpuops::testing::edited_dump("upgrade-in-progress", "driver-manager-for-hours", [](boost::json::object& o) {
+        if (o.at("kind") == "Pod" && o.at("metadata").at("name") == "nvidia-driver-daemonset-g1a")
+          o.at("status").at("initContainerStatuses").as_array()[0].at("state").at("running").as_object()["startedAt"] =
+              "2026-11-30T05:00:00Z";
+        return true;
+      });
+  auto d = run_gpuops({"diagnose", "gpu-node-1", "--snapshot", path});
+  EXPECT_EQ(d.code, 1) << d.out;
+  EXPECT_NE(d.out.find("gpu-node-1 driver error driver-manager-stuck: pod is in Init (Init:0/1) running "
+                       "k8s-driver-manager during the driver upgrade (pod-restart-required) for at least 3h5m, past "
+                       "--stuck-after 30m: "),
+            std::string::npos)
+      << d.out;
+  EXPECT_NE(d.out.find("(kubectl logs -n gpu-operator nvidia-driver-daemonset-g1a -c k8s-driver-manager)"),
+            std::string::npos)
+      << d.out;
+  EXPECT_EQ(lines_with(d.out, "init-during-upgrade"), "");
+
+  auto patient = run_gpuops({"diagnose", "gpu-node-1", "--stuck-after", "4h", "--snapshot", path});
+  EXPECT_EQ(patient.code, 0) << patient.out;
+  EXPECT_NE(patient.out.find("gpu-node-1 driver warning init-during-upgrade: pod is in Init (Init:0/1) running "
+                             "k8s-driver-manager during the driver upgrade (pod-restart-required): it drains the GPU "
+                             "operands and unloads the old driver, as planned; called stuck after 4h"),
+            std::string::npos)
+      << patient.out;
 }
 
 // How long: k8s-driver-manager's init container started at 05:00:00
