@@ -96,7 +96,9 @@ struct PodExpectation {
 
 // A diagnose finding a step expects (core/diagnose/diagnose.h): by node, operand
 // ("" for a node-level one) and code (Finding::name), optionally severity
-// ("error", "warning", "info"); `absent`: no such finding.
+// ("error", "warning", "info"); `absent`: no such finding. Without a code
+// (then absent and a severity are required): no finding at that severity or
+// worse, on `node` when given (else on any node), of any operand.
 struct FindingExpectation {
   int line = 0;
   std::string node;

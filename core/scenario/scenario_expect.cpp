@@ -248,6 +248,19 @@ void check_findings(const Expectations& expect, const ClusterState& state, const
                     std::vector<std::string>& failures) {
   std::vector<Finding> found = diagnose(state, catalog, {});
   for (const auto& want : expect.findings) {
+    if (want.code.empty()) {  // absent, any code: nothing at this severity or worse
+      const std::string& level = *want.severity;
+      const Severity floor = level == "error"     ? Severity::kError
+                             : level == "warning" ? Severity::kWarning
+                                                  : Severity::kInfo;
+      for (const auto& f : found)
+        if ((want.node.empty() || f.node == want.node) && f.severity >= floor)
+          failures.push_back("diagnose (line " + std::to_string(want.line) + "): expected nothing at " + level +
+                             " or above" + (want.node.empty() ? "" : " on " + want.node) + ", got: " + f.node + " " +
+                             (f.operand.empty() ? "-" : f.operand) + " " + severity_name(f.severity) + " " + f.name +
+                             ": " + f.reason);
+      continue;
+    }
     std::string where = "diagnose (line " + std::to_string(want.line) + "): " + want.node +
                         (want.operand.empty() ? "" : " " + want.operand) + " " + want.code;
     const Finding* hit = nullptr;

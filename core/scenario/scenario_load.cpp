@@ -317,16 +317,20 @@ FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& i
   reader.keys(item, f, {"node", "operand", "code", "severity", "absent"});
   FindingExpectation e;
   e.line = item.Mark().line + 1;
-  if (!item["node"] || !item["code"]) reader.fail(item, f, "node and code are required");
-  e.node = reader.str(item["node"], f + ".node");
-  e.code = reader.str(item["code"], f + ".code");
+  if (item["absent"]) e.absent = reader.boolean(item["absent"], f + ".absent");
+  // Without a code: "nothing at this severity or worse" (on the node, when
+  // given), which needs absent and a severity.
+  if (!item["code"] && (!e.absent || !item["severity"]))
+    reader.fail(item, f, "node and code are required (without code: absent: true and a severity)");
+  if (!item["node"] && item["code"]) reader.fail(item, f, "node and code are required");
+  if (item["node"]) e.node = reader.str(item["node"], f + ".node");
+  if (item["code"]) e.code = reader.str(item["code"], f + ".code");
   if (item["operand"]) e.operand = reader.str(item["operand"], f + ".operand");
   if (item["severity"]) {
     e.severity = reader.str(item["severity"], f + ".severity");
     if (*e.severity != "error" && *e.severity != "warning" && *e.severity != "info")
       reader.fail(item["severity"], f + ".severity", "must be error, warning or info");
   }
-  if (item["absent"]) e.absent = reader.boolean(item["absent"], f + ".absent");
   return e;
 }
 

@@ -88,6 +88,45 @@ steps:
   fs::remove_all(dir);
 }
 
+// `diagnose: [{severity, absent: true}]` without a code: nothing at that
+// severity or worse (on the node, when given). A device plugin without its
+// toolkit is an error (LAB.md's order rule), so "nothing at warning" fails
+// naming it, "nothing at error on gpu-b" (a node without operands) passes,
+// and an entry with neither code nor severity is refused at load.
+TEST(ScenarioRun, SilentDiagnoseIsAnExpectation) {
+  fs::path dir = fs::temp_directory_path() / "gpuops-silent-scenario";
+  fs::create_directories(dir);
+  auto scenario = [](const std::string& findings) {
+    return "name: silent\ncluster:\n  nodes:\n"
+           "    - name: gpu-a\n      labels: {nvidia.com/gpu.deploy.device-plugin: \"true\"}\n"
+           "    - name: gpu-b\n"
+           "steps:\n  - createNamespace: gpu-operator\n  - apply: {operands: [device-plugin]}\n    expect:\n"
+           "      diagnose:\n" +
+           findings;
+  };
+  std::ofstream(dir / "loud.yaml") << scenario("        - {severity: warning, absent: true}\n");
+  auto loud = run_gpuops({"run", (dir / "loud.yaml").string()});
+  EXPECT_EQ(loud.code, 1) << loud.out;
+  EXPECT_NE(loud.out.find("    diagnose (line 12): expected nothing at warning or above, got: gpu-a device-plugin "
+                          "error device-plugin-without-toolkit: "),
+            std::string::npos)
+      << loud.out;
+
+  std::ofstream(dir / "quiet.yaml") << scenario("        - {node: gpu-b, severity: error, absent: true}\n");
+  auto quiet = run_gpuops({"run", (dir / "quiet.yaml").string()});
+  EXPECT_EQ(quiet.code, 0) << quiet.out;
+
+  std::ofstream(dir / "bad.yaml") << scenario("        - {node: gpu-a, absent: true}\n");
+  auto bad = run_gpuops({"run", (dir / "bad.yaml").string()});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find((dir / "bad.yaml").string() +
+                         ":12: steps[1].expect.diagnose[0]: node and code are required (without code: absent: true "
+                         "and a severity)"),
+            std::string::npos)
+      << bad.err;
+  fs::remove_all(dir);
+}
+
 TEST(ScenarioRun, InvalidScenarioIsExit2) {
   fs::path dir = fs::temp_directory_path() / "gpuops-bad-scenario";
   fs::create_directories(dir);
