@@ -511,17 +511,32 @@ DrainEffect drain_effect(const std::vector<std::string>& drain_nodes, const Plan
   return d;
 }
 
-// The pods of the input no longer on the settled copy: the cluster was
-// mid-change, said once.
-void note_mid_change(const std::vector<std::string>& live_uids, const core::ClusterState& before, std::ostream& err) {
-  std::unordered_set<std::string_view> uids;
-  uids.reserve(before.pods.size());
-  for (const auto& p : before.pods) uids.insert(p.metadata.uid);
-  size_t moved = 0;
-  for (const auto& uid : live_uids) moved += !uids.count(uid);
-  if (moved)
-    err << "gpuops plan: note: the cluster is mid-change: " << moved
-        << " of its pods would go even without this change; the plan compares against the settled copy\n";
+// The drift: what settling the imported copy changed (the controllers and
+// the operator acting on an input caught mid-change), as a plan from the
+// input to the settled copy, compared only on the nodes the settle touched
+// when the store's events say nothing else changed. No changes when the
+// input was settled (the import is a fixed point, docs/PLAN.md).
+core::PlanResult drift_of(const simulator::FakeCluster& copy, uint64_t imported, const core::ClusterState& input,
+                          const core::ClusterState& before, const core::Catalog& catalog,
+                          const core::LabelWrites& writes) {
+  std::optional<std::set<std::string>> touched = simulator::touched_nodes(copy.store(), imported, input);
+  if (touched && touched->empty()) {
+    core::PlanResult none;
+    core::update_plan_summary(none);
+    return none;
+  }
+  core::PlanResult drift =
+      touched ? core::plan_changes(core::matrix_result(input, catalog, true), core::state_part(input, *touched),
+                                   core::state_part(before, *touched), catalog, {})
+              : core::plan_changes(input, before, catalog, {});
+  // A ClusterPolicy without a status in the input (one plan inferred, or
+  // one the operator has not yet reconciled) gets one on the copy: not a
+  // change of the cluster that can be told from the input.
+  std::erase_if(drift.cluster_policies, [](const core::ClusterPolicyChange& c) {
+    return c.state_before == "(unset)" && c.ready_before == "(none)";
+  });
+  core::set_label_history(drift, writes, {});
+  return drift;
 }
 
 // The steps, one after the other, on the copy. A change the (simulated) API
@@ -568,15 +583,30 @@ core::ChangeLabels change_labels_of(const std::vector<core::Step>& steps) {
   return change_labels;
 }
 
-// The plan and what of the change the simulation cannot follow.
+// The plan, the drift before it, and what of the change the simulation
+// cannot follow.
 struct PlannedChange {
+  core::PlanResult drift;
   core::PlanResult plan;
   std::vector<std::string> unpredicted;
 };
 
+// Subscribes `subscriber` to `store` for the life of this object, however
+// the scope ends (a refused change throws).
+struct Subscription {
+  simulator::ObjectStore& store;
+  simulator::StoreSubscriber* subscriber;
+  Subscription(simulator::ObjectStore& st, simulator::StoreSubscriber* sub) : store(st), subscriber(sub) {
+    store.add_subscriber(subscriber);
+  }
+  Subscription(const Subscription&) = delete;
+  Subscription& operator=(const Subscription&) = delete;
+  ~Subscription() { store.remove_subscriber(subscriber); }
+};
+
 // The copy: imported, settled, changed, settled, and the two states compared.
 PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const DrainEffect& drain,
-                           const core::Scenario& scenario, const PlanCommand& cmd, std::ostream& err) {
+                           const core::Scenario& scenario, const PlanCommand& cmd) {
   const ClusterOptions& o = l.opts;
   const core::ClusterState& state = l.state;
   std::optional<core::Catalog> operator_catalog;
@@ -589,28 +619,26 @@ PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const Drain
   // --snapshot` keeps to show every field) would be copied with each state
   // read (a snapshot read for the plan has none: ClusterOptions::keep_raw).
   for (auto& p : l.state.pods) p.raw = {};
-  // The imported state is moved into the copy; what the note below needs of
-  // it is kept first.
-  std::vector<std::string> live_uids;
-  for (const auto& p : state.pods)
-    if (!p.metadata.deletion_timestamp) live_uids.push_back(p.metadata.uid);
+  // The input as it is, kept for the drift (the imported state is moved
+  // into the copy).
+  const core::ClusterState input = state;
   copy.import_state(std::move(l.state), operator_catalog ? &*operator_catalog : nullptr);
-  copy.settle();
+  const uint64_t imported = copy.store().resource_version();
+  LabelRecorder settle_recorder(input);
+  {
+    Subscription recording(copy.store(), &settle_recorder);
+    copy.settle();
+  }
   core::ClusterState before = copy.state(o.namespace_);
   // The whole matrix before, on a second thread while the change is made
   // (only read from here on, as `before` and the catalog are).
   std::future<core::MatrixResult> matrix_before =
       std::async(std::launch::async, [&] { return core::matrix_result(before, l.catalog, true); });
-  note_mid_change(live_uids, before, err);
+  PlannedChange planned;
+  planned.drift = drift_of(copy, imported, input, before, l.catalog, settle_recorder.writes);
   const uint64_t mark = copy.store().resource_version();
   LabelRecorder recorder(before);
-  copy.store().add_subscriber(&recorder);
-  // Unsubscribed however the steps end (a refused change throws).
-  struct Unsubscribe {
-    simulator::ObjectStore& store;
-    simulator::StoreSubscriber* subscriber;
-    ~Unsubscribe() { store.remove_subscriber(subscriber); }
-  } unsubscribe{copy.store(), &recorder};
+  Subscription recording(copy.store(), &recorder);
   replay_steps(copy, change.steps, scenario, cmd, o);
   for (const auto& [ns, pod] : drain.evict) copy.delete_pod(ns, pod);
   copy.settle();
@@ -624,7 +652,6 @@ PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const Drain
                       : copy.state(o.namespace_);
   if (touched) before_part = core::state_part(before, *touched);
   core::MatrixResult whole_matrix_before = matrix_before.get();
-  PlannedChange planned;
   core::PlanResult& plan = planned.plan;
   plan = touched ? core::plan_changes(std::move(whole_matrix_before), before_part, after, l.catalog, change.direct)
                  : core::plan_changes(before, after, l.catalog, change.direct);
@@ -653,11 +680,17 @@ int render_planned(const PlannedChange& planned, const ClusterOptions& o, std::o
   if (structured_output(o.output)) {
     boost::json::object doc = core::render_plan_json(plan);
     doc["unpredicted"] = boost::json::array(unpredicted.begin(), unpredicted.end());
+    // The drift: the same object, of the input as it is to the settled copy.
+    boost::json::object drift = core::render_plan_json(planned.drift);
+    drift.erase("matrix");
+    doc["drift"] = std::move(drift);
     write_document(out, doc, o.output);
   } else {
-    out << core::render_plan_text(plan);
+    out << core::render_drift_text(planned.drift) << core::render_plan_text(plan);
   }
-  return done(unpredicted.empty() ? core::plan_exit_code(plan) : core::kExitFinding, out, err);
+  // Something changes when the input drifts, even if the change adds nothing.
+  const bool changes = !unpredicted.empty() || planned.drift.changes() || core::plan_exit_code(plan) != 0;
+  return done(changes ? core::kExitFinding : 0, out, err);
 }
 
 }  // namespace
@@ -697,7 +730,7 @@ int cmd_plan(const Args& args, std::ostream& out, std::ostream& err) {
   scenario.catalog = l.catalog;
   const PlanChange change = cmd.steps_file ? change_of_steps_file(cmd, l.catalog) : change_of_words(cmd, l, err);
   const DrainEffect drain = drain_effect(change.drain_nodes, cmd, l, err);
-  return render_planned(plan_on_copy(l, change, drain, scenario, cmd, err), o, out, err);
+  return render_planned(plan_on_copy(l, change, drain, scenario, cmd), o, out, err);
 }
 
 }  // namespace gpuops::cli

@@ -441,8 +441,10 @@ void set_label_history(PlanResult& plan, const LabelWrites& writes, const Change
   update_plan_summary(plan);
 }
 
-std::string render_plan_text(const PlanResult& plan) {
-  std::ostringstream out;
+namespace {
+
+// Per node its label and pod changes, nodes added and removed first.
+void append_node_changes(const PlanResult& plan, std::ostringstream& out) {
   std::set<std::string> nodes;
   for (const auto& l : plan.labels) nodes.insert(l.node);
   for (const auto& p : plan.pods) nodes.insert(p.node);
@@ -478,6 +480,26 @@ std::string render_plan_text(const PlanResult& plan) {
       out << " " << verb << ": " << p.why << "\n";
     }
   }
+}
+
+}  // namespace
+
+std::string render_drift_text(const PlanResult& drift) {
+  if (!drift.changes()) return "";
+  std::ostringstream out;
+  out << "drift: the input is mid-change; without any change its controllers and the operator would do this "
+         "(the change below starts from there):\n";
+  append_node_changes(drift, out);
+  std::string objects;
+  append_object_changes_text(drift.daemonsets, drift.cluster_policies, objects);
+  out << objects;
+  out << "drift: " << drift.summary << "\n";
+  return out.str();
+}
+
+std::string render_plan_text(const PlanResult& plan) {
+  std::ostringstream out;
+  append_node_changes(plan, out);
   // The matrix after, changed cells as before->after.
   std::map<std::pair<std::string, std::string>, const CellChange*> changed;
   std::set<std::string_view> changed_rows;

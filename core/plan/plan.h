@@ -145,6 +145,12 @@ void update_plan_summary(PlanResult& plan);
 void set_label_history(PlanResult& plan, const LabelWrites& writes, const ChangeLabels& change);
 
 std::string render_plan_text(const PlanResult& plan);
+// The drift of an input caught mid-change (docs/PLAN.md "Drift"): the plan
+// from the input as it is to the copy settled before any change, which
+// `gpuops plan` prints first. "" when it changes nothing; else a header
+// line, per node its label and pod changes (as render_plan_text's), the
+// DaemonSet and ClusterPolicy changes, and `drift: <summary>`.
+std::string render_drift_text(const PlanResult& drift);
 // JSON: {"summary", "changes": bool, "pods": [{kind, node, daemonset,
 // operand, pod, why}], "labels": [{node, key, before, after, byChange, writer}],
 // "nodesAdded", "nodesRemoved", "matrix": {"columns": [...], "before":

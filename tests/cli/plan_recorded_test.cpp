@@ -126,6 +126,48 @@ TEST(PlanRecorded, ADeletedKeyIsPutBack) {
   EXPECT_EQ(pods(p, "gpu-node-1", "replaced"), 1u);
 }
 
+// Step 4 again, from a dump caught between the key's deletion and the
+// operator's next reconcile (v25.3 puts it back "true" within the second,
+// and the device plugin pod comes back): that is the input's drift, shown
+// apart, before the change. The maintainer's fix for missing deploy labels
+// (label the key back "true") then adds nothing of its own; the exit is 1,
+// since the cluster changes anyway.
+TEST(PlanRecorded, AKeyTheOperatorHasNotYetPutBackIsTheInputsDrift) {
+  const std::string dump = without_policy("rec-drift", [](json::object& o) {
+    if (is(o, "Node", "gpu-node-2"))
+      o["metadata"].as_object()["labels"].as_object().erase("nvidia.com/gpu.deploy.device-plugin");
+    return !(o.at("kind") == "Pod" &&
+             o.at("metadata").at("name").as_string().starts_with("nvidia-device-plugin-daemonset-") &&
+             o.at("spec").at("nodeName") == "gpu-node-2");
+  });
+  int code = 0;
+  auto p = plan(dump, {"label", "node", "gpu-node-2", "nvidia.com/gpu.deploy.device-plugin=true"}, &code);
+  EXPECT_EQ(code, 1);
+  const json::object& drift = p.at("drift").as_object();
+  EXPECT_EQ(drift.at("changes"), true);
+  auto l = labels_of(drift, "gpu-node-2");
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l["nvidia.com/gpu.deploy.device-plugin"], "true");
+  ASSERT_EQ(drift.at("labels").as_array().size(), 1u);
+  EXPECT_EQ(drift.at("labels").as_array()[0].at("before"), nullptr);
+  EXPECT_EQ(drift.at("labels").as_array()[0].at("writer"), "operator");
+  EXPECT_EQ(pods(drift, "gpu-node-2", "created"), 1u);
+  EXPECT_EQ(drift.at("pods").as_array().size(), 1u);
+  // A ClusterPolicy plan inferred has no status to compare: no change claimed.
+  EXPECT_TRUE(drift.at("clusterPolicies").as_array().empty());
+  // The change itself, on top of the drift: nothing.
+  EXPECT_EQ(p.at("changes"), false);
+  EXPECT_TRUE(p.at("pods").as_array().empty());
+  EXPECT_TRUE(p.at("labels").as_array().empty());
+
+  // A settled input has no drift.
+  int settled_code = 0;
+  auto q = plan(without_policy("rec-no-drift"),
+                {"label", "node", "gpu-node-2", "nvidia.com/gpu.deploy.device-plugin=true"}, &settled_code);
+  EXPECT_EQ(settled_code, 0);
+  EXPECT_EQ(q.at("drift").at("changes"), false);
+}
+
 // Step 5: a deploy label set by hand on the CPU node is kept (v25.3's
 // labeller acts only where it sets or clears gpu.present); the device plugin
 // runs there. Then gpu.present=true by hand: "Node no longer has GPUs",
