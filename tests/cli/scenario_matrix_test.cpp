@@ -191,6 +191,19 @@ TEST(ScenarioMatrix, SkipCleanupHasNoEffectOnTheSimulator) {
             std::string::npos);
 }
 
+// The library's release pairs are one matrix scenario each.
+TEST(ScenarioMatrix, OperatorReleasePairsAreOneScenarioEach) {
+  const std::string dir = std::string(GPUOPS_SOURCE_DIR) + "/scenarios/operator/";
+  auto r = run_gpuops({"run", dir + "deleted-key.yaml", dir + "empty-label.yaml"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "PASS operator-deleted-key[version=v25.3,simulatorOnly=false] (1 step)\n"
+            "PASS operator-deleted-key[version=v26.7,simulatorOnly=true] (1 step)\n"
+            "PASS operator-empty-label[version=v25.3,simulatorOnly=false] (1 step)\n"
+            "PASS operator-empty-label[version=v26.7,simulatorOnly=true] (1 step)\n"
+            "4 passed, 0 failed\n");
+}
+
 // assert / error on the simulator: what the cluster reads, by partial match.
 TEST(ScenarioAssertRun, PartialObjectsOnTheSimulator) {
   Dir d;
