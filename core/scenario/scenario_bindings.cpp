@@ -29,7 +29,7 @@ Bindings read_map(const YAML::Node& yaml, const std::string& file, const std::st
     if (!is_identifier(key))
       throw InputError(file, line_of(it->first), field + "." + key,
                        "a binding's name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not \"" + key + "\"");
-    bind(out, key, it->second);
+    set_binding(out, key, it->second);
   }
   return out;
 }
@@ -104,7 +104,7 @@ class Substitution {
 
 }  // namespace
 
-void bind(Bindings& bindings, const std::string& name, const YAML::Node& value) {
+void set_binding(Bindings& bindings, const std::string& name, const YAML::Node& value) {
   auto found = std::find_if(bindings.begin(), bindings.end(), [&](const auto& b) { return b.first == name; });
   if (found != bindings.end())
     found->second.reset(value);  // rebound: `=` would write into the node it refers to
@@ -125,7 +125,7 @@ Bindings read_overrides(const BindingOverrides& overrides) {
     const std::string& file = overrides.values_file;
     YAML::Node root = load_yaml(read_input_file(file), file);
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    for (auto& [name, value] : read_map(root, file, "")) bind(out, name, value);
+    for (auto& [name, value] : read_map(root, file, "")) set_binding(out, name, value);
   }
   for (const std::string& item : overrides.set) {
     const size_t eq = item.find('=');
@@ -137,7 +137,7 @@ Bindings read_overrides(const BindingOverrides& overrides) {
                        "a binding's name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not \"" + name + "\"");
     YAML::Node value = load_yaml(item.substr(eq + 1), "--set " + name);
     if (!value.IsDefined() || value.IsNull()) value = YAML::Node(YAML::NodeType::Null);
-    bind(out, name, value);
+    set_binding(out, name, value);
   }
   return out;
 }
@@ -155,16 +155,17 @@ size_t entry_count(const YAML::Node& root, const std::string& file) {
 Entry entry(const YAML::Node& root, size_t index, const Bindings& overrides) {
   Entry out;
   if (const YAML::Node bindings = root["bindings"])
-    for (auto it = bindings.begin(); it != bindings.end(); ++it) bind(out.bindings, it->first.Scalar(), it->second);
+    for (auto it = bindings.begin(); it != bindings.end(); ++it)
+      set_binding(out.bindings, it->first.Scalar(), it->second);
   std::vector<std::string> keys;
   if (const YAML::Node matrix = root["matrix"]) {
     const YAML::Node item = matrix[index];
     for (auto it = item.begin(); it != item.end(); ++it) {
       keys.push_back(it->first.Scalar());
-      bind(out.bindings, it->first.Scalar(), it->second);
+      set_binding(out.bindings, it->first.Scalar(), it->second);
     }
   }
-  for (const auto& [name, value] : overrides) bind(out.bindings, name, value);
+  for (const auto& [name, value] : overrides) set_binding(out.bindings, name, value);
   if (!root["matrix"]) return out;
   std::string suffix;
   for (const auto& key : keys) {

@@ -35,7 +35,10 @@ namespace gpuops::core::scenario_bindings {
 using Bindings = std::vector<std::pair<std::string, YAML::Node>>;
 
 // Sets `name` to `value` in `bindings` (replaced in place, else appended).
-void bind(Bindings& bindings, const std::string& name, const YAML::Node& value);
+// Not named bind: with a std::vector and a non-const YAML::Node argument,
+// argument-dependent lookup found std::bind, a better match, and the call
+// built a discarded bind expression instead.
+void set_binding(Bindings& bindings, const std::string& name, const YAML::Node& value);
 
 // Whether `name` is an identifier: [A-Za-z_][A-Za-z0-9_]*.
 bool is_identifier(const std::string& name);
