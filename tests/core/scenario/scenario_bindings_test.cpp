@@ -252,13 +252,15 @@ TEST(ScenarioBindings, LibraryKeepsAFilesEntriesTogetherAndRefusesDuplicates) {
   EXPECT_EQ(all[1].name, "m[version=v26.7,simOnly=true]");
   EXPECT_EQ(all[2].name, "b");
   EXPECT_EQ(all[2].file, b);
-  // --set version=v25.3 and simOnly=false give both entries one name: the duplicate is refused.
+  // --set v=a gives both entries of a matrix over v one name: the duplicate is refused.
+  const std::string over_v = d.write("v.yaml", "name: v\nmatrix: [{v: a}, {v: b}]\nsteps:\n  - cordon: ($v)\n");
+  EXPECT_EQ(core::load_scenarios({over_v}).at(1).name, "v[v=b]");
   try {
-    core::load_scenarios({a}, {"", {"version=v25.3", "simOnly=false"}});
+    core::load_scenarios({over_v}, {"", {"v=a"}});
     FAIL();
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.field(), "name");
-    EXPECT_EQ(e.message(), "Duplicate value: \"m[version=v25.3,simOnly=false]\" (also in " + a + ")");
+    EXPECT_EQ(e.message(), "Duplicate value: \"v[v=a]\" (also in " + over_v + ")");
   }
 }
 
