@@ -1,5 +1,6 @@
 // gpuops run: replay scenarios on the simulator (parallel, deterministic) or
 // on a real cluster (one at a time, expectations polled).
+#include <boost/json.hpp>
 #include <boost/regex.hpp>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/scenario/scenario.h"
+#include "core/scenario/scenario_schema.h"
 
 namespace gpuops::cli {
 
@@ -124,8 +126,10 @@ std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenar
   return results;
 }
 
-// --shard-count N [--shard-index I]: the I-th of N consecutive chunks of
-// `scenarios` (core::shard_range), said on `err` in one line.
+// --shard-count N [--shard-index I]: the scenarios of the I-th of N
+// consecutive chunks of the scenario files (core::shard_range; a file's
+// matrix entries are consecutive in `scenarios` and stay in one shard),
+// said on `err` in one line.
 std::vector<core::Scenario> shard(std::vector<core::Scenario> scenarios, const cxxopts::ParseResult& r,
                                   std::ostream& err) {
   const int count = r["shard-count"].as<int>();
@@ -134,14 +138,21 @@ std::vector<core::Scenario> shard(std::vector<core::Scenario> scenarios, const c
   if (index < 0 || index >= count)
     throw UsageError("--shard-index must be 0 to " + std::to_string(count - 1) + " (--shard-count " +
                      std::to_string(count) + "), not " + std::to_string(index));
-  const auto [first, end] = core::shard_range(scenarios.size(), static_cast<size_t>(index), static_cast<size_t>(count));
+  // Each scenario's file, as its 0-based index among the files.
+  std::vector<size_t> file_of;
+  for (size_t i = 0; i < scenarios.size(); ++i)
+    file_of.push_back(i == 0 ? 0 : file_of.back() + (scenarios[i].file != scenarios[i - 1].file));
+  const size_t files = scenarios.empty() ? 0 : file_of.back() + 1;
+  const auto [first, end] = core::shard_range(files, static_cast<size_t>(index), static_cast<size_t>(count));
   const std::string which = "shard " + std::to_string(index) + " of " + std::to_string(count);
   if (first == end)
-    err << "gpuops run: " << which << " holds no scenario (" << scenarios.size() << " in all)\n";
+    err << "gpuops run: " << which << " holds no scenario file (" << files << " in all)\n";
   else
-    err << "gpuops run: " << which << ": scenarios " << first + 1 << "-" << end << " of " << scenarios.size() << "\n";
-  return {std::make_move_iterator(scenarios.begin() + static_cast<std::ptrdiff_t>(first)),
-          std::make_move_iterator(scenarios.begin() + static_cast<std::ptrdiff_t>(end))};
+    err << "gpuops run: " << which << ": scenario files " << first + 1 << "-" << end << " of " << files << "\n";
+  std::vector<core::Scenario> kept;
+  for (size_t i = 0; i < scenarios.size(); ++i)
+    if (file_of[i] >= first && file_of[i] < end) kept.push_back(std::move(scenarios[i]));
+  return kept;
 }
 
 // --quiet: the console report's failures and summary line only.
@@ -176,9 +187,16 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
       "timeout", "real backend: default time to wait for an expectation (e.g. 60s)",
       cxxopts::value<std::string>()->default_value("60s"))(
       "j,jobs", "simulator: scenarios run at once (default: the number of cores)", cxxopts::value<int>())(
-      "shard-count", "split the scenarios (after --filter) into N consecutive shards and run one of them",
+      "shard-count", "split the scenario files (after --filter) into N consecutive shards and run one of them",
       cxxopts::value<int>())("shard-index", "the shard to run, 0 to N-1 (with --shard-count; default 0)",
                              cxxopts::value<int>())("q,quiet", "print only failures and the summary line")(
+      "values", "a YAML map of bindings over the scenarios' own (`($name)` in a scenario)",
+      cxxopts::value<std::string>())("set", "NAME=VALUE: a binding (repeatable; over --values, matrix, bindings)",
+                                     cxxopts::value<std::string>())(
+      "start-at", "a step's name or 1-based index: the steps before it run without their expectations checked",
+      cxxopts::value<std::string>())("skip-cleanup",
+                                     "real backend: leave what each scenario created (no effect on the simulator)")(
+      "schema", "print the JSON Schema (draft 2020-12) of a scenario file and exit")(
       "paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   opts.parse_positional({"paths"});
   opts.positional_help("PATH...");
@@ -187,13 +205,23 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     out << opts.help();
     return 0;
   }
+  if (r.count("schema")) {
+    out << boost::json::serialize(core::scenario_schema()) << "\n";
+    return 0;
+  }
   if (!r.count("paths")) throw UsageError("no scenario given");
   std::string backend = r["backend"].as<std::string>();
   if (backend != "sim" && backend != "real") throw UsageError("--backend must be sim or real, not \"" + backend + "\"");
   if (backend == "sim" && (r.count("kubeconfig") || r.count("context")))
     throw UsageError("--kubeconfig and --context go with --backend real");
 
-  std::vector<core::Scenario> all = core::load_scenarios(r["paths"].as<std::vector<std::string>>());
+  core::BindingOverrides overrides;
+  if (r.count("values")) overrides.values_file = r["values"].as<std::string>();
+  // Each --set in order, read from the parsed arguments: a vector option
+  // would split "l=[a, b]" at its comma.
+  for (const auto& argument : r.arguments())
+    if (argument.key() == "set") overrides.set.push_back(argument.value());
+  std::vector<core::Scenario> all = core::load_scenarios(r["paths"].as<std::vector<std::string>>(), overrides);
   std::vector<core::Scenario> scenarios =
       r.count("filter") ? matching(all, r["filter"].as<std::string>()) : std::move(all);
   if (r.count("jobs") && r["jobs"].as<int>() < 1) throw UsageError("--jobs must be at least 1");
@@ -202,6 +230,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
 
   core::RunOptions opt;
   opt.fail_fast = r.count("fail-fast") > 0;
+  if (r.count("start-at")) opt.start_at = r["start-at"].as<std::string>();
+  opt.skip_cleanup = r.count("skip-cleanup") > 0;
   // The JSON report carries what audit/order-check/matrix saw after each step
   // (scripts/fidelity.sh compares the two backends with it).
   opt.observe = r.count("report-json") > 0;

@@ -8,7 +8,9 @@
 # pods on every node, the ClusterPolicies' status.state (the `observed` object
 # that `gpuops run --report-json` records). Writes the table between the markers
 # of docs/FIDELITY.md (the text around them is kept), prints a one-line
-# summary last, and exits 1 when a compared step disagrees.
+# summary last, and exits 1 when a compared step disagrees. Scenarios are
+# matched by their report names: each entry of a scenario's `matrix:` is a
+# row of its own ("operator-deleted-key[version=v25.3,simulatorOnly=false]").
 #
 #   scripts/fidelity.sh [WORKDIR]
 #

@@ -228,7 +228,7 @@ apply_policy Deny >/dev/null
 if k get --raw /apis/nvidia.com/v1 >/dev/null 2>&1; then
   scenarios=${POLICY_SCENARIOS:-}
   if [ -z "$scenarios" ]; then
-    for s in install-mixed-nodes optout-by-label operands-false-and-back deleted-key-v25.3 new-gpu-node \
+    for s in install-mixed-nodes optout-by-label operands-false-and-back deleted-key new-gpu-node \
       driver-upgrade-paused-and-stuck mig-reconfiguration; do
       scenarios="$scenarios $repo/scenarios/operator/$s.yaml"
     done

@@ -48,6 +48,12 @@
 // {state, reason, message, absent} and diagnose [{node, operand, code,
 // severity, absent}].
 //
+// Bindings (core/scenario/scenario_bindings.h): `bindings: {k: v}` and
+// `matrix: [{k: v}, ...]` at the top level, `($k)` as a whole value
+// anywhere; one Scenario per matrix entry, named "name[k=v,...]".
+// Expectations `assert` and `error`: any object by partial match
+// (core/scenario/scenario_assert.h). The keys: core/scenario/scenario_keys.h.
+//
 // Errors: load_scenario throws core::InputError naming the file, line and
 // field for anything malformed (unknown keys, two actions in one step, a bad
 // duration, an unknown operand).
@@ -68,6 +74,7 @@
 #include "core/gpu_operator/operands.h"
 #include "core/model/duration.h"  // parse_duration, for a step's durations and run --timeout
 #include "core/scenario/action.h"
+#include "core/scenario/scenario_assert.h"  // ObjectExpectation
 
 namespace gpuops::core {
 
@@ -162,9 +169,13 @@ struct Expectations {
   int nodes_line = 0;
   std::optional<ClusterPolicyExpectation> cluster_policy;
   std::vector<FindingExpectation> findings;
+  // assert / error: objects by partial match (core/scenario/scenario_assert.h).
+  std::vector<ObjectExpectation> asserts;
+  std::vector<ObjectExpectation> errors;
   bool empty() const {
     return !audit_lines && !audit_exit && order.empty() && !matrix && daemonsets.empty() && running.empty() &&
-           pods.empty() && node_labels.empty() && rollouts.empty() && !cluster_policy && findings.empty();
+           pods.empty() && node_labels.empty() && rollouts.empty() && !cluster_policy && findings.empty() &&
+           asserts.empty() && errors.empty();
   }
 };
 
@@ -245,15 +256,34 @@ struct Scenario {
   std::vector<Step> steps;
 };
 
-// Parses one scenario file. Throws InputError (file, line, field).
+// The command line's bindings (`gpuops run --values FILE --set k=v`), over
+// a scenario's `bindings:` and matrix entry (core/scenario/scenario_bindings.h
+// has the rules; docs/SCENARIOS.md "Bindings and matrix").
+struct BindingOverrides {
+  std::string values_file;       // --values: a YAML map of bindings ("" none)
+  std::vector<std::string> set;  // --set NAME=VALUE, in order (the last one of a name wins)
+};
+
+// Parses one scenario file: one Scenario per entry of its `matrix:` (one
+// without a matrix), each named "<name>[key=value,...]" after its entry
+// (scenario_bindings::entry) and decoded after its bindings were
+// substituted. Throws InputError (file, line, field): malformed YAML or
+// scenario, a bad binding or matrix, an unknown binding, a bad --values or
+// --set (file "--set").
+std::vector<Scenario> load_scenario_entries(const std::string& path, const BindingOverrides& overrides = {});
+// Parses one scenario file without a matrix (load_scenario_entries without
+// overrides; a file with a matrix of more than one entry is an InputError
+// naming its `matrix`).
 Scenario load_scenario(const std::string& path);
 // Files, or folders (every *.yaml below, recursively, sorted by path, except
-// under folders named `manifests`, which hold scenarios' inputs).
+// under folders named `manifests`, which hold scenarios' inputs), each
+// file's matrix entries in their order, consecutive.
 // Throws InputError for the first malformed file, or duplicate names.
-std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths);
+std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const BindingOverrides& overrides = {});
 
 // Shard `index` of `count` (`gpuops run --shard-index I --shard-count N`, as
-// chainsaw's flags) of a list of n scenarios in load order: the half-open range
+// chainsaw's flags) of a list of n scenario files in load order (a file's
+// matrix entries stay together: `gpuops run` counts files): the half-open range
 // [first, second) of a consecutive chunk. Chunks differ in size by at most one
 // (the first n % count are one longer), every scenario is in exactly one
 // shard, and a shard may be empty when count > n. Throws
@@ -353,7 +383,22 @@ struct RunOptions {
   // poll_interval until two reads in a row give the same observation, for
   // at most the step's timeout.
   bool observe = false;
+  // `gpuops run --start-at STEP`: a step's name, or its 1-based index
+  // ("3"). The steps before it run their actions (an action's failure
+  // still fails the scenario) but their expectations are not checked: they
+  // are reported skipped, "before --start-at". Empty: from the first step.
+  // A scenario without such a step fails with an error naming it.
+  std::string start_at;
+  // `gpuops run --skip-cleanup`: with clean_up, what the scenario created
+  // is left on the cluster (the refusal of a non-empty cluster still
+  // applies, so the next scenario of the run is refused). No effect
+  // without clean_up (the simulator).
+  bool skip_cleanup = false;
 };
+
+// The 0-based index of the step `start_at` names in `scenario` (a step's
+// name, else a 1-based index in range); nullopt when none.
+std::optional<size_t> start_step(const Scenario& scenario, const std::string& start_at);
 
 // Why a live cluster cannot take scenarios: "the cluster already has nodes
 // (a, b, ...)" (the first five names in order, then the count), or "" when it
@@ -378,7 +423,8 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
 // The parts of the cluster check_expectations reads for `expect`: every
 // part for audit, order, matrix and diagnose; else the nodes for `nodes`,
 // the DaemonSets for `daemonsets`, `rollout`, `running` and `pods`, the pods
-// for `running` and `pods`, the ClusterPolicies for `clusterPolicy`.
+// for `running` and `pods`, the ClusterPolicies for `clusterPolicy`, and
+// each `assert` and `error` item's kind's part.
 StateParts state_parts(const Expectations& expect);
 
 // Reports.

@@ -319,6 +319,8 @@ std::vector<std::string> check_expectations(const Expectations& expect, const Cl
   }
   check_daemonset_fields(expect, state, failures);
   check_running(expect, state, failures);
+  for (auto& failure : check_object_expectations(expect.asserts, expect.errors, state))
+    failures.push_back(std::move(failure));
   check_rollouts(expect, state, failures);
   for (const auto& expected_pod : expect.pods) {
     auto pod_failures = check_pod(expected_pod, state);
@@ -341,6 +343,8 @@ StateParts state_parts(const Expectations& expect) {
       !expect.daemonsets.empty() || !expect.rollouts.empty() || !expect.running.empty() || !expect.pods.empty();
   parts.pods = !expect.running.empty() || !expect.pods.empty();
   parts.cluster_policies = expect.cluster_policy.has_value();
+  object_state_parts(expect.asserts, parts);
+  object_state_parts(expect.errors, parts);
   return parts;
 }
 

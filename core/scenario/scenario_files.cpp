@@ -24,7 +24,7 @@ std::pair<size_t, size_t> shard_range(size_t n, size_t index, size_t count) {
   return {first, first + base + (index < longer ? 1 : 0)};
 }
 
-std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
+std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const BindingOverrides& overrides) {
   std::vector<std::string> files;
   for (const auto& path : paths) {
     std::error_code ec;
@@ -56,11 +56,12 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths) {
   std::vector<Scenario> out;
   std::map<std::string, std::string> seen;
   for (const auto& file : files) {
-    Scenario scenario = load_scenario(file);
-    auto [it, fresh] = seen.emplace(scenario.name, file);
-    if (!fresh)
-      throw InputError(file, 0, "name", "Duplicate value: \"" + scenario.name + "\" (also in " + it->second + ")");
-    out.push_back(std::move(scenario));
+    for (Scenario& scenario : load_scenario_entries(file, overrides)) {
+      auto [it, fresh] = seen.emplace(scenario.name, file);
+      if (!fresh)
+        throw InputError(file, 0, "name", "Duplicate value: \"" + scenario.name + "\" (also in " + it->second + ")");
+      out.push_back(std::move(scenario));
+    }
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,6 +39,8 @@
 #include "core/model/duration.h"
 #include "core/model/model.h"
 #include "core/model/quantity.h"
+#include "core/scenario/scenario_bindings.h"
+#include "core/scenario/scenario_keys.h"
 
 namespace gpuops::core {
 
@@ -318,11 +321,9 @@ FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& i
   FindingExpectation e;
   e.line = item.Mark().line + 1;
   if (item["absent"]) e.absent = reader.boolean(item["absent"], f + ".absent");
-  // Without a code: "nothing at this severity or worse" (on the node, when
-  // given), which needs absent and a severity.
-  if (!item["code"] && (!e.absent || !item["severity"]))
+  // Without a code: "nothing at this severity or worse" (needs absent and a severity).
+  if (item["code"] ? !item["node"] : (!e.absent || !item["severity"]))
     reader.fail(item, f, "node and code are required (without code: absent: true and a severity)");
-  if (!item["node"] && item["code"]) reader.fail(item, f, "node and code are required");
   if (item["node"]) e.node = reader.str(item["node"], f + ".node");
   if (item["code"]) e.code = reader.str(item["code"], f + ".code");
   if (item["operand"]) e.operand = reader.str(item["operand"], f + ".operand");
@@ -335,10 +336,10 @@ FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& i
 }
 
 Expectations read_expect(const Reader& reader, const YAML::Node& yaml, const std::string& field) {
-  reader.keys(
-      yaml, field,
-      {"audit", "order", "matrix", "daemonsets", "running", "pods", "nodes", "rollout", "clusterPolicy", "diagnose"});
+  reader.keys(yaml, field, std::vector<const char*>(std::begin(kExpectKeys), std::end(kExpectKeys)));
   Expectations expect;
+  if (yaml["assert"]) expect.asserts = read_object_expectations(yaml["assert"], reader.file(), field + ".assert");
+  if (yaml["error"]) expect.errors = read_object_expectations(yaml["error"], reader.file(), field + ".error");
   // Failures name the line of the expectation's key.
   std::map<std::string, int> key_line;
   for (auto it = yaml.begin(); it != yaml.end(); ++it) key_line[it->first.Scalar()] = it->first.Mark().line + 1;
@@ -513,7 +514,7 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
   static const std::vector<const char*> kStepFields = [] {
     std::vector<const char*> f{"name"};
     for (const auto& row : kActionKeys) f.push_back(row.key);
-    f.insert(f.end(), {"expect", "expectError", "timeout", "settle"});
+    f.insert(f.end(), std::begin(kStepCheckKeys), std::end(kStepCheckKeys));
     return f;
   }();
   reader.keys(yaml, field, kStepFields);
@@ -676,21 +677,14 @@ ClusterNode read_cluster_node(const Reader& reader, const YAML::Node& yaml, size
   return out;
 }
 
-Scenario load_scenario(const std::string& path) {
-  std::string text = read_input_file(path);
-  Reader reader(path);
-  // cluster.nodes is read item by item while the text is parsed (a large
-  // scenario is mostly that list): load_yaml_streaming.
-  std::vector<ClusterNode> cluster_nodes;
-  SequenceItems items{{"cluster", "nodes"}, [&](const YAML::Node& item, size_t i) {
-                        cluster_nodes.push_back(read_cluster_node(reader, item, i));
-                      }};
-  bool streamed = false;
-  YAML::Node root = load_yaml_streaming(text, path, items, streamed);
-  if (!streamed) cluster_nodes.clear();
-  if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
-  reader.keys(root, "",
-              {"name", "description", "operands", "namespace", "simulatorOnly", "cluster", "operator", "steps"});
+namespace {
+
+// The scenario of `root` (bindings substituted), its cluster.nodes read
+// already when `streamed` (load_yaml_streaming).
+Scenario read_scenario(const Reader& reader, const YAML::Node& root, std::vector<ClusterNode>& cluster_nodes,
+                       bool streamed) {
+  const std::string& path = reader.file();
+  reader.keys(root, "", std::vector<const char*>(std::begin(kScenarioKeys), std::end(kScenarioKeys)));
   Scenario scenario;
   scenario.file = path;
   if (!root["name"]) reader.fail(root, "name", "Required value");
@@ -748,6 +742,45 @@ Scenario load_scenario(const std::string& path) {
         break;
       }
   return scenario;
+}
+
+}  // namespace
+
+std::vector<Scenario> load_scenario_entries(const std::string& path, const BindingOverrides& overrides) {
+  std::string text = read_input_file(path);
+  Reader reader(path);
+  // cluster.nodes is read item by item while the text is parsed (a large
+  // scenario is mostly that list): load_yaml_streaming.
+  std::vector<ClusterNode> cluster_nodes;
+  SequenceItems items{{"cluster", "nodes"}, [&](const YAML::Node& item, size_t i) {
+                        cluster_nodes.push_back(read_cluster_node(reader, item, i));
+                      }};
+  bool streamed = false;
+  YAML::Node root = load_yaml_streaming(text, path, items, streamed);
+  if (!streamed) cluster_nodes.clear();
+  if (!root.IsMap()) throw InputError(path, 1, "", "a scenario is a map with name, cluster and steps");
+  const size_t count = scenario_bindings::entry_count(root, path);
+  const scenario_bindings::Bindings command_line = scenario_bindings::read_overrides(overrides);
+  std::vector<Scenario> entries;
+  for (size_t i = 0; i < count; ++i) {
+    // Each entry substitutes into a tree of its own (the text read again).
+    if (i > 0) root = load_yaml(text, path);
+    scenario_bindings::Entry entry = scenario_bindings::entry(root, i, command_line);
+    // The nodes read while parsing are those of the text before substitution.
+    const bool substituted = scenario_bindings::substitute(root, entry.bindings, path) > 0;
+    entries.push_back(read_scenario(reader, root, cluster_nodes, streamed && count == 1 && !substituted));
+    entries.back().name += entry.suffix;
+  }
+  return entries;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::vector<Scenario> entries = load_scenario_entries(path);
+  if (entries.size() != 1)
+    throw InputError(path, 0, "matrix",
+                     "a scenario with a matrix of " + std::to_string(entries.size()) +
+                         " entries is run as a library (gpuops run), not one at a time");
+  return std::move(entries.front());
 }
 
 std::vector<Step> load_steps(const std::string& path, const Catalog& catalog) {
