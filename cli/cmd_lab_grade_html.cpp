@@ -70,7 +70,6 @@ std::string render_grade_html(const std::vector<core::GradeLine>& lines, const s
   std::string body =
       "<style>.side-by-side{display:flex;gap:1em}.side-by-side>div{flex:1;min-width:0}"
       ".step.pass .result{color:#1a7f37}.step.fail .result{color:#cf222e}.hint{font-style:italic}</style>";
-  body += tag("h1", "gpuops lab grade");
   body += tag("p", dir + ": " + std::to_string(passed) + " of " + std::to_string(lines.size()) + " steps passed",
               "summary");
   body += "<ol class=\"checklist\">";
