@@ -174,9 +174,12 @@ TEST(ServeLabOperator, DefaultReleaseIsTheNewestAndAnswersOperandsFalse) {
   EXPECT_EQ(s.until(pods, std::set<std::string>{}), std::set<std::string>{});
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-1", "nvidia.com/gpu.deploy.operands-"}).code, 0);
   EXPECT_EQ(s.until(read, before), before);
-  // The policy names the newest catalogued release's operator: its DaemonSets
-  // carry that release's operand set, and the release is v26.7.
-  EXPECT_EQ(core::catalogued_releases().back(), "v26.7");
+  // The newest catalogued release is v26.7: the same labels as --operator v26.7.
+  ASSERT_EQ(core::catalogued_releases().back(), "v26.7");
+  ServedProcess named({"--lab", "--operator=v26.7"});
+  ASSERT_EQ(named.kubectl({"label", "node", "lab-node-1", "feature.node.kubernetes.io/pci-10de.present=true"}).code, 0);
+  std::function<Labels()> named_read = [&] { return named.labels("lab-node-1", "nvidia.com/gpu.deploy."); };
+  EXPECT_EQ(named.until(named_read, before), before);
 }
 
 TEST(ServeLabOperator, UsageErrors) {
