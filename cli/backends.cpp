@@ -47,6 +47,10 @@ SimBackend open_simulator(const std::string& profile) {
   b.cluster = std::move(fake);
   return b;
 }
+
+std::unique_ptr<core::SimulationControls> simulation_controls(simulator::FakeCluster& cluster) {
+  return std::make_unique<SimControls>(cluster);
+}
 #else
 SimBackend open_simulator(const std::string&) { throw UsageError("this gpuops was built without the simulator"); }
 #endif

@@ -8,6 +8,10 @@
 #include "core/cluster/cluster.h"
 #include "core/cluster/simulation.h"
 
+namespace gpuops::simulator {
+class FakeCluster;
+}
+
 namespace gpuops::cli {
 
 // A built-in simulated cluster with its controls. `profile` is "kwok" or
@@ -18,6 +22,10 @@ struct SimBackend {
   std::shared_ptr<void> keep;                    // keeps the adapter alive
 };
 SimBackend open_simulator(const std::string& profile);
+// The controls of a simulated cluster made elsewhere (`gpuops serve`'s), the
+// same adapter open_simulator gives; `cluster` must outlive them. Only in a
+// build with the simulator (GPUOPS_HAVE_SIMULATOR).
+std::unique_ptr<core::SimulationControls> simulation_controls(simulator::FakeCluster& cluster);
 
 // A live cluster through its API: kubeconfig rules as kubectl (real/).
 // `namespace_out` receives the namespace the kubeconfig context names, or ""

@@ -18,6 +18,7 @@
 #include "cli/app.h"
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
+#include "cli/cmd_lab_grade_html.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
@@ -236,7 +237,11 @@ int lab_grade(const Args& args, std::ostream& out) {
                      cxxopts::value<std::string>()->default_value(std::to_string(go.script_timeout.count())))(
       "o,output", "the grade as json or yaml (steps, results, reasons) instead of PASS/FAIL lines",
       cxxopts::value<std::string>())("junit", "also write the grade as JUnit XML to FILE (one test case per step)",
-                                     cxxopts::value<std::string>());
+                                     cxxopts::value<std::string>())(
+      "html",
+      "also write the grade as one self-contained HTML page to FILE: each step's result, the learner's files beside "
+      "the expected ones, the diff and a fix hint for a failure, and the placement graded",
+      cxxopts::value<std::string>());
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -252,6 +257,10 @@ int lab_grade(const Args& args, std::ostream& out) {
   if (!fs::is_directory(go.dir)) throw core::InputError(go.dir, 0, "", "no such working directory");
   core::Catalog catalog = core::load_catalog("lab");
   std::vector<core::GradeLine> lines;
+  std::optional<core::PlacementView> grid;  // --html: the placement the grade judged
+  auto read_grid = [&](core::Cluster& c) {
+    if (r.count("html")) grid = core::placement_view(c.state(go.ns), catalog);
+  };
   if (r.count("kubeconfig") || r.count("context")) {
     std::string kc = r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "";
     std::string context = r.count("context") ? r["context"].as<std::string>() : "";
@@ -259,6 +268,7 @@ int lab_grade(const Args& args, std::ostream& out) {
     ContextKubeconfig scripts_kc(kc, context);
     go.run_script = script_runner(scripts_kc.path(), go.ns);
     lines = core::grade_lab(*cluster, catalog, go);
+    read_grid(*cluster);
   } else {
 #ifdef GPUOPS_HAVE_SIMULATOR
     simulator::FakeCluster sim;
@@ -289,6 +299,7 @@ int lab_grade(const Args& args, std::ostream& out) {
       auto cluster = open_real(kc, "", go.ns, nullptr);
       go.run_script = script_runner(kc, go.ns);
       lines = core::grade_lab(*cluster, catalog, go);
+      read_grid(*cluster);
     } catch (...) {
       server.stop();
       throw;
@@ -299,6 +310,8 @@ int lab_grade(const Args& args, std::ostream& out) {
 #endif
   }
   if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_grade_junit(lines), "--junit");
+  if (r.count("html"))
+    write_report(r["html"].as<std::string>(), render_grade_html(lines, go.dir, grid ? &*grid : nullptr), "--html");
   if (output.empty())
     out << core::render_grade(lines);
   else

@@ -5,6 +5,7 @@
 
 #include "cli/app.h"
 #include "cli/cluster_options.h"
+#include "cli/cmd_serve_setup.h"
 #include "cli/commands.h"
 #include "cli/http_endpoint.h"
 #include "core/base/errors.h"
@@ -23,8 +24,13 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
                         "Writes a kubeconfig for kubectl before printing 'serving on https://...'.");
   opts.add_options()("lab",
                      "start with the lab's three nodes lab-node-0..2 (LAB.md), labelled only kubernetes.io/hostname")(
+      "operator",
+      "with --lab: the simulated GPU Operator of this release (v25.3 or v26.7; default the newest) running on the "
+      "lab's nodes with its ClusterPolicy cluster-policy at the defaults, as `lab run --operator` installs it",
+      cxxopts::value<std::string>()->implicit_value(""))(
       "scenario",
-      "start with a scenario's initial cluster: its cluster.nodes, its kubelet profile and its "
+      "start with everything a scenario's set-up declares: its cluster.nodes with their host facts, its "
+      "operator: (the simulated GPU Operator and its ClusterPolicy), its kubelet profile and its "
       "namespace (docs/SCENARIOS.md); the steps are not run",
       cxxopts::value<std::string>())("port", "port to listen on (0: a free one)",
                                      cxxopts::value<int>()->default_value("0"))(
@@ -48,11 +54,12 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
       "also serve the live placement view (docs/UI.md): a web page on loopback (plain HTTP), its login "
       "link printed once")("ui-port", "with --ui: its port (0: a free one)", cxxopts::value<int>()->default_value("0"))(
       "h,help", "show this help");
-  auto r = parse(opts, args);
+  auto r = parse(opts, operator_value_joined(args));
   if (r.count("help")) {
     out << opts.help();
     return core::kExitOk;
   }
+  if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
   if (!r.count("kubeconfig-out")) throw UsageError("--kubeconfig-out FILE is required");
 #ifndef GPUOPS_HAVE_SIMULATOR
   (void)err;
@@ -74,6 +81,12 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     o.keep_raw = true;  // served again with every field
     imported = load_state(o, false, err);
   }
+  std::string operator_release;
+  if (r.count("operator")) {
+    if (!r.count("lab"))
+      throw UsageError("--operator needs --lab (a scenario installs its operator with its operator: key)");
+    operator_release = served_operator_release(r["operator"].as<std::string>());
+  }
   std::optional<core::Scenario> scenario;
   if (r.count("scenario")) scenario = core::load_scenario(r["scenario"].as<std::string>());
   int port = r["port"].as<int>();
@@ -93,16 +106,13 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     throw UsageError("--kubelet must be kwok or kubelet, not \"" + kubelet + "\"");
   }
   simulator::FakeCluster cluster(copts);
-  if (r.count("lab")) core::add_lab_nodes(cluster);
+  if (r.count("lab") && operator_release.empty()) core::add_lab_nodes(cluster);
+  if (!operator_release.empty()) set_up_served_lab_operator(cluster, operator_release, "gpu-operator");
   if (imported) {
     cluster.import_state(imported->state, imported->install.detected ? &imported->catalog : nullptr);
     cluster.settle();
   }
-  if (scenario) {
-    cluster.create_namespace(scenario->namespace_);
-    for (const auto& n : scenario->nodes) cluster.add_node(n);
-    cluster.settle();
-  }
+  if (scenario) set_up_served_scenario(cluster, *scenario);
 
   simulator::ApiServer::Options sopts;
   sopts.address = r["address"].as<std::string>();

@@ -98,11 +98,27 @@ struct ScriptResult {
 using ScriptRunner = std::function<ScriptResult(const std::string& script, const std::vector<std::string>& args,
                                                 std::chrono::seconds limit)>;
 
+// A file of the learner's a step read (`lab grade --html` shows them): its
+// path relative to the working directory, its text as read (at most
+// kMaxLearnerFile bytes; "" when it could not be read, `problem` then says
+// why), and what it is checked against: for out/ files the text the grade
+// expects (computed from the cluster), for the manifests and the two scripts
+// gpuops' reference (manifests/, data/lab/), which the learner's need not
+// equal byte for byte.
+struct GradeFile {
+  std::string path;
+  std::string text;
+  std::string expected;
+  bool exact = false;   // `expected` is what the file must hold (out/), not a reference
+  std::string problem;  // why it was not read ("", read)
+};
+
 struct GradeLine {
   int step = 0;  // 1..8
   bool pass = false;
-  std::string reason;  // why it failed, or what was checked
-  std::string title;   // what the step checks ("k8s/driver-ds.yaml and out/driver.txt"), whatever the result
+  std::string reason;            // why it failed, or what was checked
+  std::string title;             // what the step checks ("k8s/driver-ds.yaml and out/driver.txt"), whatever the result
+  std::vector<GradeFile> files;  // the learner's files the step read, in the order it read them
 };
 
 struct GradeOptions {

@@ -179,6 +179,12 @@ struct Grader {
   const GradeOptions& o;
   std::vector<GradeLine> lines;
   fs::path root;  // o.dir, canonical: what the learner's files must stay inside
+  // The files read since the last add(), for its GradeLine.
+  mutable std::vector<GradeFile> files = {};
+
+  void read_file(const std::string& rel, const LearnerFile& lf, std::string expected, bool exact) const {
+    files.push_back({rel, lf.problem.empty() ? lf.text : "", std::move(expected), exact, lf.problem});
+  }
 
   LearnerFile learner(const std::string& rel) const { return read_learner(root, o.dir, rel); }
 
@@ -187,6 +193,8 @@ struct Grader {
     g.step = step;
     g.title = ok;
     g.pass = problems.empty();
+    g.files = std::move(files);
+    files.clear();
     if (g.pass) {
       g.reason = ok;
     } else {
@@ -210,6 +218,7 @@ struct Grader {
     const Operand& want = op(c, operand);
     std::string rel = "k8s/" + want.manifest;
     LearnerFile lf = learner(rel);
+    read_file(rel, lf, builtin_manifest(want.manifest), false);
     if (!lf.problem.empty()) {
       problems.push_back(lf.problem + ": not read");
       return;
@@ -271,6 +280,7 @@ struct Grader {
   void out_file(const std::string& rel, const std::string& expected, const std::string& what,
                 std::vector<std::string>& problems) const {
     LearnerFile lf = learner(rel);
+    read_file(rel, lf, expected, true);
     const std::string& got = lf.text;
     if (!lf.problem.empty()) {
       problems.push_back(lf.problem + ": not read");
@@ -308,6 +318,7 @@ struct Grader {
   // directory, or is larger than kMaxLearnerFile, is not run.
   bool script_present(const std::string& rel, std::vector<std::string>& problems, std::string& text) const {
     LearnerFile lf = learner(rel);
+    if (lf.exists) read_file(rel, lf, lab_script(rel), false);
     if (!lf.exists) {
       problems.push_back(rel + " is missing");
       return false;
@@ -498,7 +509,7 @@ std::vector<GradeLine> grade_lab(Cluster& cluster, const Catalog& c, const Grade
   std::error_code ec;
   fs::path root = fs::canonical(o.dir, ec);
   if (ec) root = fs::absolute(o.dir).lexically_normal();
-  Grader g{cluster, c, o, {}, root};
+  Grader g{cluster, c, o, {}, root, {}};
   ClusterState s = cluster.state(o.ns);
 
   grade_roster(g, s);

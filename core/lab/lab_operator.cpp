@@ -10,12 +10,8 @@
 
 namespace gpuops::core {
 
-// What it does to each label follows labelGPUNodes (core/gpu_operator/gpu_node_rules.h);
-// the words say which rule.
-OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Catalog& oc, const std::string& ns,
-                             const std::vector<std::string>& nodes) {
-  OperatorAct act;
-  auto say = [&act](const std::string& line) { act.lines.push_back(line); };
+void start_lab_operator(Cluster& cluster, SimulationControls& sim, const Catalog& oc, const std::string& ns,
+                        const std::vector<std::string>& nodes, ClusterState* before) {
   // The chart installs NFD too, which labels every node's kernel version and
   // OS release, as its default kernel and system sources do (the driver needs
   // them: core::driver_input_gap, core/gpu_operator/nfd.h); the lab's nodes
@@ -25,16 +21,26 @@ OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Ca
     cluster.set_node_label(node, kOsReleaseIdLabel, "ubuntu");
     cluster.set_node_label(node, kOsVersionIdLabel, "24.04");
   }
-  say("NFD (installed with the chart) labels each node's kernel version and OS release");
   cluster.settle();
-  ClusterState before = cluster.state(ns);
+  if (before) *before = cluster.state(ns);
   sim.install_operator(oc, ns);
   ClusterPolicy cp;
   cp.metadata.name = "cluster-policy";
   cp.raw = cluster_policy_object({});
   cluster.apply({Object(cp)});
-  say("helm install gpu-operator (its ClusterPolicy at the defaults)");
   cluster.settle();
+}
+
+// What it does to each label follows labelGPUNodes (core/gpu_operator/gpu_node_rules.h);
+// the words say which rule.
+OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Catalog& oc, const std::string& ns,
+                             const std::vector<std::string>& nodes) {
+  OperatorAct act;
+  auto say = [&act](const std::string& line) { act.lines.push_back(line); };
+  ClusterState before;
+  start_lab_operator(cluster, sim, oc, ns, nodes, &before);
+  say("NFD (installed with the chart) labels each node's kernel version and OS release");
+  say("helm install gpu-operator (its ClusterPolicy at the defaults)");
   ClusterState after = cluster.state(ns);
   auto labels_of = [](const ClusterState& st, const std::string& node) {
     for (const auto& n : st.nodes)

@@ -21,10 +21,22 @@ struct OperatorAct {
   ClusterState before, after;  // the namespace `ns` before the install and after settle
 };
 
-// Labels every node's kernel version as NFD (installed with the chart) does,
-// installs the operator of `operator_catalog`'s release with a ClusterPolicy
-// `cluster-policy` at its defaults, settles, and compares `nodes` before and
-// after. Throws what the cluster throws.
+// The GPU Operator as its chart installs it on the lab's nodes, the one
+// start-up of the ninth act (run_operator_act) and of `gpuops serve --lab
+// --operator`: NFD (installed with the chart) labels each of `nodes` with
+// its kernel version and OS release, as its default sources do (the driver
+// needs them: core::driver_input_gap); settle; `before`, when given,
+// receives the state of namespace `ns` then; the simulated operator of
+// `operator_catalog`'s release is started in `ns`
+// (SimulationControls::install_operator) and a ClusterPolicy
+// `cluster-policy` at its defaults (core::cluster_policy_object({})) is
+// applied; settle. Nodes without NFD's GPU label stay without operator
+// labels until one is given (labelGPUNodes). Throws what the cluster throws.
+void start_lab_operator(Cluster& cluster, SimulationControls& sim, const Catalog& operator_catalog,
+                        const std::string& ns, const std::vector<std::string>& nodes, ClusterState* before = nullptr);
+
+// The ninth act: start_lab_operator, then the labels of `nodes` before the
+// install compared with after, and the lab's DaemonSets and the policy said. Throws what the cluster throws.
 OperatorAct run_operator_act(Cluster& cluster, SimulationControls& sim, const Catalog& operator_catalog,
                              const std::string& ns, const std::vector<std::string>& nodes);
 

@@ -29,6 +29,23 @@ using internal::status_object;
 using internal::throw_api;
 using internal::to_api_error;
 
+// The field manager a write is recorded under (managedFields' `manager`):
+// the request's fieldManager, else the User-Agent up to its first '/',
+// without unprintable characters and cut to 128 bytes (managerOrUserAgent
+// and prefixFromUserAgent, k8s.io/apiserver pkg/endpoints/handlers/rest.go;
+// bytes here, runes there). kubectl label sends fieldManager=kubectl-label.
+std::string manager_or_user_agent(const std::string& manager, std::string_view user_agent) {
+  if (!manager.empty()) return manager;
+  std::string out;
+  for (char ch : user_agent.substr(0, user_agent.find('/'))) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b < 0x20 || b == 0x7f) continue;
+    if (out.size() + 1 > 128) break;
+    out.push_back(ch);
+  }
+  return out;
+}
+
 }  // namespace
 
 json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<Session>& s, int& status,
@@ -65,6 +82,11 @@ json::value ApiServer::Impl::dispatch(const Request& req, const std::shared_ptr<
                                   r.res.custom ? internal::Endpoint::kCustomResource : internal::Endpoint::kResource))
     internal::throw_not_acceptable();
   r.dry_run = r.param("dryRun") == "All";
+  // The writes of this request carry its field manager (StoreWrite::writer);
+  // the controllers that run after it write under their own names.
+  const auto user_agent = req[http::field::user_agent];
+  WriterScope writer(cluster.store(), manager_or_user_agent(r.param("fieldManager"),
+                                                            std::string_view(user_agent.data(), user_agent.size())));
   if (route.name.empty()) {  // the collection
     if (method == http::verb::get) return list_or_watch(r, s, watching, std::move(sp));
     if (method == http::verb::post) return create(r, status);

@@ -138,6 +138,9 @@ void ClusterPolicyController::label_gpu_nodes(const core::ClusterPolicy& policy)
     core::Labels labels = node.metadata.labels;
     if (core::reconcile_gpu_node_labels(labels, lp, catalog_)) writes.emplace_back(name, std::move(labels));
   }
+  // The real operator's writes carry its client's field manager, the
+  // binary's name (managedFields: manager gpu-operator, operation Update).
+  WriterScope writer(c_.store, "gpu-operator");
   for (auto& write : writes)
     c_.store.mutate_node(write.first, [&write](core::Node& n) { n.metadata.labels = std::move(write.second); });
 }

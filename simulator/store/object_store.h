@@ -165,6 +165,9 @@ struct StoreWrite {
   std::variant<const core::Namespace*, const core::Node*, const core::DaemonSet*, const PodRecord*,
                const core::ControllerRevision*, const core::ClusterPolicy*, const core::NVIDIADriver*>
       object;
+  // Who made the write (ObjectStore::writer(): the API request's field
+  // manager, or the simulated controller's name), "" when unknown.
+  std::string_view writer;
 
   // metadata.namespace ("" for cluster-scoped kinds).
   const std::string& namespace_() const;
@@ -295,6 +298,15 @@ class ObjectStore {
   // subscription.
   void add_subscriber(StoreSubscriber* subscriber);
   void remove_subscriber(StoreSubscriber* subscriber);
+  // Who makes the writes from now on, as StoreWrite::writer tells the
+  // subscribers: the field manager an API request names (managedFields'
+  // `manager`), or a simulated controller's name ("gpu-operator"). "" when
+  // unknown. Returns the previous writer; WriterScope sets and restores it.
+  std::string set_writer(std::string writer) {
+    writer_.swap(writer);
+    return writer;
+  }
+  const std::string& writer() const { return writer_; }
 
   // API JSON of one object (core::encode), or throws ClusterError 404.
   boost::json::object to_json(Kind kind, const std::string& ns, const std::string& name) const;
@@ -491,10 +503,25 @@ class ObjectStore {
   uint64_t compacted_rv_ = 0;  // versions <= this may have lost tombstones
   std::vector<StoreObserver*> observers_;
   std::vector<StoreSubscriber*> subscribers_;
+  std::string writer_;
   // Pods by spec.nodeName (not empty), unordered within a node; only while
   // index_node_names_.
   bool index_node_names_ = false;
   std::unordered_map<std::string, std::vector<const PodRecord*>> pods_by_node_;
+};
+
+// Sets the store's writer (ObjectStore::set_writer) for its lifetime and
+// restores the one before.
+class WriterScope {
+ public:
+  WriterScope(ObjectStore& store, std::string writer) : store_(store), before_(store.set_writer(std::move(writer))) {}
+  ~WriterScope() { store_.set_writer(std::move(before_)); }
+  WriterScope(const WriterScope&) = delete;
+  WriterScope& operator=(const WriterScope&) = delete;
+
+ private:
+  ObjectStore& store_;
+  std::string before_;
 };
 
 }  // namespace gpuops::simulator

@@ -96,7 +96,7 @@ void ObjectStore::tombstone(WatchEvent event) {
 template <class T>
 void ObjectStore::publish(EventType type, Kind kind, const T& obj, const std::string& ns) {
   if (subscribers_.empty()) return;
-  StoreWrite w{type, kind, rv_, &obj};
+  StoreWrite w{type, kind, rv_, &obj, writer_};
   for (StoreSubscriber* s : subscribers_)
     if (s->wants(kind, ns)) s->on_write(w);
 }

@@ -27,6 +27,7 @@
 #include "simulator/apiserver/api_pki.h"
 #include "simulator/apiserver/listener.h"
 #include "simulator/store/object_store.h"
+#include "simulator/ui/label_writers.h"
 
 namespace gpuops::simulator {
 
@@ -71,7 +72,8 @@ struct UiServer::Impl {
     bool wants(Kind kind, const std::string&) const override {
       return kind == Kind::kNode || kind == Kind::kPod || kind == Kind::kDaemonSet;
     }
-    void on_write(const StoreWrite&) override {
+    void on_write(const StoreWrite& w) override {
+      if (w.kind == Kind::kNode) impl.writers.record(w.type, *std::get<const core::Node*>(w.object), w.writer);
       if (!impl.dirty.exchange(true)) asio::post(impl.io, [this] { impl.schedule_refresh(); });
     }
     Impl& impl;
@@ -105,6 +107,7 @@ struct UiServer::Impl {
   std::thread thread;
   std::shared_ptr<const Snapshot> current;  // I/O thread
   std::deque<std::string> log;              // I/O thread
+  LabelWriters writers;                     // who wrote the labels the log shows
   uint64_t seq = 0;
   std::shared_ptr<const std::string> event;      // the last `view` event, framed
   std::list<std::shared_ptr<UiStream>> streams;  // open /events clients
@@ -128,7 +131,7 @@ struct UiServer::Impl {
   void rebuild(bool first) {
     auto next = read_cluster();
     if (!first) {
-      auto changes = core::view_changes(current->view, next->view);
+      auto changes = writers.attribute(core::view_changes(current->view, next->view));
       if (changes.empty()) return;
       std::string t = opt.clock_text ? opt.clock_text() : local_hms();
       for (auto& c : changes) log.push_back(t + " " + c);
@@ -433,7 +436,10 @@ UiServer::UiServer(ApiServer& api, Options options) : impl_(std::make_unique<Imp
   m.port = m.acceptor.local_endpoint().port();
   m.base = "/gpuops-ui-" + std::to_string(m.port) + "/";
   m.cookie = "gpuops_ui_" + std::to_string(m.port);
-  api.with_cluster([&](FakeCluster& c) { c.store().add_subscriber(&m.watcher); });
+  api.with_cluster([&](FakeCluster& c) {
+    m.writers.seed(c.store().nodes());
+    c.store().add_subscriber(&m.watcher);
+  });
   m.subscribed = true;
   m.rebuild(true);
 }

@@ -7,7 +7,11 @@
 
 #include <iostream>
 
+#include "cli/backends.h"
+#include "core/gpu_operator/operands.h"
+#include "core/gpu_operator/operator_install.h"
 #include "core/lab/lab.h"
+#include "core/lab/lab_operator.h"
 #include "simulator/ui/ui_server.h"
 #include "tests/browser/cdp.h"
 #include "tests/serve/helpers.h"
@@ -78,6 +82,41 @@ TEST(UiBrowser, TheLabViewFollowsKubectlLabelAndExplainsACell) {
       << c->eval("document.getElementById('explain').innerText");
   c->screenshot(artifact("ui-after.png"));
   std::cout << "label change to repaint (3 nodes): " << ms << " ms after kubectl returned\n";
+}
+
+// serve --lab --operator --ui: a learner's `kubectl label` shows in the page
+// with the simulated operator's answering writes, each with its writer,
+// within 2 s (issue 47). The operator's rule (removeAllGPUStateLabels,
+// state_manager.go): operands=false deletes every deploy label.
+TEST(UiBrowser, ALearnersLabelShowsWithTheOperatorsAnsweringWrites) {
+  Served s(true, {}, [](simulator::FakeCluster& cl) {
+    core::Catalog catalog = core::load_catalog(core::operator_catalog_name("v25.3"));
+    catalog.operator_mode = true;
+    std::vector<std::string> nodes;
+    for (const auto& n : core::lab_nodes()) nodes.push_back(n.metadata.name);
+    core::start_lab_operator(cl, *cli::simulation_controls(cl), catalog, "gpu-operator", nodes);
+  });
+  ASSERT_EQ(s.kubectl({"label", "node", "lab-node-0", "feature.node.kubernetes.io/pci-10de.present=true"}).code, 0);
+  simulator::UiServer ui(*s.server, {});
+  ui.start();
+  auto c = start_chromium();
+  ASSERT_TRUE(c);
+  c->open(ui.login_url());
+  ASSERT_GE(c->wait_for(cell("lab-node-0", "driver") + "?.dataset.pod === 'Running'", std::chrono::seconds(10)), 0)
+      << c->eval("document.body.innerText");
+  Proc l = s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.operands=false"});
+  ASSERT_EQ(l.code, 0) << l.err;
+  const std::string log = "document.getElementById('log').innerText";
+  double ms = c->wait_for(log +
+                              ".includes('lab-node-0 label nvidia.com/gpu.deploy.operands=\"false\" (was absent) by "
+                              "kubectl-label') && " +
+                              log +
+                              ".includes('lab-node-0 label nvidia.com/gpu.deploy.driver removed (was \"true\") by "
+                              "gpu-operator')",
+                          std::chrono::seconds(2));
+  ASSERT_GE(ms, 0) << "the label and the operator's answer did not show within 2 s: " << c->eval(log);
+  c->screenshot(artifact("ui-operator.png"));
+  std::cout << "label to the operator's answer in the page: " << ms << " ms after kubectl returned\n";
 }
 
 TEST(UiBrowser, AHostileNodeLabelIsShownAsText) {

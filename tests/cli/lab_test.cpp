@@ -353,6 +353,61 @@ TEST_F(LabDir, GradeAsJsonAndJUnit) {
   EXPECT_EQ(run_gpuops({"lab", "grade", "--dir", dir_.string(), "-o", "wide"}).code, 2);
 }
 
+// lab grade --html: one page, each step's result, the learner's files beside
+// the expected ones (LAB.md's "Final state" and step 3), the diff and the
+// fix hint of a failure, the placement graded; the learner's text escaped.
+// The text output is the same with and without --html.
+TEST_F(LabDir, GradeAsHtmlOnAPassingAndAFailingDirectory) {
+  const fs::path html = dir_ / "grade.html";
+  auto section = [](const std::string& page, int n) {
+    size_t at = page.find("id=\"step-" + std::to_string(n) + "\">");
+    if (at == std::string::npos) return std::string();
+    at = page.rfind("<section", at);
+    return page.substr(at, page.find("</section>", at) - at);
+  };
+  CliRun ok = run_gpuops({"lab", "grade", "--dir", dir_.string(), "--html", html.string()});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out, run_gpuops({"lab", "grade", "--dir", dir_.string()}).out);
+  std::string page = slurp(html);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  for (int n = 1; n <= 8; ++n) {
+    std::string s = section(page, n);
+    EXPECT_EQ(s.rfind("<section class=\"step pass\" id=\"step-" + std::to_string(n) + "\">", 0), 0u) << n;
+    EXPECT_NE(s.find("<span class=\"result\">PASS</span>"), std::string::npos) << n;
+    EXPECT_EQ(s.find("class=\"hint\""), std::string::npos) << n;
+  }
+  // LAB.md step 3's driver.txt, the learner's and the expected, side by side.
+  EXPECT_NE(section(page, 3).find("<div class=\"learner\"><h4>The learner&#39;s out/driver.txt</h4><pre "
+                                  "class=\"file-text\">DESIRED=1\nSKIPPED=lab-node-1\n</pre></div><div "
+                                  "class=\"expected\"><h4>Expected (from the cluster)</h4><pre "
+                                  "class=\"file-text\">DESIRED=1\nSKIPPED=lab-node-1\n</pre></div>"),
+            std::string::npos)
+      << section(page, 3);
+  EXPECT_NE(section(page, 3).find("<summary>k8s/driver-ds.yaml</summary>"), std::string::npos);
+  EXPECT_NE(page.find("<table class=\"report-grid\""), std::string::npos);
+  EXPECT_NE(page.find("8 of 8 steps passed"), std::string::npos);
+
+  std::string m = slurp(dir_ / "out/matrix.txt");
+  spit(dir_ / "out/matrix.txt", std::regex_replace(m, std::regex("TOTAL_PODS=9"), "TOTAL_PODS=9 <b>x</b>"));
+  CliRun bad = run_gpuops({"lab", "grade", "--dir", dir_.string(), "--html", html.string()});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.out, run_gpuops({"lab", "grade", "--dir", dir_.string()}).out);
+  page = slurp(html);
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  EXPECT_NE(page.find("7 of 8 steps passed"), std::string::npos);
+  EXPECT_NE(page.find("<li class=\"fail\"><a href=\"#step-8\">FAIL step 8: out/matrix.txt matches the live "
+                      "state</a></li>"),
+            std::string::npos);
+  std::string s8 = section(page, 8);
+  EXPECT_EQ(s8.rfind("<section class=\"step fail\" id=\"step-8\">", 0), 0u) << s8;
+  EXPECT_NE(s8.find("<span class=\"result\">FAIL</span>"), std::string::npos);
+  EXPECT_NE(s8.find("-TOTAL_PODS=9\n+TOTAL_PODS=9 &lt;b&gt;x&lt;/b&gt;"), std::string::npos) << s8;
+  EXPECT_NE(s8.find("<p class=\"hint\">How to fix: LAB.md step 8: "), std::string::npos);
+  EXPECT_NE(s8.find("<details class=\"file\" open><summary>out/matrix.txt</summary>"), std::string::npos);
+  EXPECT_NE(s8.find("TOTAL_PODS=9 &lt;b&gt;x&lt;/b&gt;\n</pre></div><div class=\"expected\">"), std::string::npos);
+  EXPECT_NE(s8.find("dcgm=no\nTOTAL_PODS=9\n</pre></div></div></details>"), std::string::npos);
+}
+
 TEST_F(LabDir, WrongOptOutNumbersFailStep5) {
   spit(dir_ / "out/optout.txt", "BEFORE=2\nAFTER=2\n");
   EXPECT_EQ(failed_steps(), std::vector<int>{5});

@@ -173,7 +173,9 @@ TEST_F(UiTest, TheViewFollowsKubectlAndLogsWhy) {
   // The label's refresh first: writes within Options::coalesce of each other
   // give one refresh, whose lines go node by node (a loaded machine can
   // delay the timer past the next kubectl).
-  ASSERT_EQ(view_with_log(cookie, "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent)")
+  ASSERT_EQ(view_with_log(
+                cookie,
+                "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent) by kubectl-label")
                 .at("log")
                 .as_array()
                 .size(),
@@ -186,7 +188,8 @@ TEST_F(UiTest, TheViewFollowsKubectlAndLogsWhy) {
                     "nvidia.com/gpu.deploy.dcgm-exporter");
   auto log = v["log"].as_array();
   ASSERT_EQ(log.size(), 4u) << boost::json::serialize(log);
-  EXPECT_EQ(log[0], "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent)");
+  EXPECT_EQ(log[0],
+            "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"true\" (was absent) by kubectl-label");
   EXPECT_EQ(log[1],
             "10:42:07 lab-node-0 dcgm-exporter DaemonSet created, does not want the node: "
             "nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: node has no label "
@@ -204,7 +207,7 @@ TEST_F(UiTest, TheViewFollowsKubectlAndLogsWhy) {
   log = v["log"].as_array();
   ASSERT_EQ(log.size(), 6u) << boost::json::serialize(log);
   EXPECT_EQ(log[log.size() - 2],
-            "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\")");
+            "10:42:07 lab-node-1 label nvidia.com/gpu.deploy.dcgm-exporter=\"false\" (was \"true\") by kubectl-label");
   // The reason is NodeShouldRunDaemonPod's: the nodeSelector does not match.
   EXPECT_EQ(log[log.size() - 1],
             "10:42:07 lab-node-1 dcgm-exporter pod deleted: nodeSelector nvidia.com/gpu.deploy.dcgm-exporter=true: "
@@ -265,7 +268,8 @@ TEST_F(UiTest, TheEventStreamSendsTheViewThenEachChange) {
 TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
   std::string cookie = login();
   ASSERT_EQ(s.kubectl({"label", "node", "lab-node-0", "nvidia.com/gpu.deploy.driver=false"}).code, 0);
-  view_with_log(cookie, "10:42:07 lab-node-0 label nvidia.com/gpu.deploy.driver=\"false\" (was absent)");
+  view_with_log(cookie,
+                "10:42:07 lab-node-0 label nvidia.com/gpu.deploy.driver=\"false\" (was absent) by kubectl-label");
   Reply r = get(ui->port(), at("api/explain?node=lab-node-0&operand=driver"), cookie);
   ASSERT_EQ(r.status, 200u);
   core::ClusterState state;
