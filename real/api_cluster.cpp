@@ -161,6 +161,29 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
   }
 }
 
+void ApiCluster::list_items(const std::string& path, const std::string& what, std::string* resource_version,
+                            const std::function<void(core::Document&)>& on_item,
+                            const std::function<void()>& on_restart, const PageReader& read_page) {
+  const std::string file = "GET " + path;
+  list(
+      path, resource_version,
+      [&](json::array& items) {
+        core::Document d{json::value(items.storage()), file, 0, {}, {}};  // in the page's arena
+        for (auto& item : items) {
+          if (!item.is_object())
+            throw core::ClusterError("cannot read a " + what + " from the API server: " + file +
+                                     ": an item of the list is not an object");
+          d.value = std::move(item);
+          try {
+            on_item(d);
+          } catch (const core::InputError& e) {
+            throw core::ClusterError("cannot read a " + what + " from the API server: " + e.what());
+          }
+        }
+      },
+      on_restart, read_page);
+}
+
 core::ClusterState ApiCluster::state(const std::string& ns_in) {
   core::ClusterState s = workload_state(ns_in);
   // The GPU Operator's cluster-scoped resources, when their CRDs are
@@ -169,21 +192,8 @@ core::ClusterState ApiCluster::state(const std::string& ns_in) {
   // the analyses, which then read the DaemonSets alone.
   auto optional_list = [&](const std::string& path, auto decode, auto& out) {
     try {
-      list(
-          path, nullptr,
-          [&](json::array& items) {
-            core::Document d{json::value(items.storage()), "GET " + path, 0, {}, {}};
-            for (auto& item : items) {
-              if (!item.is_object()) throw core::ClusterError("GET " + path + ": an item of the list is not an object");
-              d.value = std::move(item);
-              try {
-                out.push_back(decode(d));
-              } catch (const core::InputError& e) {
-                throw core::ClusterError(std::string("cannot read a GPU Operator resource from the API server: ") +
-                                         e.what());
-              }
-            }
-          },
+      list_items(
+          path, "GPU Operator resource", nullptr, [&](core::Document& d) { out.push_back(decode(d)); },
           [&] { out.clear(); });
     } catch (const ApiError& e) {
       if (e.http_status() != 404 && e.http_status() != 403) throw;
@@ -208,24 +218,8 @@ core::ClusterState ApiCluster::workload_state(const std::string& ns_in) {
   auto decode_all = [&](const std::string& path, const char* kind, auto decode, auto& out,
                         const PageReader& read_page = {}) {
     std::string rv;
-    const std::string file = "GET " + path;
-    list(
-        path, &rv,
-        [&](json::array& items) {
-          core::Document d{json::value(items.storage()), file, 0, {}, {}};  // in the page's arena
-          for (auto& item : items) {
-            if (!item.is_object())
-              throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + file +
-                                       ": an item of the list is not an object");
-            d.value = std::move(item);
-            try {
-              out.push_back(decode(d));
-            } catch (const core::InputError& e) {
-              throw core::ClusterError(std::string("cannot read a ") + kind + " from the API server: " + e.what());
-            }
-          }
-        },
-        [&] { out.clear(); }, read_page);
+    list_items(
+        path, kind, &rv, [&](core::Document& d) { out.push_back(decode(d)); }, [&] { out.clear(); }, read_page);
     return rv;
   };
   decode_all("/api/v1/nodes", "Node", core::decode_node_typed, s.nodes);

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "core/cluster/cluster.h"
+#include "core/codec/documents.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
 
@@ -146,6 +147,13 @@ class ApiCluster : public core::Cluster {
   void list(const std::string& path, std::string* resource_version,
             const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart,
             const PageReader& read_page = {});
+  // list(), each item handed to `on_item` as a core::Document (file "GET
+  // <path>") that it decodes: an item that is not an object, or that
+  // `on_item` refuses with core::InputError, is a core::ClusterError
+  // "cannot read a <what> from the API server: ...".
+  void list_items(const std::string& path, const std::string& what, std::string* resource_version,
+                  const std::function<void(core::Document&)>& on_item, const std::function<void()>& on_restart,
+                  const PageReader& read_page = {});
 
  private:
   Request write_request(boost::beast::http::verb method, const std::string& path) const;

@@ -22,22 +22,11 @@ std::vector<std::string> ApiCluster::operator_namespaces() {
   std::set<std::string> out;
   const std::string path = "/apis/apps/v1/daemonsets";
   try {
-    list(
-        path, nullptr,
-        [&](json::array& items) {
-          core::Document d{json::value(items.storage()), "GET " + path, 0, {}, {}};
-          for (auto& item : items) {
-            if (!item.is_object())
-              throw core::ClusterError("cannot read a DaemonSet from the API server: GET " + path +
-                                       ": an item of the list is not an object");
-            d.value = std::move(item);
-            try {
-              core::DaemonSet ds = core::decode_daemonset_typed(d);
-              if (core::operator_controlled(ds)) out.insert(ds.metadata.namespace_);
-            } catch (const core::InputError& e) {
-              throw core::ClusterError(std::string("cannot read a DaemonSet from the API server: ") + e.what());
-            }
-          }
+    list_items(
+        path, "DaemonSet", nullptr,
+        [&](core::Document& d) {
+          core::DaemonSet ds = core::decode_daemonset_typed(d);
+          if (core::operator_controlled(ds)) out.insert(ds.metadata.namespace_);
         },
         [&] { out.clear(); });
   } catch (const ApiError& e) {
@@ -62,22 +51,11 @@ std::optional<std::vector<core::Pod>> ApiCluster::gpu_workloads(const std::strin
     return true;
   };
   try {
-    list(
-        path, nullptr,
-        [&](json::array& items) {
-          core::Document d{json::value(items.storage()), "GET " + path, 0, {}, {}};
-          for (auto& item : items) {
-            if (!item.is_object())
-              throw core::ClusterError("cannot read a Pod from the API server: GET " + path +
-                                       ": an item of the list is not an object");
-            d.value = std::move(item);
-            try {
-              core::Pod p = core::decode_pod_typed(d);
-              keep(p);
-            } catch (const core::InputError& e) {
-              throw core::ClusterError(std::string("cannot read a Pod from the API server: ") + e.what());
-            }
-          }
+    list_items(
+        path, "Pod", nullptr,
+        [&](core::Document& d) {
+          core::Pod p = core::decode_pod_typed(d);
+          keep(p);
         },
         [&] { out.clear(); }, read_pods);
   } catch (const ApiError& e) {
