@@ -532,9 +532,14 @@ core::PlanResult drift_of(const simulator::FakeCluster& copy, uint64_t imported,
   // A ClusterPolicy without a status in the input (one plan inferred, or
   // one the operator has not yet reconciled) gets one on the copy: not a
   // change of the cluster that can be told from the input.
-  std::erase_if(drift.cluster_policies, [](const core::ClusterPolicyChange& c) {
-    return c.state_before == "(unset)" && c.ready_before == "(none)";
-  });
+  // Nor are the findings about its status (node ClusterPolicy/<name>).
+  std::set<std::string> unknown;
+  for (const auto& c : drift.cluster_policies)
+    if (c.state_before == "(unset)" && c.ready_before == "(none)") unknown.insert("ClusterPolicy/" + c.name);
+  std::erase_if(drift.cluster_policies,
+                [&](const core::ClusterPolicyChange& c) { return unknown.count("ClusterPolicy/" + c.name) > 0; });
+  for (auto* findings : {&drift.findings_new, &drift.findings_cleared})
+    std::erase_if(*findings, [&](const core::Finding& f) { return unknown.count(f.node) > 0; });
   core::set_label_history(drift, writes, {});
   return drift;
 }

@@ -153,8 +153,12 @@ TEST(PlanRecorded, AKeyTheOperatorHasNotYetPutBackIsTheInputsDrift) {
   EXPECT_EQ(drift.at("labels").as_array()[0].at("writer"), "operator");
   EXPECT_EQ(pods(drift, "gpu-node-2", "created"), 1u);
   EXPECT_EQ(drift.at("pods").as_array().size(), 1u);
-  // A ClusterPolicy plan inferred has no status to compare: no change claimed.
+  // A ClusterPolicy plan inferred has no status to compare: no change claimed,
+  // nor a finding about its status cleared.
   EXPECT_TRUE(drift.at("clusterPolicies").as_array().empty());
+  for (const char* side : {"findingsNew", "findingsCleared"})
+    for (const auto& f : drift.at(side).as_array())
+      EXPECT_FALSE(f.at("node").as_string().starts_with("ClusterPolicy/")) << json::serialize(f);
   // The change itself, on top of the drift: nothing.
   EXPECT_EQ(p.at("changes"), false);
   EXPECT_TRUE(p.at("pods").as_array().empty());
