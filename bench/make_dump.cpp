@@ -55,6 +55,12 @@ json::object node(int i, const std::vector<Operand>& ops) {
                       {"nvidia.com/mig.capable", "true"},
                       {"nvidia.com/gpu.workload.config", "container"}};
   for (const auto& op : ops) labels[op.label] = "true";
+  // Every state label the operator writes on a MIG-capable container node
+  // (gpuStateLabels, nodelabeling_controller.go v26.7), whichever operands
+  // the dump holds: a dump the operator would not relabel (plan's drift).
+  for (const char* key : {"driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm",
+                          "dcgm-exporter", "node-status-exporter", "operator-validator", "client", "mig-manager"})
+    labels[std::string("nvidia.com/gpu.deploy.") + key] = "true";
   json::object resources{{"cpu", "192"},
                          {"memory", "2097152Mi"},
                          {"pods", "110"},
