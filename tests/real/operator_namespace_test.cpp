@@ -11,18 +11,12 @@
 #include <string>
 
 #include "cli/app.h"
-#include "core/base/base64.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real::testing {
 namespace {
 
 namespace json = boost::json;
-
-json::object list(const char* kind, json::array items) {
-  return json::object{
-      {"kind", kind}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", "10"}}}, {"items", items}};
-}
 
 json::value node() {
   return json::parse(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-1","uid":"n1",
@@ -49,24 +43,17 @@ struct Cluster {
       {}, [](const HttpRequest& req, Exchange& ex) {
         std::string target(req.target());
         std::string path = target.substr(0, target.find('?'));
-        if (path == "/api/v1/nodes") return ex.reply(200, json::serialize(list("NodeList", {node()})));
+        if (path == "/api/v1/nodes") return ex.reply(200, json::serialize(list_json("NodeList", {node()})));
         if (path == "/apis/apps/v1/daemonsets" || path == "/apis/apps/v1/namespaces/nvidia-gpu-operator/daemonsets")
-          return ex.reply(200, json::serialize(list("DaemonSetList", {operator_daemonset()})));
+          return ex.reply(200, json::serialize(list_json("DaemonSetList", {operator_daemonset()})));
         if (path.starts_with("/apis/apps/v1/namespaces/"))
-          return ex.reply(200, json::serialize(list("DaemonSetList", {})));
+          return ex.reply(200, json::serialize(list_json("DaemonSetList", {})));
         if (path == "/api/v1/pods" || path.starts_with("/api/v1/namespaces/"))
-          return ex.reply(200, json::serialize(list("PodList", {})));
+          return ex.reply(200, json::serialize(list_json("PodList", {})));
         ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
       }};
   TempDir d;
-  std::string kubeconfig() {
-    return d.write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" +
-                                     server.url() +
-                                     "\", certificate-authority-data: " + core::base64_encode(Pki::get().ca.cert) +
-                                     "}}]\nusers: [{name: u, user: {token: t}}]\n"
-                                     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-                                     "current-context: x\n");
-  }
+  std::string kubeconfig() { return write_kubeconfig(server, d); }
   bool asked(const std::string& target) {
     for (const auto& s : server.seen())
       if (s.target.starts_with(target)) return true;

@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "cli/app.h"
-#include "core/base/base64.h"
 #include "tests/real/test_server.h"
 
 namespace gpuops::real::testing {
 namespace {
 
 namespace json = boost::json;
-
-json::object list(const char* kind, json::array items) {
-  return json::object{
-      {"kind", kind}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", "10"}}}, {"items", items}};
-}
 
 // One GPU node with the lab's toolkit label, the toolkit DaemonSet (LAB.md:
 // nodeSelector <label>: "true") and its Running pod there.
@@ -68,21 +62,17 @@ TEST(Plan, OnlyReadsALiveCluster) {
       writes.push_back(std::string(req.method_string()) + " " + path);
       return ex.reply(403, status_json(403, "Forbidden", "writes are forbidden here"));
     }
-    if (path == "/api/v1/nodes") return ex.reply(200, json::serialize(list("NodeList", {node()})));
+    if (path == "/api/v1/nodes") return ex.reply(200, json::serialize(list_json("NodeList", {node()})));
     if (path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets")
-      return ex.reply(200, json::serialize(list("DaemonSetList", {daemonset()})));
-    if (path == "/api/v1/namespaces/gpu-operator/pods") return ex.reply(200, json::serialize(list("PodList", {pod()})));
+      return ex.reply(200, json::serialize(list_json("DaemonSetList", {daemonset()})));
+    if (path == "/api/v1/namespaces/gpu-operator/pods")
+      return ex.reply(200, json::serialize(list_json("PodList", {pod()})));
     // Every namespace's pods, for the GPU workloads (none here).
-    if (path == "/api/v1/pods") return ex.reply(200, json::serialize(list("PodList", {pod()})));
+    if (path == "/api/v1/pods") return ex.reply(200, json::serialize(list_json("PodList", {pod()})));
     ex.reply(404, status_json(404, "NotFound", "the server could not find the requested resource"));
   });
   TempDir d;
-  std::string kc =
-      d.write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" + server.url() +
-                                "\", certificate-authority-data: " + core::base64_encode(Pki::get().ca.cert) +
-                                "}}]\nusers: [{name: u, user: {token: t}}]\n"
-                                "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-                                "current-context: x\n");
+  std::string kc = write_kubeconfig(server, d);
   std::ostringstream out, err;
   int code = cli::run({"plan", "--kubeconfig", kc, "label", "node", "gpu-1",
                        "nvidia.com/gpu.deploy.container-toolkit=false", "--overwrite"},

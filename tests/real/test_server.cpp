@@ -1,5 +1,7 @@
 #include "tests/real/test_server.h"
 
+#include "core/base/base64.h"
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -328,6 +330,20 @@ std::string TempDir::write(const std::string& name, const std::string& content, 
   std::ofstream(full, std::ios::binary) << content;
   if (executable) ::chmod(full.c_str(), 0755);
   return full;
+}
+
+boost::json::object list_json(const char* kind, boost::json::array items) {
+  return boost::json::object{
+      {"kind", kind}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", "10"}}}, {"items", std::move(items)}};
+}
+
+std::string write_kubeconfig(const TestServer& server, const TempDir& dir) {
+  return dir.write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" +
+                                     server.url() +
+                                     "\", certificate-authority-data: " + core::base64_encode(Pki::get().ca.cert) +
+                                     "}}]\nusers: [{name: u, user: {token: t}}]\n"
+                                     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+                                     "current-context: x\n");
 }
 
 }  // namespace gpuops::real::testing

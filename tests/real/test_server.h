@@ -115,4 +115,11 @@ struct TempDir {
   std::string write(const std::string& name, const std::string& content, bool executable = false) const;
 };
 
+// A List body ({kind, apiVersion v1, metadata.resourceVersion "10", items}).
+boost::json::object list_json(const char* kind, boost::json::array items);
+
+// A kubeconfig for `server` (its CA from Pki, bearer token "t", one context
+// "x", current), written to `dir`/kubeconfig; returns its path.
+std::string write_kubeconfig(const TestServer& server, const TempDir& dir);
+
 }  // namespace gpuops::real::testing
