@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "../../common/temp_dir.h"
 #include "core/base/errors.h"
 #include "core/scenario/scenario.h"
 #include "core/scenario/scenario_bindings.h"
@@ -18,23 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("gpuops-bindings-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-    return (path_ / name).string();
-  }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using gpuops::testing::TempDir;
 
 // Two releases, each with its expectations; a top-level binding for the node.
 const char* const kMatrix = R"(name: m

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../common/builders.h"
+#include "../../common/temp_dir.h"
 #include "core/codec/encode.h"
 #include "core/codec/yaml_load.h"
 #include "core/scenario/scenario.h"
@@ -42,23 +43,7 @@ class MockCluster : public core::Cluster {
   MOCK_METHOD(bool, serves_cluster_policies, (), (override));
 };
 
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("gpuops-scenario-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-    return (path_ / name).string();
-  }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using gpuops::testing::TempDir;
 
 // gpu-a runs the toolkit; gpu-b is labelled for it but has no pod.
 core::ClusterState toolkit_state() {
