@@ -34,7 +34,7 @@ json::value operator_daemonset() {
     "spec":{"selector":{"matchLabels":{"app":"nvidia-operator-validator"}},
     "template":{"metadata":{"labels":{"app":"nvidia-operator-validator"}},
     "spec":{"nodeSelector":{"nvidia.com/gpu.deploy.operator-validator":"true"},
-    "containers":[{"name":"nvidia-operator-validator","image":"nvcr.io/nvidia/gpu-operator:v26.7.0"}]}}},
+    "containers":[{"name":"nvidia-operator-validator","image":"nvidia/gpu-operator:v26.7.0"}]}}},
     "status":{"desiredNumberScheduled":0,"currentNumberScheduled":0,"numberMisscheduled":0,"observedGeneration":1}})");
 }
 
