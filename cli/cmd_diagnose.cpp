@@ -44,13 +44,9 @@ int cmd_diagnose(const Args& args, std::ostream& out, std::ostream& err) {
   const core::Catalog& catalog = l.catalog;
   for (const auto& n : nodes) require_node(o, l.node_names, n);
   std::string sev = r["severity"].as<std::string>();
-  core::Severity min = core::Severity::kInfo;
-  if (sev == "warning")
-    min = core::Severity::kWarning;
-  else if (sev == "error")
-    min = core::Severity::kError;
-  else if (sev != "info")
-    throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
+  const std::optional<core::Severity> given = core::severity_from_name(sev);
+  if (!given) throw UsageError("--severity must be info, warning or error, not \"" + sev + "\"");
+  const core::Severity min = *given;
   core::DiagnoseOptions dopts;
   const std::string stuck = r["stuck-after"].as<std::string>();
   try {

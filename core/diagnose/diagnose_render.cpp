@@ -39,6 +39,12 @@ std::string severity_name(Severity s) {
   return "info";
 }
 
+std::optional<Severity> severity_from_name(std::string_view name) {
+  for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kError})
+    if (severity_name(s) == name) return s;
+  return std::nullopt;
+}
+
 // Every field of a line comes from the cluster or a dump: written with
 // escape_terminal, so no name, reason or message can end a line, start a
 // forged one, or drive the terminal. The JSON output carries them as they are.

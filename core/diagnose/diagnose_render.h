@@ -8,7 +8,9 @@
 
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/diagnose/finding.h"
@@ -17,6 +19,9 @@ namespace gpuops::core {
 
 // "info", "warning", "error".
 std::string severity_name(Severity s);
+// The reverse: the Severity severity_name gives `name`, nullopt for any other
+// text (a flag's or a scenario's value to refuse).
+std::optional<Severity> severity_from_name(std::string_view name);
 
 // Text, one line per finding:
 //   <node> <operand or "-"> <severity> <name>: <reason>

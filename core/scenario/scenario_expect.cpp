@@ -250,9 +250,7 @@ void check_findings(const Expectations& expect, const ClusterState& state, const
   for (const auto& want : expect.findings) {
     if (want.code.empty()) {  // absent, any code: nothing at this severity or worse
       const std::string& level = *want.severity;
-      const Severity floor = level == "error"     ? Severity::kError
-                             : level == "warning" ? Severity::kWarning
-                                                  : Severity::kInfo;
+      const Severity floor = severity_from_name(level).value_or(Severity::kInfo);  // checked at load
       for (const auto& f : found)
         if ((want.node.empty() || f.node == want.node) && f.severity >= floor)
           failures.push_back("diagnose (line " + std::to_string(want.line) + "): expected nothing at " + level +

@@ -30,6 +30,7 @@
 #include "core/codec/crd_schema.h"
 #include "core/codec/documents.h"
 #include "core/codec/yaml_load.h"
+#include "core/diagnose/diagnose_render.h"
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/manifests.h"
 #include "core/gpu_operator/operands.h"
@@ -321,7 +322,6 @@ FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& i
   FindingExpectation e;
   e.line = item.Mark().line + 1;
   if (item["absent"]) e.absent = reader.boolean(item["absent"], f + ".absent");
-  // Without a code: "nothing at this severity or worse" (needs absent and a severity).
   if (item["code"] ? !item["node"] : (!e.absent || !item["severity"]))
     reader.fail(item, f, "node and code are required (without code: absent: true and a severity)");
   if (item["node"]) e.node = reader.str(item["node"], f + ".node");
@@ -329,7 +329,7 @@ FindingExpectation read_finding_expect(const Reader& reader, const YAML::Node& i
   if (item["operand"]) e.operand = reader.str(item["operand"], f + ".operand");
   if (item["severity"]) {
     e.severity = reader.str(item["severity"], f + ".severity");
-    if (*e.severity != "error" && *e.severity != "warning" && *e.severity != "info")
+    if (!severity_from_name(*e.severity))
       reader.fail(item["severity"], f + ".severity", "must be error, warning or info");
   }
   return e;
