@@ -36,6 +36,38 @@ std::string rendered(const core::Operand& op, const core::ClusterPolicy& cp, con
          json::serialize(or_null(core::json_member(ds.raw, {"spec", "updateStrategy"})));
 }
 
+// A pod template with each container's env keyed by variable name
+// ({"NAME": "value"}, or the entry less its name when it is not a plain
+// value; {} without env), so that the operator's setContainerEnv, which sets one variable
+// among the asset's, compares as that one variable and not as a list that
+// shifts by position.
+json::value env_by_name(const json::value& template_value) {
+  json::value t = template_value;
+  json::value* spec = t.is_object() ? t.as_object().if_contains("spec") : nullptr;
+  if (!spec || !spec->is_object()) return t;
+  for (const char* list : {"initContainers", "containers"}) {
+    json::value* cs = spec->as_object().if_contains(list);
+    if (!cs || !cs->is_array()) continue;
+    for (json::value& c : cs->as_array()) {
+      if (!c.is_object()) continue;
+      json::value* env = c.as_object().if_contains("env");
+      if (!env) env = &c.as_object().emplace("env", json::array{}).first->value();
+      if (!env->is_array()) continue;
+      json::object by_name;
+      for (const json::value& e : env->as_array()) {
+        const json::value* name = e.is_object() ? e.as_object().if_contains("name") : nullptr;
+        if (!name || !name->is_string()) continue;
+        json::object rest = e.as_object();
+        rest.erase("name");
+        const json::value* value = rest.if_contains("value");
+        by_name[name->as_string()] = rest.size() == 1 && value ? *value : json::value(std::move(rest));
+      }
+      *env = std::move(by_name);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const core::ClusterState& before,
@@ -79,11 +111,12 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     const core::DaemonSet* was = nullptr;
     for (const auto& d : before.daemonsets)
       if (d.metadata.name == c.name) was = &d;
-    const json::value& was_template =
-        was ? or_null(core::json_member(was->raw, {"spec", "template"})) : or_null(nullptr);
+    const json::value was_template =
+        env_by_name(was ? or_null(core::json_member(was->raw, {"spec", "template"})) : or_null(nullptr));
+    const json::value template_before = env_by_name(or_null(core::json_member(rb.raw, {"spec", "template"})));
+    const json::value template_after = env_by_name(or_null(core::json_member(ra.raw, {"spec", "template"})));
     std::vector<std::string> fields;
-    for (auto change : core::json_changes(or_null(core::json_member(rb.raw, {"spec", "template"})),
-                                          or_null(core::json_member(ra.raw, {"spec", "template"})))) {
+    for (auto change : core::json_changes(template_before, template_after)) {
       if (const json::value* held = core::json_at(was_template, change.path)) change.before = held;
       if (change.before && change.after && *change.before == *change.after) continue;
       if (fields.size() < core::kMaxFieldChanges) fields.push_back(core::json_change_text("spec.template", change));

@@ -5,6 +5,7 @@
 
 #include "core/codec/decode.h"
 #include "core/gpu_operator/cluster_policy.h"
+#include "simulator/gpu_operator/operator_container_config.h"
 
 namespace gpuops::simulator::internal {
 
@@ -81,9 +82,14 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   std::string validator_image = image_path(spec_field(policy, "validator"), validator ? validator->image : "", "");
   json::array init;
   // k8s-driver-manager runs spec.driver.manager's image (the release's
-  // default: operator.driver_manager_image).
-  const json::object* driver = spec_field(policy, "driver");
-  const json::value* manager = driver ? driver->if_contains("manager") : nullptr;
+  // default: operator.driver_manager_image); vGPU Manager's and VFIO
+  // Manager's their own driverManager's (TransformVGPUManager,
+  // TransformVFIOManager).
+  const json::object* driver = spec_field(policy, op.name == "vgpu-manager"   ? "vgpuManager"
+                                                  : op.name == "vfio-manager" ? "vfioManager"
+                                                                              : "driver");
+  const json::value* manager =
+      driver ? driver->if_contains(op.name == "driver" ? "manager" : "driverManager") : nullptr;
   std::string manager_image = image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
                                          catalog.rules.driver_manager_image, "");
   // handleDevicePluginConfig: config-manager-init stays only with a custom
@@ -110,6 +116,7 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
                         {"priorityClassName", priority},
                         {"containers", containers}};
   if (!init.empty()) pod_spec["initContainers"] = init;
+  apply_container_config(op, policy, catalog.version, pod_spec);
   // setRuntimeClassName: spec.operator.runtimeClass, default "nvidia".
   if (op.runtime_class) {
     std::string rc = str(spec_field(policy, "operator"), "runtimeClass");

@@ -10,9 +10,12 @@
 // containers; ImagePath for spec.<component>.repository/image/version), and
 // isDaemonSetReady.
 //
-// Not rendered: volumes, env, probes, security contexts, resources (the
-// assets have none the scheduler reads but vfio-manager's and cc-manager's;
-// docs/OPERATOR.md lists what is left out).
+// The policy's per-container fields (imagePullPolicy, imagePullSecrets,
+// resources, args, env): operator_container_config.h.
+//
+// Not rendered: volumes, the asset's own env, probes, security contexts, the
+// asset's own resources (none the scheduler reads but vfio-manager's and
+// cc-manager's; docs/OPERATOR.md lists what is left out).
 #pragma once
 
 #include <string>

@@ -70,18 +70,52 @@ TEST(PlanObjects, AnImageOnARollingUpdateDaemonSet) {
   EXPECT_TRUE(has(r.out, "0 created, 2 replaced")) << r.out;
 }
 
-// toolkit.env: the real operator's TransformToolkit puts it into the
-// toolkit container's env (a template change, its pods replaced); the
-// simulated operator does not render env, so the plan says it cannot tell,
-// and exits 1 rather than 0.
-TEST(PlanObjects, AFieldTheSimulationDoesNotRenderIsSaidAndNotZero) {
+// toolkit.env: TransformToolkit sets each variable on the toolkit container
+// (setContainerEnv), a template change of the RollingUpdate DaemonSet: its
+// two pods replaced, exit 1. The change is that one variable, not the env
+// list: where the cluster's DaemonSet already holds it (transformForRuntime
+// writes CONTAINERD_CONFIG), its value there is the "before", and the
+// asset's other variables are no change.
+TEST(PlanObjects, ToolkitEnvIsATemplateChangeOfThatVariable) {
   const char* patch = R"({"spec":{"toolkit":{"env":[{"name":"CONTAINERD_CONFIG","value":"/etc/k3s.toml"}]}}})";
   auto r = plan_patch(patch);
   EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out,
+                  "daemonset nvidia-container-toolkit-daemonset (container-toolkit) changed:\n"
+                  "  spec.template.spec.containers[0].env.CONTAINERD_CONFIG: (absent) -> \"/etc/k3s.toml\"\n"
+                  "  RollingUpdate: the pods are replaced node by node, at most 1 unavailable at once (maxSurge 0)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "0 created, 2 replaced")) << r.out;
+  auto j = boost::json::parse(plan_patch(patch, true).out).as_object();
+  EXPECT_TRUE(j.at("unpredicted").as_array().empty());
+
+  const std::string dump = gpuops::testing::edited_dump("healthy-v26.7", "toolkit-env", [](boost::json::object& o) {
+    if (o.at("kind") == "DaemonSet" && o.at("metadata").at("name") == "nvidia-container-toolkit-daemonset")
+      o["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object()["env"] =
+          boost::json::parse(R"([{"name":"RUNTIME","value":"containerd"},
+                                 {"name":"CONTAINERD_CONFIG","value":"/runtime/config-dir/config.toml"}])");
+    return true;
+  });
+  auto held = run_gpuops(
+      {"plan", "--snapshot", dump, "patch", "clusterpolicy", "cluster-policy", "--type", "merge", "-p", patch});
+  EXPECT_EQ(held.code, 1) << held.err;
+  EXPECT_TRUE(has(held.out,
+                  "  spec.template.spec.containers[0].env.CONTAINERD_CONFIG: \"/runtime/config-dir/config.toml\" -> "
+                  "\"/etc/k3s.toml\"\n"))
+      << held.out;
+  EXPECT_FALSE(has(held.out, "RUNTIME")) << held.out;
+}
+
+// toolkit.installDir: TransformToolkit writes it into an env variable and
+// the toolkit-install-dir host path, neither of which the simulated operator
+// renders: the plan says it cannot tell, and exits 1 rather than 0.
+TEST(PlanObjects, AFieldTheSimulationDoesNotRenderIsSaidAndNotZero) {
+  const char* patch = R"({"spec":{"toolkit":{"installDir":"/opt/nvidia"}}})";
+  auto r = plan_patch(patch);
+  EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.err,
-                  "gpuops plan: note: spec.toolkit changes (spec.toolkit.env: (absent) -> "
-                  "[{\"name\":\"CONTAINERD_CONFIG\",\"value\":\"/etc/k3s.toml\"}]), which the simulated operator "
-                  "renders into no DaemonSet"))
+                  "gpuops plan: note: spec.toolkit changes (spec.toolkit.installDir: (absent) -> \"/opt/nvidia\"), "
+                  "which the simulated operator renders into no DaemonSet"))
       << r.err;
   auto j = boost::json::parse(plan_patch(patch, true).out).as_object();
   EXPECT_EQ(j.at("unpredicted").as_array().size(), 1u);
