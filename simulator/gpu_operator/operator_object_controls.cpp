@@ -3,8 +3,10 @@
 
 #include <boost/json.hpp>
 
+#include "core/base/errors.h"
 #include "core/codec/decode.h"
 #include "core/gpu_operator/cluster_policy.h"
+#include "core/gpu_operator/operator_install.h"
 #include "simulator/gpu_operator/operator_container_config.h"
 
 namespace gpuops::simulator::internal {
@@ -26,17 +28,28 @@ std::string str(const json::object* o, const char* key) {
   return v && v->is_string() ? std::string(v->as_string()) : "";
 }
 
-// mirrors gpuv1.ImagePath (api/nvidia/v1/clusterpolicy_types.go):
-// repository/image:version (version a digest: @version); image alone when it
-// is a full path; else the release's default.
-std::string image_path(const json::object* spec, const std::string& fallback, const std::string& version_suffix) {
+// mirrors gpuv1.ImagePath (imagePath, api/nvidia/v1/clusterpolicy_types.go)
+// and resolveDriverTag's suffix (`version_suffix`, the driver's "-<os>",
+// left off a digest): repository and version both empty: the image alone
+// (kbld's path@digest), else the release's default (the operator's
+// <COMPONENT>_IMAGE env); either set: repository/image:version
+// (@version for a sha256 digest) as written, also when a part is empty
+// ("/:v1") up to v26.6; from v26.7 (upstream 7dbfffc37, "Reject incomplete
+// image specs in ImagePath") a missing part fails the state with
+// upstream's words (core::InputError, field `spec.<field>`).
+std::string image_path(const json::object* spec, const std::string& fallback, const std::string& version_suffix,
+                       const std::string& release, const std::string& field) {
   std::string repo = str(spec, "repository"), image = str(spec, "image"), version = str(spec, "version");
-  if (!repo.empty() && !image.empty() && !version.empty()) {
-    if (version.rfind("sha256:", 0) == 0) return repo + "/" + image + "@" + version;
-    return repo + "/" + image + ":" + version + version_suffix;
+  if (repo.empty() && version.empty()) {
+    if (image.empty()) return fallback;
+    return image + (image.find("sha256:") == std::string::npos ? version_suffix : "");
   }
-  if (!image.empty() && repo.empty() && version.empty() && image.find('/') != std::string::npos) return image;
-  return fallback;
+  if (core::version_at_least(release, 26, 7) && (repo.empty() || image.empty() || version.empty()))
+    throw core::InputError("", 0, "spec." + field,
+                           "invalid image specification: repository, image and version must all be set (repository=" +
+                               repo + ", image=" + image + ", version=" + version + ")");
+  if (version.rfind("sha256:", 0) == 0) return repo + "/" + image + "@" + version;
+  return repo + "/" + image + ":" + version + version_suffix;
 }
 
 json::object labels_json(const std::vector<std::pair<std::string, std::string>>& l) {
@@ -53,7 +66,10 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
                                          const core::Catalog& catalog, const std::string& ns,
                                          const std::string& os_tag) {
   const json::object* daemonsets = spec_field(policy, "daemonsets");
-  const std::string field = core::policy_field(op.name);
+  // The validators' container runs spec.validator's image
+  // (TransformValidatorShared).
+  const bool validator_operand = op.name == "operator-validator" || op.name == "sandbox-validator";
+  const std::string field = validator_operand ? "validator" : core::policy_field(op.name);
   const json::object* component = field.empty() ? nullptr : spec_field(policy, field);
 
   json::object selector = op.selector.empty() ? json::object{{"app", op.app}} : labels_json(op.selector);
@@ -77,21 +93,27 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   std::string priority = str(daemonsets, "priorityClassName");
   if (priority.empty()) priority = "system-node-critical";
 
-  // The validation init containers run the validator image.
+  // The validation init containers run the validator image;
+  // k8s-driver-manager spec.driver.manager's (the release's default:
+  // operator.driver_manager_image), vGPU Manager's and VFIO Manager's their
+  // own driverManager's (TransformVGPUManager, TransformVFIOManager). Each
+  // resolved only for an operand that has such a container, as the
+  // transforms resolve them.
   const core::Operand* validator = catalog.by_name("operator-validator");
-  std::string validator_image = image_path(spec_field(policy, "validator"), validator ? validator->image : "", "");
+  auto validator_image = [&] {
+    return image_path(spec_field(policy, "validator"), validator ? validator->image : "", "", catalog.version,
+                      "validator");
+  };
+  auto manager_image = [&] {
+    const std::string parent = op.name == "driver" ? "driver" : core::policy_field(op.name);
+    const json::object* owner = spec_field(policy, parent);
+    const json::value* manager =
+        owner ? owner->if_contains(op.name == "driver" ? "manager" : "driverManager") : nullptr;
+    return image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
+                      catalog.rules.driver_manager_image, "", catalog.version,
+                      parent + (op.name == "driver" ? ".manager" : ".driverManager"));
+  };
   json::array init;
-  // k8s-driver-manager runs spec.driver.manager's image (the release's
-  // default: operator.driver_manager_image); vGPU Manager's and VFIO
-  // Manager's their own driverManager's (TransformVGPUManager,
-  // TransformVFIOManager).
-  const json::object* driver = spec_field(policy, op.name == "vgpu-manager"   ? "vgpuManager"
-                                                  : op.name == "vfio-manager" ? "vfioManager"
-                                                                              : "driver");
-  const json::value* manager =
-      driver ? driver->if_contains(op.name == "driver" ? "manager" : "driverManager") : nullptr;
-  std::string manager_image = image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
-                                         catalog.rules.driver_manager_image, "");
   // handleDevicePluginConfig: config-manager-init stays only with a custom
   // plugin config (spec.devicePlugin.config.name set, isCustomPluginConfigSet).
   const json::object* plugin = spec_field(policy, "devicePlugin");
@@ -104,12 +126,13 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   for (const auto& gate : op.gates)
     if ((gate != "config-manager-init" || custom_plugin_config) && (gate != "cc-manager-validation" || cc_manager))
       init.push_back(
-          json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image : validator_image}});
+          json::object{{"name", gate}, {"image", gate == "k8s-driver-manager" ? manager_image() : validator_image()}});
   // mirrors resolveDriverTag (controllers/object_controls.go v25.3.4): the
   // driver's version gets "-" and the OS tag, also when the tag is "" (a
   // first GPU node without NFD's OS labels: driver:580.82.07-).
   std::string suffix = op.name == "driver" ? "-" + os_tag : "";
-  json::array containers{json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix)}}};
+  json::array containers{
+      json::object{{"name", op.container}, {"image", image_path(component, op.image, suffix, catalog.version, field)}}};
 
   json::object pod_spec{{"nodeSelector", node_selector},
                         {"tolerations", tolerations},

@@ -32,8 +32,11 @@ namespace gpuops::simulator::internal {
 // (ownerReference nvidia.com/v1 ClusterPolicy, controller and
 // blockOwnerDeletion). `os_tag` ("ubuntu22.04", from the first GPU node's
 // NFD os_release labels) suffixes the driver image when the policy names a
-// driver version. Never throws for any policy (a field of the wrong type
-// counts as absent, as core/gpu_operator/cluster_policy.h reads them).
+// driver version. A field of the wrong type counts as absent, as
+// core/gpu_operator/cluster_policy.h reads them. Throws core::InputError
+// (field `spec.<component>`) where the release's transform fails: from
+// v26.7 an image spec with some but not all of repository, image and
+// version (gpuv1.ImagePath); the caller fails the state with its message.
 core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::ClusterPolicy& policy,
                                          const core::Catalog& catalog, const std::string& ns,
                                          const std::string& os_tag);

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "core/base/errors.h"
 #include "core/codec/decode.h"
 #include "core/gpu_operator/operands.h"
 #include "simulator/gpu_operator/operator_render.h"
@@ -152,6 +153,52 @@ TEST(OperatorContainerConfig, VfioManagerHasItsOwnDriverManager) {
   const json::object& m = init_named(spec, "k8s-driver-manager");
   EXPECT_EQ(m.at("image"), "r/vfio-side:v2");
   EXPECT_EQ(m.at("env"), json::parse(R"([{"name":"E","value":"v"}])"));
+}
+
+}  // namespace
+
+namespace {
+
+// gpuv1.ImagePath (api/nvidia/v1/clusterpolicy_types.go): with repository
+// or version set, repository/image:version as written, also with a part
+// missing, up to v26.6 (v25.3.4's imagePath); from v26.7 a missing part is
+// an error (upstream 7dbfffc37), which fails the state.
+TEST(OperatorImagePath, AnIncompleteImageSpecPerRelease) {
+  const std::string cp = R"({"devicePlugin":{"version":"v0.99.0"}})";
+  EXPECT_EQ(pod_spec("gpu-operator-v25.3", "device-plugin", cp).at("containers").at(0).at("image"), "/:v0.99.0");
+  EXPECT_EQ(pod_spec("gpu-operator-v25.3", "device-plugin", R"({"devicePlugin":{"repository":"r","image":"p"}})")
+                .at("containers")
+                .at(0)
+                .at("image"),
+            "r/p:");
+  const core::Catalog v26 = core::load_catalog("gpu-operator");
+  try {
+    simulator::rendered_daemonset(*v26.by_name("device-plugin"), policy(cp), v26, "gpu-operator", "ubuntu22.04");
+    ADD_FAILURE() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.message(),
+              "invalid image specification: repository, image and version must all be set (repository=, image=, "
+              "version=v0.99.0)");
+    EXPECT_EQ(e.field(), "spec.devicePlugin");
+  }
+  // The image alone (repository and version empty) is taken as it is, in
+  // both; nothing set is the release's default.
+  EXPECT_EQ(pod_spec("gpu-operator", "device-plugin", R"({"devicePlugin":{"image":"reg/p@sha256:abc"}})")
+                .at("containers")
+                .at(0)
+                .at("image"),
+            "reg/p@sha256:abc");
+  // Another operand does not resolve the device plugin's image: unaffected.
+  EXPECT_NO_THROW(pod_spec("gpu-operator", "dcgm", cp));
+}
+
+// The validators run spec.validator's image (TransformValidatorShared), in
+// their container as in every validation init container.
+TEST(OperatorImagePath, TheValidatorRunsSpecValidatorsImage) {
+  auto spec = pod_spec("gpu-operator", "operator-validator",
+                       R"({"validator":{"repository":"r","image":"gpu-operator-validator","version":"v9"}})");
+  EXPECT_EQ(spec.at("containers").at(0).at("image"), "r/gpu-operator-validator:v9");
+  EXPECT_EQ(init_named(spec, "driver-validation").at("image"), "r/gpu-operator-validator:v9");
 }
 
 }  // namespace
