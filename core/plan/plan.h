@@ -94,13 +94,18 @@ struct PlanResult {
   // Kubernetes' controllers add ", 2 labels by Kubernetes controllers" after
   // the operator's count when there are any.
   std::string summary;
-  // Whether anything would change: a pod, a label, a node, a cell of the
-  // matrix (a pod left running without its DaemonSet, --cascade=orphan,
+  // Whether anything would change: a pod, a label's value (one written and
+  // put back where it was, a deploy label the operator removes again from
+  // an operands=false node, is listed with its history but changes
+  // nothing: what its pods did on the way is in `pods`), a node, a cell of
+  // the matrix (a pod left running without its DaemonSet, --cascade=orphan,
   // changes no pod but takes the operand's cell), a DaemonSet (created,
   // deleted, its template or update strategy: an OnDelete template change
   // replaces no pod yet) or a ClusterPolicy's status.
   bool changes() const {
-    return !pods.empty() || !labels.empty() || !nodes_added.empty() || !nodes_removed.empty() || !cells.empty() ||
+    bool label_changed = false;
+    for (const auto& l : labels) label_changed = label_changed || l.before != l.after;
+    return !pods.empty() || label_changed || !nodes_added.empty() || !nodes_removed.empty() || !cells.empty() ||
            !daemonsets.empty() || !cluster_policies.empty();
   }
 };

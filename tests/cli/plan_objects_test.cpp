@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "../common/cli_run.h"
 #include "../common/edited_dump.h"
@@ -236,6 +237,40 @@ TEST(PlanObjects, TheHistoryOfALabelShowsALostOptOut) {
       EXPECT_EQ(l.at("history"), boost::json::parse(R"(["false", null, "true"])"));
     }
   EXPECT_TRUE(found);
+}
+
+// A deploy label set by hand on an operands=false node: the operator
+// of v25.3 removes it again at once (removeAllGPUStateLabels,
+// labelGPUNodes, controllers/state_manager.go, run on the DaemonSet's
+// status change; measured on the real v25.3.4 operator by
+// scripts/plan-predict.sh --operator: the node's labels after are those
+// before, no pod). The label is shown with its history, and nothing changes:
+// exit 0.
+TEST(PlanObjects, ALabelTheOperatorRemovesAgainChangesNothing) {
+  const std::string dump = gpuops::testing::edited_dump("healthy-v26.7", "operands-false", [](boost::json::object& o) {
+    if (o.at("kind") == "Node" && o.at("metadata").at("name") == "gpu-node-2") {
+      auto& labels = o["metadata"].as_object()["labels"].as_object();
+      for (auto it = labels.begin(); it != labels.end();)
+        it = std::string_view(it->key()).starts_with("nvidia.com/gpu.deploy.") ? labels.erase(it) : it + 1;
+      labels["nvidia.com/gpu.deploy.operands"] = "false";
+    }
+    // The operands' pods gone from the node (NFD's worker stays).
+    if (o.at("kind") == "Pod") {
+      const auto& spec = o.at("spec").as_object();
+      const std::string_view name = o.at("metadata").at("name").as_string();
+      if (spec.contains("nodeName") && spec.at("nodeName") == "gpu-node-2" &&
+          !name.starts_with("gpu-operator-node-feature-discovery"))
+        return false;
+    }
+    return true;
+  });
+  // The v25.3 operator, as measured (v26.7's no longer relabels on its
+  // DaemonSets' events: the label stays until the next reconcile).
+  auto r = run_gpuops({"plan", "--snapshot", dump, "--operator-version", "v25.3", "label", "node", "gpu-node-2",
+                       "nvidia.com/gpu.deploy.device-plugin=true", "--overwrite"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "  label nvidia.com/gpu.deploy.device-plugin: (absent) -> \"true\" -> (absent)")) << r.out;
+  EXPECT_TRUE(has(r.out, "0 pods deleted on 0 nodes, 0 created, 0 replaced")) << r.out;
 }
 
 }  // namespace
