@@ -226,9 +226,12 @@ void infer_missing_cluster_policy(LoadedState& l, std::ostream& err) {
   for (const auto& f : inferred.enabled) enabled += (enabled.empty() ? "" : ", ") + f;
   err << "gpuops plan: note: the input has no ClusterPolicy; the operator is simulated with one inferred from its "
          "DaemonSets (enabled: "
-      << (enabled.empty() ? "none" : enabled)
-      << "; every other field at the operator's defaults), so what depends on other fields (images, env, "
-         "tolerations, MIG and upgrade settings) may differ";
+      << (enabled.empty() ? "none" : enabled);
+  for (const auto& f : inferred.inferred) err << "; " << f << " as every DaemonSet has it";
+  const bool tolerations = std::find(inferred.inferred.begin(), inferred.inferred.end(), "daemonsets.tolerations") !=
+                           inferred.inferred.end();
+  err << "; every other field at the operator's defaults), so what depends on other fields (images, env, "
+      << (tolerations ? "" : "tolerations, ") << "MIG and upgrade settings) may differ";
   if (!inferred.uncertain.empty()) {
     std::string names;
     for (const auto& n : inferred.uncertain) names += (names.empty() ? "" : ", ") + n;

@@ -324,12 +324,8 @@ void FakeCluster::import_state(core::ClusterState state, const core::Catalog* op
   }
   for (const auto& p : state.pods)
     if (!p.spec.node_name.empty() && !listed.count(p.spec.node_name)) m.ctx.unseen_nodes.insert(p.spec.node_name);
-  if (operator_catalog) {
+  if (operator_catalog || !state.cluster_policies.empty() || !state.nvidia_drivers.empty())
     s.install_gpu_operator_crds();
-    m.start_operator(*operator_catalog, state.namespace_, true);
-  } else if (!state.cluster_policies.empty() || !state.nvidia_drivers.empty()) {
-    s.install_gpu_operator_crds();
-  }
   for (auto& cp : state.cluster_policies) s.restore(core::Object(std::move(cp)));
   for (auto& d : state.nvidia_drivers) s.restore(core::Object(std::move(d)));
   for (auto& d : state.daemonsets) s.restore(core::Object(std::move(d)));
@@ -338,6 +334,11 @@ void FakeCluster::import_state(core::ClusterState state, const core::Catalog* op
   const uint64_t first_pod = s.last_pod_id() + 1;
   for (auto& p : state.pods) s.restore(core::Object(std::move(p)));
   m.kubelet.keep_statuses(first_pod, s.last_pod_id());
+  for (const auto& [key, d] : s.daemonsets()) m.daemonsets.adopt_imported_revision(d);
+  // The operator adopts the install last: what it finds is what it saw
+  // before (ClusterPolicyController::install, adopt), not a burst of
+  // creations its watches would answer.
+  if (operator_catalog) m.start_operator(*operator_catalog, state.namespace_, true);
 }
 
 core::Time FakeCluster::import_start(const core::ClusterState& state) {

@@ -24,15 +24,87 @@ bool is_sandbox_operand(const std::string& name) {
          name == "vgpu-manager";
 }
 
+const json::value* member(const json::value* v, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (!v || !v->is_object()) return nullptr;
+    v = v->as_object().if_contains(k);
+  }
+  return v;
+}
+
+// mirrors applyCommonDaemonsetConfig and applyUpdateStrategyConfig
+// (controllers/object_controls.go) the other way round: what every rendered
+// operand DaemonSet holds alike, where it is not the assets' own, is
+// spec.daemonsets' (`daemonsets`, filled; `fields`, what was inferred). The
+// assets' own: the nvidia.com/gpu toleration (none in vgpu-device-manager's),
+// priority class system-node-critical, RollingUpdate maxUnavailable 1 but
+// the driver's OnDelete.
+void infer_daemonsets(const std::vector<std::pair<const Operand*, const DaemonSet*>>& rendered,
+                      json::object& daemonsets, std::vector<std::string>& fields) {
+  if (rendered.empty()) return;
+  const json::array kDefaultTolerations{
+      json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+  std::optional<json::value> tolerations, priority, strategy;
+  bool same_tolerations = true, same_priority = true, same_strategy = true, default_tolerations = true;
+  bool default_priority = true, default_strategy = true;
+  for (const auto& [op, d] : rendered) {
+    const json::value* pod = member(&d->raw.at("spec"), {"template", "spec"});
+    const json::value* t = member(pod, {"tolerations"});
+    json::value tv = t && t->is_array() ? *t : json::value(json::array{});
+    const json::value* pc = member(pod, {"priorityClassName"});
+    json::value pv = pc && pc->is_string() ? *pc : json::value("");
+    const json::value* us = member(&d->raw.at("spec"), {"updateStrategy"});
+    json::value sv = us ? *us : json::value(nullptr);
+    default_tolerations =
+        default_tolerations &&
+        tv == (op->name == "vgpu-device-manager" ? json::value(json::array{}) : json::value(kDefaultTolerations));
+    default_priority = default_priority && pv == "system-node-critical";
+    if (op->name != "driver")
+      default_strategy =
+          default_strategy &&
+          (!sv.is_object() || member(&sv, {"type"}) == nullptr || *member(&sv, {"type"}) == "RollingUpdate") &&
+          (!member(&sv, {"rollingUpdate", "maxUnavailable"}) || *member(&sv, {"rollingUpdate", "maxUnavailable"}) == 1);
+    if (!tolerations) tolerations = tv;
+    same_tolerations = same_tolerations && *tolerations == tv;
+    if (!priority) priority = pv;
+    same_priority = same_priority && *priority == pv;
+    if (op->name != "driver") {
+      if (!strategy) strategy = sv;
+      same_strategy = same_strategy && *strategy == sv;
+    }
+  }
+  if (!default_tolerations && same_tolerations && tolerations->is_array() && !tolerations->as_array().empty()) {
+    daemonsets["tolerations"] = *tolerations;
+    fields.push_back("daemonsets.tolerations");
+  }
+  if (!default_priority && same_priority && priority->is_string() && !priority->as_string().empty()) {
+    daemonsets["priorityClassName"] = *priority;
+    fields.push_back("daemonsets.priorityClassName");
+  }
+  if (!default_strategy && same_strategy && strategy && strategy->is_object()) {
+    const json::value* type = member(&*strategy, {"type"});
+    if (type && *type == "OnDelete") {
+      daemonsets["updateStrategy"] = "OnDelete";
+      fields.push_back("daemonsets.updateStrategy");
+    } else if (const json::value* mu = member(&*strategy, {"rollingUpdate", "maxUnavailable"})) {
+      daemonsets["rollingUpdate"] = json::object{{"maxUnavailable", *mu}};
+      fields.push_back("daemonsets.rollingUpdate");
+    }
+  }
+}
+
 }  // namespace
 
 InferredClusterPolicy infer_cluster_policy(const ClusterState& state, const Catalog& catalog) {
   InferredClusterPolicy out;
   std::map<std::string, bool> present;  // operand name -> a DaemonSet of it is in the state
   std::optional<Time> oldest;
+  std::vector<std::pair<const Operand*, const DaemonSet*>> rendered;  // the operator's own, by name
   for (const auto& op : catalog.operands) {
     auto dss = operand_daemonsets(state, catalog, op);
     present[op.name] = !dss.empty();
+    for (const DaemonSet* d : dss)
+      if (d->metadata.name == op.daemonset && d->raw.contains("spec")) rendered.emplace_back(&op, d);
     for (const DaemonSet* d : dss)
       if (d->metadata.creation_timestamp && (!oldest || *d->metadata.creation_timestamp < *oldest))
         oldest = d->metadata.creation_timestamp;
@@ -57,6 +129,9 @@ InferredClusterPolicy infer_cluster_policy(const ClusterState& state, const Cata
     if (kata) sw["mode"] = "kata";
     spec["sandboxWorkloads"] = std::move(sw);
   }
+  json::object daemonsets;
+  infer_daemonsets(rendered, daemonsets, out.inferred);
+  if (!daemonsets.empty()) spec["daemonsets"] = std::move(daemonsets);
   out.policy.raw = cluster_policy_object(std::move(spec));
   out.policy.metadata.name = "cluster-policy";
   out.policy.metadata.generation = 1;

@@ -19,9 +19,16 @@ struct InferredClusterPolicy {
   // chart renders them, {} at the defaults), `<field>.enabled` true for each
   // component whose operand DaemonSet is in the state and false for the
   // others, sandboxWorkloads enabled (mode kata when a kata operand runs)
-  // when a sandbox operand's DaemonSet is there. Nothing else: images,
-  // versions, env, tolerations, MIG and upgrade settings stay the defaults.
+  // when a sandbox operand's DaemonSet is there, and spec.daemonsets'
+  // tolerations, priorityClassName and update strategy where every rendered
+  // operand DaemonSet holds the same one and it is not the assets' (see
+  // `inferred`). Nothing else: images, versions, env, MIG and upgrade
+  // settings stay the defaults.
   ClusterPolicy policy;
+  // The spec.daemonsets fields inferred ("daemonsets.tolerations",
+  // "daemonsets.priorityClassName", "daemonsets.updateStrategy",
+  // "daemonsets.rollingUpdate"), for the note.
+  std::vector<std::string> inferred;
   // The components enabled, by policy field, for the note ("driver, toolkit,
   // devicePlugin, ...").
   std::vector<std::string> enabled;

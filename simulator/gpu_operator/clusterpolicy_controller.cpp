@@ -43,7 +43,19 @@ void ClusterPolicyController::install(core::Catalog catalog, std::string ns, boo
   node_labels_.clear();
   for (const auto& [name, n] : c_.store.nodes()) node_labels_[name] = n.metadata.labels;
   for (const auto& [name, cp] : c_.store.cluster_policies()) generations_[name] = cp.metadata.generation;
-  label_queued_ = policy_queued_ = true;
+  policy_queued_ = true;
+  // Started, the operator labels every node (its first reconcile). Adopting
+  // a running install, it has already: the nodes' labels are what its last
+  // labelGPUNodes left and what changed since without any of its watches
+  // firing (a deploy label lowered to "false" on an operands=false node: no
+  // pod, no DaemonSet event; measured on the real v25.3.4 operator by
+  // scripts/plan-predict.sh --operator), so it relabels only on an event,
+  // or for a GPU node it has not labelled at all (its create event still
+  // queued: every node labelGPUNodes saw carries nvidia.com/gpu.present).
+  label_queued_ = !adopt;
+  if (adopt)
+    for (const auto& [name, n] : c_.store.nodes())
+      if (core::is_gpu_node(n) && !n.metadata.labels.count("nvidia.com/gpu.present")) label_queued_ = true;
 }
 
 void ClusterPolicyController::uninstall() {

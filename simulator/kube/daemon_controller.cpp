@@ -200,6 +200,26 @@ void DaemonSetController::create_pod_template(const core::DaemonSet& d, DaemonSe
   st.pod_template = std::make_shared<const core::Pod>(std::move(p));
 }
 
+// mirrors constructHistory's Match of the current template against the
+// revisions, for an import: see the header.
+void DaemonSetController::adopt_imported_revision(const core::DaemonSet& d) {
+  auto it = ds_.find(ObjectStore::key(d.metadata.namespace_, d.metadata.name));
+  if (it == ds_.end() || !it->second.pod_template) return;
+  DaemonSetState& st = it->second;
+  std::string hash;
+  int32_t pods = 0;
+  for (const auto& on_node : st.nodes)
+    for (const PodRecord* p : on_node.pods) {
+      const core::Labels& labels = p->shared_meta().labels;
+      auto h = labels.find(kRevisionHashLabel);
+      if (h == labels.end() || (!hash.empty() && h->second != hash)) return;
+      hash = h->second;
+      ++pods;
+    }
+  if (pods == 0 || d.status.updated_number_scheduled != pods) return;
+  set_pod_template_hash(st, hash);
+}
+
 // The pods' controller-revision-hash becomes `hash` (constructHistory found
 // the template in a revision whose hash label differs).
 void DaemonSetController::set_pod_template_hash(DaemonSetState& st, const std::string& hash) {

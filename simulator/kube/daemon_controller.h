@@ -131,6 +131,14 @@ class DaemonSetController {
     auto it = ds_.find(key);
     return it == ds_.end() ? nullptr : &it->second;
   }
+  // An imported DaemonSet `d` (its status the real cluster's) whose pods all
+  // carry one controller-revision-hash that is not the simulator's hash of
+  // its template, while its status counts every one of them updated
+  // (updatedNumberScheduled): the real controller found its template in
+  // the pods' revision (constructHistory, a template changed and changed
+  // back), which a dump does not carry, so that hash becomes the current
+  // revision's. Otherwise nothing changes.
+  void adopt_imported_revision(const core::DaemonSet& d);
   // Whether a DaemonSet with this uid is known (it exists in the store).
   bool has_uid(const std::string& uid) const { return ds_by_uid_.count(uid) > 0; }
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../common/cli_run.h"
@@ -211,6 +212,88 @@ TEST(PlanRecorded, AFourthGpuNodeIsLabelled) {
   EXPECT_EQ(l["nvidia.com/gpu.present"], "true");
   for (const auto& k : kDeployKeys) EXPECT_EQ(l[k], "true") << k;
   EXPECT_GE(pods(p, "gpu-node-4", "created"), 6u);  // driver, toolkit, validator, device plugin, GFD, exporter
+}
+
+// A deploy label lowered to "false" on an operands=false node fires none of
+// the operator's watches (no pod, no DaemonSet event), so the real v25.3.4
+// operator leaves it. tests/data/operator/optout-while-operands-false is the
+// real cluster's dump at that point (`kubectl get nodes,daemonsets,pods -A
+// -o json` on the end-to-end control plane with the real operator, taken by
+// scripts/plan-predict.sh --operator, seed 21, before change 7; managedFields
+// left out): gpu-node-2 has operands=false and gpu-feature-discovery=false.
+// Removing operands=false, the real operator put the other seven keys back
+// as "true", kept gpu-feature-discovery=false (addGPUStateLabels keeps any
+// existing value), and six pods came (all but GFD's). Imported, the install
+// is adopted as its last reconcile left it: no drift.
+TEST(PlanRecorded, AnOptOutSetWhileOperandsFalseOutlivesTheirReturn) {
+  const std::string dump =
+      std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/optout-while-operands-false/dump.json";
+  int code = 0;
+  auto p = plan(dump, {"-n", "gpu-operator", "label", "node", "gpu-node-2", "nvidia.com/gpu.deploy.operands-"}, &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(p.at("drift").at("changes"), false);
+  auto l = labels_of(p, "gpu-node-2");
+  EXPECT_EQ(l.count("nvidia.com/gpu.deploy.gpu-feature-discovery"), 0u);
+  for (const char* key : {"container-toolkit", "dcgm", "dcgm-exporter", "device-plugin", "driver",
+                          "node-status-exporter", "operator-validator"})
+    EXPECT_EQ(l[std::string("nvidia.com/gpu.deploy.") + key], "true") << key;
+  EXPECT_EQ(l["nvidia.com/gpu.deploy.operands"], nullptr);
+  EXPECT_EQ(l.size(), 8u);
+  EXPECT_EQ(pods(p, "gpu-node-2", "created"), 6u);
+  EXPECT_EQ(p.at("pods").as_array().size(), 6u);
+}
+
+// The real cluster (end-to-end control plane, real v25.3.4 operator) after
+// spec.daemonsets.tolerations was set and then removed again: the OnDelete
+// driver DaemonSet is at generation 3 with its original template, its pods
+// still of generation 1, and the real DaemonSet controller counts them
+// updated (status.updatedNumberScheduled 2: constructHistory found the
+// template in their revision, hash bb6f58766), so the policy is ready. The
+// dump carries no ControllerRevision; imported, the pods' revision is taken
+// as current (DaemonSetController::adopt_imported_revision): no drift, the
+// policy stays ready, and gpu-node-2's node-status-exporter=false (written
+// on an operands=false node, which fires none of the operator's watches)
+// stays. Recorded with tests/data/operator/driver-template-changed-back's
+// ClusterPolicy beside it (managedFields left out).
+TEST(PlanRecorded, APodOfATemplateChangedBackIsUpdated) {
+  const std::string dump =
+      std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/driver-template-changed-back/dump.json";
+  int code = 0;
+  auto p = plan(dump, {"-n", "gpu-operator", "label", "node", "cpu-node-1", "example.com/rack=r1"}, &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(p.at("drift").at("changes"), false) << json::serialize(p.at("drift"));
+  EXPECT_TRUE(p.at("clusterPolicies").as_array().empty());
+  EXPECT_TRUE(p.at("pods").as_array().empty());
+  auto l = labels_of(p, "cpu-node-1");
+  EXPECT_EQ(l.size(), 1u);
+  EXPECT_EQ(l["example.com/rack"], "r1");
+  EXPECT_TRUE(labels_of(p, "gpu-node-2").empty());
+}
+
+// The real cluster after `patch clusterpolicy` set spec.daemonsets.tolerations
+// to the nvidia.com/gpu toleration and one more (tests/data/operator/
+// daemonsets-tolerations: its dump without the ClusterPolicy, recorded by
+// scripts/plan-predict.sh --operator, seed 1, before change 2). Every
+// operand DaemonSet holds the same two tolerations, which are not the
+// assets' own: plan infers spec.daemonsets.tolerations. Removing them, the
+// real operator re-rendered all nine DaemonSets (generation 2 -> 3), the
+// rolling ones replaced their 18 pods, the OnDelete driver kept its three.
+TEST(PlanRecorded, InferredTolerationsRemovedRollEveryDaemonSet) {
+  const std::string dump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/daemonsets-tolerations/dump.json";
+  auto r = run_gpuops({"plan", "--snapshot", dump, "-n", "gpu-operator", "-o", "json", "patch", "clusterpolicy",
+                       "cluster-policy", "--type", "merge", "-p", R"({"spec":{"daemonsets":{"tolerations":null}}})"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("; daemonsets.tolerations as every DaemonSet has it;"), std::string::npos) << r.err;
+  auto p = json::parse(r.out).as_object();
+  EXPECT_EQ(p.at("daemonsets").as_array().size(), 9u);
+  size_t replaced = 0, driver = 0;
+  for (const auto& x : p.at("pods").as_array()) {
+    replaced += x.at("kind") == "replaced";
+    driver += x.at("operand") == "driver";
+  }
+  EXPECT_EQ(replaced, 18u);
+  EXPECT_EQ(p.at("pods").as_array().size(), 18u);
+  EXPECT_EQ(driver, 0u);
 }
 
 }  // namespace
