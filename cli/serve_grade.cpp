@@ -28,8 +28,7 @@ class ServedReader : public core::ClusterReader {
 
 }  // namespace
 
-ServedGradeWatch::ServedGradeWatch(simulator::ApiServer& api, simulator::UiServer& ui, std::string dir,
-                                   std::string ns)
+ServedGradeWatch::ServedGradeWatch(simulator::ApiServer& api, simulator::UiServer& ui, std::string dir, std::string ns)
     : api_(api), ui_(ui), dir_(std::move(dir)), ns_(std::move(ns)), catalog_(core::load_catalog("lab")) {
   ui_.set_checklist(watch_document(WatchStatus{}, dir_));
   thread_ = std::thread([this] { run(); });
