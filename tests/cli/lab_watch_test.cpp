@@ -114,8 +114,9 @@ TEST_F(ServedLab, WatchRedrawsWhenAFileIsFixedAndEndsCleanlyOnSigint) {
 
 // A SIGINT while a learner's script hangs: the script dies, the watch exits 0.
 TEST_F(ServedLab, SigintDuringAHangingScriptEndsTheWatchAndTheScript) {
-  const std::string pids = tmp_.path + "/pids";
-  spit(fs::path(dir_) / "operand-audit.sh", "#!/usr/bin/env bash\necho $$ >> " + quote(pids) + "\nsleep 1000\n");
+  const std::string pids = tmp_.path + "/pids", seen = tmp_.path + "/seen";
+  spit(fs::path(dir_) / "operand-audit.sh", "#!/usr/bin/env bash\ndirname \"$KUBECONFIG\" > " + quote(seen) +
+                                                "\necho $$ >> " + quote(pids) + "\nsleep 1000\n");
   auto w = watch();
   pid_t script = 0;
   for (int i = 0; i < 600 && script == 0; ++i) {
@@ -127,6 +128,24 @@ TEST_F(ServedLab, SigintDuringAHangingScriptEndsTheWatchAndTheScript) {
   EXPECT_EQ(w->signal_and_wait(SIGINT, 10s), 0) << w->err;
   EXPECT_TRUE(gpuops::process_testing::dies(script)) << "the learner's script outlived the watch";
   EXPECT_TRUE(w->out.ends_with("stopped after 0 grades\n")) << w->out;
+  // The script ran against the copy (its kubeconfig in the watch's scratch
+  // directory, not the learner's), and that directory is gone.
+  std::string scratch = gpuops::process_testing::slurp(seen);
+  while (scratch.ends_with("\n")) scratch.pop_back();
+  EXPECT_NE(fs::path(scratch).filename().string().find("gpuops-watch-"), std::string::npos) << scratch;
+  EXPECT_FALSE(fs::exists(scratch)) << scratch;
+}
+
+// The cluster goes away: said under the steps, the watch goes on, and still
+// ends with 0.
+TEST_F(ServedLab, AClusterThatStopsAnsweringIsSaidAndTheWatchGoesOn) {
+  auto w = watch();
+  ASSERT_TRUE(w->read_until_contains("8 of 8 steps passed\n", 60s)) << w->out << w->err;
+  ASSERT_EQ(serve_->signal_and_wait(SIGINT, 10s), 0);
+  serve_.reset();
+  ASSERT_TRUE(w->read_until_contains("error: cannot read the cluster: ", 30s)) << w->out;
+  EXPECT_NE(last_picture(w->out).find("PASS step 8:"), std::string::npos) << "the last grade stays shown";
+  EXPECT_EQ(w->signal_and_wait(SIGINT, 10s), 0) << w->err;
 }
 
 TEST(LabWatchInput, BadInputFailsAtOnceWithItsExitCode) {
@@ -164,6 +183,15 @@ TEST(LabWatchInput, BadInputFailsAtOnceWithItsExitCode) {
   EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
   EXPECT_EQ(r.out, "");
+
+  // serve --grade-dir: with --lab and --ui, on a directory.
+  r = run_gpuops({"serve", "--grade-dir", dir, "--kubeconfig-out", t.path + "/kc"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--grade-dir needs --lab and --ui"), std::string::npos) << r.err;
+  r = run_gpuops({"serve", "--lab", "--ui", "--grade-dir", t.path + "/missing", "--kubeconfig-out", t.path + "/kc"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no such working directory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(t.path + "/kc"));
 
   // --dir DIR --watch is the same as --watch DIR.
   r = run_gpuops({"lab", "grade", "--dir", t.path + "/missing", "--watch", "--kubeconfig", dead});
