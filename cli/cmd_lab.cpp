@@ -19,7 +19,9 @@
 #include "cli/backends.h"
 #include "cli/cluster_options.h"
 #include "cli/cmd_lab_grade_html.h"
+#include "cli/cmd_lab_watch.h"
 #include "cli/commands.h"
+#include "cli/lab_watch.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
 #include "core/codec/yaml_load.h"
@@ -37,33 +39,6 @@ namespace gpuops::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Runs `bash script args...` with KUBECONFIG (and NAMESPACE, which the lab's
-// reference scripts honour) set for the cluster being graded; captures stdout
-// and stderr. A script still running after `limit` is killed with everything
-// it started (cli/subprocess.h).
-core::ScriptRunner script_runner(const std::string& kubeconfig, const std::string& ns) {
-  return [kubeconfig, ns](const std::string& script, const std::vector<std::string>& args, std::chrono::seconds limit) {
-    std::vector<std::string> argv = {"bash", script};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::map<std::string, std::string> env = {{"NAMESPACE", ns}};
-    if (!kubeconfig.empty()) env["KUBECONFIG"] = kubeconfig;
-    SubprocessResult s;
-    try {
-      s = run_subprocess(argv, env, limit);
-    } catch (const std::system_error& e) {
-      throw core::ClusterError("cannot run bash for " + script + ": " + e.what());
-    }
-    core::ScriptResult r;
-    r.exit_code = s.exit_code;
-    r.timed_out = s.timed_out;
-    r.out = std::move(s.out);
-    r.err = std::move(s.err);
-    r.out_cut = s.out_cut;
-    r.err_cut = s.err_cut;
-    return r;
-  };
-}
 
 // kubectl takes no context from the environment: for --context, the scripts
 // get a copy of the kubeconfig whose current-context is that context, written
@@ -224,6 +199,47 @@ int lab_run(const Args& args, std::ostream& out) {
   return 0;
 }
 
+// `lab grade`'s arguments with `--watch DIR` written `--watch=DIR` (an
+// argument after `--watch` that does not start with '-'): cxxopts gives an
+// option with an implicit value only the `=` form.
+std::vector<std::string> watch_value_joined(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--watch" && i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') {
+      out.push_back("--watch=" + args[++i]);
+      continue;
+    }
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+// `lab grade --watch [DIR]` (cli/cmd_lab_watch.h): DIR from --watch or
+// --dir (not two different ones), a running cluster from --kubeconfig or
+// --context, and none of the one-shot grade's outputs.
+int lab_grade_watch(const cxxopts::ParseResult& r, std::ostream& out) {
+  GradeWatchOptions wo;
+  wo.dir = r["watch"].as<std::string>();
+  if (wo.dir.empty()) {
+    wo.dir = lab_dir(r);
+  } else if (r.count("dir") && r["dir"].as<std::string>() != wo.dir) {
+    throw UsageError("--watch " + wo.dir + " and --dir " + r["dir"].as<std::string>() + " name two directories");
+  }
+  for (const char* o : {"output", "junit", "html"})
+    if (r.count(o)) throw UsageError(std::string("--") + o + " writes one grade: it cannot be combined with --watch");
+  if (!r.count("kubeconfig") && !r.count("context"))
+    throw UsageError(
+        "--watch grades against a running cluster: give --kubeconfig (`gpuops serve --lab --kubeconfig-out FILE` "
+        "serves one)");
+  std::error_code ec;
+  if (!fs::is_directory(wo.dir, ec)) throw core::InputError(wo.dir, 0, "", "no such working directory");
+  wo.kubeconfig = r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "";
+  wo.context = r.count("context") ? r["context"].as<std::string>() : "";
+  wo.ns = r["namespace"].as<std::string>();
+  wo.script_timeout = script_timeout(r);
+  return run_grade_watch(wo, out);
+}
+
 int lab_grade(const Args& args, std::ostream& out) {
   cxxopts::Options opts(command_name("lab grade"),
                         "Grade a learner's working directory against the live cluster: one PASS/FAIL line per step. "
@@ -241,13 +257,18 @@ int lab_grade(const Args& args, std::ostream& out) {
       "html",
       "also write the grade as one self-contained HTML page to FILE: each step's result, the learner's files beside "
       "the expected ones, the diff and a fix hint for a failure, and the placement graded",
-      cxxopts::value<std::string>());
-  auto r = parse(opts, args);
+      cxxopts::value<std::string>())(
+      "watch",
+      "grade again whenever the files in DIR (--watch DIR, or --dir) or the cluster of --kubeconfig change, and "
+      "redraw each step's state until Ctrl-C; the grade runs on an in-process copy of the cluster, never on it",
+      cxxopts::value<std::string>()->implicit_value(""));
+  auto r = parse(opts, watch_value_joined(args));
   if (r.count("help")) {
     out << opts.help();
     return 0;
   }
   if (!r.unmatched().empty()) throw UsageError("unexpected argument \"" + r.unmatched()[0] + "\"");
+  if (r.count("watch")) return lab_grade_watch(r, out);
   go.dir = lab_dir(r);
   const std::string output = r.count("output") ? r["output"].as<std::string>() : "";
   if (!output.empty() && !structured_output(output))
@@ -266,7 +287,7 @@ int lab_grade(const Args& args, std::ostream& out) {
     std::string context = r.count("context") ? r["context"].as<std::string>() : "";
     auto cluster = open_real(kc, context, go.ns, nullptr);
     ContextKubeconfig scripts_kc(kc, context);
-    go.run_script = script_runner(scripts_kc.path(), go.ns);
+    go.run_script = lab_script_runner(scripts_kc.path(), go.ns);
     lines = core::grade_lab(*cluster, catalog, go);
     read_grid(*cluster);
   } else {
@@ -297,7 +318,7 @@ int lab_grade(const Args& args, std::ostream& out) {
         core::run_lab(c, catalog, lo);
       });
       auto cluster = open_real(kc, "", go.ns, nullptr);
-      go.run_script = script_runner(kc, go.ns);
+      go.run_script = lab_script_runner(kc, go.ns);
       lines = core::grade_lab(*cluster, catalog, go);
       read_grid(*cluster);
     } catch (...) {
@@ -325,7 +346,8 @@ int lab_grade(const Args& args, std::ostream& out) {
 int cmd_lab(const Args& args, std::ostream& out, std::ostream&) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     out << "Usage: gpuops lab run --dir DIR [--kubeconfig F] [--quiet]\n"
-           "       gpuops lab grade --dir DIR [--kubeconfig F] [--script-timeout SECONDS]\n";
+           "       gpuops lab grade --dir DIR [--kubeconfig F] [--script-timeout SECONDS]\n"
+           "       gpuops lab grade --watch DIR --kubeconfig F\n";
     return args.empty() ? 2 : 0;
   }
   Args rest(args.begin() + 1, args.end());

@@ -1,4 +1,5 @@
 // gpuops serve: the simulator behind the Kubernetes API (simulator/apiserver/api_server.h).
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -8,6 +9,7 @@
 #include "cli/cmd_serve_setup.h"
 #include "cli/commands.h"
 #include "cli/http_endpoint.h"
+#include "cli/serve_grade.h"
 #include "core/base/errors.h"
 #include "core/lab/lab.h"
 #include "core/scenario/scenario.h"
@@ -53,7 +55,10 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
       "ui",
       "also serve the live placement view (docs/UI.md): a web page on loopback (plain HTTP), its login "
       "link printed once")("ui-port", "with --ui: its port (0: a free one)", cxxopts::value<int>()->default_value("0"))(
-      "h,help", "show this help");
+      "grade-dir",
+      "with --lab --ui: grade the lab's working directory DIR as the learner works (as `lab grade --watch`, on "
+      "an in-process copy of the cluster) and show each step's state in the page's checklist",
+      cxxopts::value<std::string>())("h,help", "show this help");
   auto r = parse(opts, operator_value_joined(args));
   if (r.count("help")) {
     out << opts.help();
@@ -94,6 +99,14 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
   int ui_port = r["ui-port"].as<int>();
   if (ui_port < 0 || ui_port > std::numeric_limits<uint16_t>::max()) throw UsageError("--ui-port must be 0..65535");
   if (r.count("ui-port") && !r.count("ui")) throw UsageError("--ui-port needs --ui");
+  std::string grade_dir = r.count("grade-dir") ? r["grade-dir"].as<std::string>() : "";
+  if (r.count("grade-dir")) {
+    if (!r.count("lab") || !r.count("ui"))
+      throw UsageError("--grade-dir needs --lab and --ui (the checklist is shown in the placement view)");
+    std::error_code ec;
+    if (grade_dir.empty() || !std::filesystem::is_directory(grade_dir, ec))
+      throw core::InputError(grade_dir, 0, "--grade-dir", "no such working directory");
+  }
   simulator::FakeCluster::Options copts;
   if (imported) copts.start = simulator::FakeCluster::import_start(imported->state);
   std::string kubelet = r["kubelet"].as<std::string>();
@@ -133,8 +146,14 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     // The login link carries the token: printed once, here, never logged.
     out << "placement view: open " << ui->login_url() << std::endl;
   }
+  std::optional<ServedGradeWatch> grade;
+  if (!grade_dir.empty()) {
+    grade.emplace(server, *ui, grade_dir, "gpu-operator");
+    out << "lab grade: watching " << grade_dir << " (the checklist in the placement view)" << std::endl;
+  }
   out << "serving on " << server.url() << std::endl;
   server.run();
+  grade.reset();
   if (ui) ui->stop();
   err << "gpuops serve: stopped\n";
   return core::kExitOk;

@@ -109,7 +109,42 @@
     });
   }
 
+  // The lab's checklist (serve --lab --ui --grade-dir): one item per step,
+  // its state as a word (pending, passed, failed) and a failure's reason
+  // (the diff) below it.
+  const gradeBox = document.getElementById("grade");
+  const gradeStatus = document.getElementById("grade-status");
+  const checklist = document.getElementById("checklist");
+  let shownChecklist = "";
+  function showChecklist(c) {
+    const key = JSON.stringify(c);
+    if (key === shownChecklist) return;
+    shownChecklist = key;
+    gradeBox.hidden = false;
+    const passed = c.steps.filter(function (s) { return s.state === "passed"; }).length;
+    let st = c.grades === 0 ? "not graded yet" : passed + " of " + c.steps.length + " steps passed";
+    if (c.grading) st += " (grading...)";
+    if (c.error) st += "; " + c.error;
+    gradeStatus.textContent = "lab grade of " + c.dir + ": " + st;
+    checklist.replaceChildren();
+    for (const s of c.steps) {
+      const li = el("li", "step " + s.state);
+      li.dataset.step = String(s.step);
+      li.dataset.state = s.state;
+      li.appendChild(el("span", "state", s.state));
+      li.appendChild(el("span", "title", " step " + s.step + (s.title ? ": " + s.title : "")));
+      if (s.state === "failed") li.appendChild(el("pre", "reason", s.reason));
+      checklist.appendChild(li);
+    }
+  }
+
+  let shownView = "";
   function show(doc) {
+    if (doc.checklist) showChecklist(doc.checklist);
+    const viewKey = JSON.stringify([doc.view, doc.log]);
+    document.body.dataset.seq = String(doc.seq);
+    if (viewKey === shownView) return;  // only the checklist changed
+    shownView = viewKey;
     const view = doc.view;
     for (const e of document.querySelectorAll(".changed")) e.classList.remove("changed");
     const s = JSON.stringify([view.nodes.map(function (n) { return n.name; }), view.operands]);
@@ -119,7 +154,6 @@
     statusLine.textContent = "live: namespace " + view.namespace + ", " + view.nodes.length + " nodes, " +
       view.operands.length + " operands (update " + doc.seq + ")";
     statusLine.className = "status live";
-    document.body.dataset.seq = String(doc.seq);
   }
 
   table.addEventListener("click", function (ev) {

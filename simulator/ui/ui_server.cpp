@@ -109,6 +109,7 @@ struct UiServer::Impl {
   std::deque<std::string> log;              // I/O thread
   LabelWriters writers;                     // who wrote the labels the log shows
   uint64_t seq = 0;
+  boost::json::value checklist;                  // set_checklist's document (null: none)
   std::shared_ptr<const std::string> event;      // the last `view` event, framed
   std::list<std::shared_ptr<UiStream>> streams;  // open /events clients
 
@@ -125,7 +126,9 @@ struct UiServer::Impl {
   boost::json::object document() const {
     boost::json::array lines;
     for (const auto& l : log) lines.emplace_back(l);
-    return {{"view", core::to_json(current->view)}, {"log", std::move(lines)}, {"seq", seq}};
+    boost::json::object doc{{"view", core::to_json(current->view)}, {"log", std::move(lines)}, {"seq", seq}};
+    if (!checklist.is_null()) doc["checklist"] = checklist;
+    return doc;
   }
 
   void rebuild(bool first) {
@@ -138,6 +141,11 @@ struct UiServer::Impl {
       while (log.size() > opt.log_lines) log.pop_front();
     }
     current = std::move(next);
+    publish();
+  }
+
+  // A new `view` event with the current document, to every stream.
+  void publish() {
     ++seq;
     // Server-sent events framing (HTML Living Standard §9.2): the JSON has
     // no newline, so one data line.
@@ -475,6 +483,13 @@ void UiServer::stop() {
 uint16_t UiServer::port() const { return impl_->port; }
 std::string UiServer::url() const { return "http://" + impl_->host; }
 std::string UiServer::base_path() const { return impl_->base; }
+void UiServer::set_checklist(boost::json::value checklist) {
+  asio::post(impl_->io, [&m = *impl_, doc = std::move(checklist)]() mutable {
+    m.checklist = std::move(doc);
+    m.publish();
+  });
+}
+
 std::string UiServer::login_url() const { return url() + "/login?token=" + impl_->api.token(); }
 
 }  // namespace gpuops::simulator

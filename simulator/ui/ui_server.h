@@ -13,13 +13,15 @@
 //                   SameSite=Strict, Path=B); another T: 403.
 //   /               303 to B (no cookie needed, nothing served)
 //   B               the page (data/html/ui.html); B + ui.js, B + ui.css
-//   B + api/view    {"view": core::to_json(PlacementView), "log": [lines], "seq": n}
+//   B + api/view    {"view": core::to_json(PlacementView), "log": [lines], "seq": n,
+//                    "checklist": the last set_checklist document, when one was set}
 //   B + api/explain?node=N&operand=O
 //                   core::render_text(core::explain(...)) as text/plain;
 //                   404 for an unknown node, 400 for an unknown operand
 //   B + events      server-sent events (text/event-stream, chunked): one
 //                   `view` event with api/view's document at once, then one
 //                   after each batch of store writes (Node, DaemonSet, Pod)
+//                   and after each set_checklist
 // Every route under B needs the cookie (else 401). Every request's Host
 // header must name the listening address or localhost with its port (else
 // 403: a page of another site resolved to 127.0.0.1 is not served, DNS
@@ -40,6 +42,8 @@
 // noticed by a StoreSubscriber that only sets a flag and posts a refresh,
 // which runs after Options::coalesce so a burst of writes gives one event.
 #pragma once
+
+#include <boost/json/value.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -88,6 +92,13 @@ class UiServer {
   std::string base_path() const;
   // url() + "/login?token=<the API token>": print it once, do not log it.
   std::string login_url() const;
+
+  // The checklist shown beside the grid (`serve --lab --ui --grade-dir`,
+  // cli/lab_watch.h watch_document): any JSON document, sent as is in
+  // api/view's "checklist" and a new `view` event to every open page.
+  // Thread-safe (posted to the I/O thread); the page renders every string
+  // in it as text. Adds nothing to the change log.
+  void set_checklist(boost::json::value checklist);
 
   struct Impl;
 

@@ -284,5 +284,27 @@ TEST_F(UiTest, ExplainIsCoreExplainOfTheShownState) {
   EXPECT_EQ(get(ui->port(), at("api/explain?node=lab-node-0&operand=nope"), cookie).status, 400u);
 }
 
+// set_checklist (serve --lab --ui --grade-dir): the document comes back as
+// is in api/view's "checklist", with a new seq, and the log is untouched.
+TEST_F(UiTest, AChecklistIsServedAsSetWithoutALogLine) {
+  std::string cookie = login();
+  boost::json::object before = view(cookie);
+  EXPECT_FALSE(before.contains("checklist"));
+  boost::json::value doc = boost::json::object{
+      {"dir", "lab"}, {"steps", boost::json::array{boost::json::object{{"step", 3}, {"state", "failed"}}}}};
+  ui->set_checklist(doc);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  boost::json::object v;
+  do {
+    v = view(cookie);
+    if (v.contains("checklist")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < until);
+  ASSERT_TRUE(v.contains("checklist"));
+  EXPECT_EQ(v["checklist"], doc);
+  EXPECT_EQ(v["seq"].as_int64(), before["seq"].as_int64() + 1);
+  EXPECT_EQ(v["log"], before["log"]);
+}
+
 }  // namespace
 }  // namespace gpuops
