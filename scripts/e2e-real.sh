@@ -9,7 +9,9 @@
 #      --gpu-operator);
 #   1b. scripts/plan-predict.sh: `gpuops plan` run before each of 30 random
 #      changes (seed 21) predicts exactly the pods, node labels and matrix the
-#      cluster shows after it (it cleans up after itself);
+#      cluster shows after it (it cleans up after itself); then with
+#      --operator, 30 more on the real GPU Operator's own state (its
+#      DaemonSets, labels and ClusterPolicy);
 #   1c. scripts/policy-e2e.sh: `gpuops policy` applied (Deny): every rule
 #      refuses its case and lets the operator's and helpers' writes of the
 #      same kind through, Warn and Audit modes, and the real operator's
@@ -155,6 +157,28 @@ if [ $rc -eq 0 ]; then
 else
   tail -n 5 "$work/plan-predict.err" >&2
   record FAIL "plan predictions" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict.out"
+fi
+
+# --- 1b'. the same with the real GPU Operator's own state -----------------------
+# plan-predict.sh --operator: the operator's ClusterPolicy at its defaults on
+# NFD-labelled nodes, E2E_PLAN_OPERATOR_CHANGES random changes of every verb
+# (deploy labels, operands=false, hand labels, cordon, drain, taints,
+# ClusterPolicy patches, a new GPU node, --steps plans, plans from dumps
+# without the ClusterPolicy); it deletes what it created.
+if [ "${E2E_GPU_OPERATOR:-1}" != 0 ]; then
+  t=$(date +%s.%N)
+  GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl PLAN_PREDICT_DIR=$work/plan-predict-operator \
+    "$repo/scripts/plan-predict.sh" --operator "$kc" "${E2E_PLAN_SEED:-21}" "${E2E_PLAN_OPERATOR_CHANGES:-30}" \
+    >"$work/plan-predict-operator.out" 2>"$work/plan-predict-operator.err"
+  rc=$?
+  grep '^FAIL' "$work/plan-predict-operator.out" >&2
+  summary=$(tail -n1 "$work/plan-predict-operator.out")
+  if [ $rc -eq 0 ]; then
+    record PASS "plan predictions, real operator" "$summary, seed ${E2E_PLAN_SEED:-21}, $(since "$t")"
+  else
+    tail -n 5 "$work/plan-predict-operator.err" >&2
+    record FAIL "plan predictions, real operator" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict-operator.out"
+  fi
 fi
 
 # --- 1c. the admission policy on the real API server (docs/POLICY.md) ---------
