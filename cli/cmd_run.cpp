@@ -9,6 +9,7 @@
 #include <future>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cli/app.h"
@@ -16,6 +17,8 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/run_signals.h"
+#include "core/base/terminal.h"
 #include "core/scenario/scenario.h"
 #include "core/scenario/scenario_schema.h"
 
@@ -96,12 +99,14 @@ std::vector<core::ScenarioResult> run_all_on_simulator(const std::vector<core::S
 
 // A live cluster (the kubeconfig's, `kubeconfig` and `context` when given):
 // one scenario at a time, expectations polled for at most `timeout`.
+// With opt.interrupted set (SIGINT, SIGTERM): the scenario running stops and
+// is cleaned up, and no other starts.
 std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenario>& scenarios, core::RunOptions& opt,
                                                   const std::string& kubeconfig, const std::string& context,
                                                   core::Duration timeout) {
   std::vector<core::ScenarioResult> results;
   std::string context_ns;
-  auto cluster = open_real(kubeconfig, context, "", &context_ns);
+  auto cluster = open_real(kubeconfig, context, "", &context_ns, {}, opt.interrupted);
   opt.poll = true;
   opt.clean_up = true;
   opt.default_timeout = timeout;
@@ -122,6 +127,7 @@ std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenar
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     results.push_back(std::move(res));
     if (opt.fail_fast && !results.back().passed) break;
+    if (opt.interrupted()) break;
   }
   return results;
 }
@@ -236,6 +242,7 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   // (scripts/fidelity.sh compares the two backends with it).
   opt.observe = r.count("report-json") > 0;
   std::vector<core::ScenarioResult> results;
+  std::optional<InterruptSignals> signals;  // the real backend's SIGINT and SIGTERM: clean up, then exit
   // Read on either backend (the simulator does not wait, but a bad value
   // is a bad command line there too).
   core::Duration timeout{};
@@ -249,6 +256,8 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
                                     : std::max(1u, std::thread::hardware_concurrency());
     results = run_all_on_simulator(scenarios, opt, jobs);
   } else {
+    signals.emplace();
+    opt.interrupted = [] { return InterruptSignals::received() != 0; };
     results = run_all_on_real(scenarios, opt, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
                               r.count("context") ? r["context"].as<std::string>() : "", timeout);
   }
@@ -260,7 +269,24 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
     write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");
   if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_junit(results), "--junit");
   bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
-  return ok ? 0 : 1;
+  // Clean-up failures: on stderr too (the cluster is left dirty), and the
+  // run fails.
+  bool cleaned = true;
+  for (const auto& res : results)
+    for (const auto& failure : res.cleanup_failures) {
+      err << "gpuops run: " << core::escape_terminal(res.name) << ": clean-up: " << core::escape_terminal(failure)
+          << "\n";
+      cleaned = false;
+    }
+  if (int signal = signals ? InterruptSignals::received() : 0) {
+    err << "gpuops run: interrupted by " << InterruptSignals::name(signal) << ": "
+        << (opt.skip_cleanup ? "what the scenario created is left (--skip-cleanup)"
+            : cleaned        ? "what the scenario created was deleted"
+                             : "clean-up ran, with the failures above")
+        << "; the scenarios after it did not run\n";
+    return 128 + signal;
+  }
+  return ok && cleaned ? 0 : 1;
 }
 
 }  // namespace gpuops::cli

@@ -65,6 +65,10 @@ struct ApiClusterOptions {
   // Where settle() writes its progress line ("\r" rewritten). nullptr: stderr
   // when stderr is a terminal (isatty(2)), else nothing.
   std::ostream* progress = nullptr;
+  // Polled by settle() before each re-list (at most settle_poll apart): once
+  // true, settle() throws core::ClusterError "interrupted" (`gpuops run` on
+  // SIGINT/SIGTERM). Empty: never.
+  std::function<bool()> interrupted;
 };
 
 class ApiCluster : public core::Cluster {

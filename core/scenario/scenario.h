@@ -355,8 +355,16 @@ struct ScenarioResult {
   // With RunOptions::observe: one entry per step, parallel to `steps`; empty
   // for a skipped step or when the state could not be read.
   std::vector<std::optional<StepObservation>> observations;
-  std::string error;   // the scenario could not run (set-up failed)
+  std::string error;   // the scenario could not run (set-up failed); "...interrupted" when interrupted
   double seconds = 0;  // wall time, filled by the caller
+  // RunOptions::interrupted became true while it ran: the steps left were
+  // skipped ("interrupted"), the scenario failed, and then it was cleaned up.
+  bool interrupted = false;
+  // With RunOptions::clean_up: each deletion of what the scenario created
+  // that failed ("deleting node \"gpu-a\": <error>"); empty when all went
+  // (an object already gone counts as deleted). They leave `passed` as the
+  // steps made it.
+  std::vector<std::string> cleanup_failures;
 };
 
 struct RunOptions {
@@ -373,9 +381,19 @@ struct RunOptions {
   bool fail_fast = false;
   // A live cluster: refuse (ScenarioResult::error, every step skipped,
   // nothing written) when the cluster already has nodes or the scenario's
-  // namespace has DaemonSets or pods; afterwards delete the namespaces and
-  // nodes the scenario created.
+  // namespace has DaemonSets or pods; afterwards (at its end, after a failed
+  // step, after an interruption) delete what the scenario created, in
+  // reverse order of creation: its nodes (cluster.nodes, addNode, applied),
+  // the namespaces of createNamespace, applied DaemonSets and pods, and
+  // ClusterPolicies (operator:, installOperator, applied), each recorded
+  // before the write that creates it. Failed deletions are
+  // ScenarioResult::cleanup_failures.
   bool clean_up = false;
+  // Polled between steps, while expectations are polled and while a step's
+  // observation waits (every poll_interval): once true, the scenario stops
+  // (ScenarioResult::interrupted) and is cleaned up. Empty: never.
+  // (`gpuops run` sets it on SIGINT and SIGTERM.)
+  std::function<bool()> interrupted;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).
   // With poll, in a scenario of the GPU Operator (on a real cluster it acts
@@ -429,7 +447,8 @@ StateParts state_parts(const Expectations& expect);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,
-// status, failures, skipReason?, observed?}], error?}], passed, failed};
+// status, failures, skipReason?, observed?}], error?, interrupted? (true),
+// cleanupFailures? [..]}], passed, failed};
 // `observed` (with RunOptions::observe) is {audit: [lines], auditExit,
 // order: [lines], matrix: [lines], daemonsets: {name: {field: n}},
 // nodeLabels: {node: {nvidia.com/* key: value}}, daemonsetSpecs: {name:
@@ -437,11 +456,13 @@ StateParts state_parts(const Expectations& expect);
 // [..]}}, pods: {node: ["<daemonset> <phase>", ..]}, clusterPolicies: {name:
 // state}}.
 // Console: one line per scenario ("PASS name (N steps)" / "FAIL name"), the
-// failures indented below, then "N passed, M failed".
+// failures indented below, each clean-up failure ("  clean-up: ..."), then
+// "N passed, M failed" (", K clean-up failure(s)" when there are any).
 std::string render_console(const std::vector<ScenarioResult>& results);
 std::string render_json(const std::vector<ScenarioResult>& results);
 // JUnit XML: one <testsuite>, one <testcase> per scenario, a <failure> with
-// every failed step's message. Written with Boost.PropertyTree.
+// every failed step's message, its clean-up failures in <system-err>
+// ("clean-up: ..." lines). Written with Boost.PropertyTree.
 std::string render_junit(const std::vector<ScenarioResult>& results);
 
 }  // namespace gpuops::core

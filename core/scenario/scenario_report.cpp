@@ -26,7 +26,7 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
   // scenario's `name: "\e[2J"` cleared the screen.
   auto safe = [](const std::string& s) { return escape_terminal(s); };
   std::ostringstream os;
-  int passed = 0, failed = 0, skipped_steps = 0;
+  int passed = 0, failed = 0, skipped_steps = 0, cleanup_failures = 0;
   for (const auto& result : results) {
     int steps = static_cast<int>(result.steps.size());
     int skipped = 0;
@@ -48,9 +48,14 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
         os << "  skipped \"" << safe(step.title) << "\": " << safe(step.skip_reason) << "\n";
       }
     }
+    for (const auto& failure : result.cleanup_failures) os << "  clean-up: " << safe(failure) << "\n";
+    cleanup_failures += static_cast<int>(result.cleanup_failures.size());
     (result.passed ? passed : failed)++;
   }
-  os << passed << " passed, " << failed << " failed\n";
+  os << passed << " passed, " << failed << " failed";
+  if (cleanup_failures)
+    os << ", " << cleanup_failures << " clean-up " << (cleanup_failures == 1 ? "failure" : "failures");
+  os << "\n";
   return os.str();
 }
 
@@ -110,6 +115,12 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
                                {"seconds", result.seconds},
                                {"steps", steps}};
     if (!result.error.empty()) scenario_json["error"] = result.error;
+    if (result.interrupted) scenario_json["interrupted"] = true;
+    if (!result.cleanup_failures.empty()) {
+      json::array cleanup;
+      for (const auto& failure : result.cleanup_failures) cleanup.push_back(json::value(failure));
+      scenario_json["cleanupFailures"] = std::move(cleanup);
+    }
     scenarios.push_back(std::move(scenario_json));
     passed += result.passed;
   }
@@ -148,6 +159,7 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
       c.skipped = true;
       c.skipped_message = result.steps.front().skip_reason;
     }
+    for (const auto& failure : result.cleanup_failures) c.system_err += "clean-up: " + failure + "\n";
     cases.push_back(std::move(c));
   }
   return render_junit_suite("gpuops scenarios", cases, total);
