@@ -17,6 +17,7 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/run_artifacts.h"
 #include "cli/run_signals.h"
 #include "core/base/terminal.h"
 #include "core/scenario/scenario.h"
@@ -203,7 +204,9 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
       cxxopts::value<std::string>())("skip-cleanup",
                                      "real backend: leave what each scenario created (no effect on the simulator)")(
       "schema", "print the JSON Schema (draft 2020-12) of a scenario file and exit")(
-      "paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+      "artifacts", "write each step's catch/finally output under DIR/<scenario>/<N>-<step>/",
+      cxxopts::value<std::string>())("paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())(
+      "h,help", "show this help");
   opts.parse_positional({"paths"});
   opts.positional_help("PATH...");
   auto r = parse(opts, args);
@@ -268,6 +271,12 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (r.count("report-json"))
     write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");
   if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_junit(results), "--junit");
+  if (r.count("artifacts")) {
+    const std::string dir = r["artifacts"].as<std::string>();
+    if (size_t files = write_artifacts(dir, results))
+      err << "gpuops run: " << files << (files == 1 ? " file" : " files") << " of catch/finally output under " << dir
+          << "\n";
+  }
   bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
   // Clean-up failures: on stderr too (the cluster is left dirty), and the
   // run fails.

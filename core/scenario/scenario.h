@@ -74,7 +74,8 @@
 #include "core/gpu_operator/operands.h"
 #include "core/model/duration.h"  // parse_duration, for a step's durations and run --timeout
 #include "core/scenario/action.h"
-#include "core/scenario/scenario_assert.h"  // ObjectExpectation
+#include "core/scenario/scenario_assert.h"       // ObjectExpectation
+#include "core/scenario/scenario_diagnostics.h"  // DiagnosticBlocks, DiagnosticOutput
 
 namespace gpuops::core {
 
@@ -228,6 +229,7 @@ struct Step {
   std::string policy_name = "cluster-policy";  // patchClusterPolicy, removeOperator
   Expectations expect;
   std::optional<ExpectedError> expect_error;
+  DiagnosticBlocks diagnostics;  // catch: / finally:
   std::optional<Duration> timeout;
   // false: run the controllers without moving virtual time (simulator only),
   // to observe what exists between two timers (a pod in its grace period).
@@ -254,6 +256,7 @@ struct Scenario {
   std::vector<HostSpec> hosts;
   std::optional<OperatorSpec> operator_;
   std::vector<Step> steps;
+  DiagnosticBlocks diagnostics;  // top-level catch: / finally:, after the last step
 };
 
 // The command line's bindings (`gpuops run --values FILE --set k=v`), over
@@ -309,6 +312,8 @@ struct StepResult {
   // line diff for audit and matrix.
   std::vector<std::string> failures;
   std::string skip_reason;
+  // What its catch (it failed) and finally operations gave, in that order.
+  std::vector<DiagnosticOutput> diagnostics;
 };
 
 // What gpuops' analyses saw after a step, for the differential run
@@ -365,6 +370,10 @@ struct ScenarioResult {
   // (an object already gone counts as deleted). They leave `passed` as the
   // steps made it.
   std::vector<std::string> cleanup_failures;
+  // The scenario's own catch (it failed) and finally operations' output,
+  // run after its last step and before its clean-up (not when interrupted,
+  // nor when it did not run).
+  std::vector<DiagnosticOutput> diagnostics;
 };
 
 struct RunOptions {
@@ -447,8 +456,10 @@ StateParts state_parts(const Expectations& expect);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,
-// status, failures, skipReason?, observed?}], error?, interrupted? (true),
-// cleanupFailures? [..]}], passed, failed};
+// status, failures, skipReason?, observed?, diagnostics?}], error?,
+// interrupted? (true), cleanupFailures? [..], diagnostics?}], passed, failed};
+// `diagnostics` (catch/finally, core/scenario/scenario_diagnostics.h) is
+// [{block: "catch"|"finally", op, file, output}].
 // `observed` (with RunOptions::observe) is {audit: [lines], auditExit,
 // order: [lines], matrix: [lines], daemonsets: {name: {field: n}},
 // nodeLabels: {node: {nvidia.com/* key: value}}, daemonsetSpecs: {name:
@@ -462,7 +473,9 @@ std::string render_console(const std::vector<ScenarioResult>& results);
 std::string render_json(const std::vector<ScenarioResult>& results);
 // JUnit XML: one <testsuite>, one <testcase> per scenario, a <failure> with
 // every failed step's message, its clean-up failures in <system-err>
-// ("clean-up: ..." lines). Written with Boost.PropertyTree.
+// ("clean-up: ..." lines), its catch/finally output in <system-out>, each
+// under a line "=== step N \"title\": catch diagnose (diagnose.txt)" or
+// "=== scenario: finally dump (finally-dump.json)". Written with Boost.PropertyTree.
 std::string render_junit(const std::vector<ScenarioResult>& results);
 
 }  // namespace gpuops::core

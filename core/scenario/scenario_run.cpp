@@ -274,6 +274,15 @@ void set_up_cluster(const Scenario& scenario, Cluster& cluster, SimulationContro
 
 bool interrupted(const RunOptions& options) { return options.interrupted && options.interrupted(); }
 
+// A step's (or the scenario's) catch, when it `failed`, then its finally;
+// neither once interrupted (the run is to end quickly).
+void run_step_diagnostics(const DiagnosticBlocks& blocks, bool failed, const Scenario& scenario, Cluster& cluster,
+                          SimulationControls* sim, const RunOptions& options, std::vector<DiagnosticOutput>& out) {
+  if (interrupted(options)) return;
+  if (failed) run_diagnostics(blocks.catch_ops, "catch", scenario, cluster, sim != nullptr, out);
+  run_diagnostics(blocks.finally_ops, "finally", scenario, cluster, sim != nullptr, out);
+}
+
 // How a step's action ended: its error (none: it succeeded), with the exit
 // code gpuops would give it (2 bad input, 3 cluster error) and, for bad
 // input, the field and line it names.
@@ -481,6 +490,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       result.passed = false;
       if (options.fail_fast) stop = true;
     }
+    run_step_diagnostics(step.diagnostics, step_result.status == StepResult::Status::kFailed, scenario, cluster, sim,
+                         options, step_result.diagnostics);
     result.steps.push_back(std::move(step_result));
     if (options.observe)
       result.observations.push_back(observe_step(step, scenario, cluster, options, needs_operator, std::move(last)));
@@ -490,6 +501,7 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     result.passed = false;
   }
   if (result.interrupted) result.error = std::string(result.error.empty() ? "" : result.error + "; ") + "interrupted";
+  run_step_diagnostics(scenario.diagnostics, !result.passed, scenario, cluster, sim, options, result.diagnostics);
   if (options.clean_up && !options.skip_cleanup)
     result.cleanup_failures = scenario_internal::delete_created(created.objects(), scenario, cluster, options);
   return result;

@@ -532,12 +532,12 @@ TEST(Scenario, JunitIsValidXmlWithOneTestcasePerScenario) {
   core::ScenarioResult ok;
   ok.name = "a";
   ok.file = "scenarios/a.yaml";
-  ok.steps.push_back({"step", 3, core::StepResult::Status::kPassed, {}, ""});
+  ok.steps.push_back({"step", 3, core::StepResult::Status::kPassed, {}, "", {}});
   core::ScenarioResult bad;
   bad.name = "b <&>";
   bad.file = "scenarios/b.yaml";
   bad.passed = false;
-  bad.steps.push_back({"check", 7, core::StepResult::Status::kFailed, {"audit: expected \"x\" & <y>"}, ""});
+  bad.steps.push_back({"check", 7, core::StepResult::Status::kFailed, {"audit: expected \"x\" & <y>"}, "", {}});
   std::string xml = core::render_junit({ok, bad});
   std::istringstream in(xml);
   boost::property_tree::ptree t;
@@ -565,7 +565,8 @@ TEST(Scenario, JunitEscapesWhatXmlCannotHold) {
   bad.name = std::string("odd\x01name");
   bad.file = "scenarios/odd.yaml";
   bad.passed = false;
-  bad.steps.push_back({"check", 2, core::StepResult::Status::kFailed, {std::string("got \x1b[31mred\x1b[0m\tx")}, ""});
+  bad.steps.push_back(
+      {"check", 2, core::StepResult::Status::kFailed, {std::string("got \x1b[31mred\x1b[0m\tx")}, "", {}});
   std::string xml = core::render_junit({bad});
   for (char c : xml) {
     unsigned char ch = static_cast<unsigned char>(c);
