@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/run_artifacts.h"
+#include "cli/run_pause.h"
 #include "cli/run_signals.h"
 #include "core/base/terminal.h"
 #include "core/scenario/scenario.h"
@@ -205,7 +206,10 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
                                      "real backend: leave what each scenario created (no effect on the simulator)")(
       "schema", "print the JSON Schema (draft 2020-12) of a scenario file and exit")(
       "artifacts", "write each step's catch/finally output under DIR/<scenario>/<N>-<step>/",
-      cxxopts::value<std::string>())("paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())(
+      cxxopts::value<std::string>())(
+      "pause-on-failure",
+      "real backend, on a terminal: after a failed step, wait for Enter (the cluster kept "
+      "as the step left it)")("paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())(
       "h,help", "show this help");
   opts.parse_positional({"paths"});
   opts.positional_help("PATH...");
@@ -223,6 +227,13 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (backend != "sim" && backend != "real") throw UsageError("--backend must be sim or real, not \"" + backend + "\"");
   if (backend == "sim" && (r.count("kubeconfig") || r.count("context")))
     throw UsageError("--kubeconfig and --context go with --backend real");
+  if (r.count("pause-on-failure") && backend != "real") throw UsageError("--pause-on-failure goes with --backend real");
+  // It waits for Enter: refused up front when no one can press it.
+  if (r.count("pause-on-failure") && !stdin_is_terminal()) {
+    err << "gpuops run: --pause-on-failure waits for Enter on a terminal, and stdin is not one (run it in a terminal, "
+           "or leave the flag out); nothing was run\n";
+    return kExitNoTerminal;
+  }
 
   core::BindingOverrides overrides;
   if (r.count("values")) overrides.values_file = r["values"].as<std::string>();
@@ -261,6 +272,9 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   } else {
     signals.emplace();
     opt.interrupted = [] { return InterruptSignals::received() != 0; };
+    if (r.count("pause-on-failure"))
+      opt.on_step_failed = pause_on_failure(err, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
+                                            r.count("context") ? r["context"].as<std::string>() : "", opt.interrupted);
     results = run_all_on_real(scenarios, opt, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
                               r.count("context") ? r["context"].as<std::string>() : "", timeout);
   }

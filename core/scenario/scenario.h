@@ -403,6 +403,11 @@ struct RunOptions {
   // (ScenarioResult::interrupted) and is cleaned up. Empty: never.
   // (`gpuops run` sets it on SIGINT and SIGTERM.)
   std::function<bool()> interrupted;
+  // `gpuops run --pause-on-failure`: called after a step failed (after its
+  // catch and finally, before the next step and the clean-up), with the
+  // scenario, the step's 0-based index and its result; it returns when the
+  // run is to go on. Not called once interrupted. Empty: no pause.
+  std::function<void(const Scenario&, size_t, const StepResult&)> on_step_failed;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).
   // With poll, in a scenario of the GPU Operator (on a real cluster it acts

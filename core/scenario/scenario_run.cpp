@@ -492,6 +492,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     }
     run_step_diagnostics(step.diagnostics, step_result.status == StepResult::Status::kFailed, scenario, cluster, sim,
                          options, step_result.diagnostics);
+    if (step_result.status == StepResult::Status::kFailed && options.on_step_failed && !interrupted(options))
+      options.on_step_failed(scenario, index, step_result);
     result.steps.push_back(std::move(step_result));
     if (options.observe)
       result.observations.push_back(observe_step(step, scenario, cluster, options, needs_operator, std::move(last)));

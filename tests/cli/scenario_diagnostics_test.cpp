@@ -231,3 +231,13 @@ TEST(ScenarioDiagnostics, PathSafeNames) {
   EXPECT_EQ(path_safe(""), "_");
   EXPECT_EQ(path_safe(std::string(300, 'a')).size(), 100u);
 }
+
+// --pause-on-failure waits on a live cluster only (tests/serve/run_pause_test.cpp
+// has the terminal and the refusal without one).
+TEST(ScenarioPause, GoesWithTheRealBackend) {
+  TempDir d;
+  auto r = run_gpuops({"run", d.write("s.yaml", kFails), "--pause-on-failure"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "gpuops run: --pause-on-failure goes with --backend real\nRun 'gpuops run --help' for usage.\n");
+}
