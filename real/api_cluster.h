@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "core/cluster/cluster.h"
+#include "core/cluster/diagnostic_reader.h"
 #include "core/codec/documents.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
@@ -71,7 +72,7 @@ struct ApiClusterOptions {
   std::function<bool()> interrupted;
 };
 
-class ApiCluster : public core::Cluster {
+class ApiCluster : public core::Cluster, public core::DiagnosticReader {
  public:
   // Connects lazily (the first call opens the connection). `config` usually
   // comes from load_rest_config. Throws core::InputError when its TLS material
@@ -131,6 +132,12 @@ class ApiCluster : public core::Cluster {
 
   // The namespace used for objects without one and for settle().
   const std::string& default_namespace() const { return namespace_; }
+  // core::DiagnosticReader: GET .../events, and GET .../pods/NAME/log
+  // (tailLines, container) of the pod or of each pod a labelSelector list
+  // gives (real/api_cluster_diagnostics.cpp).
+  std::string events_text(const std::string& ns) override;
+  std::string pod_logs_text(const std::string& ns, const std::string& pod, const std::string& selector,
+                            const std::string& container, int tail_lines) override;
   Client& client() { return *client_; }
 
   // A paged list (ListPager.List): calls `on_page` with each page's items,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/base/errors.h"
+#include "core/cluster/diagnostic_reader.h"
 #include "core/codec/encode.h"
 #include "core/diagnose/diagnose.h"
 #include "core/scenario/scenario.h"
@@ -121,7 +122,8 @@ std::string dump_json(const ClusterState& state) {
   return json::serialize(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}) + "\n";
 }
 
-std::string op_text(const DiagnosticOp& op, const Scenario& scenario, const ClusterState& state, bool simulator) {
+std::string op_text(const DiagnosticOp& op, const Scenario& scenario, const ClusterState& state, bool simulator,
+                    DiagnosticReader* reader) {
   const std::string& ns = scenario.namespace_;
   switch (op.kind) {
     case DiagnosticOp::Kind::kDiagnose: {
@@ -133,14 +135,15 @@ std::string op_text(const DiagnosticOp& op, const Scenario& scenario, const Clus
       return render_text(explain(state, scenario.catalog, op.node, scenario.catalog.by_daemonset(op.daemonset)->name));
     case DiagnosticOp::Kind::kEvents:
       if (simulator) return "events: unavailable on the simulator (it records no events)\n";
-      return "events: not read by gpuops run (its cluster port reads no events); read them with: kubectl get "
-             "events -n " +
-             ns + " --sort-by=.lastTimestamp\n";
+      if (reader) return reader->events_text(ns);
+      return "events: this backend reads no events; read them with: kubectl get events -n " + ns +
+             " --sort-by=.lastTimestamp\n";
     case DiagnosticOp::Kind::kPodLogs: {
       if (simulator) return "podLogs: unavailable on the simulator (its pods run no containers, so have no logs)\n";
+      if (reader) return reader->pod_logs_text(ns, op.pod, op.selector, op.container, kPodLogLines);
       std::string command = "kubectl logs -n " + ns + (op.pod.empty() ? " -l " + op.selector : " " + op.pod) +
                             (op.container.empty() ? "" : " -c " + op.container);
-      return "podLogs: not read by gpuops run (its cluster port reads no logs); read them with: " + command + "\n";
+      return "podLogs: this backend reads no logs; read them with: " + command + "\n";
     }
   }
   return "";
@@ -194,7 +197,7 @@ void run_diagnostics(const std::vector<DiagnosticOp>& ops, const std::string& bl
       output.text = read_error;
     } else {
       try {
-        output.text = op_text(op, scenario, *state, simulator);
+        output.text = op_text(op, scenario, *state, simulator, dynamic_cast<DiagnosticReader*>(&cluster));
       } catch (const std::exception& e) {
         output.text = std::string("error: ") + e.what() + "\n";
       }

@@ -14,8 +14,10 @@
 //     - podLogs: {pod: NAME, container: C}   # or {selector: app=x}: a pod's log (podlogs-<pod|selector>.txt)
 //   finally: [...]                   # the same operations; files "finally-<file>"
 //
-// events and podLogs are not read by this runner (core::Cluster has no read
-// of events or logs): their output says so, and on a live cluster gives the
+// events and podLogs read a live cluster through core::DiagnosticReader
+// (core/cluster/diagnostic_reader.h, real::ApiCluster): the namespace's
+// events, the last kPodLogLines lines of each log. On the simulator they say
+// they are unavailable; on a backend without the reader, they give the
 // kubectl command that reads them.
 #pragma once
 
@@ -31,6 +33,9 @@ namespace gpuops::core {
 struct Catalog;
 class Cluster;
 struct Scenario;
+
+// The lines of each pod's log a podLogs operation reads (the tail).
+inline constexpr int kPodLogLines = 200;
 
 struct DiagnosticOp {
   enum class Kind { kDiagnose, kDump, kExplain, kEvents, kPodLogs };
