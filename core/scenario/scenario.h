@@ -24,6 +24,10 @@
 //       expectError: {exit: 2, contains: "...", field: "...", line: 12}
 //       timeout: 60s                     # real backend: how long to poll
 //       settle: false                    # simulator: do not move virtual time
+//       catch: [{diagnose: {}}, {dump: {}}]   # when it failed (scenario_diagnostics.h)
+//       finally: [{events: {}}]          # always
+//   catch: [...]                       # optional: the scenario's, after its last step
+//   finally: [...]
 //
 // One action per step: createNamespace, apply, label {node, set, remove},
 // addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
@@ -51,8 +55,9 @@
 // Bindings (core/scenario/scenario_bindings.h): `bindings: {k: v}` and
 // `matrix: [{k: v}, ...]` at the top level, `($k)` as a whole value
 // anywhere; one Scenario per matrix entry, named "name[k=v,...]".
-// Expectations `assert` and `error`: any object by partial match
-// (core/scenario/scenario_assert.h). The keys: core/scenario/scenario_keys.h.
+// Expectations `assert` and `error`: any object by partial match, with
+// `(expr)` keys and values (core/scenario/scenario_assert.h,
+// core/scenario/scenario_expr.h). The keys: core/scenario/scenario_keys.h.
 //
 // Errors: load_scenario throws core::InputError naming the file, line and
 // field for anything malformed (unknown keys, two actions in one step, a bad
