@@ -58,7 +58,8 @@ SimBackend open_simulator(const std::string&) { throw UsageError("this gpuops wa
 #ifdef GPUOPS_HAVE_REAL
 std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const std::string& context,
                                          const std::string& ns, std::string* namespace_out,
-                                         const ConnectionOverrides& overrides) {
+                                         const ConnectionOverrides& overrides,
+                                         const std::function<bool()>& interrupted) {
   const std::string& server = overrides.server;
   const std::string& token = overrides.token;
   real::LoadOptions lo;
@@ -91,11 +92,13 @@ std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const st
     rc.password.clear();
   }
   if (namespace_out) *namespace_out = rc.namespace_ == "default" ? "" : rc.namespace_;
-  return std::make_unique<real::ApiCluster>(rc);
+  real::ApiClusterOptions options;
+  options.interrupted = interrupted;
+  return std::make_unique<real::ApiCluster>(rc, options);
 }
 #else
 std::unique_ptr<core::Cluster> open_real(const std::string&, const std::string&, const std::string&, std::string*,
-                                         const std::string&, const std::string&) {
+                                         const ConnectionOverrides&, const std::function<bool()>&) {
   throw UsageError("this gpuops was built without the real-cluster backend");
 }
 #endif

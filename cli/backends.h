@@ -2,6 +2,7 @@
 // controls behind the core::SimulationControls interface.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,8 +46,11 @@ struct ConnectionOverrides {
   std::string certificate_authority;
   bool insecure_skip_tls_verify = false;
 };
+// `interrupted`: polled by the cluster's settle(), which throws ClusterError
+// "interrupted" once it is true (real::ApiClusterOptions::interrupted).
 std::unique_ptr<core::Cluster> open_real(const std::string& kubeconfig, const std::string& context,
                                          const std::string& ns, std::string* namespace_out,
-                                         const ConnectionOverrides& overrides = {});
+                                         const ConnectionOverrides& overrides = {},
+                                         const std::function<bool()>& interrupted = {});
 
 }  // namespace gpuops::cli

@@ -9,6 +9,7 @@
 #include <future>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cli/app.h"
@@ -16,6 +17,10 @@
 #include "cli/cluster_options.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/run_artifacts.h"
+#include "cli/run_pause.h"
+#include "cli/run_signals.h"
+#include "core/base/terminal.h"
 #include "core/scenario/scenario.h"
 #include "core/scenario/scenario_schema.h"
 
@@ -96,12 +101,14 @@ std::vector<core::ScenarioResult> run_all_on_simulator(const std::vector<core::S
 
 // A live cluster (the kubeconfig's, `kubeconfig` and `context` when given):
 // one scenario at a time, expectations polled for at most `timeout`.
+// With opt.interrupted set (SIGINT, SIGTERM): the scenario running stops and
+// is cleaned up, and no other starts.
 std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenario>& scenarios, core::RunOptions& opt,
                                                   const std::string& kubeconfig, const std::string& context,
                                                   core::Duration timeout) {
   std::vector<core::ScenarioResult> results;
   std::string context_ns;
-  auto cluster = open_real(kubeconfig, context, "", &context_ns);
+  auto cluster = open_real(kubeconfig, context, "", &context_ns, {}, opt.interrupted);
   opt.poll = true;
   opt.clean_up = true;
   opt.default_timeout = timeout;
@@ -122,6 +129,7 @@ std::vector<core::ScenarioResult> run_all_on_real(const std::vector<core::Scenar
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     results.push_back(std::move(res));
     if (opt.fail_fast && !results.back().passed) break;
+    if (opt.interrupted()) break;
   }
   return results;
 }
@@ -197,7 +205,12 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
       cxxopts::value<std::string>())("skip-cleanup",
                                      "real backend: leave what each scenario created (no effect on the simulator)")(
       "schema", "print the JSON Schema (draft 2020-12) of a scenario file and exit")(
-      "paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+      "artifacts", "write each step's catch/finally output under DIR/<scenario>/<N>-<step>/",
+      cxxopts::value<std::string>())(
+      "pause-on-failure",
+      "real backend, on a terminal: after a failed step, wait for Enter (the cluster kept "
+      "as the step left it)")("paths", "scenario files or folders", cxxopts::value<std::vector<std::string>>())(
+      "h,help", "show this help");
   opts.parse_positional({"paths"});
   opts.positional_help("PATH...");
   auto r = parse(opts, args);
@@ -214,6 +227,13 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (backend != "sim" && backend != "real") throw UsageError("--backend must be sim or real, not \"" + backend + "\"");
   if (backend == "sim" && (r.count("kubeconfig") || r.count("context")))
     throw UsageError("--kubeconfig and --context go with --backend real");
+  if (r.count("pause-on-failure") && backend != "real") throw UsageError("--pause-on-failure goes with --backend real");
+  // It waits for Enter: refused up front when no one can press it.
+  if (r.count("pause-on-failure") && !stdin_is_terminal()) {
+    err << "gpuops run: --pause-on-failure waits for Enter on a terminal, and stdin is not one (run it in a terminal, "
+           "or leave the flag out); nothing was run\n";
+    return kExitNoTerminal;
+  }
 
   core::BindingOverrides overrides;
   if (r.count("values")) overrides.values_file = r["values"].as<std::string>();
@@ -236,6 +256,7 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   // (scripts/fidelity.sh compares the two backends with it).
   opt.observe = r.count("report-json") > 0;
   std::vector<core::ScenarioResult> results;
+  std::optional<InterruptSignals> signals;  // the real backend's SIGINT and SIGTERM: clean up, then exit
   // Read on either backend (the simulator does not wait, but a bad value
   // is a bad command line there too).
   core::Duration timeout{};
@@ -249,6 +270,11 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
                                     : std::max(1u, std::thread::hardware_concurrency());
     results = run_all_on_simulator(scenarios, opt, jobs);
   } else {
+    signals.emplace();
+    opt.interrupted = [] { return InterruptSignals::received() != 0; };
+    if (r.count("pause-on-failure"))
+      opt.on_step_failed = pause_on_failure(err, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
+                                            r.count("context") ? r["context"].as<std::string>() : "", opt.interrupted);
     results = run_all_on_real(scenarios, opt, r.count("kubeconfig") ? r["kubeconfig"].as<std::string>() : "",
                               r.count("context") ? r["context"].as<std::string>() : "", timeout);
   }
@@ -259,8 +285,31 @@ int cmd_run(const Args& args, std::ostream& out, std::ostream& err) {
   if (r.count("report-json"))
     write_report(r["report-json"].as<std::string>(), core::render_json(results), "--report-json");
   if (r.count("junit")) write_report(r["junit"].as<std::string>(), core::render_junit(results), "--junit");
+  if (r.count("artifacts")) {
+    const std::string dir = r["artifacts"].as<std::string>();
+    if (size_t files = write_artifacts(dir, results))
+      err << "gpuops run: " << files << (files == 1 ? " file" : " files") << " of catch/finally output under " << dir
+          << "\n";
+  }
   bool ok = std::all_of(results.begin(), results.end(), [](const core::ScenarioResult& x) { return x.passed; });
-  return ok ? 0 : 1;
+  // Clean-up failures: on stderr too (the cluster is left dirty), and the
+  // run fails.
+  bool cleaned = true;
+  for (const auto& res : results)
+    for (const auto& failure : res.cleanup_failures) {
+      err << "gpuops run: " << core::escape_terminal(res.name) << ": clean-up: " << core::escape_terminal(failure)
+          << "\n";
+      cleaned = false;
+    }
+  if (int signal = signals ? InterruptSignals::received() : 0) {
+    err << "gpuops run: interrupted by " << InterruptSignals::name(signal) << ": "
+        << (opt.skip_cleanup ? "what the scenario created is left (--skip-cleanup)"
+            : cleaned        ? "what the scenario created was deleted"
+                             : "clean-up ran, with the failures above")
+        << "; the scenarios after it did not run\n";
+    return 128 + signal;
+  }
+  return ok && cleaned ? 0 : 1;
 }
 
 }  // namespace gpuops::cli

@@ -568,6 +568,10 @@ void ApiCluster::settle() {
     if (printed && progress) *progress << "\r\033[K" << std::flush;
   };
   for (;;) {
+    if (options_.interrupted && options_.interrupted()) {
+      clear();
+      throw core::ClusterError("interrupted");
+    }
     core::ClusterState s;
     try {
       s = workload_state(settle_namespace_);

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "core/cluster/cluster.h"
+#include "core/cluster/diagnostic_reader.h"
 #include "core/codec/documents.h"
 #include "real/client.h"
 #include "real/kubeconfig.h"
@@ -65,9 +66,13 @@ struct ApiClusterOptions {
   // Where settle() writes its progress line ("\r" rewritten). nullptr: stderr
   // when stderr is a terminal (isatty(2)), else nothing.
   std::ostream* progress = nullptr;
+  // Polled by settle() before each re-list (at most settle_poll apart): once
+  // true, settle() throws core::ClusterError "interrupted" (`gpuops run` on
+  // SIGINT/SIGTERM). Empty: never.
+  std::function<bool()> interrupted;
 };
 
-class ApiCluster : public core::Cluster {
+class ApiCluster : public core::Cluster, public core::DiagnosticReader {
  public:
   // Connects lazily (the first call opens the connection). `config` usually
   // comes from load_rest_config. Throws core::InputError when its TLS material
@@ -127,6 +132,12 @@ class ApiCluster : public core::Cluster {
 
   // The namespace used for objects without one and for settle().
   const std::string& default_namespace() const { return namespace_; }
+  // core::DiagnosticReader: GET .../events, and GET .../pods/NAME/log
+  // (tailLines, container) of the pod or of each pod a labelSelector list
+  // gives (real/api_cluster_diagnostics.cpp).
+  std::string events_text(const std::string& ns) override;
+  std::string pod_logs_text(const std::string& ns, const std::string& pod, const std::string& selector,
+                            const std::string& container, int tail_lines) override;
   Client& client() { return *client_; }
 
   // A paged list (ListPager.List): calls `on_page` with each page's items,

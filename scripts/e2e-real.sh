@@ -7,6 +7,9 @@
 #      (simulator-only scenarios and steps are reported as skipped), the
 #      GPU Operator's scenarios on the real operator (cluster-up.sh
 #      --gpu-operator);
+#   1a. tests/data/e2e/fails-on-purpose.yaml, which fails on purpose: its catch
+#      artefacts (diagnose output, a dump) exist and its JUnit test case
+#      carries them (scripts/e2e-catch-check.py), and it is cleaned up;
 #   1b. scripts/plan-predict.sh: `gpuops plan` run before each of 30 random
 #      changes (seed 21) predicts exactly the pods, node labels and matrix the
 #      cluster shows after it (it cleans up after itself); then with
@@ -47,7 +50,7 @@ for a in "$@"; do
   case $a in
     --fidelity) fidelity=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "e2e-real: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -138,6 +141,25 @@ if [ $rc -eq 0 ]; then
 else
   sed 's/^/  stderr: /' "$work/scenarios.err" | tail -n 20 >&2
   record FAIL "scenarios --backend real" "exit $rc: $summary, $(since "$t")"
+fi
+
+# --- 1a. a scenario that fails on purpose leaves its catch artefacts ----------
+# tests/data/e2e/fails-on-purpose.yaml: its failed step's catch (diagnose,
+# dump, explain, podLogs) must be in --artifacts and in the JUnit test case's
+# <system-out> (scripts/e2e-catch-check.py), and its clean-up must leave the
+# cluster without nodes, as the steps below need it.
+t=$(date +%s.%N)
+"$gpuops" run --backend real --kubeconfig "$kc" --artifacts "$work/catch-artifacts" \
+  --junit "$work/catch.junit.xml" "$repo/tests/data/e2e/fails-on-purpose.yaml" \
+  >"$work/catch.out" 2>"$work/catch.err"
+rc=$?
+left=$(kubectl --kubeconfig "$kc" get nodes -o name 2>&1)
+if [ $rc -eq 1 ] && problems=$(python3 "$repo/scripts/e2e-catch-check.py" "$work/catch-artifacts" \
+  "$work/catch.junit.xml") && [ -z "$left" ]; then
+  record PASS "catch artefacts of a failing scenario" "$(since "$t")"
+else
+  sed 's/^/  /' "$work/catch.out" "$work/catch.err" >&2
+  record FAIL "catch artefacts of a failing scenario" "exit $rc (expected 1); ${problems:-}; nodes left: ${left:-none}"
 fi
 
 # --- 1b. plan's predictions against the real cluster (docs/PLAN.md) -------------

@@ -63,6 +63,8 @@ std::string render_junit_suite(const std::string& suite_name, const std::vector<
       skip.put("<xmlattr>.message", xml_text(c.skipped_message));
       test_case.add_child("skipped", skip);
     }
+    if (!c.system_out.empty()) test_case.add("system-out", xml_text(c.system_out));
+    if (!c.system_err.empty()) test_case.add("system-err", xml_text(c.system_err));
     suite.add_child("testcase", test_case);
   }
   pt::ptree root;

@@ -20,10 +20,13 @@ struct JUnitCase {
   std::string failure_body;     // the whole text (a diff)
   bool skipped = false;
   std::string skipped_message;
+  std::string system_out;  // "" : no <system-out> (what the case printed: diagnostics)
+  std::string system_err;  // "" : no <system-err> (its errors beside the result: clean-up failures)
 };
 
 // The document: <testsuite name tests failures errors(0) skipped [time]>,
-// each case's <failure> or <skipped>. Characters XML cannot hold at all
+// each case's <failure> or <skipped>, then its <system-out> and <system-err>
+// when not empty. Characters XML cannot hold at all
 // (control characters but tab, LF and CR) are written "\xNN"; the writer
 // escapes & < > ". `seconds` < 0: no time attribute on the suite.
 std::string render_junit_suite(const std::string& suite, const std::vector<JUnitCase>& cases, double seconds = -1);

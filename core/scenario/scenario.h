@@ -24,6 +24,10 @@
 //       expectError: {exit: 2, contains: "...", field: "...", line: 12}
 //       timeout: 60s                     # real backend: how long to poll
 //       settle: false                    # simulator: do not move virtual time
+//       catch: [{diagnose: {}}, {dump: {}}]   # when it failed (scenario_diagnostics.h)
+//       finally: [{events: {}}]          # always
+//   catch: [...]                       # optional: the scenario's, after its last step
+//   finally: [...]
 //
 // One action per step: createNamespace, apply, label {node, set, remove},
 // addNode {node as in cluster.nodes}, deleteNode, taint {node, key, value,
@@ -51,8 +55,9 @@
 // Bindings (core/scenario/scenario_bindings.h): `bindings: {k: v}` and
 // `matrix: [{k: v}, ...]` at the top level, `($k)` as a whole value
 // anywhere; one Scenario per matrix entry, named "name[k=v,...]".
-// Expectations `assert` and `error`: any object by partial match
-// (core/scenario/scenario_assert.h). The keys: core/scenario/scenario_keys.h.
+// Expectations `assert` and `error`: any object by partial match, with
+// `(expr)` keys and values (core/scenario/scenario_assert.h,
+// core/scenario/scenario_expr.h). The keys: core/scenario/scenario_keys.h.
 //
 // Errors: load_scenario throws core::InputError naming the file, line and
 // field for anything malformed (unknown keys, two actions in one step, a bad
@@ -74,7 +79,8 @@
 #include "core/gpu_operator/operands.h"
 #include "core/model/duration.h"  // parse_duration, for a step's durations and run --timeout
 #include "core/scenario/action.h"
-#include "core/scenario/scenario_assert.h"  // ObjectExpectation
+#include "core/scenario/scenario_assert.h"       // ObjectExpectation
+#include "core/scenario/scenario_diagnostics.h"  // DiagnosticBlocks, DiagnosticOutput
 
 namespace gpuops::core {
 
@@ -228,6 +234,7 @@ struct Step {
   std::string policy_name = "cluster-policy";  // patchClusterPolicy, removeOperator
   Expectations expect;
   std::optional<ExpectedError> expect_error;
+  DiagnosticBlocks diagnostics;  // catch: / finally:
   std::optional<Duration> timeout;
   // false: run the controllers without moving virtual time (simulator only),
   // to observe what exists between two timers (a pod in its grace period).
@@ -254,6 +261,7 @@ struct Scenario {
   std::vector<HostSpec> hosts;
   std::optional<OperatorSpec> operator_;
   std::vector<Step> steps;
+  DiagnosticBlocks diagnostics;  // top-level catch: / finally:, after the last step
 };
 
 // The command line's bindings (`gpuops run --values FILE --set k=v`), over
@@ -309,6 +317,8 @@ struct StepResult {
   // line diff for audit and matrix.
   std::vector<std::string> failures;
   std::string skip_reason;
+  // What its catch (it failed) and finally operations gave, in that order.
+  std::vector<DiagnosticOutput> diagnostics;
 };
 
 // What gpuops' analyses saw after a step, for the differential run
@@ -355,8 +365,20 @@ struct ScenarioResult {
   // With RunOptions::observe: one entry per step, parallel to `steps`; empty
   // for a skipped step or when the state could not be read.
   std::vector<std::optional<StepObservation>> observations;
-  std::string error;   // the scenario could not run (set-up failed)
+  std::string error;   // the scenario could not run (set-up failed); "...interrupted" when interrupted
   double seconds = 0;  // wall time, filled by the caller
+  // RunOptions::interrupted became true while it ran: the steps left were
+  // skipped ("interrupted"), the scenario failed, and then it was cleaned up.
+  bool interrupted = false;
+  // With RunOptions::clean_up: each deletion of what the scenario created
+  // that failed ("deleting node \"gpu-a\": <error>"); empty when all went
+  // (an object already gone counts as deleted). They leave `passed` as the
+  // steps made it.
+  std::vector<std::string> cleanup_failures;
+  // The scenario's own catch (it failed) and finally operations' output,
+  // run after its last step and before its clean-up (not when interrupted,
+  // nor when it did not run).
+  std::vector<DiagnosticOutput> diagnostics;
 };
 
 struct RunOptions {
@@ -373,9 +395,24 @@ struct RunOptions {
   bool fail_fast = false;
   // A live cluster: refuse (ScenarioResult::error, every step skipped,
   // nothing written) when the cluster already has nodes or the scenario's
-  // namespace has DaemonSets or pods; afterwards delete the namespaces and
-  // nodes the scenario created.
+  // namespace has DaemonSets or pods; afterwards (at its end, after a failed
+  // step, after an interruption) delete what the scenario created, in
+  // reverse order of creation: its nodes (cluster.nodes, addNode, applied),
+  // the namespaces of createNamespace, applied DaemonSets and pods, and
+  // ClusterPolicies (operator:, installOperator, applied), each recorded
+  // before the write that creates it. Failed deletions are
+  // ScenarioResult::cleanup_failures.
   bool clean_up = false;
+  // Polled between steps, while expectations are polled and while a step's
+  // observation waits (every poll_interval): once true, the scenario stops
+  // (ScenarioResult::interrupted) and is cleaned up. Empty: never.
+  // (`gpuops run` sets it on SIGINT and SIGTERM.)
+  std::function<bool()> interrupted;
+  // `gpuops run --pause-on-failure`: called after a step failed (after its
+  // catch and finally, before the next step and the clean-up), with the
+  // scenario, the step's 0-based index and its result; it returns when the
+  // run is to go on. Not called once interrupted. Empty: no pause.
+  std::function<void(const Scenario&, size_t, const StepResult&)> on_step_failed;
   // Record a StepObservation after every step that ran (after its
   // expectations held or timed out; without expectations, after settle()).
   // With poll, in a scenario of the GPU Operator (on a real cluster it acts
@@ -429,7 +466,10 @@ StateParts state_parts(const Expectations& expect);
 
 // Reports.
 // JSON: {"scenarios": [{name, file, status, seconds, steps: [{title, line,
-// status, failures, skipReason?, observed?}], error?}], passed, failed};
+// status, failures, skipReason?, observed?, diagnostics?}], error?,
+// interrupted? (true), cleanupFailures? [..], diagnostics?}], passed, failed};
+// `diagnostics` (catch/finally, core/scenario/scenario_diagnostics.h) is
+// [{block: "catch"|"finally", op, file, output}].
 // `observed` (with RunOptions::observe) is {audit: [lines], auditExit,
 // order: [lines], matrix: [lines], daemonsets: {name: {field: n}},
 // nodeLabels: {node: {nvidia.com/* key: value}}, daemonsetSpecs: {name:
@@ -437,11 +477,15 @@ StateParts state_parts(const Expectations& expect);
 // [..]}}, pods: {node: ["<daemonset> <phase>", ..]}, clusterPolicies: {name:
 // state}}.
 // Console: one line per scenario ("PASS name (N steps)" / "FAIL name"), the
-// failures indented below, then "N passed, M failed".
+// failures indented below, each clean-up failure ("  clean-up: ..."), then
+// "N passed, M failed" (", K clean-up failure(s)" when there are any).
 std::string render_console(const std::vector<ScenarioResult>& results);
 std::string render_json(const std::vector<ScenarioResult>& results);
 // JUnit XML: one <testsuite>, one <testcase> per scenario, a <failure> with
-// every failed step's message. Written with Boost.PropertyTree.
+// every failed step's message, its clean-up failures in <system-err>
+// ("clean-up: ..." lines), its catch/finally output in <system-out>, each
+// under a line "=== step N \"title\": catch diagnose (diagnose.txt)" or
+// "=== scenario: finally dump (finally-dump.json)". Written with Boost.PropertyTree.
 std::string render_junit(const std::vector<ScenarioResult>& results);
 
 }  // namespace gpuops::core

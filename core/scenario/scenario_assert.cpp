@@ -12,6 +12,7 @@
 #include "core/base/errors.h"
 #include "core/codec/documents.h"
 #include "core/codec/encode.h"
+#include "core/scenario/scenario_expr.h"
 
 namespace gpuops::core {
 
@@ -42,6 +43,19 @@ std::string step(const std::string& path, const std::string& key) {
 
 std::optional<std::string> difference(const json::value& expected, const json::value* actual, const std::string& path) {
   const std::string at = path.empty() ? "" : path + ": ";
+  // A value (expr): evaluated with @ the actual value (null when absent),
+  // it must give true.
+  if (expected.is_string() && is_expression(expected.as_string())) {
+    const std::string expr(expected.as_string());
+    try {
+      json::value result = evaluate_expression(expr, actual);
+      if (result.is_bool() && result.as_bool()) return std::nullopt;
+      return at + "expected " + expr + " to be true, got " + json::serialize(result) +
+             (actual ? " (@ is " + json::serialize(*actual) + ")" : " (@ is absent)");
+    } catch (const std::exception& e) {
+      return at + expr + ": " + e.what();
+    }
+  }
   if (expected.is_null()) {
     if (!actual || actual->is_null()) return std::nullopt;
     return at + "expected null (absent), got " + json::serialize(*actual);
@@ -50,6 +64,17 @@ std::optional<std::string> difference(const json::value& expected, const json::v
   if (expected.is_object()) {
     if (!actual->is_object()) return at + "expected a map, got " + json::serialize(*actual);
     for (const auto& [key, value] : expected.as_object()) {
+      if (is_expression(key)) {  // a key (expr): its result, with @ this map, matches the value
+        const std::string expr(key);
+        const std::string where = path.empty() ? expr : path + "." + expr;
+        try {
+          const json::value result = evaluate_expression(expr, actual);
+          if (auto d = difference(value, &result, where)) return d;
+        } catch (const std::exception& e) {
+          return where + ": " + e.what();
+        }
+        continue;
+      }
       const json::value* field = actual->as_object().if_contains(key);
       if (auto d = difference(value, field, step(path, key))) return d;
     }
@@ -98,6 +123,28 @@ std::string describe_json(const std::string& kind, const json::value& object) {
   return kind + " " + name;
 }
 
+// Checks the syntax of every (expr) key and string value of `node`.
+void check_expressions(const YAML::Node& node, const std::string& file, const std::string& field) {
+  auto check = [&](const YAML::Node& at, const std::string& text, const std::string& f) {
+    if (!is_expression(text)) return;
+    try {
+      check_expression(text);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line_of(at), f, "invalid expression " + text + ": " + e.what());
+    }
+  };
+  if (node.IsScalar()) return check(node, node.Scalar(), field);
+  if (node.IsSequence())
+    for (size_t i = 0; i < node.size(); ++i) check_expressions(node[i], file, field + "[" + std::to_string(i) + "]");
+  if (node.IsMap())
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      const std::string f = field + "." + key;
+      check(it->first, key, f);
+      check_expressions(it->second, file, f);
+    }
+}
+
 }  // namespace
 
 std::vector<ObjectExpectation> read_object_expectations(const YAML::Node& list, const std::string& file,
@@ -109,6 +156,7 @@ std::vector<ObjectExpectation> read_object_expectations(const YAML::Node& list, 
     const YAML::Node item = list[i];
     const std::string f = field + "[" + std::to_string(i) + "]";
     if (!item.IsMap()) throw InputError(file, line_of(item), f, "must be a map: an object, in part");
+    check_expressions(item, file, f);
     ObjectExpectation e;
     e.line = line_of(item);
     e.partial = yaml_node_to_json(item);

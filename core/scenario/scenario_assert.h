@@ -22,6 +22,14 @@
 // matches a list of the same length, item by item; a scalar matches an
 // equal JSON scalar (numbers by value: 2 matches 2.0); null matches a
 // field that is absent or null.
+//
+// Expressions (core/scenario/scenario_expr.h has the language): a key
+// written `(expr)` is evaluated with @ the actual map at that level, and
+// its result must match the value (`(length(spec.taints)): 1`); a string
+// value written `(expr)` is evaluated with @ the actual value (null when
+// absent) and must give true (`numberReady: (@ >= 2)`). A syntax error is an
+// InputError at load; an evaluation error (length of null) fails the item,
+// "<path>: <expr>: <error>".
 #pragma once
 
 #include <boost/json/value.hpp>

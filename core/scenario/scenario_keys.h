@@ -9,12 +9,13 @@ namespace gpuops::core {
 
 // The top level of a scenario file.
 inline constexpr const char* kScenarioKeys[] = {
-    "name",    "description", "operands", "namespace", "simulatorOnly",
-    "cluster", "operator",    "steps",    "bindings",  "matrix",
+    "name",     "description", "operands", "namespace", "simulatorOnly", "cluster",
+    "operator", "steps",       "bindings", "matrix",    "catch",         "finally",
 };
 
-// A step's keys after its name and its action: what it checks and how.
-inline constexpr const char* kStepCheckKeys[] = {"expect", "expectError", "timeout", "settle"};
+// A step's keys after its name and its action: what it checks and how, and
+// its diagnostics (core/scenario/scenario_diagnostics.h).
+inline constexpr const char* kStepCheckKeys[] = {"expect", "expectError", "timeout", "settle", "catch", "finally"};
 
 // A step's `expect:`.
 inline constexpr const char* kExpectKeys[] = {

@@ -1,5 +1,4 @@
-// core/scenario/scenario_load.cpp: scenario YAML -> the typed Scenario of
-// core/scenario/scenario.h (load_scenario, load_steps).
+// core/scenario/scenario_load.cpp: scenario YAML -> core::Scenario (load_scenario, load_steps).
 #include "core/scenario/scenario.h"
 
 #include <yaml-cpp/yaml.h>
@@ -7,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <initializer_list>
@@ -19,7 +17,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -645,6 +642,7 @@ Step read_step(const Reader& reader, const YAML::Node& yaml, const std::string& 
   }
   if (yaml["timeout"]) step.timeout = reader.duration(yaml["timeout"], field + ".timeout");
   if (yaml["settle"]) step.settle = reader.boolean(yaml["settle"], field + ".settle");
+  read_diagnostic_blocks(yaml, reader.file(), field, catalog, step.diagnostics);
   if (step.action == Action::kNone && step.expect.empty())
     reader.fail(yaml, field, "a step needs an action or expectations");
   return step;
@@ -741,6 +739,7 @@ Scenario read_scenario(const Reader& reader, const YAML::Node& root, std::vector
         if (!root["namespace"]) scenario.namespace_ = step.operator_spec.namespace_;
         break;
       }
+  read_diagnostic_blocks(root, path, "", scenario.catalog, scenario.diagnostics);
   return scenario;
 }
 

@@ -19,6 +19,29 @@ namespace gpuops::core {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
+namespace {
+
+// [{block, op, file, output}] of catch/finally operations.
+json::array diagnostics_json(const std::vector<DiagnosticOutput>& outputs) {
+  json::array array;
+  for (const auto& d : outputs)
+    array.push_back(json::object{{"block", d.block}, {"op", d.op}, {"file", d.file}, {"output", d.text}});
+  return array;
+}
+
+// The JUnit <system-out> text of catch/finally operations, each under a
+// "=== <where>: <block> <op> (<file>)" line.
+std::string diagnostics_text(const std::string& where, const std::vector<DiagnosticOutput>& outputs) {
+  std::string text;
+  for (const auto& d : outputs) {
+    text += "=== " + where + ": " + d.block + " " + d.op + " (" + d.file + ")\n" + d.text;
+    if (!d.text.empty() && d.text.back() != '\n') text += "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string render_console(const std::vector<ScenarioResult>& results) {
   // Names, titles and messages come from the scenario file and the cluster:
   // what a terminal would act on (ESC, CR, other controls) is written out,
@@ -26,7 +49,7 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
   // scenario's `name: "\e[2J"` cleared the screen.
   auto safe = [](const std::string& s) { return escape_terminal(s); };
   std::ostringstream os;
-  int passed = 0, failed = 0, skipped_steps = 0;
+  int passed = 0, failed = 0, skipped_steps = 0, cleanup_failures = 0;
   for (const auto& result : results) {
     int steps = static_cast<int>(result.steps.size());
     int skipped = 0;
@@ -48,9 +71,14 @@ std::string render_console(const std::vector<ScenarioResult>& results) {
         os << "  skipped \"" << safe(step.title) << "\": " << safe(step.skip_reason) << "\n";
       }
     }
+    for (const auto& failure : result.cleanup_failures) os << "  clean-up: " << safe(failure) << "\n";
+    cleanup_failures += static_cast<int>(result.cleanup_failures.size());
     (result.passed ? passed : failed)++;
   }
-  os << passed << " passed, " << failed << " failed\n";
+  os << passed << " passed, " << failed << " failed";
+  if (cleanup_failures)
+    os << ", " << cleanup_failures << " clean-up " << (cleanup_failures == 1 ? "failure" : "failures");
+  os << "\n";
   return os.str();
 }
 
@@ -68,6 +96,7 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
       for (const auto& failure : step.failures) failures.push_back(json::value(failure));
       json::object step_json{{"title", step.title}, {"line", step.line}, {"status", status}, {"failures", failures}};
       if (!step.skip_reason.empty()) step_json["skipReason"] = step.skip_reason;
+      if (!step.diagnostics.empty()) step_json["diagnostics"] = diagnostics_json(step.diagnostics);
       if (i < result.observations.size() && result.observations[i]) {
         const StepObservation& observation = *result.observations[i];
         auto lines = [](const std::vector<std::string>& text_lines) {
@@ -110,6 +139,13 @@ std::string render_json(const std::vector<ScenarioResult>& results) {
                                {"seconds", result.seconds},
                                {"steps", steps}};
     if (!result.error.empty()) scenario_json["error"] = result.error;
+    if (result.interrupted) scenario_json["interrupted"] = true;
+    if (!result.diagnostics.empty()) scenario_json["diagnostics"] = diagnostics_json(result.diagnostics);
+    if (!result.cleanup_failures.empty()) {
+      json::array cleanup;
+      for (const auto& failure : result.cleanup_failures) cleanup.push_back(json::value(failure));
+      scenario_json["cleanupFailures"] = std::move(cleanup);
+    }
     scenarios.push_back(std::move(scenario_json));
     passed += result.passed;
   }
@@ -148,6 +184,11 @@ std::string render_junit(const std::vector<ScenarioResult>& results) {
       c.skipped = true;
       c.skipped_message = result.steps.front().skip_reason;
     }
+    for (const auto& failure : result.cleanup_failures) c.system_err += "clean-up: " + failure + "\n";
+    for (size_t i = 0; i < result.steps.size(); ++i)
+      c.system_out += diagnostics_text("step " + std::to_string(i + 1) + " \"" + result.steps[i].title + "\"",
+                                       result.steps[i].diagnostics);
+    c.system_out += diagnostics_text("scenario", result.diagnostics);
     cases.push_back(std::move(c));
   }
   return render_junit_suite("gpuops scenarios", cases, total);

@@ -25,33 +25,16 @@
 #include "core/gpu_operator/manifests.h"
 #include "core/gpu_operator/operands.h"
 #include "core/model/model.h"
+#include "core/scenario/scenario_cleanup.h"
 #include "core/scenario/scenario_internal.h"
 
 namespace gpuops::core {
 
 using scenario_internal::controlled_by_ds;
+using scenario_internal::CreatedObjects;
+using scenario_internal::decode_apply;
 
 namespace {
-
-std::vector<Object> decode_apply(const Step& step, const Scenario& scenario) {
-  std::vector<Document> docs;
-  for (const auto& name : step.apply_operands) {
-    const Operand* operand = scenario.catalog.by_name(name);
-    auto more = read_documents(builtin_manifest(operand->manifest), "manifests/" + operand->manifest);
-    docs.insert(docs.end(), more.begin(), more.end());
-  }
-  if (!step.apply_files.empty()) {
-    auto more = read_paths(step.apply_files);
-    docs.insert(docs.end(), more.begin(), more.end());
-  }
-  if (!step.apply_inline.empty()) {
-    auto more = read_documents(step.apply_inline, scenario.file + ":" + std::to_string(step.line) + " (inline)");
-    docs.insert(docs.end(), more.begin(), more.end());
-  }
-  std::vector<Object> objs;
-  for (const auto& doc : docs) objs.push_back(decode_manifest(doc));  // all validated before any write
-  return objs;
-}
 
 // The GPU Operator of `op`: simulated (started with its CRDs) when `sim`;
 // on a real cluster it must run already. Then its ClusterPolicy is created
@@ -266,23 +249,38 @@ void refuse_run(ScenarioResult& result, const Scenario& scenario, const std::str
   }
 }
 
-// The initial cluster: its nodes (added to `created_nodes`), hosts and
-// operator, settled. A failure is the result's error.
-void set_up_cluster(const Scenario& scenario, Cluster& cluster, SimulationControls* sim,
-                    std::vector<std::string>& created_nodes, ScenarioResult& result) {
+// The initial cluster: its nodes and ClusterPolicy (recorded in `created`
+// before each is written), hosts and operator, settled. A failure is the
+// result's error.
+void set_up_cluster(const Scenario& scenario, Cluster& cluster, SimulationControls* sim, CreatedObjects& created,
+                    ScenarioResult& result) {
   try {
     for (const auto& node : scenario.nodes) {
+      created.add({"Node", "", node.metadata.name});
       cluster.add_node(node);
-      created_nodes.push_back(node.metadata.name);
     }
     if (sim)
       for (const auto& host : scenario.hosts) sim->set_host(host);
-    if (scenario.operator_) install_operator(*scenario.operator_, cluster, sim);
+    if (scenario.operator_) {
+      created.add({"ClusterPolicy", "", scenario.operator_->policy_name});
+      install_operator(*scenario.operator_, cluster, sim);
+    }
     cluster.settle();
   } catch (const std::exception& e) {
     result.passed = false;
     result.error = std::string("setting up the initial cluster: ") + e.what();
   }
+}
+
+bool interrupted(const RunOptions& options) { return options.interrupted && options.interrupted(); }
+
+// A step's (or the scenario's) catch, when it `failed`, then its finally;
+// neither once interrupted (the run is to end quickly).
+void run_step_diagnostics(const DiagnosticBlocks& blocks, bool failed, const Scenario& scenario, Cluster& cluster,
+                          SimulationControls* sim, const RunOptions& options, std::vector<DiagnosticOutput>& out) {
+  if (interrupted(options)) return;
+  if (failed) run_diagnostics(blocks.catch_ops, "catch", scenario, cluster, sim != nullptr, out);
+  run_diagnostics(blocks.finally_ops, "finally", scenario, cluster, sim != nullptr, out);
 }
 
 // How a step's action ended: its error (none: it succeeded), with the exit
@@ -362,6 +360,10 @@ std::optional<ClusterState> check_step_expectations(const Step& step, const Scen
       step_result.failures = {std::string("reading the cluster: ") + e.what()};
     }
     if (step_result.failures.empty() || !options.poll || options.now() >= deadline) break;
+    if (interrupted(options)) {
+      step_result.failures.push_back("(interrupted while waiting; last state shown)");
+      return last;
+    }
     options.sleep(options.poll_interval);
   }
   if (!step_result.failures.empty() && options.poll)
@@ -387,7 +389,7 @@ std::optional<StepObservation> observe_step(const Step& step, const Scenario& sc
       const Duration quiet = std::chrono::seconds(6);
       Time deadline = options.now() + step.timeout.value_or(options.default_timeout);
       Time since = options.now();
-      while (options.now() < deadline && options.now() - since < quiet) {
+      while (options.now() < deadline && options.now() - since < quiet && !interrupted(options)) {
         options.sleep(options.poll_interval);
         StepObservation again = observe(cluster.state(scenario.namespace_), scenario.catalog);
         if (again == *observation) continue;
@@ -399,79 +401,6 @@ std::optional<StepObservation> observe_step(const Step& step, const Scenario& sc
     observation.reset();
   }
   return observation;
-}
-
-// The ClusterPolicies the scenario created, in the order to delete them.
-// Those applied beside the operator's own first: while the operator's
-// singleton exists, they stay "ignored" and render nothing.
-std::vector<std::string> created_policies(const Scenario& scenario) {
-  std::set<std::string> own, applied;
-  if (scenario.operator_) own.insert(scenario.operator_->policy_name);
-  for (const auto& step : scenario.steps) {
-    if (step.action == Action::kInstallOperator) own.insert(step.operator_spec.policy_name);
-    if (step.action != Action::kApply) continue;
-    try {  // a ClusterPolicy among the applied objects (an apply meant to fail may not decode)
-      for (const auto& object : decode_apply(step, scenario))
-        if (const auto* cp = std::get_if<ClusterPolicy>(&object)) applied.insert(cp->metadata.name);
-    } catch (const std::exception&) {
-    }
-  }
-  std::vector<std::string> policies;
-  for (const auto& name : applied)
-    if (!own.count(name)) policies.push_back(name);
-  policies.insert(policies.end(), own.begin(), own.end());
-  return policies;
-}
-
-// Waits (polling, at most the default timeout) until the scenario's
-// namespace has neither DaemonSets nor pods.
-void wait_namespace_empty(const Scenario& scenario, Cluster& cluster, const RunOptions& options) {
-  Time deadline = options.now() + options.default_timeout;
-  while (true) {
-    bool empty = false;
-    try {
-      ClusterState now = cluster.state(scenario.namespace_);
-      empty = now.daemonsets.empty() && now.pods.empty();
-    } catch (const std::exception&) {
-    }
-    if (empty || options.now() >= deadline) break;
-    options.sleep(options.poll_interval);
-  }
-}
-
-// A live cluster after the scenario: what it created deleted, each
-// deletion's failure ignored.
-void clean_up(const Scenario& scenario, Cluster& cluster, const RunOptions& options,
-              std::vector<std::string> created_nodes) {
-  // The ClusterPolicies the scenario created, before their namespace and nodes.
-  bool deleted_policy = false;
-  for (const auto& name : created_policies(scenario)) {
-    try {
-      cluster.delete_cluster_policy(name);
-      deleted_policy = true;
-    } catch (const std::exception&) {
-    }
-  }
-  // The garbage collector takes the operator's DaemonSets (owned by the
-  // ClusterPolicy) and then their pods, in the background: wait until the
-  // namespace has neither, so that the next scenario finds it empty and
-  // the pods do not wait for pod GC on deleted nodes.
-  if (deleted_policy && options.poll) wait_namespace_empty(scenario, cluster, options);
-  for (const auto& step : scenario.steps)
-    if (step.action == Action::kCreateNamespace) {
-      try {
-        cluster.delete_namespace(step.name_arg);
-      } catch (const std::exception&) {
-      }
-    }
-  for (const auto& step : scenario.steps)
-    if (step.action == Action::kAddNode) created_nodes.push_back(step.new_node.metadata.name);
-  for (const auto& name : created_nodes) {
-    try {
-      cluster.delete_node(name);
-    } catch (const std::exception&) {
-    }
-  }
 }
 
 }  // namespace
@@ -517,17 +446,22 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
     }
     first_checked = *start;
   }
-  std::vector<std::string> created_nodes;
-  set_up_cluster(scenario, cluster, sim, created_nodes, result);
+  CreatedObjects created;
+  set_up_cluster(scenario, cluster, sim, created, result);
   bool stop = !result.error.empty();
   for (size_t index = 0; index < scenario.steps.size(); ++index) {
     const Step& step = scenario.steps[index];
     StepResult step_result;
     step_result.title = step.title();
     step_result.line = step.line;
+    if (!result.interrupted && interrupted(options)) {
+      result.interrupted = true;
+      result.passed = false;
+      stop = true;
+    }
     if (stop) {
       step_result.status = StepResult::Status::kSkipped;
-      step_result.skip_reason = "an earlier step failed";
+      step_result.skip_reason = result.interrupted ? "interrupted" : "an earlier step failed";
       result.steps.push_back(step_result);
       if (options.observe) result.observations.emplace_back();
       continue;
@@ -540,7 +474,8 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       if (options.observe) result.observations.emplace_back();
       continue;
     }
-    // The action.
+    // The action (what it creates recorded first).
+    created.add_step(step, scenario);
     check_outcome(step, run_action(step, scenario, cluster, sim), step_result);
     // The expectations, polled on a real cluster.
     std::optional<ClusterState> last;  // the state they were last checked on
@@ -555,11 +490,22 @@ ScenarioResult run_scenario(const Scenario& scenario, Cluster& cluster, Simulati
       result.passed = false;
       if (options.fail_fast) stop = true;
     }
+    run_step_diagnostics(step.diagnostics, step_result.status == StepResult::Status::kFailed, scenario, cluster, sim,
+                         options, step_result.diagnostics);
+    if (step_result.status == StepResult::Status::kFailed && options.on_step_failed && !interrupted(options))
+      options.on_step_failed(scenario, index, step_result);
     result.steps.push_back(std::move(step_result));
     if (options.observe)
       result.observations.push_back(observe_step(step, scenario, cluster, options, needs_operator, std::move(last)));
   }
-  if (options.clean_up && !options.skip_cleanup) clean_up(scenario, cluster, options, std::move(created_nodes));
+  if (!result.interrupted && interrupted(options)) {  // during the last step, or the set-up
+    result.interrupted = true;
+    result.passed = false;
+  }
+  if (result.interrupted) result.error = std::string(result.error.empty() ? "" : result.error + "; ") + "interrupted";
+  run_step_diagnostics(scenario.diagnostics, !result.passed, scenario, cluster, sim, options, result.diagnostics);
+  if (options.clean_up && !options.skip_cleanup)
+    result.cleanup_failures = scenario_internal::delete_created(created.objects(), scenario, cluster, options);
   return result;
 }
 

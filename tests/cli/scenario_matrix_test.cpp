@@ -187,9 +187,10 @@ TEST(ScenarioMatrix, SkipCleanupHasNoEffectOnTheSimulator) {
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "PASS mx[flag=true] (2 steps)\nPASS mx[flag=false] (2 steps)\n2 passed, 0 failed\n");
   auto help = run_gpuops({"run", "--help"});
-  // cxxopts wraps the description at "(no".
-  EXPECT_NE(help.out.find("--skip-cleanup     real backend: leave what each scenario created (no \n"
-                          "                         effect on the simulator)\n"),
+  // cxxopts wraps the description at "(no" (its column set by the longest
+  // option, --pause-on-failure).
+  EXPECT_NE(help.out.find("--skip-cleanup      real backend: leave what each scenario created \n"
+                          "                          (no effect on the simulator)\n"),
             std::string::npos)
       << help.out;
 }

@@ -16,32 +16,16 @@
 #include "core/codec/encode.h"
 #include "core/codec/yaml_load.h"
 #include "core/scenario/scenario.h"
+#include "mock_cluster.h"
 
 using namespace gpuops;
 using namespace gpuops::testing;
+using gpuops::testing::MockCluster;
 using ::testing::_;
 using ::testing::Return;
 namespace fs = std::filesystem;
 
 namespace {
-
-class MockCluster : public core::Cluster {
- public:
-  MOCK_METHOD(core::ClusterState, state, (const std::string& ns), (override));
-  MOCK_METHOD(void, apply, (const std::vector<core::Object>& objects), (override));
-  MOCK_METHOD(void, create_namespace, (const std::string& name), (override));
-  MOCK_METHOD(void, set_node_label,
-              (const std::string& node, const std::string& key, const std::optional<std::string>& value), (override));
-  MOCK_METHOD(void, add_node, (const core::Node& node), (override));
-  MOCK_METHOD(void, delete_node, (const std::string& node), (override));
-  MOCK_METHOD(void, set_node_taints, (const std::string& node, const std::vector<core::Taint>& taints), (override));
-  MOCK_METHOD(void, set_node_unschedulable, (const std::string& node, bool unschedulable), (override));
-  MOCK_METHOD(void, set_node_ready, (const std::string& node, const std::string& status), (override));
-  MOCK_METHOD(void, delete_pod, (const std::string& ns, const std::string& name), (override));
-  MOCK_METHOD(void, delete_namespace, (const std::string& name), (override));
-  MOCK_METHOD(void, settle, (), (override));
-  MOCK_METHOD(bool, serves_cluster_policies, (), (override));
-};
 
 using gpuops::testing::TempDir;
 
@@ -548,12 +532,12 @@ TEST(Scenario, JunitIsValidXmlWithOneTestcasePerScenario) {
   core::ScenarioResult ok;
   ok.name = "a";
   ok.file = "scenarios/a.yaml";
-  ok.steps.push_back({"step", 3, core::StepResult::Status::kPassed, {}, ""});
+  ok.steps.push_back({"step", 3, core::StepResult::Status::kPassed, {}, "", {}});
   core::ScenarioResult bad;
   bad.name = "b <&>";
   bad.file = "scenarios/b.yaml";
   bad.passed = false;
-  bad.steps.push_back({"check", 7, core::StepResult::Status::kFailed, {"audit: expected \"x\" & <y>"}, ""});
+  bad.steps.push_back({"check", 7, core::StepResult::Status::kFailed, {"audit: expected \"x\" & <y>"}, "", {}});
   std::string xml = core::render_junit({ok, bad});
   std::istringstream in(xml);
   boost::property_tree::ptree t;
@@ -581,7 +565,8 @@ TEST(Scenario, JunitEscapesWhatXmlCannotHold) {
   bad.name = std::string("odd\x01name");
   bad.file = "scenarios/odd.yaml";
   bad.passed = false;
-  bad.steps.push_back({"check", 2, core::StepResult::Status::kFailed, {std::string("got \x1b[31mred\x1b[0m\tx")}, ""});
+  bad.steps.push_back(
+      {"check", 2, core::StepResult::Status::kFailed, {std::string("got \x1b[31mred\x1b[0m\tx")}, "", {}});
   std::string xml = core::render_junit({bad});
   for (char c : xml) {
     unsigned char ch = static_cast<unsigned char>(c);
