@@ -40,7 +40,8 @@
 # unless --keep or a failure), E2E_GPU_OPERATOR=0 (no GPU Operator: its
 # scenarios are skipped whole), E2E_TIMEOUT (default expectation timeout of
 # `gpuops run`, default 60s), E2E_PLAN_SEED and E2E_PLAN_CHANGES (the seed
-# and the number of changes of step 1b; default 21 and 30).
+# and the number of changes of step 1b; default 21 and 30),
+# E2E_PLAN_OPERATOR_CHANGES (those of its --operator run; default 30).
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +51,7 @@ for a in "$@"; do
   case $a in
     --fidelity) fidelity=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "e2e-real: unknown argument $a" >&2; exit 2 ;;
   esac
 done

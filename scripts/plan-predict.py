@@ -479,7 +479,7 @@ def label_words(node, key, value):
 def draw_operator(i, n, seed, state_path, out):
     """An operator-mode change: deploy labels set, lowered or removed (on GPU and CPU nodes), operands=false
     and back, gpu.present by hand on the CPU node, cordon, uncordon and drain, NoSchedule taints, a
-    ClusterPolicy patch, a new GPU node, and two-label --steps plans (the operator acts in between); a
+    ClusterPolicy patch, a new GPU node, and two- and three-label --steps plans (the operator acts in between); a
     quarter planned from a dump without the ClusterPolicy."""
     state = json.load(open(state_path))
     book_path = WORK + "/draw.json"
@@ -521,19 +521,26 @@ def draw_operator(i, n, seed, state_path, out):
         if kind != "steps":
             plan_words, commands = words, [words]
         else:
-            # Two label changes on one node, the second once the first has settled: an opt-out then operands=false
-            # (the opt-out lost when it goes), or a deploy key removed then lowered.
+            # Two or three label changes on one node, each once the one before has settled: an opt-out then
+            # operands=false (the opt-out lost when it goes), operands=false then back, and the three of them.
             first = (OPERANDS, None if labels.get(OPERANDS) == "false" else "false")
             if rng.random() < 0.5:
                 first = (rng.choice(OP_DEPLOY), "false")
             second = (OPERANDS, "false") if first[0] != OPERANDS else (rng.choice(OP_DEPLOY), "false")
             if rng.random() < 0.5 and first[0] == OPERANDS and first[1] == "false":
                 second = (OPERANDS, None)
-            steps = [label_step(node, *first), label_step(node, *second)]
+            changes = [first, second]
+            if rng.random() < 0.4:
+                # Three: an opt-out, operands=false, operands back (the opt-out lost on the way,
+                # docs/reference/gpu-operator-live.md step 3), or its order reversed.
+                optout = (rng.choice(OP_DEPLOY), "false")
+                changes = ([optout, (OPERANDS, "false"), (OPERANDS, None)] if labels.get(OPERANDS) != "false"
+                           else [(OPERANDS, None), optout, (OPERANDS, "false")])
+            steps = [label_step(node, *c) for c in changes]
             path = WORK + "/steps-%d.json" % i
             json.dump(steps, open(path, "w"), indent=1)
             plan_words = ["--steps", path]
-            commands = [label_words(node, *first), label_words(node, *second)]
+            commands = [label_words(node, *c) for c in changes]
             words = ["steps:"] + [" ".join(c) for c in commands]
     json.dump(book, open(book_path, "w"))
     write_change(out, plan_words, commands, " ".join(words), source)
@@ -642,6 +649,11 @@ def compare(before_path, plan_path, plan_rc, after_path, roster_path, change_pat
         if b is None or a is None:
             continue
         pb, pa = want_state.get(name, (b, b))
+        # The operator's status can move after the settle without any change: a DaemonSet status the
+        # controller refreshes late (a node that stopped fitting) makes it reconcile and say notReady. When
+        # plan read another state than the capture, its prediction starts elsewhere: not compared.
+        if name in want_state and pb != b:
+            continue
         if (pb, pa) != (b, a):
             diffs.append("clusterpolicy %s status.state: predicted %s -> %s, cluster %s -> %s" % (name, pb, pa, b, a))
     # A settled live cluster has no drift: any is a difference of the simulation's.

@@ -38,7 +38,7 @@
 # uncordon and `drain --ignore-daemonsets`, NoSchedule taints, a ClusterPolicy
 # patch (a component disabled or enabled, the toolkit's env,
 # spec.daemonsets.tolerations, the device plugin's image whole or by version
-# alone), a fourth GPU node, and two-step `--steps` plans whose kubectl
+# alone), a fourth GPU node, and two- and three-step `--steps` plans whose kubectl
 # commands run with the cluster settled in between; a quarter of them planned
 # from `kubectl get nodes,daemonsets,pods -A -o json` (no ClusterPolicy: plan
 # infers it) instead of --kubeconfig. Settled also means every NFD GPU node
