@@ -167,42 +167,34 @@ fi
 # The scenario library leaves the cluster empty; plan-predict.sh sets up its
 # own lab-like state, makes E2E_PLAN_CHANGES random changes (seed
 # E2E_PLAN_SEED), compares each with `gpuops plan`'s prediction, and deletes
-# what it created, so the lab below finds the cluster empty again.
-t=$(date +%s.%N)
-GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl PLAN_PREDICT_DIR=$work/plan-predict \
-  "$repo/scripts/plan-predict.sh" "$kc" "${E2E_PLAN_SEED:-21}" "${E2E_PLAN_CHANGES:-30}" \
-  >"$work/plan-predict.out" 2>"$work/plan-predict.err"
-rc=$?
-grep '^FAIL' "$work/plan-predict.out" >&2
-summary=$(tail -n1 "$work/plan-predict.out")
-if [ $rc -eq 0 ]; then
-  record PASS "plan predictions" "$summary, seed ${E2E_PLAN_SEED:-21}, $(since "$t")"
-else
-  tail -n 5 "$work/plan-predict.err" >&2
-  record FAIL "plan predictions" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict.out"
-fi
-
-# --- 1b'. the same with the real GPU Operator's own state -----------------------
-# plan-predict.sh --operator: the operator's ClusterPolicy at its defaults on
-# NFD-labelled nodes, E2E_PLAN_OPERATOR_CHANGES random changes of every verb
-# (deploy labels, operands=false, hand labels, cordon, drain, taints,
-# ClusterPolicy patches, a new GPU node, --steps plans, plans from dumps
-# without the ClusterPolicy); it deletes what it created.
-if [ "${E2E_GPU_OPERATOR:-1}" != 0 ]; then
+# what it created, so the lab below finds the cluster empty again. With
+# --operator (when the real GPU Operator runs), the same on the operator's
+# own state: its ClusterPolicy at its defaults on NFD-labelled nodes,
+# E2E_PLAN_OPERATOR_CHANGES changes of every verb (deploy labels,
+# operands=false, hand labels, cordon, drain, taints, ClusterPolicy patches,
+# a new GPU node, --steps plans, plans from dumps without the ClusterPolicy).
+# plan_predictions NAME DIR [--operator] CHANGES: one run, recorded as NAME.
+plan_predictions() {
+  local name=$1 dir=$2 t rc summary
+  shift 2
+  local changes=${*: -1} mode=("${@:1:$#-1}")
   t=$(date +%s.%N)
-  GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl PLAN_PREDICT_DIR=$work/plan-predict-operator \
-    "$repo/scripts/plan-predict.sh" --operator "$kc" "${E2E_PLAN_SEED:-21}" "${E2E_PLAN_OPERATOR_CHANGES:-30}" \
-    >"$work/plan-predict-operator.out" 2>"$work/plan-predict-operator.err"
+  GPUOPS=$gpuops KUBECTL=$GPUOPS_CLUSTER_BIN/kubectl PLAN_PREDICT_DIR=$work/$dir \
+    "$repo/scripts/plan-predict.sh" "${mode[@]}" "$kc" "${E2E_PLAN_SEED:-21}" "$changes" \
+    >"$work/$dir.out" 2>"$work/$dir.err"
   rc=$?
-  grep '^FAIL' "$work/plan-predict-operator.out" >&2
-  summary=$(tail -n1 "$work/plan-predict-operator.out")
+  grep '^FAIL' "$work/$dir.out" >&2
+  summary=$(tail -n1 "$work/$dir.out")
   if [ $rc -eq 0 ]; then
-    record PASS "plan predictions, real operator" "$summary, seed ${E2E_PLAN_SEED:-21}, $(since "$t")"
+    record PASS "$name" "$summary, seed ${E2E_PLAN_SEED:-21}, $(since "$t")"
   else
-    tail -n 5 "$work/plan-predict-operator.err" >&2
-    record FAIL "plan predictions, real operator" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/plan-predict-operator.out"
+    tail -n 5 "$work/$dir.err" >&2
+    record FAIL "$name" "exit $rc: $summary, seed ${E2E_PLAN_SEED:-21}, see $work/$dir.out"
   fi
-fi
+}
+plan_predictions "plan predictions" plan-predict "${E2E_PLAN_CHANGES:-30}"
+[ "${E2E_GPU_OPERATOR:-1}" = 0 ] ||
+  plan_predictions "plan predictions, real operator" plan-predict-operator --operator "${E2E_PLAN_OPERATOR_CHANGES:-30}"
 
 # --- 1c. the admission policy on the real API server (docs/POLICY.md) ---------
 # Creates and deletes its own nodes; the cluster is empty again after it.

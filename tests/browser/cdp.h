@@ -8,6 +8,8 @@
 // went wrong, when Chromium cannot be found or started.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -171,5 +174,16 @@ class Chromium {
   int id_ = 0;
   std::string session_;
 };
+
+// A headless Chromium for one test, or null with the test failed (said
+// why) when it cannot start.
+inline std::unique_ptr<Chromium> start_chromium() {
+  try {
+    return std::make_unique<Chromium>();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "headless Chromium cannot start: " << e.what();
+    return nullptr;
+  }
+}
 
 }  // namespace gpuops::browser_testing

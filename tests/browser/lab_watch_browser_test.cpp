@@ -24,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using browser_testing::Chromium;
+using browser_testing::start_chromium;
 using testing::Spawned;
 
 std::string artifact(const std::string& name) { return std::string(GPUOPS_ARTIFACTS_DIR) + "/" + name; }
@@ -59,15 +60,6 @@ struct ServedUi {
   std::string kubeconfig, login;
   std::unique_ptr<Spawned> proc;
 };
-
-std::unique_ptr<Chromium> start_chromium() {
-  try {
-    return std::make_unique<Chromium>();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "headless Chromium cannot start: " << e.what();
-    return nullptr;
-  }
-}
 
 const std::string kLog = "document.getElementById('log').innerText";
 

@@ -20,6 +20,7 @@ namespace gpuops {
 namespace {
 
 using browser_testing::Chromium;
+using browser_testing::start_chromium;
 using serve_testing::Proc;
 using serve_testing::Served;
 
@@ -27,15 +28,6 @@ std::string artifact(const std::string& name) { return std::string(GPUOPS_ARTIFA
 
 std::string cell(const std::string& node, const std::string& op) {
   return "document.querySelector('td[data-node=\"" + node + "\"][data-operand=\"" + op + "\"]')";
-}
-
-std::unique_ptr<Chromium> start_chromium() {
-  try {
-    return std::make_unique<Chromium>();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "headless Chromium cannot start: " << e.what();
-    return nullptr;
-  }
 }
 
 TEST(UiBrowser, TheLabViewFollowsKubectlLabelAndExplainsACell) {
