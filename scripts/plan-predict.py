@@ -228,16 +228,9 @@ def policy_waiting(cps):
             for c in cps if c.get("status", {}).get("state") not in (None, "ready")]
 
 
-def settle(report=True):
-    """Waits until nothing is pending and nothing changed for PP_QUIET seconds: 0 (printing the seconds it
-    took, with report), or 3 (printing what was still pending)."""
-    if not report:
-        with open(os.devnull, "w") as null:
-            saved, sys.stdout = sys.stdout, null
-            try:
-                return settle()
-            finally:
-                sys.stdout = saved
+def settle():
+    """Waits until nothing is pending and nothing changed for PP_QUIET seconds: (0, the seconds it took), or
+    (3, what was still pending)."""
     quiet, timeout = float(os.environ["PP_QUIET"]), float(os.environ["PP_TIMEOUT"])
     start = time.monotonic()
     last, since, left = None, start, []
@@ -245,8 +238,7 @@ def settle(report=True):
         try:
             nodes, dss, pods, cps = read_cluster()
         except RuntimeError as e:
-            print(str(e))
-            return 3
+            return 3, str(e)
         now = time.monotonic()
         fp = fingerprint(nodes, dss, pods, cps)
         if fp != last:
@@ -254,11 +246,9 @@ def settle(report=True):
         left = pending(nodes, dss, pods) + (operator_pending(nodes, cps) if MODE == "operator" else [])
         waiting = policy_waiting(cps) if MODE == "operator" else []
         if not left and now - since >= (float(os.environ.get("PP_POLICY_QUIET", "8")) if waiting else quiet):
-            print(f"{now - start:.1f}")
-            return 0
+            return 0, f"{now - start:.1f}"
         if now - start > timeout:
-            print("did not settle within %ds: %s" % (timeout, "; ".join((left + waiting)[:5]) or "still changing"))
-            return 3
+            return 3, "did not settle within %ds: %s" % (timeout, "; ".join((left + waiting)[:5]) or "still changing")
         time.sleep(0.25)
 
 
@@ -385,7 +375,7 @@ def act(change_path, out):
     with open(out, "w") as o:
         for k, words in enumerate(change["kubectl"]):
             if k:
-                if settle(report=False) != 0:
+                if settle()[0] != 0:
                     return 3
             r = subprocess.run([KUBECTL, "--kubeconfig", KC, *words], stdout=o, stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -462,7 +452,7 @@ def draw_patch(rng, book):
     cp["plugin"] += 1
     if kind == "version":  # no repository, no image: "/:<version>" up to v26.6
         return patch_words({"devicePlugin": {"repository": None, "image": None, "version": "v0.17.%d" % cp["plugin"]}})
-    return patch_words({"devicePlugin": {"repository": "nvcr.io/nvidia", "image": "k8s-device-plugin",
+    return patch_words({"devicePlugin": {"repository": "nvidia", "image": "k8s-device-plugin",
                                          "version": "v0.17.%d" % cp["plugin"]}})
 
 
@@ -678,7 +668,9 @@ if __name__ == "__main__":
         if cmd == "setup":
             setup()
         elif cmd == "settle":
-            sys.exit(settle())
+            rc, text = settle()
+            print(text)
+            sys.exit(rc)
         elif cmd == "capture":
             capture(args[0])
         elif cmd == "draw":

@@ -12,19 +12,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object* spec_object(const ClusterPolicy& p, const std::string& field) {
-  const json::value* spec = p.raw.if_contains("spec");
-  if (!spec || !spec->is_object()) return nullptr;
-  const json::value* f = spec->as_object().if_contains(field);
-  return f && f->is_object() ? &f->as_object() : nullptr;
-}
-
-std::string string_field(const json::object* o, const char* key) {
-  if (!o) return "";
-  const json::value* v = o->if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
 // The IsEnabled default of each field (api/nvidia/v1/clusterpolicy_types.go).
 bool default_enabled(const std::string& field) {
   return field == "driver" || field == "toolkit" || field == "devicePlugin" || field == "dcgm" ||
@@ -32,6 +19,19 @@ bool default_enabled(const std::string& field) {
 }
 
 }  // namespace
+
+const json::object* spec_object(const ClusterPolicy& p, std::string_view field) {
+  const json::value* spec = p.raw.if_contains("spec");
+  if (!spec || !spec->is_object()) return nullptr;
+  const json::value* f = spec->as_object().if_contains(field);
+  return f && f->is_object() ? &f->as_object() : nullptr;
+}
+
+std::string string_field(const json::object* o, std::string_view key) {
+  if (!o) return "";
+  const json::value* v = o->if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
 
 std::string policy_field(const std::string& operand) {
   static const std::map<std::string, std::string> kFields = {

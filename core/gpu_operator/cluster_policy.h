@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json/object.hpp>
@@ -47,6 +48,13 @@ bool sandbox_workloads_enabled(const ClusterPolicy& policy);
 // `spec.sandboxWorkloads.defaultWorkload` when it is container,
 // vm-passthrough or vm-vgpu, else "container" (ClusterPolicyController.init).
 std::string default_workload(const ClusterPolicy& policy);
+
+// `spec.<field>` when it is an object, else null (absent, or another type:
+// the operator's decoding would refuse it, gpuops reads it as absent).
+const boost::json::object* spec_object(const ClusterPolicy& policy, std::string_view field);
+
+// `o[key]` when `o` is not null and that member is a string, else "".
+std::string string_field(const boost::json::object* o, std::string_view key);
 
 // `spec.<field>.enabled` as written: nullopt when absent (or not a bool).
 std::optional<bool> enabled_field(const ClusterPolicy& policy, const std::string& field);

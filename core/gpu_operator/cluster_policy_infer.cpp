@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <boost/json.hpp>
 
@@ -24,12 +25,11 @@ bool is_sandbox_operand(const std::string& name) {
          name == "vgpu-manager";
 }
 
-const json::value* member(const json::value* v, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    if (!v || !v->is_object()) return nullptr;
-    v = v->as_object().if_contains(k);
-  }
-  return v;
+// The value at JSON pointer `pointer` (RFC 6901) under `v`, null when `v`
+// is null or the path is not there.
+const json::value* at(const json::value* v, std::string_view pointer) {
+  boost::system::error_code ec;
+  return v ? v->find_pointer(pointer, ec) : nullptr;
 }
 
 // mirrors applyCommonDaemonsetConfig and applyUpdateStrategyConfig
@@ -48,22 +48,21 @@ void infer_daemonsets(const std::vector<std::pair<const Operand*, const DaemonSe
   bool same_tolerations = true, same_priority = true, same_strategy = true, default_tolerations = true;
   bool default_priority = true, default_strategy = true;
   for (const auto& [op, d] : rendered) {
-    const json::value* pod = member(&d->raw.at("spec"), {"template", "spec"});
-    const json::value* t = member(pod, {"tolerations"});
+    const json::value* pod = at(&d->raw.at("spec"), "/template/spec");
+    const json::value* t = at(pod, "/tolerations");
     json::value tv = t && t->is_array() ? *t : json::value(json::array{});
-    const json::value* pc = member(pod, {"priorityClassName"});
+    const json::value* pc = at(pod, "/priorityClassName");
     json::value pv = pc && pc->is_string() ? *pc : json::value("");
-    const json::value* us = member(&d->raw.at("spec"), {"updateStrategy"});
+    const json::value* us = at(&d->raw.at("spec"), "/updateStrategy");
     json::value sv = us ? *us : json::value(nullptr);
     default_tolerations =
         default_tolerations &&
         tv == (op->name == "vgpu-device-manager" ? json::value(json::array{}) : json::value(kDefaultTolerations));
     default_priority = default_priority && pv == "system-node-critical";
     if (op->name != "driver")
-      default_strategy =
-          default_strategy &&
-          (!sv.is_object() || member(&sv, {"type"}) == nullptr || *member(&sv, {"type"}) == "RollingUpdate") &&
-          (!member(&sv, {"rollingUpdate", "maxUnavailable"}) || *member(&sv, {"rollingUpdate", "maxUnavailable"}) == 1);
+      default_strategy = default_strategy &&
+                         (!sv.is_object() || at(&sv, "/type") == nullptr || *at(&sv, "/type") == "RollingUpdate") &&
+                         (!at(&sv, "/rollingUpdate/maxUnavailable") || *at(&sv, "/rollingUpdate/maxUnavailable") == 1);
     if (!tolerations) tolerations = tv;
     same_tolerations = same_tolerations && *tolerations == tv;
     if (!priority) priority = pv;
@@ -82,11 +81,11 @@ void infer_daemonsets(const std::vector<std::pair<const Operand*, const DaemonSe
     fields.push_back("daemonsets.priorityClassName");
   }
   if (!default_strategy && same_strategy && strategy && strategy->is_object()) {
-    const json::value* type = member(&*strategy, {"type"});
+    const json::value* type = at(&*strategy, "/type");
     if (type && *type == "OnDelete") {
       daemonsets["updateStrategy"] = "OnDelete";
       fields.push_back("daemonsets.updateStrategy");
-    } else if (const json::value* mu = member(&*strategy, {"rollingUpdate", "maxUnavailable"})) {
+    } else if (const json::value* mu = at(&*strategy, "/rollingUpdate/maxUnavailable")) {
       daemonsets["rollingUpdate"] = json::object{{"maxUnavailable", *mu}};
       fields.push_back("daemonsets.rollingUpdate");
     }

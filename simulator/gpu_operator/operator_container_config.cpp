@@ -26,16 +26,6 @@ const json::array* member_array(const json::object* o, std::string_view key) {
   return v && v->is_array() ? &v->as_array() : nullptr;
 }
 
-std::string member_string(const json::object* o, std::string_view key) {
-  if (!o) return "";
-  const json::value* v = o->if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-const json::object* spec_object(const core::ClusterPolicy& p, std::string_view field) {
-  return member_object(member_object(&p.raw, "spec"), field);
-}
-
 // mirrors gpuv1.ImagePullPolicy, api/nvidia/v1/clusterpolicy_types.go: any
 // other value (or none) is IfNotPresent.
 std::string image_pull_policy(const std::string& v) { return v == "Always" || v == "Never" ? v : "IfNotPresent"; }
@@ -46,7 +36,7 @@ void set_container_env(json::object& container, const std::string& name, const s
   json::value& env = container["env"];
   if (!env.is_array()) env = json::array{};
   for (json::value& e : env.as_array())
-    if (e.is_object() && member_string(&e.as_object(), "name") == name) {
+    if (e.is_object() && core::string_field(&e.as_object(), "name") == name) {
       e.as_object()["value"] = value;
       return;
     }
@@ -59,7 +49,8 @@ void apply_env(json::object& container, const json::object* spec) {
   if (const json::array* env = member_array(spec, "env"))
     for (const json::value& e : *env)
       if (e.is_object() && e.as_object().contains("name"))
-        set_container_env(container, member_string(&e.as_object(), "name"), member_string(&e.as_object(), "value"));
+        set_container_env(container, core::string_field(&e.as_object(), "name"),
+                          core::string_field(&e.as_object(), "value"));
 }
 
 // mirrors addPullSecrets, controllers/object_controls.go: each name once,
@@ -73,7 +64,7 @@ void add_pull_secrets(json::object& pod_spec, const json::object* spec) {
     if (!s.is_string()) continue;
     bool present = false;
     for (const json::value& have : list.as_array())
-      if (have.is_object() && member_string(&have.as_object(), "name") == s.as_string()) present = true;
+      if (have.is_object() && core::string_field(&have.as_object(), "name") == s.as_string()) present = true;
     if (!present) list.as_array().push_back(json::object{{"name", s}});
   }
   if (list.as_array().empty()) pod_spec.erase("imagePullSecrets");
@@ -94,7 +85,7 @@ json::object* init_container(json::object& pod_spec, std::string_view name) {
   json::value* init = pod_spec.if_contains("initContainers");
   if (!init || !init->is_array()) return nullptr;
   for (json::value& c : init->as_array())
-    if (c.is_object() && member_string(&c.as_object(), "name") == name) return &c.as_object();
+    if (c.is_object() && core::string_field(&c.as_object(), "name") == name) return &c.as_object();
   return nullptr;
 }
 
@@ -119,13 +110,13 @@ constexpr std::array<ValidatorEnv, 7> kValidatorEnv{{{"driver-validation", "driv
 // resources; then its pull secrets.
 void apply_validation_init(json::object& pod_spec, const core::ClusterPolicy& policy, const std::string& version,
                            bool validator_components) {
-  const json::object* validator = spec_object(policy, "validator");
-  const std::string policy_value = member_string(validator, "imagePullPolicy");
+  const json::object* validator = core::spec_object(policy, "validator");
+  const std::string policy_value = core::string_field(validator, "imagePullPolicy");
   if (json::value* init = pod_spec.if_contains("initContainers"); init && init->is_array())
     for (json::value& v : init->as_array()) {
       if (!v.is_object()) continue;
       json::object& c = v.as_object();
-      const std::string name = member_string(&c, "name");
+      const std::string name = core::string_field(&c, "name");
       if (name.find("validation") == std::string::npos) continue;
       for (const auto& [container, field] : kValidatorEnv)
         if (name == container && (validator_components || field == "driver" || field == "toolkit"))
@@ -148,15 +139,16 @@ bool calls_validation_init(const std::string& operand, const std::string& versio
   return (operand == "driver" || operand == "node-status-exporter") && !core::version_at_least(version, 26, 7);
 }
 
-// The DriverManagerSpec of the operands that run k8s-driver-manager.
-const json::object* driver_manager_spec(const core::ClusterPolicy& policy, const std::string& operand) {
-  if (operand == "driver") return member_object(spec_object(policy, "driver"), "manager");
-  if (operand == "vgpu-manager") return member_object(spec_object(policy, "vgpuManager"), "driverManager");
-  if (operand == "vfio-manager") return member_object(spec_object(policy, "vfioManager"), "driverManager");
-  return nullptr;
-}
-
 }  // namespace
+
+DriverManagerSpec driver_manager_spec(const core::ClusterPolicy& policy, const std::string& operand) {
+  if (operand == "driver") return {member_object(core::spec_object(policy, "driver"), "manager"), "driver.manager"};
+  if (operand == "vgpu-manager")
+    return {member_object(core::spec_object(policy, "vgpuManager"), "driverManager"), "vgpuManager.driverManager"};
+  if (operand == "vfio-manager")
+    return {member_object(core::spec_object(policy, "vfioManager"), "driverManager"), "vfioManager.driverManager"};
+  return {};
+}
 
 // mirrors the Transform<Component> functions' container configuration,
 // gpu-operator controllers/object_controls.go (see the header for which)
@@ -165,15 +157,15 @@ void apply_container_config(const core::Operand& op, const core::ClusterPolicy& 
   const bool validator = op.name == "operator-validator" || op.name == "sandbox-validator";
   const std::string field = validator ? "validator" : core::policy_field(op.name);
   if (field.empty()) return;
-  const json::object* spec = spec_object(policy, field);
+  const json::object* spec = core::spec_object(policy, field);
 
   if (validator || calls_validation_init(op.name, version)) apply_validation_init(pod_spec, policy, version, validator);
 
   // transformDriverManagerInitContainer: its pull policy when set, env, then
   // its pull secrets.
   if (json::object* manager = init_container(pod_spec, "k8s-driver-manager")) {
-    const json::object* m = driver_manager_spec(policy, op.name);
-    if (const std::string p = member_string(m, "imagePullPolicy"); !p.empty())
+    const json::object* m = driver_manager_spec(policy, op.name).spec;
+    if (const std::string p = core::string_field(m, "imagePullPolicy"); !p.empty())
       (*manager)["imagePullPolicy"] = image_pull_policy(p);
     apply_env(*manager, m);
     add_pull_secrets(pod_spec, m);
@@ -186,7 +178,7 @@ void apply_container_config(const core::Operand& op, const core::ClusterPolicy& 
   json::object& main = containers->as_array().front().as_object();
   // (TransformValidatorShared for the validators: spec.validator, whose
   // pull secrets are already added above.)
-  main["imagePullPolicy"] = image_pull_policy(member_string(spec, "imagePullPolicy"));
+  main["imagePullPolicy"] = image_pull_policy(core::string_field(spec, "imagePullPolicy"));
   if (!validator) add_pull_secrets(pod_spec, spec);
   apply_resources(main, spec);
   // TransformToolkit takes no args; TransformMPSControlDaemon (the device

@@ -32,6 +32,17 @@
 
 namespace gpuops::simulator::internal {
 
+// The DriverManagerSpec of an operand that runs k8s-driver-manager
+// (TransformDriver: spec.driver.manager; TransformVGPUManager and
+// TransformVFIOManager: spec.vgpuManager.driverManager,
+// spec.vfioManager.driverManager), with its path under spec for errors;
+// {null, ""} for another operand or when absent (not an object).
+struct DriverManagerSpec {
+  const boost::json::object* spec = nullptr;
+  std::string field;
+};
+DriverManagerSpec driver_manager_spec(const core::ClusterPolicy& policy, const std::string& operand);
+
 // Writes the fields above into `pod_spec` (a rendered pod template's spec:
 // "containers"[0] is the operand's main container, "initContainers" those
 // named by op.gates) for operand `op` of operator release `version`

@@ -15,19 +15,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object* spec_field(const core::ClusterPolicy& p, const std::string& field) {
-  const json::value* spec = p.raw.if_contains("spec");
-  if (!spec || !spec->is_object()) return nullptr;
-  const json::value* f = spec->as_object().if_contains(field);
-  return f && f->is_object() ? &f->as_object() : nullptr;
-}
-
-std::string str(const json::object* o, const char* key) {
-  if (!o) return "";
-  const json::value* v = o->if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
 // mirrors gpuv1.ImagePath (imagePath, api/nvidia/v1/clusterpolicy_types.go)
 // and resolveDriverTag's suffix (`version_suffix`, the driver's "-<os>",
 // left off a digest): repository and version both empty: the image alone
@@ -39,7 +26,8 @@ std::string str(const json::object* o, const char* key) {
 // upstream's words (core::InputError, field `spec.<field>`).
 std::string image_path(const json::object* spec, const std::string& fallback, const std::string& version_suffix,
                        const std::string& release, const std::string& field) {
-  std::string repo = str(spec, "repository"), image = str(spec, "image"), version = str(spec, "version");
+  std::string repo = core::string_field(spec, "repository"), image = core::string_field(spec, "image"),
+              version = core::string_field(spec, "version");
   if (repo.empty() && version.empty()) {
     if (image.empty()) return fallback;
     return image + (image.find("sha256:") == std::string::npos ? version_suffix : "");
@@ -65,12 +53,12 @@ json::object labels_json(const std::vector<std::pair<std::string, std::string>>&
 core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::ClusterPolicy& policy,
                                          const core::Catalog& catalog, const std::string& ns,
                                          const std::string& os_tag) {
-  const json::object* daemonsets = spec_field(policy, "daemonsets");
+  const json::object* daemonsets = core::spec_object(policy, "daemonsets");
   // The validators' container runs spec.validator's image
   // (TransformValidatorShared).
   const bool validator_operand = op.name == "operator-validator" || op.name == "sandbox-validator";
   const std::string field = validator_operand ? "validator" : core::policy_field(op.name);
-  const json::object* component = field.empty() ? nullptr : spec_field(policy, field);
+  const json::object* component = field.empty() ? nullptr : core::spec_object(policy, field);
 
   json::object selector = op.selector.empty() ? json::object{{"app", op.app}} : labels_json(op.selector);
   json::object pod_labels = selector;
@@ -90,7 +78,7 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   if (daemonsets)
     if (const json::value* t = daemonsets->if_contains("tolerations"); t && t->is_array() && !t->as_array().empty())
       tolerations = t->as_array();
-  std::string priority = str(daemonsets, "priorityClassName");
+  std::string priority = core::string_field(daemonsets, "priorityClassName");
   if (priority.empty()) priority = "system-node-critical";
 
   // The validation init containers run the validator image;
@@ -101,25 +89,20 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   // transforms resolve them.
   const core::Operand* validator = catalog.by_name("operator-validator");
   auto validator_image = [&] {
-    return image_path(spec_field(policy, "validator"), validator ? validator->image : "", "", catalog.version,
+    return image_path(core::spec_object(policy, "validator"), validator ? validator->image : "", "", catalog.version,
                       "validator");
   };
   auto manager_image = [&] {
-    const std::string parent = op.name == "driver" ? "driver" : core::policy_field(op.name);
-    const json::object* owner = spec_field(policy, parent);
-    const json::value* manager =
-        owner ? owner->if_contains(op.name == "driver" ? "manager" : "driverManager") : nullptr;
-    return image_path(manager && manager->is_object() ? &manager->as_object() : nullptr,
-                      catalog.rules.driver_manager_image, "", catalog.version,
-                      parent + (op.name == "driver" ? ".manager" : ".driverManager"));
+    const DriverManagerSpec manager = driver_manager_spec(policy, op.name);
+    return image_path(manager.spec, catalog.rules.driver_manager_image, "", catalog.version, manager.field);
   };
   json::array init;
   // handleDevicePluginConfig: config-manager-init stays only with a custom
   // plugin config (spec.devicePlugin.config.name set, isCustomPluginConfigSet).
-  const json::object* plugin = spec_field(policy, "devicePlugin");
+  const json::object* plugin = core::spec_object(policy, "devicePlugin");
   const json::value* plugin_config = plugin ? plugin->if_contains("config") : nullptr;
   const bool custom_plugin_config =
-      plugin_config && plugin_config->is_object() && !str(&plugin_config->as_object(), "name").empty();
+      plugin_config && plugin_config->is_object() && !core::string_field(&plugin_config->as_object(), "name").empty();
   // TransformValidatorComponent "cc-manager": cc-manager-validation only
   // while spec.ccManager is enabled (IsEnabled: default false).
   const bool cc_manager = core::enabled_field(policy, "ccManager").value_or(false);
@@ -142,7 +125,7 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   apply_container_config(op, policy, catalog.version, pod_spec);
   // setRuntimeClassName: spec.operator.runtimeClass, default "nvidia".
   if (op.runtime_class) {
-    std::string rc = str(spec_field(policy, "operator"), "runtimeClass");
+    std::string rc = core::string_field(core::spec_object(policy, "operator"), "runtimeClass");
     pod_spec["runtimeClassName"] = rc.empty() ? "nvidia" : rc;
   }
 
@@ -150,7 +133,7 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
   // every DaemonSet; RollingUpdate (rollingUpdate.maxUnavailable, default
   // "1") for all but the driver's, which keeps the asset's OnDelete.
   json::object strategy;
-  const std::string wanted = str(daemonsets, "updateStrategy");
+  const std::string wanted = core::string_field(daemonsets, "updateStrategy");
   if (wanted == "OnDelete" || op.update_strategy == "OnDelete") {
     strategy = json::object{{"type", "OnDelete"}};
   } else {

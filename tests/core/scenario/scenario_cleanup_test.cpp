@@ -64,6 +64,16 @@ core::RunOptions live() {
   return opt;
 }
 
+// The scenario's writes before its last step: reads, settles, `nodes` of its
+// nodes added, its namespace and its DaemonSet.
+void expect_setup(MockCluster& c, int nodes) {
+  EXPECT_CALL(c, state(_)).WillRepeatedly(Return(core::ClusterState{}));
+  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
+  EXPECT_CALL(c, add_node(_)).Times(nodes);
+  EXPECT_CALL(c, create_namespace("gpu-operator"));
+  EXPECT_CALL(c, apply(_));
+}
+
 // Deletions expected after the steps, newest creation first.
 void expect_deletions(MockCluster& c) {
   EXPECT_CALL(c, delete_node("gpu-c"));
@@ -82,11 +92,7 @@ TEST(ScenarioCleanup, FailedScenarioDeletesWhatItCreatedInReverseOrder) {
   TempDir d;
   core::Scenario s = load(d);
   ::testing::StrictMock<MockCluster> c;
-  EXPECT_CALL(c, state(_)).WillRepeatedly(Return(core::ClusterState{}));
-  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
-  EXPECT_CALL(c, add_node(_)).Times(3);
-  EXPECT_CALL(c, create_namespace("gpu-operator"));
-  EXPECT_CALL(c, apply(_));
+  expect_setup(c, 3);
   {
     InSequence seq;
     expect_deletions(c);
@@ -107,11 +113,7 @@ TEST(ScenarioCleanup, InterruptedScenarioStopsAndCleansUp) {
   core::Scenario s = load(d);
   ::testing::StrictMock<MockCluster> c;
   bool flag = false;
-  EXPECT_CALL(c, state(_)).WillRepeatedly(Return(core::ClusterState{}));
-  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
-  EXPECT_CALL(c, add_node(_)).Times(2);
-  EXPECT_CALL(c, create_namespace("gpu-operator"));
-  EXPECT_CALL(c, apply(_));
+  expect_setup(c, 2);
   EXPECT_CALL(c, add_node(::testing::Field(&core::Node::metadata, ::testing::Field(&core::ObjectMeta::name, "gpu-c"))))
       .WillOnce([&](const core::Node&) { flag = true; });
   {
@@ -208,11 +210,7 @@ TEST(ScenarioCleanup, SkipCleanupDeletesNothing) {
   TempDir d;
   core::Scenario s = load(d);
   ::testing::StrictMock<MockCluster> c;
-  EXPECT_CALL(c, state(_)).WillRepeatedly(Return(core::ClusterState{}));
-  EXPECT_CALL(c, settle()).Times(::testing::AnyNumber());
-  EXPECT_CALL(c, add_node(_)).Times(3);
-  EXPECT_CALL(c, create_namespace("gpu-operator"));
-  EXPECT_CALL(c, apply(_));
+  expect_setup(c, 3);
   core::RunOptions opt = live();
   opt.skip_cleanup = true;
   core::ScenarioResult r = core::run_scenario(s, c, nullptr, opt);
