@@ -20,6 +20,7 @@
 #include "cli/cluster_options.h"
 #include "cli/cmd_lab_grade_html.h"
 #include "cli/cmd_lab_watch.h"
+#include "cli/cmd_serve_setup.h"
 #include "cli/commands.h"
 #include "cli/lab_watch.h"
 #include "cli/output.h"
@@ -159,8 +160,7 @@ int lab_run(const Args& args, std::ostream& out) {
   core::Catalog catalog = core::load_catalog("lab");
   core::Catalog operator_catalog;
   if (r.count("operator")) {
-    std::string v = r["operator"].as<std::string>();
-    if (v != "v25.3" && v != "v26.7") throw UsageError("--operator: \"" + v + "\": supported values: v25.3, v26.7");
+    const std::string v = served_operator_release(r["operator"].as<std::string>());
     if (r.count("kubeconfig") || r.count("context"))
       throw UsageError("--operator runs on the built-in simulator only (it simulates the operator)");
     operator_catalog = core::load_catalog(core::operator_catalog_name(v));

@@ -14,14 +14,9 @@
 namespace gpuops::cli {
 
 std::string served_operator_release(const std::string& given) {
-  const auto& releases = core::catalogued_releases();
-  if (given.empty()) return releases.back();
-  std::string list;
-  for (const auto& r : releases) {
-    if (r == given) return r;
-    list += (list.empty() ? "" : ", ") + r;
-  }
-  throw UsageError("--operator: \"" + given + "\": supported values: " + list);
+  if (given.empty()) return core::catalogued_releases().back();
+  if (core::is_catalogued_release(given)) return given;
+  throw UsageError("--operator: \"" + given + "\": supported values: " + core::catalogued_release_list());
 }
 
 std::vector<std::string> operator_value_joined(const std::vector<std::string>& args) {

@@ -17,9 +17,10 @@ class FakeCluster;
 namespace gpuops::cli {
 
 // The release `serve --lab --operator[=VERSION]` names: VERSION when it is
-// one of core::catalogued_releases() (v25.3, v26.7), the newest of them when
-// `given` is empty. Throws UsageError (exit 2) otherwise:
-//   --operator: "v1.0": supported values: v25.3, v26.7
+// one of core::catalogued_releases() (v23.9 ... v26.7), the newest of them when
+// `given` is empty; `lab run --operator` names it the same way. Throws
+// UsageError (exit 2) otherwise:
+//   --operator: "v1.0": supported values: v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3, v26.7
 std::string served_operator_release(const std::string& given);
 
 // `serve`'s arguments with `--operator VERSION` written `--operator=VERSION`

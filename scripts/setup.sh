@@ -14,6 +14,7 @@ packages=(
   jq libdtl-dev
   time      # scripts/bench.sh: peak RSS of whole processes
   python3   # scripts/fidelity.sh compares the two reports; cluster-build.sh unpacks a Go toolchain
+  python3-yaml  # scripts/catalog-gen.py (tests/catalogs/regenerate.sh): reads a release's assets
   clang libclang-rt-14-dev  # scripts/fuzz.sh: clang++ 14 with -fsanitize=fuzzer (libFuzzer)
   clang-format  # scripts/format.sh: the tree stays formatted (.clang-format)
   prometheus-cpp-dev  # gpuops exporter: the metric model and the text format

@@ -353,8 +353,8 @@ Catalog load_catalog(const std::string& name_or_path) {
   std::error_code ec;
   if (!std::filesystem::exists(name_or_path, ec))
     throw InputError(name_or_path, 0, "",
-                     "no such operand catalog: give \"lab\", \"gpu-operator\" (v26.7), \"gpu-operator-v25.3\" or the "
-                     "path of a catalog file");
+                     "no such operand catalog: give \"lab\", \"gpu-operator\" (v26.7), \"gpu-operator-v<release>\" "
+                     "(v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3) or the path of a catalog file");
   return parse_catalog(read_input_file(name_or_path), name_or_path);
 }
 

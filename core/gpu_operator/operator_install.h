@@ -62,19 +62,25 @@ bool operator_controlled(const DaemonSet& d);
 // order, is the evidence. A state without any (the lab) is not.
 OperatorInstall detect_operator_install(const ClusterState& state);
 
-// The built-in catalog for an operator version (OperatorInstall::version):
-// "gpu-operator-v25.3" for any v25.x and v26.0-v26.6, "gpu-operator" (the v26.7
-// catalog) for v26.7 and later and for an unknown version.
+// The built-in catalog for an operator version (OperatorInstall::version): the
+// newest release line catalogued at or before it, "gpu-operator-v<line>"
+// (v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3; "v24.9.2" and "v24.12"
+// get v24.9's), "gpu-operator" (the v26.7 catalog) for v26.7 and later and for
+// an unknown version, the oldest (v23.9) for an older release. A version
+// without a catalog of its own is said by catalog_release_note.
 std::string operator_catalog_name(const std::string& version);
 
 // The release line of a version: "v24.9" of "v24.9.2", "24.9" or "v24.9";
 // "" when it does not parse as [v]MAJOR.MINOR[.PATCH...].
 std::string release_major_minor(const std::string& version);
 
-// The built-in operator catalogs' release lines, oldest first ({"v25.3",
-// "v26.7"}: the `version` key of data/operands/gpu-operator-v25.3.yaml and
-// data/operands/gpu-operator.yaml).
+// The built-in operator catalogs' release lines, oldest first ({"v23.9", ...,
+// "v26.7"}: the `version` key of each data/operands/gpu-operator*.yaml).
 const std::vector<std::string>& catalogued_releases();
+// Whether `release` ("v24.9") is one of catalogued_releases(), exactly.
+bool is_catalogued_release(const std::string& release);
+// catalogued_releases() as "v23.9, v24.3, ..., v26.7", for messages.
+std::string catalogued_release_list();
 
 // One line for stderr when an install of release `version` ("v24.9.2") is
 // judged with a catalog of another release line (`catalog_version`, the

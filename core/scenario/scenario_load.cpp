@@ -4,7 +4,6 @@
 #include <yaml-cpp/yaml.h>
 #include <boost/json.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <filesystem>
@@ -450,11 +449,11 @@ OperatorSpec read_operator(const Reader& reader, const YAML::Node& yaml, const s
   reader.keys(yaml, field, {"version", "namespace", "name", "clusterPolicy"});
   OperatorSpec op;
   op.line = yaml.Mark().line + 1;
-  if (!yaml["version"]) reader.fail(yaml, field + ".version", "Required value: v25.3 or v26.7");
+  if (!yaml["version"]) reader.fail(yaml, field + ".version", "Required value: one of " + catalogued_release_list());
   op.version = reader.str(yaml["version"], field + ".version");
-  if (op.version != "v25.3" && op.version != "v26.7")
+  if (!is_catalogued_release(op.version))
     reader.fail(yaml["version"], field + ".version",
-                "Unsupported value: \"" + op.version + "\": supported values: \"v25.3\", \"v26.7\"");
+                "Unsupported value: \"" + op.version + "\": supported values: " + catalogued_release_list());
   op.catalog = load_catalog(operator_catalog_name(op.version));
   op.catalog.operator_mode = true;
   if (yaml["namespace"]) op.namespace_ = reader.str(yaml["namespace"], field + ".namespace");

@@ -863,9 +863,12 @@ TEST(LabOperatorAct, KeepsTheHandMadeFalsesAndTakesOverTheDaemonSets) {
   EXPECT_NE(old.out.find("  lab-node-2 nvidia.com/gpu.deploy.device-plugin=true kept\n"), std::string::npos) << old.out;
   EXPECT_EQ(old.out.find("nvidia.com/gpu.deploy.client"), std::string::npos) << old.out;
 
-  CliRun bad = run_gpuops({"lab", "run", "--dir", dir.string(), "--operator=v24.9"});
+  CliRun bad = run_gpuops({"lab", "run", "--dir", dir.string(), "--operator=v22.9"});
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--operator: \"v24.9\": supported values: v25.3, v26.7"), std::string::npos) << bad.err;
+  EXPECT_NE(
+      bad.err.find("--operator: \"v22.9\": supported values: v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3, v26.7"),
+      std::string::npos)
+      << bad.err;
   fs::remove_all(dir);
 }
 

@@ -37,21 +37,34 @@ const char* const kHealthy = "cpu-node-1 OK\ngpu-node-1 OK\ngpu-node-2 OK\n";
 
 TEST(OperatorRelease, AReleaseWithoutACatalogIsSaidOnce) {
   TempDir dir;
-  auto a = run_gpuops({"audit", "--snapshot", as_release(dir, "v24.9.2")});
+  // Older than every catalog: the oldest (v23.9) judges it.
+  auto a = run_gpuops({"audit", "--snapshot", as_release(dir, "v23.6.1")});
   EXPECT_EQ(a.err,
-            "gpuops: operator mode: GPU Operator v24.9.2, catalog gpu-operator-v25.3 (--operands overrides)\n"
-            "gpuops: GPU Operator v24.9.2: no catalog for v24.9 (gpuops has v25.3, v26.7); judged with v25.3's, "
-            "whose operands, deploy labels, validator gates and helpers' label writes may differ from v24.9's\n");
-  // v26.3 has no catalog either: the v25.3 one judges it (up to v26.6).
-  auto b = run_gpuops({"audit", "--snapshot", as_release(dir, "v26.3.1")});
-  EXPECT_NE(b.err.find("gpuops: GPU Operator v26.3.1: no catalog for v26.3 (gpuops has v25.3, v26.7); judged with "
-                       "v25.3's,"),
-            std::string::npos)
-      << b.err;
+            "gpuops: operator mode: GPU Operator v23.6.1, catalog gpu-operator-v23.9 (--operands overrides)\n"
+            "gpuops: GPU Operator v23.6.1: no catalog for v23.6 (gpuops has v23.9, v24.3, v24.6, v24.9, v25.3, "
+            "v25.10, v26.3, v26.7); judged with v23.9's, whose operands, deploy labels, validator gates and helpers' "
+            "label writes may differ from v23.6's\n");
+  // Between two catalogued lines: the older one judges it.
+  auto b = run_gpuops({"audit", "--snapshot", as_release(dir, "v25.6.0")});
+  EXPECT_NE(b.err.find("gpuops: GPU Operator v25.6.0: no catalog for v25.6 (gpuops has "), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("judged with v25.3's,"), std::string::npos) << b.err;
   // A newer release than any catalog: the newest judges it.
   auto c = run_gpuops({"audit", "--snapshot", as_release(dir, "v27.1.0")});
-  EXPECT_NE(c.err.find("no catalog for v27.1 (gpuops has v25.3, v26.7); judged with v26.7's,"), std::string::npos)
-      << c.err;
+  EXPECT_NE(c.err.find("no catalog for v27.1 (gpuops has v23.9, "), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("judged with v26.7's,"), std::string::npos) << c.err;
+}
+
+// Every catalogued release is judged with its own catalog, without a note.
+TEST(OperatorRelease, EachCataloguedReleaseGetsItsOwnCatalog) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"v23.9.2", "gpu-operator-v23.9"}, {"v24.3.0", "gpu-operator-v24.3"},   {"v24.6.2", "gpu-operator-v24.6"},
+      {"v24.9.2", "gpu-operator-v24.9"}, {"v25.10.1", "gpu-operator-v25.10"}, {"v26.3.3", "gpu-operator-v26.3"}};
+  for (const auto& [release, catalog] : cases) {
+    auto r = run_gpuops({"audit", "--snapshot", as_release(dir, release)});
+    EXPECT_EQ(r.err,
+              "gpuops: operator mode: GPU Operator " + release + ", catalog " + catalog + " (--operands overrides)\n");
+  }
 }
 
 TEST(OperatorRelease, ACataloguedReleaseIsNotNoted) {
@@ -84,10 +97,13 @@ TEST(OperatorRelease, OperatorVersionOverridesTheDetectedRelease) {
     EXPECT_EQ(a.out, kHealthy) << given;
     EXPECT_EQ(a.code, 0) << given;
   }
-  // Judged as v26.3 (the dump says v26.7.0): v25.3's catalog, said.
+  // Judged as v26.3 (the dump says v26.7.0): v26.3's own catalog, nothing to note.
   auto b = run_gpuops({"audit", "--operator-version", "v26.3.0", "--snapshot", healthy()});
-  EXPECT_NE(b.err.find("GPU Operator v26.3.0, catalog gpu-operator-v25.3"), std::string::npos) << b.err;
-  EXPECT_NE(b.err.find("no catalog for v26.3"), std::string::npos) << b.err;
+  EXPECT_EQ(b.err, "gpuops: operator mode: GPU Operator v26.3.0, catalog gpu-operator-v26.3 (--operands overrides)\n");
+  // Judged as v25.6 (no such line): v25.3's catalog, said.
+  auto c = run_gpuops({"audit", "--operator-version", "v25.6.0", "--snapshot", healthy()});
+  EXPECT_NE(c.err.find("GPU Operator v25.6.0, catalog gpu-operator-v25.3"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("no catalog for v25.6"), std::string::npos) << c.err;
 }
 
 TEST(OperatorRelease, OperatorVersionMisusedIsAUsageError) {

@@ -187,9 +187,10 @@ TEST(ServeLabOperator, UsageErrors) {
   const std::string bin = std::string(GPUOPS_BINARY) + " serve --kubeconfig-out " + quote(dir.path + "/k");
   Proc unknown = sh(bin + " --lab --operator v1.0", dir.path);
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_EQ(unknown.err,
-            "gpuops serve: --operator: \"v1.0\": supported values: v25.3, v26.7\n"
-            "Run 'gpuops serve --help' for usage.\n");
+  EXPECT_EQ(
+      unknown.err,
+      "gpuops serve: --operator: \"v1.0\": supported values: v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3, v26.7\n"
+      "Run 'gpuops serve --help' for usage.\n");
   Proc no_lab = sh(bin + " --operator v25.3", dir.path);
   EXPECT_EQ(no_lab.code, 2);
   EXPECT_EQ(no_lab.err,

@@ -93,7 +93,15 @@ TEST(OperatorInstall, VersionFromTheChartLabelElseTheValidatorImage) {
 
 TEST(OperatorInstall, CatalogPerRelease) {
   EXPECT_EQ(core::operator_catalog_name("v25.3.4"), "gpu-operator-v25.3");
-  EXPECT_EQ(core::operator_catalog_name("v26.3.3"), "gpu-operator-v25.3");
+  EXPECT_EQ(core::operator_catalog_name("v26.3.3"), "gpu-operator-v26.3");
+  EXPECT_EQ(core::operator_catalog_name("v26.6.0"), "gpu-operator-v26.3");  // the newest line at or before it
+  EXPECT_EQ(core::operator_catalog_name("v25.10.1"), "gpu-operator-v25.10");
+  EXPECT_EQ(core::operator_catalog_name("v25.9.0"), "gpu-operator-v25.3");
+  EXPECT_EQ(core::operator_catalog_name("v24.9.2"), "gpu-operator-v24.9");
+  EXPECT_EQ(core::operator_catalog_name("24.6.1"), "gpu-operator-v24.6");
+  EXPECT_EQ(core::operator_catalog_name("v24.3.0"), "gpu-operator-v24.3");
+  EXPECT_EQ(core::operator_catalog_name("v23.9.2"), "gpu-operator-v23.9");
+  EXPECT_EQ(core::operator_catalog_name("v23.6.1"), "gpu-operator-v23.9");  // older than any: the oldest
   EXPECT_EQ(core::operator_catalog_name("v26.7.0"), "gpu-operator");
   EXPECT_EQ(core::operator_catalog_name("v27.1.0"), "gpu-operator");
   EXPECT_EQ(core::operator_catalog_name(""), "gpu-operator");
@@ -121,18 +129,20 @@ TEST(OperatorInstall, ReleaseLineAndTheCatalogNote) {
   EXPECT_EQ(core::release_major_minor(""), "");
   EXPECT_EQ(core::release_major_minor("v26"), "");
   EXPECT_EQ(core::release_major_minor("latest"), "");
-  EXPECT_EQ(core::catalogued_releases(), (std::vector<std::string>{"v25.3", "v26.7"}));
+  EXPECT_EQ(core::catalogued_releases(),
+            (std::vector<std::string>{"v23.9", "v24.3", "v24.6", "v24.9", "v25.3", "v25.10", "v26.3", "v26.7"}));
 
   EXPECT_EQ(core::catalog_release_note("v25.3.4", "v25.3"), "");
   EXPECT_EQ(core::catalog_release_note("v26.7.0", "v26.7"), "");
   EXPECT_EQ(core::catalog_release_note("", "v26.7"), "");    // unknown: the banner says it
   EXPECT_EQ(core::catalog_release_note("v24.9.2", ""), "");  // a catalog of no release
-  const std::string v2510 = core::catalog_release_note("v25.10.1", "v25.3");
-  EXPECT_EQ(v2510.rfind("gpuops: GPU Operator v25.10.1: no catalog for v25.10 (gpuops has v25.3, v26.7); judged "
-                        "with v25.3's,",
-                        0),
+  EXPECT_EQ(core::catalog_release_note("v25.10.1", "v25.10"), "");
+  const std::string v236 = core::catalog_release_note("v23.6.1", "v23.9");
+  EXPECT_EQ(v236.rfind("gpuops: GPU Operator v23.6.1: no catalog for v23.6 (gpuops has v23.9, v24.3, v24.6, v24.9, "
+                       "v25.3, v25.10, v26.3, v26.7); judged with v23.9's,",
+                       0),
             0u)
-      << v2510;
+      << v236;
   EXPECT_NE(core::catalog_release_note("v25.3.4", "v26.7").find("judged with v26.7's catalog, as --operands names it"),
             std::string::npos);
 }
