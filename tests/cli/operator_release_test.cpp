@@ -1,4 +1,4 @@
-// The release an install runs against the catalogs gpuops has (v25.3 and
+// The release an install runs against the catalogs gpuops has (v23.9 to
 // v26.7, the `version` keys of data/operands/): an install of another release
 // line is judged with a catalog of another release, and that is said once on
 // stderr (core::catalog_release_note); --operator-version names the release
@@ -129,6 +129,53 @@ TEST(OperatorRelease, OperatorVersionOnALabStateIsLeftAside) {
   EXPECT_EQ(a.err, "gpuops: --operator-version v25.3 left aside: the input is not a GPU Operator install\n");
   EXPECT_EQ(a.out, "lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n");
   EXPECT_EQ(a.code, 0);
+}
+
+const char* const kLines[] = {"v23.9", "v24.3", "v24.6", "v24.9", "v25.3", "v25.10", "v26.3", "v26.7"};
+
+// The field cases recorded on operator installs diagnose the same way under
+// every release's catalog where the releases agree: the findings rest on pod
+// states and the gates every release shares (driver -> toolkit -> validator).
+TEST(OperatorRelease, FieldCasesDiagnoseAlikeWhereTheReleasesAgree) {
+  for (const char* name : {"driver-crashloop", "cuda-validator-failing", "mig-failed", "upgrade-failed",
+                           "sandbox-vfio-crashloop", "driver-manager-hung"}) {
+    const std::string dump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/" + name + "/dump.yaml";
+    auto first = run_gpuops({"diagnose", "--operator-version", kLines[0], "--snapshot", dump});
+    EXPECT_NE(first.out.find(" error "), std::string::npos) << name << ": " << first.out;
+    for (const char* line : kLines) {
+      auto r = run_gpuops({"diagnose", "--operator-version", line, "--snapshot", dump});
+      EXPECT_EQ(r.out, first.out) << name << " as " << line;
+      EXPECT_EQ(r.code, first.code) << name << " as " << line;
+    }
+  }
+}
+
+// Where they differ, the finding says so with the release's rule: an empty
+// deploy label is kept by addGPUStateLabels up to v26.3 (any existing value
+// stays: the operand is off for good, an error) and treated as absent from
+// v26.7 (re-set to "true" on the next reconcile: a warning).
+TEST(OperatorRelease, AnEmptyDeployLabelIsJudgedByEachReleasesRule) {
+  std::ifstream in(healthy());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string from = "nvidia.com/gpu.deploy.device-plugin: 'true'";
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), "nvidia.com/gpu.deploy.device-plugin: ''");  // gpu-node-1's
+  TempDir dir;
+  const std::string dump = dir.write("empty.yaml", text);
+  for (const char* line : kLines) {
+    auto r = run_gpuops({"diagnose", "--operator-version", line, "--snapshot", dump});
+    const bool kept = std::string(line) != "v26.7";
+    const std::string finding =
+        kept ? "gpu-node-1 device-plugin error label-empty-value: nvidia.com/gpu.deploy.device-plugin=\"\": a stale "
+               "pause marker of k8s-driver-manager; this operator release (" +
+                   std::string(line) + ") keeps any existing value"
+             : "gpu-node-1 device-plugin warning label-empty-value: nvidia.com/gpu.deploy.device-plugin=\"\": a pause "
+               "marker of k8s-driver-manager; the operator (v26.7) re-sets \"true\" on its next reconcile";
+    EXPECT_NE(r.out.find(finding), std::string::npos) << line << ": " << r.out;
+  }
 }
 
 }  // namespace
