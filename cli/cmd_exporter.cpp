@@ -16,7 +16,10 @@
 //   gpuops_exporter_failures_total{resource}       failures retried after a
 //       backoff
 // The metrics are recomputed after a change, at most once per --min-interval
-// (a burst of events is one recomputation).
+// (a burst of events is one recomputation). With --cluster NAME every series,
+// the exporter's own included, carries cluster="NAME" (the families' constant
+// labels), so a fleet's Prometheus federating several tells them apart
+// (docs/EXPORTER.md, "A fleet").
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
@@ -61,32 +64,42 @@ struct Published {
   std::string error;     // of the last computation, "" if it succeeded
 };
 
-std::vector<prometheus::MetricFamily> own_metrics(const real::ClusterCache& cache, const Published& p) {
+std::vector<prometheus::MetricFamily> own_metrics(const real::ClusterCache& cache, const Published& p,
+                                                  const prometheus::Labels& constant) {
   prometheus::Registry reg;
   prometheus::BuildGauge()
       .Name("gpuops_exporter_synced")
       .Help("1 once every watched resource has been listed and the metrics computed from it")
+      .Labels(constant)
       .Register(reg)
       .Add({})
       .Set(p.ready ? 1 : 0);
   prometheus::BuildGauge()
       .Name("gpuops_exporter_last_sync_timestamp_seconds")
       .Help("Unix time the metrics were last computed from a synced cache")
+      .Labels(constant)
       .Register(reg)
       .Add({})
       .Set(p.last_sync);
-  auto& lists = prometheus::BuildCounter().Name("gpuops_exporter_lists_total").Help("Lists completed").Register(reg);
+  auto& lists = prometheus::BuildCounter()
+                    .Name("gpuops_exporter_lists_total")
+                    .Help("Lists completed")
+                    .Labels(constant)
+                    .Register(reg);
   auto& events = prometheus::BuildCounter()
                      .Name("gpuops_exporter_watch_events_total")
                      .Help("Watch events (ADDED, MODIFIED, DELETED) applied")
+                     .Labels(constant)
                      .Register(reg);
   auto& expired = prometheus::BuildCounter()
                       .Name("gpuops_exporter_expired_total")
                       .Help("410 Gone answers: the resourceVersion was too old and the resource was listed again")
+                      .Labels(constant)
                       .Register(reg);
   auto& failures = prometheus::BuildCounter()
                        .Name("gpuops_exporter_failures_total")
                        .Help("List or watch failures, each retried after a backoff")
+                       .Labels(constant)
                        .Register(reg);
   for (const auto& r : cache.reflectors()) {
     prometheus::Labels l{{"resource", resource_of(r->path())}};
@@ -114,9 +127,11 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
       cxxopts::value<std::string>())("listen", "address to serve on: HOST:PORT, [IPv6]:PORT or :PORT (all addresses)",
                                      cxxopts::value<std::string>()->default_value(":9402"))(
       "min-interval", "shortest time between two recomputations of the metrics, in milliseconds",
-      cxxopts::value<int>()->default_value("500"))(
-      "watch-timeout", "timeoutSeconds of each watch (the server ends it; it is reopened)",
-      cxxopts::value<int>()->default_value("300"))("h,help", "show this help");
+      cxxopts::value<int>()->default_value("500"))("watch-timeout",
+                                                   "timeoutSeconds of each watch (the server ends it; it is reopened)",
+                                                   cxxopts::value<int>()->default_value("300"))(
+      "cluster", "label every series cluster=NAME (a fleet federated into one Prometheus; default: no such label)",
+      cxxopts::value<std::string>())("h,help", "show this help");
   auto r = parse(opts, args);
   if (r.count("help")) {
     out << opts.help();
@@ -127,6 +142,13 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
   int watch_timeout = r["watch-timeout"].as<int>();
   if (min_interval < 0 || min_interval > 600000) throw UsageError("--min-interval must be 0 to 600000");
   if (watch_timeout < 1 || watch_timeout > 3600) throw UsageError("--watch-timeout must be 1 to 3600");
+  prometheus::Labels constant;
+  if (r.count("cluster")) {
+    std::string cluster = r["cluster"].as<std::string>();
+    std::string problem = cluster_label_problem(cluster);
+    if (!problem.empty()) throw UsageError("--cluster " + problem);
+    constant.emplace("cluster", std::move(cluster));
+  }
   std::string host;
   uint16_t port = 0;
   split_listen_address("--listen", r["listen"].as<std::string>(), host, port);
@@ -161,7 +183,7 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
     if (target == "/metrics") {
       std::ostringstream os;
       std::lock_guard<std::mutex> lock(pub.mu);
-      prometheus::TextSerializer().Serialize(os, own_metrics(cache, pub));
+      prometheus::TextSerializer().Serialize(os, own_metrics(cache, pub, constant));
       // The text exposition format, version 0.0.4.
       return {200, "text/plain; version=0.0.4; charset=utf-8", os.str() + pub.text};
     }
@@ -188,7 +210,7 @@ int cmd_exporter(const Args& args, std::ostream& out, std::ostream& err) {
       std::ostringstream text;
       cache.with_state([&](const core::ClusterState& state) {
         core::Catalog catalog = choose_catalog(core::detect_operator_install(state), operands, catalog_given);
-        prometheus::TextSerializer().Serialize(text, state_metrics(state, catalog, !catalog_given));
+        prometheus::TextSerializer().Serialize(text, state_metrics(state, catalog, !catalog_given, constant));
       });
       double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
       std::lock_guard<std::mutex> lock(pub.mu);

@@ -20,8 +20,14 @@
 //   gpuops_audit_gaps{verdict}              gaps by verdict: missing,
 //       not_ready, paused
 //   gpuops_operator_mode                    1 on a GPU Operator install
+//
+// Every family carries the constant labels given (`gpuops exporter --cluster
+// NAME`: {cluster="NAME"}), the family's own (prometheus-cpp's
+// Builder::Labels), so a fleet's federated series tell their cluster apart;
+// none by default.
 #pragma once
 
+#include <prometheus/labels.h>
 #include <prometheus/metric_family.h>
 
 #include <string>
@@ -33,10 +39,17 @@
 namespace gpuops::cli {
 
 // The families above for `state` read with `catalog` (`only_deployed` as
-// core::matrix_result's: operator mode without --operands). Throws what the
-// analyses throw (core::InputError for a catalog without the operands a rule
-// needs).
+// core::matrix_result's: operator mode without --operands), each series with
+// `constant_labels` too. Throws what the analyses throw (core::InputError for
+// a catalog without the operands a rule needs).
 std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& state, const core::Catalog& catalog,
-                                                    bool only_deployed);
+                                                    bool only_deployed, const prometheus::Labels& constant_labels = {});
+
+// Why `name` cannot be the value of the exporter's `cluster` label
+// (--cluster), "" when it can. A Prometheus label value is any UTF-8 text;
+// this one must also be 1 to 63 characters (code points) without control
+// characters (U+0000-U+001F, U+007F-U+009F), so it reads in an alert's summary
+// and fits a Kubernetes name.
+std::string cluster_label_problem(const std::string& name);
 
 }  // namespace gpuops::cli

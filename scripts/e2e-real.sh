@@ -276,7 +276,7 @@ if [ -n "$serve_tests" ] && [ -x "$serve_tests" ]; then
   fi
 fi
 
-# --- 4b. deploy/, the exporter and the kubectl plugin (docs/EXPORTER.md) -------------
+# --- 4b. deploy/, the exporter, the kubectl plugin and a fleet (docs/EXPORTER.md) ------
 t=$(date +%s.%N)
 "$repo/scripts/e2e-exporter.sh" "$gpuops" "$kc" >"$work/exporter.out" 2>&1
 while read -r st rest; do

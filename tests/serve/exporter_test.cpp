@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include "tests/serve/child.h"
@@ -132,6 +133,50 @@ TEST_F(ExporterTest, ServesTheAnalysesAndFollowsTheWatch) {
   EXPECT_TRUE(metrics_have("gpuops_operand_expected{node=\"lab-node-0\",operand=\"container-toolkit\"} 0"));
   EXPECT_TRUE(metrics_have("gpuops_exporter_lists_total{resource=\"nodes\"} 1"));
   EXPECT_EQ(exporter->terminate(), 0);
+}
+
+// --cluster: every series of a second exporter on the same cluster, the
+// exporter's own included, carries the cluster label; the first (no flag)
+// has none.
+TEST_F(ExporterTest, ClusterFlagLabelsEverySeries) {
+  Child labelled({GPUOPS_BINARY, "exporter", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--min-interval",
+                  "50", "--cluster", "lab one"},
+                 dir.path + "/labelled.out", dir.path + "/labelled.err");
+  int lport = 0;
+  ASSERT_TRUE(eventually([&] {
+    std::string log = read_file(dir.path + "/labelled.err");
+    auto at = log.find("serving on port ");
+    if (at == std::string::npos) return false;
+    lport = std::stoi(log.substr(at + 16));
+    return true;
+  })) << read_file(dir.path + "/labelled.err");
+  std::string url = "http://127.0.0.1:" + std::to_string(lport);
+  ASSERT_TRUE(eventually([&] { return get(url + "/readyz").first == 200; })) << read_file(dir.path + "/labelled.err");
+  ASSERT_TRUE(eventually([&] { return get(exporter_url("/readyz")).first == 200; }));
+  auto samples = [&](const std::string& body) {
+    std::vector<std::string> lines;
+    std::istringstream in(body);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("gpuops_", 0) == 0) lines.push_back(line);
+    return lines;
+  };
+  auto [code, body] = get(url + "/metrics");
+  ASSERT_EQ(code, 200);
+  auto labelled_lines = samples(body);
+  ASSERT_FALSE(labelled_lines.empty());
+  for (const auto& line : labelled_lines) {
+    const std::string first = "{cluster=\"lab one\"";
+    auto brace = line.find('{');
+    EXPECT_TRUE(brace != std::string::npos && line.compare(brace, first.size(), first) == 0) << line;
+  }
+  EXPECT_NE(body.find("\ngpuops_exporter_synced{cluster=\"lab one\"} 1\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("\ngpuops_audit_nodes{cluster=\"lab one\"} 3\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("\ngpuops_exporter_lists_total{cluster=\"lab one\",resource=\"nodes\"} 1\n"), std::string::npos)
+      << body;
+  auto plain = get(exporter_url("/metrics"));
+  EXPECT_EQ(plain.second.find("cluster="), std::string::npos) << plain.second;
+  EXPECT_EQ(samples(plain.second).size(), labelled_lines.size());
+  EXPECT_EQ(labelled.terminate(), 0);
 }
 
 // deploy/prometheusrule.yaml's spec is a Prometheus rule file.
