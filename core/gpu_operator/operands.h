@@ -2,8 +2,11 @@
 //
 // Built-in catalogs (data/operands/*.yaml, compiled into the binary):
 //   "lab"          the reference lab's five operands (the default)
-//   "gpu-operator" the GPU Operator's full set (docs/reference/gpu-operator.md §1)
-//   "gpu-operator-v25.3" the same for v25.3 up to v26.6 (core::operator_catalog_name)
+//   "gpu-operator" the GPU Operator's full set at v26.7 (docs/reference/gpu-operator.md §1)
+//   "gpu-operator-v<line>" the same at v23.9, v24.3, v24.6, v24.9, v25.3, v25.10, v26.3
+//                  (core::operator_catalog_name picks one for a release)
+// The operator catalogs are generated from each release's assets by
+// scripts/catalog-gen.py (docs/OPERATOR.md "Versions are data").
 // A user can pass their own file with the same shape:
 //
 //   operands:

@@ -82,12 +82,12 @@ bool is_catalogued_release(const std::string& release);
 // catalogued_releases() as "v23.9, v24.3, ..., v26.7", for messages.
 std::string catalogued_release_list();
 
-// One line for stderr when an install of release `version` ("v24.9.2") is
+// One line for stderr when an install of release `version` ("v23.6.1") is
 // judged with a catalog of another release line (`catalog_version`, the
-// Catalog::version key, "v25.3"); "" when both name the same line or either
+// Catalog::version key, "v23.9"); "" when both name the same line or either
 // is unknown (an unknown version is said by the operator-mode banner). E.g.
-//   gpuops: GPU Operator v24.9.2: no catalog for v24.9 (gpuops has v25.3, v26.7); judged with v25.3's, whose
-//   operands, deploy labels, validator gates and helpers' label writes may differ from v24.9's
+//   gpuops: GPU Operator v23.6.1: no catalog for v23.6 (gpuops has v23.9, ..., v26.7); judged with v23.9's,
+//   whose operands, deploy labels, validator gates and helpers' label writes may differ from v23.6's
 std::string catalog_release_note(const std::string& version, const std::string& catalog_version);
 
 // The built-in catalog a state is read with when none is named:
