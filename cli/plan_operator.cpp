@@ -40,8 +40,9 @@ std::string rendered(const core::Operand& op, const core::ClusterPolicy& cp, con
 // ({"NAME": "value"}, or the entry less its name when it is not a plain
 // value; {} without env), so that the operator's setContainerEnv, which sets one variable
 // among the asset's, compares as that one variable and not as a list that
-// shifts by position.
-json::value env_by_name(const json::value& template_value) {
+// shifts by position; its volumes likewise keyed by name, a hostPath volume
+// as its path (the transforms move one volume among the asset's).
+json::value keyed_by_name(const json::value& template_value) {
   json::value t = template_value;
   json::value* spec = t.is_object() ? t.as_object().if_contains("spec") : nullptr;
   if (!spec || !spec->is_object()) return t;
@@ -64,6 +65,17 @@ json::value env_by_name(const json::value& template_value) {
       }
       *env = std::move(by_name);
     }
+  }
+  if (json::value* vs = spec->as_object().if_contains("volumes"); vs && vs->is_array()) {
+    json::object by_name;
+    for (const json::value& v : vs->as_array()) {
+      const json::value* name = v.is_object() ? v.as_object().if_contains("name") : nullptr;
+      if (!name || !name->is_string()) continue;
+      const json::value* host = v.as_object().if_contains("hostPath");
+      const json::value* path = host && host->is_object() ? host->as_object().if_contains("path") : nullptr;
+      by_name[name->as_string()] = path ? *path : v;
+    }
+    *vs = std::move(by_name);
   }
   return t;
 }
@@ -112,9 +124,9 @@ std::vector<std::string> refine_operator_changes(core::PlanResult& plan, const c
     for (const auto& d : before.daemonsets)
       if (d.metadata.name == c.name) was = &d;
     const json::value was_template =
-        env_by_name(was ? or_null(core::json_member(was->raw, {"spec", "template"})) : or_null(nullptr));
-    const json::value template_before = env_by_name(or_null(core::json_member(rb.raw, {"spec", "template"})));
-    const json::value template_after = env_by_name(or_null(core::json_member(ra.raw, {"spec", "template"})));
+        keyed_by_name(was ? or_null(core::json_member(was->raw, {"spec", "template"})) : or_null(nullptr));
+    const json::value template_before = keyed_by_name(or_null(core::json_member(rb.raw, {"spec", "template"})));
+    const json::value template_after = keyed_by_name(or_null(core::json_member(ra.raw, {"spec", "template"})));
     std::vector<std::string> fields;
     for (auto change : core::json_changes(template_before, template_after)) {
       if (const json::value* held = core::json_at(was_template, change.path)) change.before = held;

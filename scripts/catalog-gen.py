@@ -64,6 +64,11 @@ OPERANDS = [
     ("state-kata-manager", "kata-manager", "kata-manager", [], "kataManager"),
     ("state-cc-manager", "cc-manager", "cc-manager", [], "ccManager"),
 ]
+# The hostPath volumes a ClusterPolicy field moves (controllers/object_controls.go:
+# transformForHostRoot, transformForDriverInstallDir, TransformToolkit's installDir,
+# the MPS root of TransformDevicePlugin and TransformMPSControlDaemon).
+MOVED_VOLUMES = ("host-root", "host-dev-char", "driver-install-dir", "toolkit-install-dir", "mps-root", "mps-shm")
+
 # The component label of the DaemonSets an NVIDIADriver renders instead
 # (manifests/state-driver/0500_daemonset.yaml: a templated file, so named here, not read).
 NVIDIADRIVER_COMPONENT = {"vgpu-manager": "nvidia-vgpu-host-manager"}
@@ -210,6 +215,10 @@ def generate(src, tag, rules_path):
             o["update_strategy"] = "OnDelete"
         if name in runtime_class:
             o["runtime_class"] = True
+        host_paths = {v["name"]: v["hostPath"]["path"] for v in spec.get("volumes") or []
+                      if v.get("name") in MOVED_VOLUMES and isinstance(v.get("hostPath"), dict)}
+        if host_paths:
+            o["host_paths"] = host_paths
         if labels.get(COMPONENT) or name in NVIDIADRIVER_COMPONENT:
             o["component"] = labels.get(COMPONENT) or NVIDIADRIVER_COMPONENT[name]
         found.append((path, o))

@@ -433,9 +433,18 @@ def patch_words(spec):
 def draw_patch(rng, book):
     """A ClusterPolicy change: a component disabled or enabled (isStateEnabled), the toolkit's env
     (TransformToolkit's setContainerEnv), spec.daemonsets.tolerations (applyCommonDaemonsetConfig), or the
-    device plugin's image, whole or by version alone (gpuv1.ImagePath)."""
-    cp = book.setdefault("cp", {"dcgmExporter": True, "gfd": True, "env": 0, "tolerations": False, "plugin": 0})
-    kind = rng.choice(["dcgmExporter", "gfd", "env", "tolerations", "plugin", "version"])
+    device plugin's image, whole or by version alone (gpuv1.ImagePath), or a host path (transformForHostRoot,
+    transformForDriverInstallDir, TransformToolkit's installDir), set or back to its default."""
+    cp = book.setdefault("cp", {"dcgmExporter": True, "gfd": True, "env": 0, "tolerations": False, "plugin": 0,
+                                "paths": {}})
+    kind = rng.choice(["dcgmExporter", "gfd", "env", "tolerations", "plugin", "version", "hostpath"])
+    if kind == "hostpath":
+        where, key, value = rng.choice([("hostPaths", "rootFS", "/host"),
+                                        ("hostPaths", "driverInstallDir", "/opt/nvidia/driver"),
+                                        ("toolkit", "installDir", "/opt/nvidia/toolkit")])
+        now = cp["paths"].get(key)
+        cp["paths"][key] = None if now else value
+        return patch_words({where: {key: cp["paths"][key]}})
     if kind in ("dcgmExporter", "gfd"):
         cp[kind] = not cp[kind]
         return patch_words({kind: {"enabled": cp[kind]}})

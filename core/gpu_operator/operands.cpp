@@ -85,9 +85,12 @@ void known_keys(const YAML::Node& n, const std::string& file, const std::string&
   }
 }
 
-// A map of strings (labels), in file order.
+// A map of strings, in file order: labels (key and value validated as a
+// label's), or with `labels` false volume names (DNS-1123 labels) to paths
+// (absolute).
 std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n, const char* key,
-                                                            const std::string& file, const std::string& field) {
+                                                            const std::string& file, const std::string& field,
+                                                            bool labels = true) {
   std::vector<std::pair<std::string, std::string>> out;
   YAML::Node v = n[key];
   if (!v || v.IsNull()) return out;
@@ -96,6 +99,16 @@ std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n,
     if (!it->first.IsScalar() || !it->second.IsScalar())
       throw InputError(file, line_of(it->first), field + "." + key, "must be a map of strings");
     std::string k = it->first.Scalar();
+    if (!labels) {
+      std::string err = validate_dns1123_label(k);
+      if (err.empty() && it->second.Scalar().rfind('/', 0) != 0) err = "must be an absolute path";
+      if (!err.empty())
+        throw InputError(
+            file, line_of(it->first), field + "." + key + "[" + k + "]",
+            "Invalid value: " + go_quote(err == "must be an absolute path" ? it->second.Scalar() : k) + ": " + err);
+      out.emplace_back(k, it->second.Scalar());
+      continue;
+    }
     if (std::string err = validate_label_key(k); !err.empty())
       throw InputError(file, line_of(it->first), field + "." + key + "[" + k + "]",
                        "Invalid value: " + go_quote(k) + ": " + err);
@@ -294,10 +307,10 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     std::string field = "operands[" + std::to_string(i) + "]";
     const YAML::Node& n = ops[i];
     if (!n.IsMap()) throw InputError(file, line_of(n), field, "must be a map");
-    known_keys(n, file, field,
-               {"name", "label", "daemonset", "app", "column", "image", "memory", "manifest", "container",
-                "workload_configs", "gates", "needs", "component", "state", "selector", "pod_labels", "node_selector",
-                "update_strategy", "runtime_class"});
+    known_keys(n, file, field, {"name",       "label",         "daemonset",       "app",           "column",
+                                "image",      "memory",        "manifest",        "container",     "workload_configs",
+                                "gates",      "needs",         "component",       "state",         "selector",
+                                "pod_labels", "node_selector", "update_strategy", "runtime_class", "host_paths"});
     Operand o;
     o.name = str(n, "name", file, field, true);
     o.label = str(n, "label", file, field, true);
@@ -323,6 +336,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     o.selector = string_map(n, "selector", file, field);
     o.pod_labels = string_map(n, "pod_labels", file, field);
     o.node_selector = string_map(n, "node_selector", file, field);
+    o.host_paths = string_map(n, "host_paths", file, field, false);
     o.update_strategy = str(n, "update_strategy", file, field, false);
     if (!o.update_strategy.empty() && o.update_strategy != "RollingUpdate" && o.update_strategy != "OnDelete")
       throw InputError(

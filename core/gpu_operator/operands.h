@@ -68,12 +68,16 @@ struct Operand {
   //   node_selector: {nvidia.com/mps.capable: "true"}      # besides <label>: "true"
   //   update_strategy: OnDelete           # default RollingUpdate (maxUnavailable 1)
   //   runtime_class: true                 # runtimeClassName: nvidia
+  //   host_paths: {host-root: /, driver-install-dir: /run/nvidia/driver}
+  //                                       # the asset's hostPath volumes a ClusterPolicy field moves
+  //                                       # (simulator/gpu_operator/operator_host_paths.h); absolute paths
   std::string state;
   std::vector<std::pair<std::string, std::string>> selector;
   std::vector<std::pair<std::string, std::string>> pod_labels;
   std::vector<std::pair<std::string, std::string>> node_selector;
   std::string update_strategy;
   bool runtime_class = false;
+  std::vector<std::pair<std::string, std::string>> host_paths;
 };
 
 // A deploy label the operator sets without an operand DaemonSet of its own

@@ -8,6 +8,7 @@
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/operator_install.h"
 #include "simulator/gpu_operator/operator_container_config.h"
+#include "simulator/gpu_operator/operator_host_paths.h"
 
 namespace gpuops::simulator::internal {
 
@@ -122,6 +123,7 @@ core::DaemonSet render_operand_daemonset(const core::Operand& op, const core::Cl
                         {"priorityClassName", priority},
                         {"containers", containers}};
   if (!init.empty()) pod_spec["initContainers"] = init;
+  apply_host_paths(op, policy, catalog.version, pod_spec);
   apply_container_config(op, policy, catalog.version, pod_spec);
   // setRuntimeClassName: spec.operator.runtimeClass, default "nvidia".
   if (op.runtime_class) {

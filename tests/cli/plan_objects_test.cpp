@@ -107,22 +107,63 @@ TEST(PlanObjects, ToolkitEnvIsATemplateChangeOfThatVariable) {
   EXPECT_FALSE(has(held.out, "RUNTIME")) << held.out;
 }
 
-// toolkit.installDir: TransformToolkit writes it into an env variable and
-// the toolkit-install-dir host path, neither of which the simulated operator
-// renders: the plan says it cannot tell, and exits 1 rather than 0.
+// driver.startupProbe: TransformDriver writes it into the driver
+// container's probe, which the simulated operator does not render: the plan
+// says it cannot tell, and exits 1 rather than 0.
 TEST(PlanObjects, AFieldTheSimulationDoesNotRenderIsSaidAndNotZero) {
-  const char* patch = R"({"spec":{"toolkit":{"installDir":"/opt/nvidia"}}})";
+  const char* patch = R"({"spec":{"driver":{"startupProbe":{"initialDelaySeconds":120}}}})";
   auto r = plan_patch(patch);
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.err,
-                  "gpuops plan: note: spec.toolkit changes (spec.toolkit.installDir: (absent) -> \"/opt/nvidia\"), "
-                  "which the simulated operator renders into no DaemonSet"))
+                  "gpuops plan: note: spec.driver changes (spec.driver.startupProbe: (absent) -> "
+                  "{\"initialDelaySeconds\":120}), which the simulated operator renders into no DaemonSet"))
       << r.err;
   auto j = boost::json::parse(plan_patch(patch, true).out).as_object();
   EXPECT_EQ(j.at("unpredicted").as_array().size(), 1u);
   // A field it renders is not in that list.
   auto d = boost::json::parse(plan_patch(R"({"spec":{"driver":{"version":"580.95.05"}}})", true).out).as_object();
   EXPECT_TRUE(d.at("unpredicted").as_array().empty());
+}
+
+// Host paths, as the transforms move them (controllers/object_controls.go
+// v25.3.4): toolkit.installDir moves the toolkit's toolkit-install-dir volume
+// and sets ROOT (TransformToolkit); hostPaths.rootFS moves host-root in every
+// DaemonSet whose asset has one and sets HOST_ROOT on each of its containers,
+// and host-dev-char to <rootFS>/dev/char (transformForHostRoot). Which
+// DaemonSets have which volume is v25.3.4's assets (assets/state-*/): the
+// toolkit has all four, the GFD and DCGM exporter none. On a state recorded
+// from the real v25.3.4 operator.
+TEST(PlanObjects, HostPathsMoveTheAssetsVolumes) {
+  const std::string dump = std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/daemonsets-tolerations/dump.json";
+  auto plan = [&](const std::string& patch) {
+    return run_gpuops(
+        {"plan", "--snapshot", dump, "patch", "clusterpolicy", "cluster-policy", "--type", "merge", "-p", patch});
+  };
+  auto t = plan(R"({"spec":{"toolkit":{"installDir":"/opt/nvidia"}}})");
+  EXPECT_EQ(t.code, 1) << t.err;
+  EXPECT_FALSE(has(t.err, "renders into no DaemonSet")) << t.err;
+  EXPECT_TRUE(has(t.out,
+                  "daemonset nvidia-container-toolkit-daemonset (container-toolkit) changed:\n"
+                  // the recorded DaemonSet holds the asset's ROOT, the default install dir
+                  "  spec.template.spec.containers[0].env.ROOT: \"/usr/local/nvidia\" -> \"/opt/nvidia\"\n"
+                  "  spec.template.spec.volumes.toolkit-install-dir: \"/usr/local/nvidia\" -> \"/opt/nvidia\"\n"))
+      << t.out;
+  EXPECT_TRUE(has(t.out, ", 1 DaemonSet created, deleted or changed\n")) << t.out;
+
+  auto r = plan(R"({"spec":{"hostPaths":{"rootFS":"/host/"}}})");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(has(r.out, "  spec.template.spec.volumes.host-dev-char: \"/dev/char\" -> \"/host/dev/char\"\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "  spec.template.spec.volumes.host-root: \"/\" -> \"/host/\"\n")) << r.out;
+  for (const char* ds : {"nvidia-container-toolkit-daemonset (container-toolkit)", "nvidia-driver-daemonset (driver)",
+                         "nvidia-device-plugin-daemonset (device-plugin)",
+                         "nvidia-operator-validator (operator-validator)", "nvidia-mig-manager (mig-manager)"})
+    EXPECT_TRUE(has(r.out, std::string("daemonset ") + ds + " changed:\n")) << ds << "\n" << r.out;
+  for (const char* ds : {"gpu-feature-discovery", "nvidia-dcgm-exporter "})
+    EXPECT_FALSE(has(r.out, std::string("daemonset ") + ds)) << ds << "\n" << r.out;
+  EXPECT_TRUE(has(r.out, ", 5 DaemonSets created, deleted or changed\n")) << r.out;
+  // The default moves nothing.
+  auto same = plan(R"({"spec":{"hostPaths":{"rootFS":"/"}}})");
+  EXPECT_FALSE(has(same.out, "daemonset ")) << same.out;
 }
 
 // A component disabled: its DaemonSet deleted (isStateEnabled false), said
