@@ -19,9 +19,9 @@
 // Not rendered: the env the operator computes itself (CDI, MIG strategy, GDS,
 // the validator's VALIDATOR_IMAGE family, kernel module type), the asset's own
 // env (an entry of spec.<component>.env named like one of them replaces it
-// upstream, here it is added), probes, security contexts, volumes and host
-// paths; quantities are kept as written (the API server would store them in
-// canonical form).
+// upstream, here it is added), probes, security contexts, volume mounts
+// (host paths: operator_host_paths.h); quantities are kept as written (the API
+// server would store them in canonical form).
 #pragma once
 
 #include <boost/json.hpp>
