@@ -30,19 +30,6 @@ const json::array* member_array(const json::object* o, std::string_view key) {
 // other value (or none) is IfNotPresent.
 std::string image_pull_policy(const std::string& v) { return v == "Always" || v == "Never" ? v : "IfNotPresent"; }
 
-// mirrors setContainerEnv, controllers/object_controls.go: a variable of
-// that name takes the value, else one is appended.
-void set_container_env(json::object& container, const std::string& name, const std::string& value) {
-  json::value& env = container["env"];
-  if (!env.is_array()) env = json::array{};
-  for (json::value& e : env.as_array())
-    if (e.is_object() && core::string_field(&e.as_object(), "name") == name) {
-      e.as_object()["value"] = value;
-      return;
-    }
-  env.as_array().push_back(json::object{{"name", name}, {"value", value}});
-}
-
 // The loop over spec.<component>.env the transforms share (EnvVar: name,
 // value).
 void apply_env(json::object& container, const json::object* spec) {
@@ -140,6 +127,19 @@ bool calls_validation_init(const std::string& operand, const std::string& versio
 }
 
 }  // namespace
+
+// mirrors setContainerEnv, controllers/object_controls.go: a variable of
+// that name takes the value, else one is appended.
+void set_container_env(json::object& container, const std::string& name, const std::string& value) {
+  json::value& env = container["env"];
+  if (!env.is_array()) env = json::array{};
+  for (json::value& e : env.as_array())
+    if (e.is_object() && core::string_field(&e.as_object(), "name") == name) {
+      e.as_object()["value"] = value;
+      return;
+    }
+  env.as_array().push_back(json::object{{"name", name}, {"value", value}});
+}
 
 DriverManagerSpec driver_manager_spec(const core::ClusterPolicy& policy, const std::string& operand) {
   if (operand == "driver") return {member_object(core::spec_object(policy, "driver"), "manager"), "driver.manager"};

@@ -43,6 +43,11 @@ struct DriverManagerSpec {
 };
 DriverManagerSpec driver_manager_spec(const core::ClusterPolicy& policy, const std::string& operand);
 
+// mirrors setContainerEnv, controllers/object_controls.go: the variable
+// `name` of `container` (a rendered container: {"env": [{name, value}]})
+// takes `value`, else one is appended.
+void set_container_env(boost::json::object& container, const std::string& name, const std::string& value);
+
 // Writes the fields above into `pod_spec` (a rendered pod template's spec:
 // "containers"[0] is the operand's main container, "initContainers" those
 // named by op.gates) for operand `op` of operator release `version`

@@ -4,6 +4,7 @@
 
 #include "core/gpu_operator/cluster_policy.h"
 #include "core/gpu_operator/operator_install.h"
+#include "simulator/gpu_operator/operator_container_config.h"
 
 namespace gpuops::simulator::internal {
 
@@ -16,19 +17,6 @@ std::string join(const std::string& a, const std::string& b) {
   std::string joined = std::filesystem::path(a + "/" + b).lexically_normal().generic_string();
   if (joined.size() > 1 && joined.back() == '/') joined.pop_back();
   return joined;
-}
-
-// mirrors setContainerEnv, controllers/object_controls.go: a variable of
-// that name takes the value, else one is appended.
-void set_env(json::object& container, const std::string& name, const std::string& value) {
-  json::value& env = container["env"];
-  if (!env.is_array()) env = json::array{};
-  for (json::value& e : env.as_array())
-    if (e.is_object() && core::string_field(&e.as_object(), "name") == name) {
-      e.as_object()["value"] = value;
-      return;
-    }
-  env.as_array().push_back(json::object{{"name", name}, {"value", value}});
 }
 
 // The containers of `list` ("containers" or "initContainers") in pod_spec,
@@ -75,22 +63,22 @@ void apply_host_paths(const core::Operand& op, const core::ClusterPolicy& policy
     const std::string root = core::string_field(host_paths, "rootFS");
     if (!root.empty() && root != "/" && move_volume(volumes, "host-root", root)) {
       for (const char* list : {"initContainers", "containers"})
-        each_container(pod_spec, list, "", [&](json::object& c) { set_env(c, "HOST_ROOT", root); });
+        each_container(pod_spec, list, "", [&](json::object& c) { set_container_env(c, "HOST_ROOT", root); });
     }
     if (!root.empty() && root != "/") move_volume(volumes, "host-dev-char", join(root, "/dev/char"));
     const std::string driver_dir = core::string_field(host_paths, "driverInstallDir");
     if (!driver_dir.empty() && driver_dir != "/run/nvidia/driver" &&
         move_volume(volumes, "driver-install-dir", driver_dir))
       each_container(pod_spec, "initContainers", "driver-validation", [&](json::object& c) {
-        set_env(c, "DRIVER_INSTALL_DIR", driver_dir);
-        set_env(c, "DRIVER_INSTALL_DIR_CTR_PATH", driver_dir);
+        set_container_env(c, "DRIVER_INSTALL_DIR", driver_dir);
+        set_container_env(c, "DRIVER_INSTALL_DIR_CTR_PATH", driver_dir);
       });
   }
   if (op.name == "container-toolkit") {
     const std::string dir = core::string_field(core::spec_object(policy, "toolkit"), "installDir");
     if (!dir.empty() && dir != "/usr/local/nvidia") {
       move_volume(volumes, "toolkit-install-dir", dir);
-      if (json::object* c = main_container(pod_spec)) set_env(*c, "ROOT", dir);
+      if (json::object* c = main_container(pod_spec)) set_container_env(*c, "ROOT", dir);
     }
   }
   if (op.name == "device-plugin" || op.name == "mps-control-daemon") {
@@ -101,7 +89,7 @@ void apply_host_paths(const core::Operand& op, const core::ClusterPolicy& policy
       move_volume(volumes, "mps-root", root);
       move_volume(volumes, "mps-shm", join(root, "shm"));
       json::object* c = main_container(pod_spec);
-      if (op.name == "device-plugin" && c) set_env(*c, "MPS_ROOT", root);
+      if (op.name == "device-plugin" && c) set_container_env(*c, "MPS_ROOT", root);
     }
   }
   pod_spec["volumes"] = std::move(volumes);

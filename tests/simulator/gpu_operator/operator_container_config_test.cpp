@@ -12,6 +12,7 @@
 #include "core/base/errors.h"
 #include "core/codec/decode.h"
 #include "core/gpu_operator/operands.h"
+#include "render_helpers.h"
 #include "simulator/gpu_operator/operator_render.h"
 
 namespace {
@@ -19,22 +20,10 @@ namespace {
 namespace json = boost::json;
 using namespace gpuops;
 
-core::ClusterPolicy policy(const std::string& spec) {
-  core::Document doc;
-  doc.value = json::object{{"apiVersion", "nvidia.com/v1"},
-                           {"kind", "ClusterPolicy"},
-                           {"metadata", json::object{{"name", "cluster-policy"}, {"uid", "cp-uid"}}},
-                           {"spec", json::parse(spec)}};
-  doc.file = "policy.yaml";
-  return core::decode_cluster_policy(doc);
-}
+core::ClusterPolicy policy(const std::string& spec) { return gpuops::testing::policy_of(spec); }
 
 json::object pod_spec(const std::string& catalog_name, const std::string& operand, const std::string& spec) {
-  const core::Catalog catalog = core::load_catalog(catalog_name);
-  const core::Operand* op = catalog.by_name(operand);
-  EXPECT_NE(op, nullptr) << operand;
-  core::DaemonSet ds = simulator::rendered_daemonset(*op, policy(spec), catalog, "gpu-operator", "ubuntu22.04");
-  return ds.raw.at("spec").at("template").at("spec").as_object();
+  return gpuops::testing::rendered_pod_spec(catalog_name, operand, spec);
 }
 
 const json::object& init_named(const json::object& spec, const std::string& name) {

@@ -10,9 +10,7 @@
 
 #include <string>
 
-#include "core/codec/decode.h"
-#include "core/gpu_operator/operands.h"
-#include "simulator/gpu_operator/operator_render.h"
+#include "render_helpers.h"
 
 namespace {
 
@@ -20,18 +18,7 @@ namespace json = boost::json;
 using namespace gpuops;
 
 json::object pod_spec(const std::string& catalog_name, const std::string& operand, const std::string& spec) {
-  core::Document doc;
-  doc.value = json::object{{"apiVersion", "nvidia.com/v1"},
-                           {"kind", "ClusterPolicy"},
-                           {"metadata", json::object{{"name", "cluster-policy"}, {"uid", "cp-uid"}}},
-                           {"spec", json::parse(spec)}};
-  doc.file = "policy.yaml";
-  const core::Catalog catalog = core::load_catalog(catalog_name);
-  const core::Operand* op = catalog.by_name(operand);
-  EXPECT_NE(op, nullptr) << operand;
-  core::DaemonSet ds =
-      simulator::rendered_daemonset(*op, core::decode_cluster_policy(doc), catalog, "gpu-operator", "ubuntu22.04");
-  return ds.raw.at("spec").at("template").at("spec").as_object();
+  return gpuops::testing::rendered_pod_spec(catalog_name, operand, spec);
 }
 
 std::string volume(const json::object& spec, const std::string& name) {
