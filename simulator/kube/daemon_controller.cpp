@@ -206,6 +206,7 @@ void DaemonSetController::adopt_imported_revision(const core::DaemonSet& d) {
   auto it = ds_.find(ObjectStore::key(d.metadata.namespace_, d.metadata.name));
   if (it == ds_.end() || !it->second.pod_template) return;
   DaemonSetState& st = it->second;
+  st.import_status = d.status.number_misscheduled == 0;
   std::string hash;
   int32_t pods = 0;
   for (const auto& on_node : st.nodes)
@@ -424,7 +425,9 @@ void DaemonSetController::update_node_status_counts(const core::DaemonSet& d, Da
   NodeStatusCounts c;
   if (node) {  // pods on nodes that no longer exist count nowhere
     DaemonPods pods = get_nodes_to_daemon_pods(on_node);
-    if (on_node.should_run) {
+    const bool stale = st.import_status && !on_node.should_run && on_node.should_continue && !pods.empty();
+    if (stale) st.stale_nodes.push_back(node_id);
+    if (on_node.should_run || stale) {
       c.desired = 1;
       if (!pods.empty()) {
         c.current = 1;
@@ -484,6 +487,13 @@ void DaemonSetController::sync_daemon_set(const std::string& key) {
   } else {
     node_ids.swap(st.dirty_nodes);
   }
+  // The import's stale counts end at the sync after the first (every sync
+  // upstream counts every node).
+  if (!st.import_status && !st.stale_nodes.empty()) {
+    for (uint32_t n : st.stale_nodes)
+      if (std::find(node_ids.begin(), node_ids.end(), n) == node_ids.end()) node_ids.push_back(n);
+    st.stale_nodes.clear();
+  }
   // An empty selector selects nothing to manage (event SelectingAll); a
   // DaemonSet being deleted is left alone.
   if (d->selector.empty() || d->metadata.deletion_timestamp) {
@@ -516,6 +526,7 @@ void DaemonSetController::sync_daemon_set(const std::string& key) {
   }
   if (st.old_revisions > static_cast<size_t>(std::max(d->revision_history_limit, 0))) cleanup_history(*d, st);
   update_daemon_set_status(*d, st);
+  st.import_status = false;
 }
 
 // mirrors updateDaemonSetStatus / storeDaemonSetStatus,

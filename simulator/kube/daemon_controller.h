@@ -101,6 +101,13 @@ struct DaemonSetState {
   std::vector<uint32_t> dirty_nodes;
   bool full = true;
   bool queued = false;
+  // Imported, not yet synced, with the real status counting no pod
+  // misscheduled (adopt_imported_revision): its first sync counts a node that
+  // keeps its pod under an untolerated NoSchedule taint as the real
+  // controller last did, as desired (`stale_nodes`); the next sync counts
+  // those nodes afresh.
+  bool import_status = false;
+  std::vector<uint32_t> stale_nodes;
   StatusCounts sum;
   struct UpdatedMemo {  // is_pod_updated's last answer
     std::shared_ptr<const core::Pod> base;
@@ -138,6 +145,14 @@ class DaemonSetController {
   // the pods' revision (constructHistory, a template changed and changed
   // back), which a dump does not carry, so that hash becomes the current
   // revision's. Otherwise nothing changes.
+  // Also: when the imported status counts no pod misscheduled, a node whose
+  // pod stays under an untolerated NoSchedule taint (shouldRun false,
+  // shouldContinueRunning true) counts as desired until the DaemonSet's next
+  // sync after the first. Since v1.33 such a taint enqueues no DaemonSet
+  // (syncNodeUpdate: (shouldRun && !scheduled) || (!shouldContinueRunning &&
+  // scheduled) || (scheduled && numberMisscheduled > 0)), so the real status
+  // stays as the last sync before the taint left it, and the import's first
+  // sync is no event of the real cluster.
   void adopt_imported_revision(const core::DaemonSet& d);
   // Whether a DaemonSet with this uid is known (it exists in the store).
   bool has_uid(const std::string& uid) const { return ds_by_uid_.count(uid) > 0; }

@@ -296,4 +296,32 @@ TEST(PlanRecorded, InferredTolerationsRemovedRollEveryDaemonSet) {
   EXPECT_EQ(driver, 0u);
 }
 
+// A NoSchedule taint nothing tolerates, added over running pods, enqueues no
+// DaemonSet since v1.33 (syncNodeUpdate: (shouldRun && !scheduled) ||
+// (!shouldContinueRunning && scheduled) || (scheduled && numberMisscheduled >
+// 0)), so the real statuses stay as the last sync left them.
+// tests/data/operator/noschedule-taint-stale-status is the real cluster at
+// that point (end-to-end control plane, real v25.3.4 operator,
+// `kubectl get nodes,daemonsets,pods,clusterpolicies -A -o json` taken by
+// scripts/plan-predict.sh --operator, seed 5, after change 5; managedFields
+// left out): gpu-node-1 keeps its pods under gpuops.test/dedicated=ml:NoSchedule
+// and every DaemonSet counts them desired (desiredNumberScheduled 2,
+// numberMisscheduled 0); gpu-node-3 has operands=false and a hand-set
+// node-status-exporter=false. On that cluster a taint on the CPU node changed
+// nothing: the real operator kept the hand label (it relabels on a DaemonSet
+// event, and none came). Imported, the statuses are kept as the real ones
+// (DaemonSetController::adopt_imported_revision): no drift, nothing changes.
+TEST(PlanRecorded, ANoScheduleTaintOverRunningPodsLeavesTheStatusesAsTheyAre) {
+  const std::string dump =
+      std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/noschedule-taint-stale-status/dump.json";
+  int code = 0;
+  auto p =
+      plan(dump, {"-n", "gpu-operator", "taint", "node", "cpu-node-1", "nvidia.com/gpu=present:NoSchedule"}, &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(p.at("drift").at("changes"), false);
+  EXPECT_TRUE(p.at("labels").as_array().empty());  // gpu-node-3's hand label stays
+  EXPECT_TRUE(p.at("pods").as_array().empty());
+  EXPECT_TRUE(p.at("daemonsets").as_array().empty());
+}
+
 }  // namespace

@@ -337,4 +337,41 @@ TEST(Import, APolicyRenderingADaemonSetTheApiServerRefusesFailsTheState) {
 }
 
 }  // namespace
+// An untolerated NoSchedule taint over running pods enqueues no DaemonSet
+// since v1.33 (syncNodeUpdate), so the real statuses still count those pods
+// desired. tests/data/operator/noschedule-taint-stale-status is such a real
+// cluster (gpu-node-1 tainted gpuops.test/dedicated=ml:NoSchedule, every
+// DaemonSet desiredNumberScheduled 2, numberMisscheduled 0). Imported, the
+// statuses stay; the next sync of a DaemonSet for any reason counts every
+// node again as updateDaemonSetStatus does: gpu-node-1's pod misscheduled.
+TEST(Import, AStatusTheRealControllerLeftStaleStaysUntilTheNextSync) {
+  const std::string path =
+      std::string(GPUOPS_SOURCE_DIR) + "/tests/data/operator/noschedule-taint-stale-status/dump.json";
+  core::SnapshotCluster snap({path});
+  core::ClusterState before = snap.state("gpu-operator");
+  core::Catalog catalog = core::load_catalog("gpu-operator-v25.3");
+  FakeCluster::Options o;
+  o.start = FakeCluster::import_start(before);
+  FakeCluster c(o);
+  c.import_state(before, &catalog);
+  c.settle();
+  auto status = [&](const char* name) {
+    for (const auto& d : c.state("gpu-operator").daemonsets)
+      if (d.metadata.name == name) return d.status;
+    ADD_FAILURE() << name;
+    return core::DaemonSetStatus{};
+  };
+  EXPECT_EQ(status("nvidia-device-plugin-daemonset").desired_number_scheduled, 2);
+  EXPECT_EQ(status("nvidia-device-plugin-daemonset").number_misscheduled, 0);
+  // A pod of the device plugin deleted on gpu-node-2: the DaemonSet syncs.
+  for (const auto& p : c.state("gpu-operator").pods)
+    if (p.spec.node_name == "gpu-node-2" && p.metadata.name.rfind("nvidia-device-plugin-daemonset-", 0) == 0)
+      c.delete_pod("gpu-operator", p.metadata.name);
+  c.settle();
+  EXPECT_EQ(status("nvidia-device-plugin-daemonset").desired_number_scheduled, 1);
+  EXPECT_EQ(status("nvidia-device-plugin-daemonset").number_misscheduled, 1);
+  // The others, not synced since, keep theirs.
+  EXPECT_EQ(status("nvidia-container-toolkit-daemonset").desired_number_scheduled, 2);
+}
+
 }  // namespace gpuops::simulator
