@@ -4,9 +4,10 @@
 #include <prometheus/registry.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <string_view>
 
 #include "core/analysis/analysis.h"
+#include "core/base/terminal.h"
 #include "core/diagnose/diagnose.h"
 
 namespace gpuops::cli {
@@ -99,22 +100,11 @@ std::vector<prometheus::MetricFamily> state_metrics(const core::ClusterState& st
 std::string cluster_label_problem(const std::string& name) {
   if (name.empty()) return "is empty";
   size_t chars = 0;
-  for (size_t i = 0; i < name.size(); ++chars) {
-    auto b = static_cast<unsigned char>(name[i]);
-    // The sequence's length and its code point (RFC 3629: no overlong form,
-    // no surrogate, nothing over U+10FFFF).
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > name.size()) return "is not UTF-8";
-    uint32_t cp = n == 1 ? b : b & (0x7F >> n);
-    for (size_t k = 1; k < n; ++k) {
-      auto c = static_cast<unsigned char>(name[i + k]);
-      if ((c >> 6) != 0x2) return "is not UTF-8";
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return "is not UTF-8";
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return "holds a control character";
-    i += n;
+  for (std::string_view rest = name; !rest.empty(); ++chars) {
+    auto [r, width] = core::decode_rune(rest);  // width 0: an overlong form, a surrogate, past U+10FFFF, cut short
+    if (width == 0) return "is not UTF-8";
+    if (r < 0x20 || (r >= 0x7F && r <= 0x9F)) return "holds a control character";
+    rest.remove_prefix(width);
   }
   if (chars > 63) return "is longer than 63 characters";
   return "";
