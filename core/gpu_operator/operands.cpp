@@ -85,12 +85,21 @@ void known_keys(const YAML::Node& n, const std::string& file, const std::string&
   }
 }
 
-// A map of strings, in file order: labels (key and value validated as a
-// label's), or with `labels` false volume names (DNS-1123 labels) to paths
-// (absolute).
+// Why a catalog map's key or value is invalid, "" when it is not.
+using StringCheck = std::string (*)(const std::string&);
+
+// A host path: absolute.
+std::string validate_absolute_path(const std::string& path) {
+  return path.rfind('/', 0) == 0 ? "" : "must be an absolute path";
+}
+
+// A map of strings, in file order, each key and value validated by the
+// checks given (a label's by default; host_paths: volume names, DNS-1123
+// labels, to absolute paths).
 std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n, const char* key,
                                                             const std::string& file, const std::string& field,
-                                                            bool labels = true) {
+                                                            StringCheck check_key = validate_label_key,
+                                                            StringCheck check_value = validate_label_value) {
   std::vector<std::pair<std::string, std::string>> out;
   YAML::Node v = n[key];
   if (!v || v.IsNull()) return out;
@@ -99,20 +108,10 @@ std::vector<std::pair<std::string, std::string>> string_map(const YAML::Node& n,
     if (!it->first.IsScalar() || !it->second.IsScalar())
       throw InputError(file, line_of(it->first), field + "." + key, "must be a map of strings");
     std::string k = it->first.Scalar();
-    if (!labels) {
-      std::string err = validate_dns1123_label(k);
-      if (err.empty() && it->second.Scalar().rfind('/', 0) != 0) err = "must be an absolute path";
-      if (!err.empty())
-        throw InputError(
-            file, line_of(it->first), field + "." + key + "[" + k + "]",
-            "Invalid value: " + go_quote(err == "must be an absolute path" ? it->second.Scalar() : k) + ": " + err);
-      out.emplace_back(k, it->second.Scalar());
-      continue;
-    }
-    if (std::string err = validate_label_key(k); !err.empty())
+    if (std::string err = check_key(k); !err.empty())
       throw InputError(file, line_of(it->first), field + "." + key + "[" + k + "]",
                        "Invalid value: " + go_quote(k) + ": " + err);
-    if (std::string err = validate_label_value(it->second.Scalar()); !err.empty())
+    if (std::string err = check_value(it->second.Scalar()); !err.empty())
       throw InputError(file, line_of(it->second), field + "." + key + "[" + k + "]",
                        "Invalid value: " + go_quote(it->second.Scalar()) + ": " + err);
     out.emplace_back(k, it->second.Scalar());
@@ -336,7 +335,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     o.selector = string_map(n, "selector", file, field);
     o.pod_labels = string_map(n, "pod_labels", file, field);
     o.node_selector = string_map(n, "node_selector", file, field);
-    o.host_paths = string_map(n, "host_paths", file, field, false);
+    o.host_paths = string_map(n, "host_paths", file, field, validate_dns1123_label, validate_absolute_path);
     o.update_strategy = str(n, "update_strategy", file, field, false);
     if (!o.update_strategy.empty() && o.update_strategy != "RollingUpdate" && o.update_strategy != "OnDelete")
       throw InputError(

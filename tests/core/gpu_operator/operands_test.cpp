@@ -152,6 +152,16 @@ TEST(Catalog, NamesAreWhatKubernetesTakesThemFor) {
   EXPECT_EQ(e.field(), "operands[0].pod_labels[app]");
   e = refused(with("    gates: [\"x y\"]\n"));
   EXPECT_EQ(e.field(), "operands[0].gates");
+  // host_paths: volume names (a pod's volume name is a DNS-1123 label) to
+  // absolute paths.
+  e = refused(with("    host_paths: {host-root: relative/dir}\n"));
+  EXPECT_EQ(e.field(), "operands[0].host_paths[host-root]");
+  EXPECT_EQ(e.message(), "Invalid value: \"relative/dir\": must be an absolute path");
+  e = refused(with("    host_paths: {Host_Root: /}\n"));
+  EXPECT_EQ(e.field(), "operands[0].host_paths[Host_Root]");
+  EXPECT_EQ(e.message(), "Invalid value: \"Host_Root\"" + dns_label);
   // The built-in catalogs pass the same rules.
-  for (const char* name : {"lab", "gpu-operator", "gpu-operator-v25.3"}) EXPECT_NO_THROW(core::load_catalog(name));
+  for (const char* name : {"lab", "gpu-operator", "gpu-operator-v23.9", "gpu-operator-v24.3", "gpu-operator-v24.6",
+                           "gpu-operator-v24.9", "gpu-operator-v25.3", "gpu-operator-v25.10", "gpu-operator-v26.3"})
+    EXPECT_NO_THROW(core::load_catalog(name)) << name;
 }
