@@ -58,9 +58,29 @@ std::string open_entry_problem(const std::string& root, int fd, const std::strin
 // "not a regular file" (for messages).
 std::string file_kind(unsigned mode);
 
-// The size limit of read_input_file, bytes. Default 2 GiB; the CLI sets it
-// from GPUOPS_MAX_INPUT_BYTES. Not thread-safe to change while reading.
+// The size limit of read_input_file, bytes. Default
+// default_max_input_bytes() (worked out on first use); the CLI sets it from
+// GPUOPS_MAX_INPUT_BYTES. Not thread-safe to change while reading.
 std::size_t max_input_bytes();
 void set_max_input_bytes(std::size_t bytes);
+
+// The smallest default limit: 2 GiB.
+inline constexpr std::size_t kMinInputLimitBytes = std::size_t{2} << 30;
+
+// The default limit for a machine of `memory_bytes`: half of it, at least
+// kMinInputLimitBytes. The snapshot commands keep a file in at most 1.5x
+// its size and plan in about 2x (docs/PERFORMANCE.md), so a file at the
+// limit fits beside what else runs, and a 65,000-node dump (about 2.7 GiB
+// at 8 operands) is read on a machine of 6 GiB or more without raising it.
+std::size_t input_limit_for_memory(std::size_t memory_bytes);
+
+// The memory gpuops may use, bytes: the machine's (sysconf _SC_PHYS_PAGES x
+// _SC_PAGESIZE), or its cgroup's limit when lower (cgroup v2 memory.max,
+// v1 memory.limit_in_bytes; "max" is no limit), as in a container with a
+// memory limit. 0 when none can be read.
+std::size_t machine_memory_bytes();
+
+// input_limit_for_memory(machine_memory_bytes()).
+std::size_t default_max_input_bytes();
 
 }  // namespace gpuops::core

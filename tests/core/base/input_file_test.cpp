@@ -59,6 +59,21 @@ TEST(InputFile, SizeIsCapped) {
   core::set_max_input_bytes(old);
 }
 
+// The default limit is half the memory gpuops may use, never under 2 GiB:
+// a 65,000-node dump (about 2.7 GiB at 8 operands, bench/make_dump.cpp)
+// is read without GPUOPS_MAX_INPUT_BYTES on a machine of 6 GiB or more.
+TEST(InputFile, TheDefaultLimitIsHalfTheMemoryAndAtLeastTwoGiB) {
+  constexpr std::size_t GiB = std::size_t{1} << 30;
+  EXPECT_EQ(core::input_limit_for_memory(0), 2 * GiB);
+  EXPECT_EQ(core::input_limit_for_memory(1 * GiB), 2 * GiB);
+  EXPECT_EQ(core::input_limit_for_memory(4 * GiB), 2 * GiB);
+  EXPECT_EQ(core::input_limit_for_memory(6 * GiB), 3 * GiB);
+  EXPECT_EQ(core::input_limit_for_memory(23 * GiB), 23 * GiB / 2);
+  // This machine's memory is read (/proc's page count, or a lower cgroup limit).
+  EXPECT_GT(core::machine_memory_bytes(), 64u << 20);
+  EXPECT_EQ(core::default_max_input_bytes(), core::input_limit_for_memory(core::machine_memory_bytes()));
+}
+
 // what() is a C string: a NUL in a name used to end the message there
 // (`metadata.name: Node "a`). It is written as Go's %q writes it.
 TEST(ErrorText, ANulByteDoesNotCutTheMessageShort) {
