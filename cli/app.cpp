@@ -113,6 +113,7 @@ bool exit_when_done = false;
 }  // namespace
 
 void set_exit_when_done(bool exit) { exit_when_done = exit; }
+bool exits_when_done() { return exit_when_done; }
 
 int done(int code, std::ostream& out, std::ostream& err) {
   if (!exit_when_done) return code;

@@ -629,7 +629,7 @@ PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const Drain
   for (auto& p : l.state.pods) p.raw = {};
   // The input as it is, kept for the drift (the imported state is moved
   // into the copy).
-  const core::ClusterState input = state;
+  core::ClusterState input = state;
   copy.import_state(std::move(l.state), operator_catalog ? &*operator_catalog : nullptr);
   const uint64_t imported = copy.store().resource_version();
   LabelRecorder settle_recorder(input);
@@ -676,6 +676,12 @@ PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const Drain
   // (A part of the state after holds every DaemonSet and ClusterPolicy.)
   if (operator_catalog)
     planned.unpredicted = refine_operator_changes(plan, before, after, *operator_catalog, o.namespace_);
+  // Freeing the copy and these states took about a tenth of the plan.
+  if (exits_when_done()) owned_copy.release();
+  leave_for_exit(input);
+  leave_for_exit(before);
+  leave_for_exit(before_part);
+  leave_for_exit(after);
   return planned;
 }
 
