@@ -295,6 +295,8 @@ BENCHMARK(BM_SettleServed)
     ->Args({5000, 16, 0})
     ->Args({5000, 16, 1})
     ->Args({5000, 16, 2})
+    ->Args({65000, 16, 0})  // the largest production clusters (issue 49): bare and behind the API server
+    ->Args({65000, 16, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 

@@ -64,7 +64,9 @@ BENCHMARK(BM_SettleFromEmpty)
     ->Args({1000, 16})
     ->Args({5000, 5})
     ->Args({5000, 16})
-    ->Args({15000, 20})  // past upstream's 5,000-node limit (docs/PERFORMANCE.md)
+    ->Args({15000, 20})   // past upstream's 5,000-node limit (docs/PERFORMANCE.md)
+    ->Args({65000, 16})   // the largest production clusters (GKE, 1.31 and later)
+    ->Args({130000, 16})  // measured, no target (GKE's experiment)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
@@ -170,6 +172,7 @@ BENCHMARK(BM_OperatorInstall)
     ->Args({1000, 0})
     ->Args({5000, 0})
     ->Args({15000, 0})
+    ->Args({65000, 0})
     ->Args({1000, 1})
     ->Args({5000, 1})
     ->Unit(benchmark::kMillisecond)
@@ -181,6 +184,8 @@ BENCHMARK(BM_LabelFlip)
     ->Args({5000, 5})
     ->Args({5000, 16})
     ->Args({15000, 20})
+    ->Args({65000, 16})
+    ->Args({130000, 16})
     ->Unit(benchmark::kMicrosecond);
 
 // LAB.md's eight steps (core::run_lab, as `gpuops lab run` does) on a fresh
