@@ -11,6 +11,7 @@
 #include "cli/http_endpoint.h"
 #include "cli/serve_grade.h"
 #include "core/base/errors.h"
+#include "core/base/input_file.h"
 #include "core/lab/lab.h"
 #include "core/scenario/scenario.h"
 #ifdef GPUOPS_HAVE_SIMULATOR
@@ -83,7 +84,8 @@ int cmd_serve(const Args& args, std::ostream& out, std::ostream& err) {
     if (r.count("context")) o.context = r["context"].as<std::string>();
     o.namespace_ = r["namespace"].as<std::string>();
     o.namespace_given = r.count("namespace") > 0;
-    o.keep_raw = true;  // served again with every field
+    // Served again with every field, while that fits (cmd_serve_setup.h).
+    o.keep_raw = keep_every_served_field(snapshot_bytes(o.snapshots), core::machine_memory_bytes(), err);
     imported = load_state(o, false, err);
   }
   std::string operator_release;

@@ -5,6 +5,8 @@
 // --operator` show.
 #pragma once
 
+#include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,22 @@ std::string served_operator_release(const std::string& given);
 // (an argument after `--operator` that does not start with '-'): cxxopts
 // gives an option with an implicit value only the `=` form.
 std::vector<std::string> operator_value_joined(const std::vector<std::string>& args);
+
+// Whether `serve --snapshot PATHS` keeps every field of the objects it read
+// (each object's JSON beside its typed fields, served again as read): true
+// while that fits, by the rule below, in half of `memory_bytes`
+// (core::machine_memory_bytes()). Kept, a snapshot costs about 10x its size
+// in memory (8x for the JSON trees: 4.4 GB for a 10,000-node x 8 dump of
+// 429 MB; without them 1.0 GB), so a 65,000-node dump (2.6 GiB) would need
+// about 26 GiB. When it does not fit, writes one note on `err` that says so
+// and what is served instead (the fields gpuops models: metadata, spec and
+// status as the snapshot commands read them) and returns false. `bytes` is
+// the total size of the snapshot's files (snapshot_bytes).
+bool keep_every_served_field(std::uintmax_t bytes, std::uintmax_t memory_bytes, std::ostream& err);
+
+// The total size of the regular files of `paths` (files, and folders such
+// as a must-gather walked through), bytes; what cannot be read counts 0.
+std::uintmax_t snapshot_bytes(const std::vector<std::string>& paths);
 
 #ifdef GPUOPS_HAVE_SIMULATOR
 // `serve --scenario FILE`: the scenario's namespace created, then its set-up
