@@ -47,6 +47,13 @@ class PodJsonEncoder {
   // REQUIRES: as encode().
   void append_serialized(const PodRecord& rec, std::string& out);
 
+  // At most this many prototypes are kept: a new one beyond it drops all
+  // the others first. A simulated cluster's pods share a few statuses
+  // (a handful of prototypes per DaemonSet); pods imported from a real
+  // cluster (serve --snapshot) each have their own, and a paged list of
+  // 520,000 of them grew the server by 7 GB without the bound.
+  static constexpr size_t kMaxPrototypes = 4096;
+
   // Prototypes kept (one per (base, status, shape) seen since the last clear).
   size_t size() const { return protos_.size(); }
   // Drops every prototype (and the base and status parts they keep alive).

@@ -105,5 +105,35 @@ TEST(PodJsonEncoder, TextOfAPodHoldingTheSlotMarker) {
   EXPECT_EQ(expect_same_json(s, enc), 3u);
 }
 
+// Pods that share nothing (each created with its own template part, as pods
+// imported from a real cluster each have their own status) keep at most
+// kMaxPrototypes prototypes, and their JSON is still exact past the bound.
+TEST(PodJsonEncoder, PrototypesAreBoundedWhenNoPodsShareThem) {
+  FakeCluster c;
+  c.create_namespace(kNs);
+  c.add_node(make_node("a", {}));
+  ObjectStore& s = c.store();
+  const size_t pods = PodJsonEncoder::kMaxPrototypes + 100;
+  for (size_t i = 0; i < pods; ++i) {
+    core::Pod p;
+    p.metadata.namespace_ = kNs;
+    p.metadata.name = "p-" + std::to_string(i);
+    p.metadata.labels["i"] = std::to_string(i);  // a template part of its own
+    p.spec.containers.push_back(core::Container{"c", "i", {}, {}});
+    s.create(p);
+  }
+  PodJsonEncoder enc;
+  size_t most = 0;
+  std::string text;
+  for (const PodRecord* r : s.list_pods()) {
+    enc.append_serialized(*r, text);
+    most = std::max(most, enc.size());
+  }
+  EXPECT_EQ(most, PodJsonEncoder::kMaxPrototypes);
+  EXPECT_EQ(enc.size(), 100u);  // cleared once, at the 4097th
+  EXPECT_EQ(expect_same_json(s, enc), pods);
+  EXPECT_LE(enc.size(), PodJsonEncoder::kMaxPrototypes);
+}
+
 }  // namespace
 }  // namespace gpuops::simulator
