@@ -194,8 +194,8 @@ for n in 1000 5000; do
   row api "audit over the API (ApiCluster::state + core::audit)" "$n x 5 ($(v pods) pods)" \
     "$(awk -v s="$(v api_wall_s)" 'BEGIN{printf "%.1f ms", s*1000}')" \
     "$(awk -v c="$(v api_client_cpu_s)" -v s="$(v api_server_cpu_s)" 'BEGIN{printf "%.0f ms client + %.0f ms server", c*1000, s*1000}')" \
-    "$(v api_requests) requests (5 lists + $(v api_continue_pages) pages), $(awk -v b="$(v api_bytes)" 'BEGIN{printf "%.1f MB", b/1e6}')" \
-    "<= 5 lists + pages"
+    "$(v api_requests) requests (6 lists + $(v api_continue_pages) pages), $(awk -v b="$(v api_bytes)" 'BEGIN{printf "%.1f MB", b/1e6}')" \
+    "<= 6 lists + pages"
   if grep -q '^kubectl_wall_s=' "$OUT/api-$n.txt"; then
     row api "operand-audit.sh (kubectl + jq), same cluster" "$n x 5" \
       "$(awk -v s="$(v kubectl_wall_s)" 'BEGIN{printf "%.2f s", s}')" \
