@@ -99,7 +99,7 @@ ApiCluster::ApiCluster(RestConfig config, ApiClusterOptions options, ClientOptio
 
 void ApiCluster::list(const std::string& path, std::string* resource_version,
                       const std::function<void(json::array&)>& on_page, const std::function<void()>& on_restart,
-                      const PageReader& read_page) {
+                      const PageReader& read_page, const std::vector<std::pair<std::string, std::string>>& query) {
   // mirrors ListPager.List (client-go tools/pager/pager.go) with
   // FullListIfExpired: an expired continue token restarts without a limit.
   std::string cont;
@@ -107,7 +107,7 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
   std::set<std::string> tokens;  // every continue token given so far
   size_t pages = 0;
   for (;;) {
-    Request r{http_verb::get, path, {}, "", ""};
+    Request r{http_verb::get, path, query, "", ""};
     if (!full) r.query.emplace_back("limit", std::to_string(options_.page_size));
     if (!cont.empty()) r.query.emplace_back("continue", cont);
     // Each page is parsed into its own arena: read once, freed at once
@@ -163,7 +163,8 @@ void ApiCluster::list(const std::string& path, std::string* resource_version,
 
 void ApiCluster::list_items(const std::string& path, const std::string& what, std::string* resource_version,
                             const std::function<void(core::Document&)>& on_item,
-                            const std::function<void()>& on_restart, const PageReader& read_page) {
+                            const std::function<void()>& on_restart, const PageReader& read_page,
+                            const std::vector<std::pair<std::string, std::string>>& query) {
   const std::string file = "GET " + path;
   list(
       path, resource_version,
@@ -181,7 +182,7 @@ void ApiCluster::list_items(const std::string& path, const std::string& what, st
           }
         }
       },
-      on_restart, read_page);
+      on_restart, read_page, query);
 }
 
 core::ClusterState ApiCluster::state(const std::string& ns_in) {

@@ -155,16 +155,18 @@ class ApiCluster : public core::Cluster, public core::DiagnosticReader {
   // partial results are then the callee's to drop).
   using PageReader = std::function<bool(const std::string& body, std::string& continue_token,
                                         std::optional<std::string>& resource_version)>;
+  // `query`: parameters sent with every page (a fieldSelector), before
+  // limit and continue.
   void list(const std::string& path, std::string* resource_version,
             const std::function<void(boost::json::array& items)>& on_page, const std::function<void()>& on_restart,
-            const PageReader& read_page = {});
+            const PageReader& read_page = {}, const std::vector<std::pair<std::string, std::string>>& query = {});
   // list(), each item handed to `on_item` as a core::Document (file "GET
   // <path>") that it decodes: an item that is not an object, or that
   // `on_item` refuses with core::InputError, is a core::ClusterError
   // "cannot read a <what> from the API server: ...".
   void list_items(const std::string& path, const std::string& what, std::string* resource_version,
                   const std::function<void(core::Document&)>& on_item, const std::function<void()>& on_restart,
-                  const PageReader& read_page = {});
+                  const PageReader& read_page = {}, const std::vector<std::pair<std::string, std::string>>& query = {});
 
  private:
   Request write_request(boost::beast::http::verb method, const std::string& path) const;

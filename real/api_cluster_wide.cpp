@@ -57,7 +57,10 @@ std::optional<std::vector<core::Pod>> ApiCluster::gpu_workloads(const std::strin
           core::Pod p = core::decode_pod_typed(d);
           keep(p);
         },
-        [&] { out.clear(); }, read_pods);
+        [&] { out.clear(); }, read_pods,
+        // The operands' own pods are read by the namespace's list already:
+        // the server leaves them out (a field every kind indexes).
+        {{"fieldSelector", "metadata.namespace!=" + ns}});
   } catch (const ApiError& e) {
     // A role that lists pods in its own namespace only: the GPU workloads
     // are unseen, which the analyses say (ClusterState::gpu_workloads).

@@ -269,6 +269,21 @@ const std::string* FieldQuery::exact_match(const std::string& field) const {
   return nullptr;
 }
 
+std::optional<bool> FieldQuery::matches_name(std::string_view ns, std::string_view name) const {
+  bool all = true;
+  for (const auto& t : terms_) {
+    std::string_view v;
+    if (t.field == "metadata.name")
+      v = name;
+    else if (t.field == "metadata.namespace")
+      v = ns;
+    else
+      return std::nullopt;
+    if ((v == t.value) == t.negate) all = false;
+  }
+  return all;
+}
+
 bool FieldQuery::matches(const json::object& obj) const {
   for (const auto& t : terms_) {
     bool eq = field_value(obj, t.field) == t.value;

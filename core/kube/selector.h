@@ -6,7 +6,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/model.h"
@@ -51,6 +53,11 @@ class FieldQuery {
   // conversion.go); Node spec.unschedulable; Namespace status.phase.
   void check_supported(const std::string& kind) const;
   bool matches(const boost::json::object& obj) const;
+  // matches() of an object named `name` in namespace `ns` ("" for a
+  // cluster-scoped one), when every term is on metadata.name or
+  // metadata.namespace: what a list can test from its keys without
+  // building the object. nullopt when a term names another field.
+  std::optional<bool> matches_name(std::string_view ns, std::string_view name) const;
   bool empty() const { return terms_.empty(); }
   const std::vector<Term>& terms() const { return terms_; }
   // The value of the first `field=value` or `field==value` term on

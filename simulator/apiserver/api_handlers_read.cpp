@@ -316,8 +316,19 @@ json::value ApiServer::Impl::list(const ResourceRequest& r, const ListOptions& o
     if (selecting) {
       if (!o.labels.matches(item_labels(i))) continue;
       if (!o.fields.empty()) {
-        j = encode_item(i);
-        if (!o.fields.matches(*j)) continue;
+        // metadata.name and metadata.namespace are in the key ("ns/name"):
+        // tested without building the object.
+        const size_t slash = key.find('/');
+        std::optional<bool> by_name = slash == std::string::npos
+                                          ? std::nullopt
+                                          : o.fields.matches_name(std::string_view(key).substr(0, slash),
+                                                                  std::string_view(key).substr(slash + 1));
+        if (by_name) {
+          if (!*by_name) continue;
+        } else {
+          j = encode_item(i);
+          if (!o.fields.matches(*j)) continue;
+        }
       }
     }
     if (limit > 0 && count >= limit) {

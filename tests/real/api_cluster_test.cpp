@@ -204,7 +204,7 @@ TEST(ApiClusterState, PagedListsAConstantNumberOfRequests) {
                              "GET /apis/nvidia.com/v1/clusterpolicies?limit=2",
                              "GET /apis/nvidia.com/v1alpha1/nvidiadrivers?limit=2",
                              // The GPU workloads: every namespace's pods.
-                             "GET /api/v1/pods?limit=2",
+                             "GET /api/v1/pods?fieldSelector=metadata.namespace%21%3Dgpu-operator&limit=2",
                          }));
   EXPECT_TRUE(s.cluster_policies.empty());
   EXPECT_TRUE(s.nvidia_drivers.empty());

@@ -29,6 +29,24 @@ TEST(LabelQuery, ParsesAndMatchesAsLabelsParse) {
   EXPECT_EQ(status_of([] { LabelQuery::parse("a=b=c"); }), 400);
 }
 
+// A list tests metadata.name and metadata.namespace terms from its keys
+// (simulator list pages); the answer must be matches()'s on the object.
+TEST(FieldQuery, NameAndNamespaceTermsAreDecidedFromTheNameAsMatchesDecides) {
+  const auto pod = J(R"({"metadata":{"name":"p","namespace":"gpu-operator"}})").as_object();
+  const auto node = J(R"({"metadata":{"name":"n"}})").as_object();
+  for (const char* text : {"metadata.namespace!=gpu-operator", "metadata.namespace=gpu-operator",
+                           "metadata.namespace==", "metadata.namespace!=", "metadata.name=p",
+                           "metadata.name!=p,metadata.namespace=gpu-operator", "metadata.name=n,metadata.namespace="}) {
+    FieldQuery q = FieldQuery::parse(text);
+    EXPECT_EQ(q.matches_name("gpu-operator", "p"), q.matches(pod)) << text;
+    EXPECT_EQ(q.matches_name("", "n"), q.matches(node)) << text;
+  }
+  EXPECT_EQ(FieldQuery::parse("metadata.namespace!=gpu-operator").matches_name("gpu-operator", "p"), false);
+  EXPECT_EQ(FieldQuery::parse("metadata.namespace!=gpu-operator").matches_name("default", "w"), true);
+  // Any other field needs the object.
+  EXPECT_EQ(FieldQuery::parse("metadata.name=p,spec.nodeName=a").matches_name("gpu-operator", "p"), std::nullopt);
+}
+
 TEST(FieldQuery, ParsesMatchesAndRefusesUnknownFields) {
   FieldQuery q = FieldQuery::parse("spec.nodeName=lab-node-0,status.phase!=Failed");
   ASSERT_EQ(q.terms().size(), 2u);
