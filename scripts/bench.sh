@@ -92,15 +92,19 @@ done < <(gbench_rows "$OUT/core.json")
 
 # ---------------------------------------------------------------- simulator
 log "== simulator: settle from empty, label flip"
+# One simulator benchmark (its own process, so its peak RSS is its own) into
+# JSON file $2; exactly one must match the filter $1.
+sim_one() {
+  "$BUILD/bench/simulator_bench" --benchmark_filter="$1" --benchmark_out="$2" --benchmark_out_format=json >&2
+  [ "$(jq '.benchmarks | length' "$2")" = 1 ] || { echo "bench.sh: $1 did not run exactly once" >&2; exit 1; }
+}
 for bm in SettleFromEmpty LabelFlip; do
   for cfg in 100/16 1000/5 1000/16 5000/5 5000/16 15000/20 65000/16 130000/16; do
     # 100 x 16: the whole cluster in cache, the per-pod floor of the settle
     # (docs/PERFORMANCE-HISTORY.md, "Past upstream's 5,000-node limit").
     [ "$bm/$cfg" = LabelFlip/100/16 ] && continue
     f="$OUT/sim-$bm-${cfg/\//x}.json"
-    "$BUILD/bench/simulator_bench" --benchmark_filter="BM_$bm/$cfg(/|\$)" --benchmark_out="$f" \
-      --benchmark_out_format=json >&2
-    [ "$(jq '.benchmarks | length' "$f")" = 1 ] || { echo "bench.sh: BM_$bm/$cfg did not run" >&2; exit 1; }
+    sim_one "BM_$bm/$cfg(/|\$)" "$f"
     while IFS=$'\t' read -r name real cpu unit rss err; do
       [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
       case "$bm" in
@@ -135,9 +139,7 @@ done
 # The simulated GPU Operator labels 15,000 and 65,000 new GPU nodes and settles (docs/PERFORMANCE.md).
 for n in 15000 65000; do
   f="$OUT/sim-operator-$n.json"
-  "$BUILD/bench/simulator_bench" --benchmark_filter="BM_OperatorInstall/$n/0/" --benchmark_out="$f" \
-    --benchmark_out_format=json >&2
-  [ "$(jq '.benchmarks | length' "$f")" = 1 ] || { echo "bench.sh: BM_OperatorInstall/$n/0 did not run" >&2; exit 1; }
+  sim_one "BM_OperatorInstall/$n/0/" "$f"
   while IFS=$'\t' read -r name real cpu unit rss err; do
     [ -n "$err" ] && { echo "bench.sh: $name: $err" >&2; exit 1; }
     row simulator "the operator labels the GPU nodes, settle (kwok)" "$n x 7" "$(to_ms "$real" "$unit") ms" \
@@ -207,46 +209,39 @@ done
 
 # -- a large dump: the snapshot commands (docs/PERFORMANCE.md)
 log "== a 5,000 x 16 dump: audit, matrix, diagnose --snapshot"
-"$BUILD/bench/make_dump" --nodes 5000 --operands 16 "$OUT/dump.json"
-dump_mb=$(awk -v b="$(stat -c %s "$OUT/dump.json")" 'BEGIN { printf "%.0f", b / 1048576 }')
-for cmd in audit matrix diagnose; do
-  runs=()
-  for i in 1 2 3; do
-    /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" "$BUILD/gpuops" "$cmd" --snapshot "$OUT/dump.json" \
-      --operands gpu-operator >/dev/null 2>"$OUT/dump.err" || { cat "$OUT/dump.err" >&2; exit 1; }
-    runs+=("$(tail -1 "$OUT/time.txt")")
+# `gpuops CMD --snapshot` of a make_dump dump of $1 nodes x $2 operands, each
+# command of $3 (plan: one label change, exit 1 as it must) as 3 processes,
+# the median's wall, CPU and peak RSS against the file; $4 the snapshot
+# commands' target, $5 plan's.
+dump_rows() {
+  local nodes=$1 ops=$2 dump="$OUT/dump-$1x$2.json" mb cmd i rc want wall user sys kb
+  "$BUILD/bench/make_dump" --nodes "$nodes" --operands "$ops" "$dump"
+  mb=$(awk -v b="$(stat -c %s "$dump")" 'BEGIN { printf "%.0f", b / 1048576 }')
+  for cmd in $3; do
+    local runs=() args=("$cmd" --snapshot "$dump" --operands gpu-operator)
+    want=0
+    [ "$cmd" = plan ] && { args+=(label node node-0 nvidia.com/gpu.deploy.driver=false --overwrite); want=1; }
+    for i in 1 2 3; do
+      rc=0
+      /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" "$BUILD/gpuops" "${args[@]}" >/dev/null 2>"$OUT/dump.err" ||
+        rc=$?
+      [ "$rc" = "$want" ] || { cat "$OUT/dump.err" >&2; exit 1; }
+      runs+=("$(tail -1 "$OUT/time.txt")")
+    done
+    read -r wall user sys kb < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+    row dump "gpuops $cmd --snapshot (median of 3)" "$nodes x $ops ($((nodes * ops)) pods, $mb MiB)" "$wall s" \
+      "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f s", u + s }')" \
+      "RSS $((kb / 1024)) MiB, $(awk -v k="$kb" -v f="$mb" 'BEGIN { printf "%.2f", k / 1024 / f }')x the file" \
+      "$([ "$cmd" = plan ] && echo "$5" || echo "$4")"
   done
-  read -r wall user sys kb < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
-  row dump "gpuops $cmd --snapshot (median of 3)" "5000 x 16 (80000 pods, $dump_mb MiB)" "$wall s" \
-    "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f s", u + s }')" \
-    "RSS $((kb / 1024)) MiB, $(awk -v k="$kb" -v f="$dump_mb" 'BEGIN { printf "%.2f", k / 1024 / f }')x the file" \
-    "< 3 s, <= 1.5x"
-done
-rm -f "$OUT/dump.json"
+  rm -f "$dump"
+}
+dump_rows 5000 16 "audit matrix diagnose" "< 3 s, <= 1.5x"
 
 # -- the largest real clusters: a 65,000-node x 8 dump (about 2.7 GiB; issue 49's targets: the snapshot
 # commands < 5 s at <= 1.5x the file, plan of one change < 6 s wall at <= 2x the file)
 log "== a 65,000 x 8 dump: audit, matrix, diagnose --snapshot, plan"
-"$BUILD/bench/make_dump" --nodes 65000 --operands 8 "$OUT/dump65.json"
-dump_mb=$(awk -v b="$(stat -c %s "$OUT/dump65.json")" 'BEGIN { printf "%.0f", b / 1048576 }')
-for cmd in audit matrix diagnose plan; do
-  runs=()
-  for i in 1 2 3; do
-    rc=0
-    args=("$cmd" --snapshot "$OUT/dump65.json" --operands gpu-operator)
-    [ "$cmd" = plan ] && args+=(label node node-0 nvidia.com/gpu.deploy.driver=false --overwrite)
-    /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" "$BUILD/gpuops" "${args[@]}" >/dev/null 2>"$OUT/dump.err" || rc=$?
-    # plan exits 1: it found the change (kubectl diff's code), as it must.
-    [ "$rc" = "$([ "$cmd" = plan ] && echo 1 || echo 0)" ] || { cat "$OUT/dump.err" >&2; exit 1; }
-    runs+=("$(tail -1 "$OUT/time.txt")")
-  done
-  read -r wall user sys kb < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
-  row dump "gpuops $cmd --snapshot (median of 3)" "65000 x 8 (520000 pods, $dump_mb MiB)" "$wall s" \
-    "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f s", u + s }')" \
-    "RSS $((kb / 1024)) MiB, $(awk -v k="$kb" -v f="$dump_mb" 'BEGIN { printf "%.2f", k / 1024 / f }')x the file" \
-    "$([ "$cmd" = plan ] && echo "< 6 s wall, <= 2x" || echo "< 5 s, <= 1.5x")"
-done
-rm -f "$OUT/dump65.json"
+dump_rows 65000 8 "audit matrix diagnose plan" "< 5 s, <= 1.5x" "< 6 s wall, <= 2x"
 
 # -- gpuops plan on a large dump (targets, docs/PERFORMANCE.md: 5,000 x 8 < 2 s; 15,000 x 8 < 3 s)
 log "== gpuops plan of one label change on 5,000 and 15,000-node dumps"
