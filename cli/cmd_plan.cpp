@@ -677,7 +677,7 @@ PlannedChange plan_on_copy(LoadedState& l, const PlanChange& change, const Drain
   if (operator_catalog)
     planned.unpredicted = refine_operator_changes(plan, before, after, *operator_catalog, o.namespace_);
   // Freeing the copy and these states took about a tenth of the plan.
-  if (exits_when_done()) owned_copy.release();
+  leave_for_exit(owned_copy);
   leave_for_exit(input);
   leave_for_exit(before);
   leave_for_exit(before_part);

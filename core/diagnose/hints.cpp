@@ -42,17 +42,18 @@ namespace {
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-std::string ascii_lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
+void lower_ascii(std::string& text) {
+  for (char& c : text) c = ascii_lower(c);
 }
 
 // The table's patterns, lowered once.
 const std::vector<std::string>& lowered_patterns() {
   static const std::vector<std::string> kLowered = [] {
     std::vector<std::string> out;
-    for (const auto& h : message_hints()) out.push_back(ascii_lowered(h.pattern));
+    for (const auto& h : message_hints()) {
+      out.emplace_back(h.pattern);
+      lower_ascii(out.back());
+    }
     return out;
   }();
   return kLowered;
@@ -69,7 +70,7 @@ std::vector<const MessageHint*> hints_for(std::string_view text) {
   const auto& patterns = lowered_patterns();
   thread_local std::string lowered;
   lowered.assign(text);
-  for (char& c : lowered) c = ascii_lower(c);
+  lower_ascii(lowered);
   for (size_t i = 0; i < hints.size(); ++i)
     if (lowered.find(patterns[i]) != std::string::npos) out.push_back(&hints[i]);
   return out;
